@@ -1,0 +1,63 @@
+/*
+ * percpu: the per-CPU block, reached through the GS base.
+ *
+ * Every CPU has one struct cpu, set up before it takes its first interrupt.
+ * Its first field points to itself so that this_cpu() is a single load
+ * from %gs:0. Lock legend: [I] immutable after the CPU is online, [a]
+ * accessed atomically, [o] touched only by the owning CPU.
+ */
+#ifndef SPOOR_ARCH_PERCPU_H
+#define SPOOR_ARCH_PERCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86_64/gdt.h"
+
+#define MAX_CPUS 8
+#define KSTACK_SIZE 16384
+#define IST_STACK_SIZE 8192
+
+struct cpu {
+	struct cpu *self; /* [I] must stay first: this_cpu() reads %gs:0 */
+	uint32_t id;	  /* [I] dense index, 0 is the boot CPU */
+	uint32_t apic_id; /* [I] from the MADT */
+	uint64_t ticks;	  /* [a] timer interrupts taken */
+	bool online;	  /* [a] set by the CPU itself once it is ticking */
+
+	/* Cross-CPU calls (smp_call): the caller fills, the target runs. */
+	void (*call_fn)(void *arg); /* [a] */
+	void *call_arg;		    /* [a] */
+	uint32_t call_pending;	    /* [a] 1 from request until done */
+
+	struct gdt gdt; /* [o] */
+	struct tss tss; /* [o] */
+	uint8_t ist_double_fault[IST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t ist_nmi[IST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t ist_machine_check[IST_STACK_SIZE] __attribute__((aligned(16)));
+	uint8_t kstack[KSTACK_SIZE] __attribute__((aligned(16))); /* boot/idle stack */
+};
+
+_Static_assert(__builtin_offsetof(struct cpu, self) == 0, "this_cpu() reads %gs:0");
+
+extern struct cpu cpus[MAX_CPUS];
+extern uint32_t ncpus; /* [I] CPUs started, set before the APs run */
+
+static inline struct cpu *this_cpu(void)
+{
+	struct cpu *c;
+
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(c));
+	return c;
+}
+
+/*
+ * Run by each CPU on itself, first thing: loads its GDT and TSS and points
+ * GS at c. The caller has filled c->id and c->apic_id.
+ */
+void percpu_init(struct cpu *c);
+
+/* this_cpu()->id, or 0 while the boot CPU has not run percpu_init(). */
+uint32_t percpu_current_id(void);
+
+#endif

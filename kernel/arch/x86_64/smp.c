@@ -1,0 +1,168 @@
+/*
+ * smp: INIT-SIPI-SIPI (SDM 3A 9.4.4.1, "typical BSP initialization
+ * sequence") and cross-CPU calls over a fixed IPI vector.
+ */
+#include "arch/x86_64/smp.h"
+
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/idt.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/timer.h"
+#include "lib/panic.h"
+#include "lib/printk.h"
+#include "lib/spinlock.h"
+#include "lib/string.h"
+#include "mm/memlayout.h"
+#include "mm/vmm.h"
+
+#define TRAMPOLINE_BASE 0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
+#define INIT_DELAY_US 10000
+#define SIPI_DELAY_US 200
+#define AP_START_TIMEOUT_US 1000000
+
+struct trampoline_params {
+	uint64_t cr3; /* the boot page tables: below 4 GiB, identity map low memory */
+	uint64_t stack;
+	uint64_t cpu;
+	uint64_t entry;
+};
+
+extern char ap_trampoline[], ap_trampoline_end[], tramp_params[];
+extern char boot_pml4[];
+void ap_entry(struct cpu *c);
+
+static struct spinlock call_lock = SPINLOCK_INIT;
+
+static bool cpu_online(const struct cpu *c)
+{
+	/* acquire: pairs with the release store at the end of ap_entry() */
+	return __atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
+}
+
+__attribute__((noreturn)) void ap_entry(struct cpu *c)
+{
+	vmm_activate_kernel();
+	percpu_init(c);
+	idt_load();
+	apic_init_cpu();
+	timer_start_cpu();
+	irq_enable();
+	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+	for (;;) {
+		cpu_idle_once();
+	}
+}
+
+static bool start_one(struct cpu *c)
+{
+	struct trampoline_params *p =
+		phys_to_virt(TRAMPOLINE_BASE + (uint64_t)(tramp_params - ap_trampoline));
+
+	p->cr3 = virt_to_phys(boot_pml4);
+	p->stack = (uintptr_t)(c->kstack + KSTACK_SIZE);
+	p->cpu = (uintptr_t)c;
+	p->entry = (uintptr_t)ap_entry;
+
+	apic_send_init(c->apic_id);
+	timer_delay_us(INIT_DELAY_US);
+	for (int sipi = 0; sipi < 2 && !cpu_online(c); sipi++) {
+		apic_send_startup(c->apic_id, TRAMPOLINE_BASE >> PAGE_SHIFT);
+		timer_delay_us(SIPI_DELAY_US);
+	}
+	for (uint64_t waited = 0; !cpu_online(c) && waited < AP_START_TIMEOUT_US; waited += 100) {
+		timer_delay_us(100);
+	}
+	if (cpu_online(c)) {
+		return true;
+	}
+	/* Park it again so it cannot run later on parameters meant for another CPU. */
+	apic_send_init(c->apic_id);
+	return false;
+}
+
+static void call_ipi(struct trap_frame *f)
+{
+	(void)f;
+	struct cpu *c = this_cpu();
+
+	/* acquire: pairs with the release store of call_pending in smp_call_others() */
+	if (__atomic_load_n(&c->call_pending, __ATOMIC_ACQUIRE)) {
+		c->call_fn(c->call_arg);
+		/* release: the caller may reuse what fn read once it sees 0 */
+		__atomic_store_n(&c->call_pending, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void smp_start_aps(uint32_t max_cpus)
+{
+	struct cpu *bsp = &cpus[0];
+
+	idt_set_handler(VECTOR_CALL, call_ipi);
+	memcpy(phys_to_virt(TRAMPOLINE_BASE), ap_trampoline,
+	       (size_t)(ap_trampoline_end - ap_trampoline));
+	bsp->online = true;
+	for (uint32_t i = 0; i < acpi_madt.ncpus && ncpus < max_cpus; i++) {
+		uint32_t id = acpi_madt.apic_ids[i];
+		if (id == bsp->apic_id) {
+			continue;
+		}
+		struct cpu *c = &cpus[ncpus];
+		c->id = ncpus;
+		c->apic_id = id;
+		if (start_one(c)) {
+			ncpus++;
+		} else {
+			printk("smp: cpu with APIC id %u did not start\n", id);
+			memset(c, 0, sizeof(*c));
+		}
+	}
+}
+
+void smp_call_others(void (*fn)(void *arg), void *arg)
+{
+	if (ncpus == 1) {
+		return;
+	}
+	KASSERT(irq_enabled());
+	/* Interrupts stay on while we spin, so calls from others still get answered. */
+	spin_lock(&call_lock);
+	struct cpu *me = this_cpu();
+	for (uint32_t i = 0; i < ncpus; i++) {
+		struct cpu *c = &cpus[i];
+		if (c == me || !cpu_online(c)) {
+			continue;
+		}
+		c->call_fn = fn;
+		c->call_arg = arg;
+		/* release: publishes call_fn/call_arg to call_ipi() */
+		__atomic_store_n(&c->call_pending, 1, __ATOMIC_RELEASE);
+		apic_send_ipi(c->apic_id, VECTOR_CALL);
+	}
+	for (uint32_t i = 0; i < ncpus; i++) {
+		/* acquire: pairs with the release store of 0 in call_ipi() */
+		while (__atomic_load_n(&cpus[i].call_pending, __ATOMIC_ACQUIRE)) {
+			cpu_relax();
+		}
+	}
+	spin_unlock(&call_lock);
+}
+
+uint32_t smp_wait_ticking(uint64_t min_ticks, uint64_t timeout_ms)
+{
+	uint32_t silent = ncpus;
+
+	for (uint64_t waited = 0;; waited++) {
+		silent = 0;
+		for (uint32_t i = 0; i < ncpus; i++) {
+			if (__atomic_load_n(&cpus[i].ticks, __ATOMIC_RELAXED) < min_ticks) {
+				silent++;
+			}
+		}
+		if (!silent || waited >= timeout_ms) {
+			return silent;
+		}
+		timer_delay_us(1000);
+	}
+}

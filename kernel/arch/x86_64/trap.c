@@ -1,0 +1,101 @@
+/*
+ * trap: where every interrupt and exception lands (from isr.S). Interrupts
+ * go to the handler registered for their vector; exceptions in the kernel
+ * are kernel bugs and end in a panic block.
+ */
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/idt.h"
+#include "arch/x86_64/percpu.h"
+#include "lib/panic.h"
+#include "lib/printk.h"
+
+#define PF_PRESENT (1u << 0) /* SDM 3A 4.7: page-fault error code */
+#define PF_WRITE (1u << 1)
+#define PF_USER (1u << 2)
+#define PF_RESERVED (1u << 3)
+#define PF_FETCH (1u << 4)
+
+extern irq_handler_fn irq_handlers[256];
+
+static const char *const exception_names[NUM_EXCEPTIONS][2] = {
+	[0] = {"divide error", "#DE"},
+	[1] = {"debug", "#DB"},
+	[2] = {"non-maskable interrupt", "NMI"},
+	[3] = {"breakpoint", "#BP"},
+	[4] = {"overflow", "#OF"},
+	[5] = {"bound range exceeded", "#BR"},
+	[6] = {"invalid opcode", "#UD"},
+	[7] = {"device not available", "#NM"},
+	[8] = {"double fault", "#DF"},
+	[9] = {"coprocessor segment overrun", "#CSO"},
+	[10] = {"invalid TSS", "#TS"},
+	[11] = {"segment not present", "#NP"},
+	[12] = {"stack-segment fault", "#SS"},
+	[13] = {"general protection fault", "#GP"},
+	[14] = {"page fault", "#PF"},
+	[16] = {"x87 floating-point error", "#MF"},
+	[17] = {"alignment check", "#AC"},
+	[18] = {"machine check", "#MC"},
+	[19] = {"SIMD floating-point error", "#XM"},
+	[20] = {"virtualization exception", "#VE"},
+	[21] = {"control protection", "#CP"},
+	[28] = {"hypervisor injection", "#HV"},
+	[29] = {"VMM communication", "#VC"},
+	[30] = {"security exception", "#SX"},
+};
+
+static __attribute__((noreturn)) void trap_panic(const struct trap_frame *f)
+{
+	const char *name = exception_names[f->vector][0];
+	const char *mnemonic = exception_names[f->vector][1];
+	uint64_t cr2 = read_cr2();
+
+	panic_begin();
+	printk("\nKERNEL PANIC on cpu %u: %s (%s, vector %lu)\n", percpu_current_id(),
+	       name ? name : "reserved exception", mnemonic ? mnemonic : "?", f->vector);
+	printk("  err=0x%lx rip=0x%016lx cr2=0x%016lx rsp=0x%016lx\n", f->error, f->rip, cr2,
+	       f->rsp);
+	if (f->vector == EXC_PAGE_FAULT) {
+		printk("  page fault: %s, %s, %s mode%s\n",
+		       f->error & PF_FETCH ? "fetch" : f->error & PF_WRITE ? "write" : "read",
+		       f->error & PF_PRESENT ? "protection" : "not present",
+		       f->error & PF_USER ? "user" : "kernel",
+		       f->error & PF_RESERVED ? ", reserved bit set" : "");
+	}
+	printk("  rax=0x%016lx rbx=0x%016lx rcx=0x%016lx rdx=0x%016lx\n", f->rax, f->rbx, f->rcx,
+	       f->rdx);
+	printk("  rsi=0x%016lx rdi=0x%016lx rbp=0x%016lx r8 =0x%016lx\n", f->rsi, f->rdi, f->rbp,
+	       f->r8);
+	printk("  r9 =0x%016lx r10=0x%016lx r11=0x%016lx r12=0x%016lx\n", f->r9, f->r10, f->r11,
+	       f->r12);
+	printk("  r13=0x%016lx r14=0x%016lx r15=0x%016lx rflags=0x%lx\n", f->r13, f->r14, f->r15,
+	       f->rflags);
+	printk("  cs=0x%lx ss=0x%lx\n", f->cs, f->ss);
+	panic_stack_walk(f->rip, f->rbp);
+	panic_finish();
+}
+
+void trap_dispatch(struct trap_frame *f);
+
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector < NUM_EXCEPTIONS) {
+		/* The NMI that panic_begin() sends: stop here, quietly. */
+		if (f->vector == EXC_NMI && panic_in_progress()) {
+			cpu_halt_forever();
+		}
+		trap_panic(f);
+	}
+	irq_handler_fn fn = irq_handlers[f->vector];
+	if (fn) {
+		fn(f);
+	} else if (f->vector != VECTOR_SPURIOUS) {
+		printk("trap: unexpected interrupt vector %lu on cpu %u\n", f->vector,
+		       percpu_current_id());
+	}
+	/* Spurious interrupts are not in service, so they take no EOI (SDM 3A 11.9). */
+	if (f->vector != VECTOR_SPURIOUS) {
+		apic_eoi();
+	}
+}

@@ -1,0 +1,69 @@
+/*
+ * main: kmain, the boot CPU's path from the 32-bit entry to the console.
+ * One step a line, in dependency order.
+ */
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/idt.h"
+#include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/serial.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/timer.h"
+#include "console/kconsole.h"
+#include "init/boot_info.h"
+#include "init/options.h"
+#include "init/selftest.h"
+#include "lib/panic.h"
+#include "lib/printk.h"
+#include "mm/pmm.h"
+#include "mm/vmm.h"
+
+#define SPOOR_VERSION "0.1.0"
+#define TICK_CHECK_TICKS 3
+#define TICK_CHECK_TIMEOUT_MS 2000
+
+void kmain(uint64_t mb2);
+
+static void check_ticking(void)
+{
+	uint32_t silent = smp_wait_ticking(TICK_CHECK_TICKS, TICK_CHECK_TIMEOUT_MS);
+
+	if (silent) {
+		panic("smp: %u of %u cpus took no timer interrupts", silent, ncpus);
+	}
+	printk("smp: all %u cpus ticking\n", ncpus);
+}
+
+__attribute__((noreturn)) void kmain(uint64_t mb2)
+{
+	serial_init();				 /* console output from here on */
+	percpu_init(&cpus[0]);			 /* GDT, TSS and GS of the boot CPU */
+	idt_init();				 /* every exception ends in a panic block */
+	idt_load();
+	printk("\nSpoor %s (x86_64)\n", SPOOR_VERSION);
+	multiboot2_parse(mb2);			 /* cmdline, memory map, modules, RSDP */
+	options_parse(boot_info.cmdline);	 /* warns about what it does not know */
+	pmm_init(&boot_info);			 /* frame allocator; kmalloc works now */
+	vmm_init();				 /* kernel page tables, full direct map */
+	acpi_init(boot_info.rsdp, boot_info.rsdp_len); /* CPUs, APICs, power-off */
+	apic_init(acpi_madt.lapic_phys);	 /* local APIC of the boot CPU */
+	cpus[0].apic_id = apic_id();
+	apic_init_cpu();
+	ioapic_init();				 /* legacy PICs off, device IRQs masked */
+	timer_calibrate();			 /* TSC and LAPIC timer against the PIT */
+	timer_start_cpu();
+	serial_enable_rx_irq();			 /* console input by interrupt */
+	irq_enable();
+	smp_start_aps((uint32_t)kopts.smp);	 /* the other CPUs, ticking and idle */
+
+	printk("memory: %lu MiB usable\n", pmm_usable_bytes() >> 20);
+	printk("cpus online: %u\n", ncpus);
+	printk("tsc: %lu MHz\n", timer_tsc_hz() / 1000000);
+	printk("cmdline: %s\n", boot_info.cmdline);
+	printk("modules: %u\n", boot_info.nmodules);
+	check_ticking();
+	selftest_run(kopts.selftest);
+	kconsole_run();
+}

@@ -1,0 +1,35 @@
+/*
+ * options: the table that gives each option its name, type and limits.
+ */
+#include "init/options.h"
+
+#include "arch/x86_64/percpu.h"
+#include "init/cmdline.h"
+#include "lib/printk.h"
+
+struct kernel_options kopts = {
+	.smp = MAX_CPUS,
+	.selftest = SELFTEST_NONE,
+};
+
+/* Indexed by enum selftest_kind. */
+static const char *const selftest_names[] = {"none", "pagefault", "gpf", "divide",
+					     "ud",   "tlb",	  NULL};
+
+static const struct cmdline_option options[] = {
+	{.name = "smp", .type = CMDLINE_UINT, .value = &kopts.smp, .min = 1, .max = MAX_CPUS},
+	{.name = "selftest",
+	 .type = CMDLINE_CHOICE,
+	 .value = &kopts.selftest,
+	 .choices = selftest_names},
+};
+
+static void warn(const char *message)
+{
+	printk("%s\n", message);
+}
+
+void options_parse(const char *cmdline)
+{
+	cmdline_parse(cmdline, options, sizeof(options) / sizeof(options[0]), warn);
+}

@@ -1,0 +1,62 @@
+/*
+ * spinlock: ticket locks that disable interrupts while held.
+ *
+ * A lock taken with spin_lock_irqsave() may be taken from interrupt
+ * handlers too. Holding a spinlock never blocks and never waits for
+ * another CPU to take an interrupt (no cross-CPU call while held).
+ */
+#ifndef SPOOR_LIB_SPINLOCK_H
+#define SPOOR_LIB_SPINLOCK_H
+
+#include <stdint.h>
+
+#include "arch/x86_64/cpu.h"
+
+struct spinlock {
+	uint32_t next;	  /* [a] next ticket to hand out */
+	uint32_t serving; /* [a] ticket that owns the lock */
+};
+
+#define SPINLOCK_INIT {0, 0}
+
+static inline void spin_lock(struct spinlock *l)
+{
+	uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+
+	/* acquire: pairs with the release store in spin_unlock() */
+	while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
+		cpu_relax();
+	}
+}
+
+static inline int spin_trylock(struct spinlock *l)
+{
+	uint32_t serving = __atomic_load_n(&l->serving, __ATOMIC_RELAXED);
+	uint32_t expected = serving;
+
+	/* acquire on success: pairs with the release store in spin_unlock() */
+	return __atomic_compare_exchange_n(&l->next, &expected, serving + 1, 0, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
+static inline void spin_unlock(struct spinlock *l)
+{
+	/* release: pairs with the acquire load in spin_lock() */
+	__atomic_store_n(&l->serving, l->serving + 1, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t spin_lock_irqsave(struct spinlock *l)
+{
+	uint64_t flags = irq_save();
+
+	spin_lock(l);
+	return flags;
+}
+
+static inline void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags)
+{
+	spin_unlock(l);
+	irq_restore(flags);
+}
+
+#endif

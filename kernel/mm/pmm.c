@@ -1,0 +1,161 @@
+/*
+ * pmm: a frame_bitmap under one spinlock. The bitmap itself is placed in
+ * the first usable stretch of the early-mapped RAM that avoids everything
+ * reserved, and is reserved in turn.
+ */
+#include "mm/pmm.h"
+
+#include "abi/errno.h"
+#include "init/boot_info.h"
+#include "lib/panic.h"
+#include "lib/spinlock.h"
+#include "mm/frame_bitmap.h"
+#include "mm/memlayout.h"
+
+#define LOW_MEMORY_END 0x100000 /* BIOS data, EBDA, the AP trampoline page */
+#define MIB (1024 * 1024)
+
+struct range {
+	uint64_t start;
+	uint64_t end;
+};
+
+static struct spinlock pmm_lock = SPINLOCK_INIT;
+static struct frame_bitmap map; /* [pmm_lock] */
+static uint64_t total_frames;	/* [I] after pmm_init() */
+static uint64_t usable_bytes;	/* [I] */
+static uint64_t phys_limit;	/* [I] */
+
+extern char _kernel_phys_start[];
+
+/* Ranges that must never be handed out: filled by collect_reserved(). */
+static struct range reserved[BOOT_MODULES_MAX + 3]; /* low, image, modules, bitmap */
+static uint32_t nreserved;
+
+static void collect_reserved(const struct boot_info *bi)
+{
+	reserved[nreserved++] = (struct range){0, LOW_MEMORY_END};
+	reserved[nreserved++] = (struct range){(uintptr_t)_kernel_phys_start,
+					       virt_to_phys(_kernel_end)};
+	for (uint32_t i = 0; i < bi->nmodules; i++) {
+		reserved[nreserved++] = (struct range){PAGE_ALIGN_DOWN(bi->modules[i].start),
+						       PAGE_ALIGN_UP(bi->modules[i].end)};
+	}
+}
+
+/* Lowest page-aligned start >= from where size bytes avoid every reserved range. */
+static uint64_t skip_reserved(uint64_t from, uint64_t size)
+{
+	bool moved = true;
+
+	from = PAGE_ALIGN_UP(from);
+	while (moved) {
+		moved = false;
+		for (uint32_t i = 0; i < nreserved; i++) {
+			if (from < reserved[i].end && from + size > reserved[i].start) {
+				from = PAGE_ALIGN_UP(reserved[i].end);
+				moved = true;
+			}
+		}
+	}
+	return from;
+}
+
+static uint64_t place_bitmap(const struct boot_info *bi, uint64_t bytes)
+{
+	for (uint32_t i = 0; i < bi->nmmap; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+		if (e->type != BOOT_MEM_USABLE) {
+			continue;
+		}
+		uint64_t at = skip_reserved(e->base, bytes);
+		if (at + bytes <= e->base + e->length && at + bytes <= EARLY_MAP_LIMIT) {
+			return at;
+		}
+	}
+	panic("pmm: no room for the %lu-byte frame bitmap in the first GiB", bytes);
+}
+
+void pmm_init(const struct boot_info *bi)
+{
+	for (uint32_t i = 0; i < bi->nmmap; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+		if (e->type == BOOT_MEM_USABLE) {
+			usable_bytes += e->length;
+			if (e->base + e->length > phys_limit) {
+				phys_limit = e->base + e->length;
+			}
+		}
+	}
+	if (usable_bytes < (uint64_t)PMM_MIN_MEMORY_MIB * MIB) {
+		panic("memory: %lu MiB usable; Spoor needs at least %u MiB", usable_bytes / MIB,
+		      PMM_MIN_MEMORY_MIB);
+	}
+
+	collect_reserved(bi);
+	uint64_t nframes = phys_limit / PAGE_SIZE;
+	uint64_t bytes = PAGE_ALIGN_UP(frame_bitmap_words(nframes) * sizeof(uint64_t));
+	uint64_t at = place_bitmap(bi, bytes);
+	reserved[nreserved++] = (struct range){at, at + bytes};
+
+	frame_bitmap_init(&map, phys_to_virt(at), nframes);
+	for (uint32_t i = 0; i < bi->nmmap; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+		if (e->type == BOOT_MEM_USABLE) {
+			uint64_t first = PAGE_ALIGN_UP(e->base) / PAGE_SIZE;
+			uint64_t last = PAGE_ALIGN_DOWN(e->base + e->length) / PAGE_SIZE;
+			if (last > first) {
+				frame_bitmap_set_free(&map, first, last - first);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < nreserved; i++) {
+		uint64_t first = reserved[i].start / PAGE_SIZE;
+		frame_bitmap_set_used(&map, first, PAGE_ALIGN_UP(reserved[i].end) / PAGE_SIZE - first);
+	}
+	total_frames = map.nfree;
+}
+
+int pmm_alloc_frames(uint64_t count, uint64_t *phys)
+{
+	uint64_t first;
+	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	int err = frame_bitmap_alloc(&map, count, &first);
+
+	spin_unlock_irqrestore(&pmm_lock, flags);
+	if (!err) {
+		*phys = first * PAGE_SIZE;
+	}
+	return err;
+}
+
+void pmm_free_frames(uint64_t phys, uint64_t count)
+{
+	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	int err = frame_bitmap_free(&map, phys / PAGE_SIZE, count);
+
+	spin_unlock_irqrestore(&pmm_lock, flags);
+	if (err || phys % PAGE_SIZE) {
+		panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
+	}
+}
+
+uint64_t pmm_free_count(void)
+{
+	return __atomic_load_n(&map.nfree, __ATOMIC_RELAXED);
+}
+
+uint64_t pmm_total_count(void)
+{
+	return total_frames;
+}
+
+uint64_t pmm_usable_bytes(void)
+{
+	return usable_bytes;
+}
+
+uint64_t pmm_phys_limit(void)
+{
+	return phys_limit;
+}

@@ -1,0 +1,33 @@
+/*
+ * pmm: the physical frame allocator. Fed once from the boot memory map,
+ * then hands out 4 KiB frames, singly or as contiguous runs. All functions
+ * may be called from any CPU and from interrupt context; none blocks.
+ */
+#ifndef SPOOR_MM_PMM_H
+#define SPOOR_MM_PMM_H
+
+#include <stdint.h>
+
+struct boot_info;
+
+/*
+ * Builds the frame map: RAM the firmware calls usable, minus the first
+ * MiB, the kernel image and the boot modules. Panics when there is less
+ * than PMM_MIN_MEMORY_MIB of usable memory, with a message saying so.
+ */
+void pmm_init(const struct boot_info *bi);
+
+#define PMM_MIN_MEMORY_MIB 32
+
+/* Allocates count contiguous frames; 0 or -ENOMEM. Contents undefined. */
+int pmm_alloc_frames(uint64_t count, uint64_t *phys);
+
+/* Frees what pmm_alloc_frames() returned; a double free panics. */
+void pmm_free_frames(uint64_t phys, uint64_t count);
+
+uint64_t pmm_free_count(void);
+uint64_t pmm_total_count(void);  /* frames of usable RAM the map manages */
+uint64_t pmm_usable_bytes(void); /* usable RAM in the firmware's map */
+uint64_t pmm_phys_limit(void);	 /* end of the highest usable RAM */
+
+#endif

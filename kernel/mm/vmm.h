@@ -1,0 +1,57 @@
+/*
+ * vmm: address spaces and the page-mapping API (4 KiB pages).
+ *
+ * The kernel half is shared: every address space's top-level entries for
+ * it point to the same lower tables, created once by vmm_init() and never
+ * replaced, so a kernel mapping made in one space is seen in all.
+ *
+ * Changes that take rights away (unmap, protect) invalidate the TLB on
+ * every CPU before they return; they must then be called with interrupts
+ * enabled and no spinlock held (see smp_call_others), except while only
+ * the boot CPU runs.
+ */
+#ifndef SPOOR_MM_VMM_H
+#define SPOOR_MM_VMM_H
+
+#include <stdint.h>
+
+#include "lib/spinlock.h"
+
+#define VM_WRITE (1u << 0)
+#define VM_EXEC (1u << 1)
+#define VM_USER (1u << 2)
+#define VM_NOCACHE (1u << 3)
+
+struct addr_space {
+	uint64_t pml4_phys;   /* [I] */
+	struct spinlock lock; /* guards the page tables below the top level */
+};
+
+extern struct addr_space kernel_space;
+
+/*
+ * Boot CPU, once: builds the kernel page tables (direct map of physical
+ * memory, the image with W^X sections) and switches to them.
+ */
+void vmm_init(void);
+
+/* Loads the kernel page tables on the calling CPU. */
+void vmm_activate_kernel(void);
+
+/*
+ * Maps npages pages at va to physical pa onwards. va and pa must be page
+ * aligned and va in the half VM_USER names. Returns 0, -EINVAL, -EEXIST
+ * when any page is already mapped, or -ENOMEM; on error nothing is mapped.
+ */
+int vmm_map(struct addr_space *as, uintptr_t va, uint64_t pa, uint64_t npages, unsigned flags);
+
+/* Unmaps npages pages from va; pages that are not mapped are skipped. 0 or -EINVAL. */
+int vmm_unmap(struct addr_space *as, uintptr_t va, uint64_t npages);
+
+/* Changes the rights of npages mapped pages. 0, -EINVAL, or -ENOENT (nothing changed). */
+int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned flags);
+
+/* Finds what va maps to. 0 or -ENOENT. */
+int vmm_lookup(struct addr_space *as, uintptr_t va, uint64_t *pa, unsigned *flags);
+
+#endif
