@@ -6,6 +6,7 @@
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
+#include "arch/x86_64/percpu.h"
 #include "mm/memlayout.h"
 
 #define LAPIC_ID 0x020
@@ -27,7 +28,6 @@
 #define ICR_PENDING (1u << 12)
 #define ICR_ASSERT (1u << 14)
 #define ICR_LEVEL (1u << 15)
-#define ICR_ALL_BUT_SELF (3u << 18)
 #define LVT_MASKED (1u << 16)
 #define LVT_PERIODIC (1u << 17)
 #define TIMER_DIVIDE_16 0x3
@@ -91,8 +91,18 @@ void apic_send_startup(uint32_t apic_id, uint8_t page)
 
 void apic_stop_other_cpus(void)
 {
-	if (lapic) {
-		send(0, ICR_NMI | ICR_ASSERT | ICR_ALL_BUT_SELF);
+	if (!lapic) {
+		return;
+	}
+	/*
+	 * One NMI per started CPU rather than the all-but-self shorthand: a CPU
+	 * the MADT lists but smp= left parked must not be woken.
+	 */
+	uint32_t self = apic_id();
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (cpus[i].apic_id != self) {
+			send(cpus[i].apic_id, ICR_NMI | ICR_ASSERT);
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ void apic_send_ipi(uint32_t apic_id, uint8_t vector);
 void apic_send_init(uint32_t apic_id);
 void apic_send_startup(uint32_t apic_id, uint8_t page);
 
-/* NMI to every other CPU (used by panic); safe before apic_init(). */
+/* NMI to every other started CPU (used by panic); safe before apic_init(). */
 void apic_stop_other_cpus(void);
 
 /* Timer: divide by 16; a one-shot countdown for calibration, or periodic. */
