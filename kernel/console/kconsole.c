@@ -15,10 +15,10 @@
 #include "lib/string.h"
 #include "mm/pmm.h"
 
-#define LINE_MAX 128
-#define CTRL_U 0x15
+#define LINE_MAX  128
+#define CTRL_U	  0x15
 #define BACKSPACE 0x08
-#define DELETE 0x7f
+#define DELETE	  0x7f
 
 struct command {
 	const char *name;
@@ -40,9 +40,9 @@ static void cmd_mem(void)
 }
 
 static const struct command commands[] = {
-	{"help", "list the commands", cmd_help},
-	{"mem", "show free physical memory", cmd_mem},
-	{"halt", "power the machine off", cmd_halt},
+    {"help", "list the commands", cmd_help},
+    {"mem", "show free physical memory", cmd_mem},
+    {"halt", "power the machine off", cmd_halt},
 };
 
 #define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))

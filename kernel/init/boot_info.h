@@ -7,11 +7,11 @@
 
 #include <stdint.h>
 
-#define BOOT_CMDLINE_MAX 1024
-#define BOOT_MMAP_MAX 64
-#define BOOT_MODULES_MAX 32
+#define BOOT_CMDLINE_MAX     1024
+#define BOOT_MMAP_MAX	     64
+#define BOOT_MODULES_MAX     32
 #define BOOT_MODULE_NAME_MAX 64
-#define BOOT_RSDP_MAX 36
+#define BOOT_RSDP_MAX	     36
 
 #define BOOT_MEM_USABLE 1 /* Multiboot2 memory map type for available RAM */
 

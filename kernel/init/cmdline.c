@@ -114,9 +114,10 @@ static int apply(const char *word, const struct cmdline_option *opts, size_t nop
 	case CMDLINE_UINT: {
 		uint64_t v;
 		if (!parse_uint(value, &v) || v < o->min || v > o->max) {
-			format_snprintf(msg, sizeof(msg),
-					"cmdline: bad value '%s' for '%s' (expected %lu..%lu), ignored",
-					value, o->name, (unsigned long)o->min, (unsigned long)o->max);
+			format_snprintf(
+			    msg, sizeof(msg),
+			    "cmdline: bad value '%s' for '%s' (expected %lu..%lu), ignored", value,
+			    o->name, (unsigned long)o->min, (unsigned long)o->max);
 			warn(msg);
 			return 1;
 		}
@@ -173,8 +174,8 @@ int cmdline_parse(const char *line, const struct cmdline_option *opts, size_t no
 		}
 		if (n >= sizeof(word)) {
 			char msg[96];
-			format_snprintf(msg, sizeof(msg), "cmdline: word '%.16s...' too long, ignored",
-					line);
+			format_snprintf(msg, sizeof(msg),
+					"cmdline: word '%.16s...' too long, ignored", line);
 			warn(msg);
 			warnings++;
 		} else {

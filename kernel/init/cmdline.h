@@ -23,9 +23,9 @@ struct cmdline_option {
 	const char *name;
 	enum cmdline_type type;
 	void *value;
-	uint64_t min, max;	     /* CMDLINE_UINT */
+	uint64_t min, max;	    /* CMDLINE_UINT */
 	const char *const *choices; /* CMDLINE_CHOICE, NULL-terminated */
-	size_t size;		     /* CMDLINE_STRING */
+	size_t size;		    /* CMDLINE_STRING */
 };
 
 #define CMDLINE_WORD_MAX 128

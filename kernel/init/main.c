@@ -20,8 +20,8 @@
 #include "mm/pmm.h"
 #include "mm/vmm.h"
 
-#define SPOOR_VERSION "0.1.0"
-#define TICK_CHECK_TICKS 3
+#define SPOOR_VERSION	      "0.1.0"
+#define TICK_CHECK_TICKS      3
 #define TICK_CHECK_TIMEOUT_MS 2000
 
 void kmain(uint64_t mb2);
@@ -38,25 +38,25 @@ static void check_ticking(void)
 
 __attribute__((noreturn)) void kmain(uint64_t mb2)
 {
-	serial_init();				 /* console output from here on */
-	percpu_init(&cpus[0]);			 /* GDT, TSS and GS of the boot CPU */
-	idt_init();				 /* every exception ends in a panic block */
-	idt_load();
-	printk("\nSpoor %s (x86_64)\n", SPOOR_VERSION);
-	multiboot2_parse(mb2);			 /* cmdline, memory map, modules, RSDP */
-	options_parse(boot_info.cmdline);	 /* warns about what it does not know */
-	pmm_init(&boot_info);			 /* frame allocator; kmalloc works now */
-	vmm_init();				 /* kernel page tables, full direct map */
-	acpi_init(boot_info.rsdp, boot_info.rsdp_len); /* CPUs, APICs, power-off */
-	apic_init(acpi_madt.lapic_phys);	 /* local APIC of the boot CPU */
-	cpus[0].apic_id = apic_id();
-	apic_init_cpu();
-	ioapic_init();				 /* legacy PICs off, device IRQs masked */
-	timer_calibrate();			 /* TSC and LAPIC timer against the PIT */
-	timer_start_cpu();
-	serial_enable_rx_irq();			 /* console input by interrupt */
-	irq_enable();
-	smp_start_aps((uint32_t)kopts.smp);	 /* the other CPUs, ticking and idle */
+	serial_init();					/* console output from here on */
+	percpu_init(&cpus[0]);				/* GDT, TSS and GS of the boot CPU */
+	idt_init();					/* exceptions end in a panic block */
+	idt_load();					/* ... on this CPU too */
+	printk("\nSpoor %s (x86_64)\n", SPOOR_VERSION); /* the first banner line */
+	multiboot2_parse(mb2);				/* cmdline, memory map, modules, RSDP */
+	options_parse(boot_info.cmdline);		/* warns about what it does not know */
+	pmm_init(&boot_info);				/* frame allocator; kmalloc works now */
+	vmm_init();					/* kernel page tables, full direct map */
+	acpi_init(boot_info.rsdp, boot_info.rsdp_len);	/* CPUs, APICs, power-off */
+	apic_init(acpi_madt.lapic_phys);		/* local APIC registers */
+	cpus[0].apic_id = apic_id();			/* the boot CPU's own id */
+	apic_init_cpu();				/* ... enabled */
+	ioapic_init();					/* legacy PICs off, device IRQs masked */
+	timer_calibrate();				/* TSC and LAPIC timer against the PIT */
+	timer_start_cpu();				/* periodic tick on this CPU */
+	serial_enable_rx_irq();				/* console input by interrupt */
+	irq_enable();					/* ... taken from now on */
+	smp_start_aps((uint32_t)kopts.smp);		/* the other CPUs, ticking and idle */
 
 	printk("memory: %lu MiB usable\n", pmm_usable_bytes() >> 20);
 	printk("cpus online: %u\n", ncpus);

@@ -9,10 +9,10 @@
 #include "lib/string.h"
 #include "mm/memlayout.h"
 
-#define TAG_END 0
-#define TAG_CMDLINE 1
-#define TAG_MODULE 3
-#define TAG_MMAP 6
+#define TAG_END	     0
+#define TAG_CMDLINE  1
+#define TAG_MODULE   3
+#define TAG_MMAP     6
 #define TAG_ACPI_OLD 14
 #define TAG_ACPI_NEW 15
 
@@ -91,8 +91,7 @@ void multiboot2_parse(uint64_t mb2)
 
 	memcpy(&total, info, sizeof(total));
 	if (mb2 + total > EARLY_MAP_LIMIT || total < 16) {
-		panic("multiboot2: boot information at 0x%lx (%u bytes) is not usable", mb2,
-		      total);
+		panic("multiboot2: boot information at 0x%lx (%u bytes) is not usable", mb2, total);
 	}
 	for (uint32_t off = 8; off + sizeof(struct mb2_tag) <= total;) {
 		const struct mb2_tag *tag = (const struct mb2_tag *)(info + off);

@@ -8,8 +8,8 @@
 #include "lib/printk.h"
 
 struct kernel_options kopts = {
-	.smp = MAX_CPUS,
-	.selftest = SELFTEST_NONE,
+    .smp = MAX_CPUS,
+    .selftest = SELFTEST_NONE,
 };
 
 /* Indexed by enum selftest_kind. */
@@ -17,11 +17,11 @@ static const char *const selftest_names[] = {"none", "pagefault", "gpf", "divide
 					     "ud",   "tlb",	  NULL};
 
 static const struct cmdline_option options[] = {
-	{.name = "smp", .type = CMDLINE_UINT, .value = &kopts.smp, .min = 1, .max = MAX_CPUS},
-	{.name = "selftest",
-	 .type = CMDLINE_CHOICE,
-	 .value = &kopts.selftest,
-	 .choices = selftest_names},
+    {.name = "smp", .type = CMDLINE_UINT, .value = &kopts.smp, .min = 1, .max = MAX_CPUS},
+    {.name = "selftest",
+     .type = CMDLINE_CHOICE,
+     .value = &kopts.selftest,
+     .choices = selftest_names},
 };
 
 static void warn(const char *message)

@@ -16,11 +16,11 @@
 #include "mm/pmm.h"
 #include "mm/vmm.h"
 
-#define SELFTEST_FAULT_ADDR 0xdead0000ul	 /* unmapped in the kernel's tables */
+#define SELFTEST_FAULT_ADDR   0xdead0000ul /* unmapped in the kernel's tables */
 #define SELFTEST_NONCANONICAL 0x8000000000000000ul
-#define SELFTEST_TLB_VA 0xffffc00000000000ul /* a kernel-half slot nothing uses */
-#define PATTERN_OLD 0x01d01d01d01d01d0ul
-#define PATTERN_NEW 0x0e110e110e110e11ul
+#define SELFTEST_TLB_VA	      0xffffc00000000000ul /* a kernel-half slot nothing uses */
+#define PATTERN_OLD	      0x01d01d01d01d01d0ul
+#define PATTERN_NEW	      0x0e110e110e110e11ul
 
 static uint64_t seen[MAX_CPUS];
 

@@ -17,6 +17,6 @@
  */
 int format_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int format_snprintf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

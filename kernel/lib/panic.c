@@ -20,7 +20,7 @@
 #include "mm/pmm.h"
 
 #define STACK_WALK_DEPTH 8
-#define NO_CPU (-1)
+#define NO_CPU		 (-1)
 
 static int32_t panic_cpu = NO_CPU; /* [a] the CPU printing the panic */
 

@@ -26,11 +26,11 @@ void panic_begin(void);
 void panic_stack_walk(uint64_t rip, uint64_t rbp);
 __attribute__((noreturn)) void panic_finish(void);
 
-#define KASSERT(cond)                                                                      \
-	do {                                                                               \
-		if (__builtin_expect(!(cond), 0)) {                                        \
-			panic("assertion '%s' failed at %s:%d", #cond, __FILE__, __LINE__); \
-		}                                                                          \
+#define KASSERT(cond)                                                                              \
+	do {                                                                                       \
+		if (__builtin_expect(!(cond), 0)) {                                                \
+			panic("assertion '%s' failed at %s:%d", #cond, __FILE__, __LINE__);        \
+		}                                                                                  \
 	} while (0)
 
 #endif

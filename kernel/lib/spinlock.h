@@ -17,7 +17,10 @@ struct spinlock {
 	uint32_t serving; /* [a] ticket that owns the lock */
 };
 
-#define SPINLOCK_INIT {0, 0}
+#define SPINLOCK_INIT                                                                              \
+	{                                                                                          \
+		0, 0                                                                               \
+	}
 
 static inline void spin_lock(struct spinlock *l)
 {

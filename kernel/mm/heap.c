@@ -14,12 +14,12 @@
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 
-#define MIN_SHIFT 5 /* 32-byte blocks */
-#define NUM_CLASSES 7 /* 32 .. 2048 */
+#define MIN_SHIFT	5 /* 32-byte blocks */
+#define NUM_CLASSES	7 /* 32 .. 2048 */
 #define MAX_CLASS_BLOCK (1u << (MIN_SHIFT + NUM_CLASSES - 1))
-#define HEAP_MAGIC 0x5ee9a110u
-#define HEAP_FREED 0xdeadb10cu
-#define LARGE 0xffffu
+#define HEAP_MAGIC	0x5ee9a110u
+#define HEAP_FREED	0xdeadb10cu
+#define LARGE		0xffffu
 
 struct block_header {
 	uint32_t magic;

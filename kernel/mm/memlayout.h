@@ -10,11 +10,11 @@
 #ifndef SPOOR_MM_MEMLAYOUT_H
 #define SPOOR_MM_MEMLAYOUT_H
 
-#define KERNEL_VMA 0xffffffff80000000
+#define KERNEL_VMA	0xffffffff80000000
 #define DIRECT_MAP_BASE 0xffff800000000000
-#define USER_TOP 0x0000800000000000
-#define PAGE_SIZE 4096
-#define PAGE_SHIFT 12
+#define USER_TOP	0x0000800000000000
+#define PAGE_SIZE	4096
+#define PAGE_SHIFT	12
 
 /* The boot page tables map this much physical memory before paging_init(). */
 #define EARLY_MAP_LIMIT 0x40000000
@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define PAGE_ALIGN_DOWN(x) ((x) & ~(uint64_t)(PAGE_SIZE - 1))
-#define PAGE_ALIGN_UP(x) (((x) + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1))
+#define PAGE_ALIGN_UP(x)   (((x) + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1))
 
 static inline void *phys_to_virt(uint64_t pa)
 {

@@ -13,7 +13,7 @@
 #include "mm/memlayout.h"
 
 #define LOW_MEMORY_END 0x100000 /* BIOS data, EBDA, the AP trampoline page */
-#define MIB (1024 * 1024)
+#define MIB	       (1024 * 1024)
 
 struct range {
 	uint64_t start;
@@ -35,8 +35,8 @@ static uint32_t nreserved;
 static void collect_reserved(const struct boot_info *bi)
 {
 	reserved[nreserved++] = (struct range){0, LOW_MEMORY_END};
-	reserved[nreserved++] = (struct range){(uintptr_t)_kernel_phys_start,
-					       virt_to_phys(_kernel_end)};
+	reserved[nreserved++] =
+	    (struct range){(uintptr_t)_kernel_phys_start, virt_to_phys(_kernel_end)};
 	for (uint32_t i = 0; i < bi->nmodules; i++) {
 		reserved[nreserved++] = (struct range){PAGE_ALIGN_DOWN(bi->modules[i].start),
 						       PAGE_ALIGN_UP(bi->modules[i].end)};
@@ -111,7 +111,8 @@ void pmm_init(const struct boot_info *bi)
 	}
 	for (uint32_t i = 0; i < nreserved; i++) {
 		uint64_t first = reserved[i].start / PAGE_SIZE;
-		frame_bitmap_set_used(&map, first, PAGE_ALIGN_UP(reserved[i].end) / PAGE_SIZE - first);
+		frame_bitmap_set_used(&map, first,
+				      PAGE_ALIGN_UP(reserved[i].end) / PAGE_SIZE - first);
 	}
 	total_frames = map.nfree;
 }

@@ -26,7 +26,7 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys);
 void pmm_free_frames(uint64_t phys, uint64_t count);
 
 uint64_t pmm_free_count(void);
-uint64_t pmm_total_count(void);  /* frames of usable RAM the map manages */
+uint64_t pmm_total_count(void);	 /* frames of usable RAM the map manages */
 uint64_t pmm_usable_bytes(void); /* usable RAM in the firmware's map */
 uint64_t pmm_phys_limit(void);	 /* end of the highest usable RAM */
 

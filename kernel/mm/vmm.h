@@ -17,9 +17,9 @@
 
 #include "lib/spinlock.h"
 
-#define VM_WRITE (1u << 0)
-#define VM_EXEC (1u << 1)
-#define VM_USER (1u << 2)
+#define VM_WRITE   (1u << 0)
+#define VM_EXEC	   (1u << 1)
+#define VM_USER	   (1u << 2)
 #define VM_NOCACHE (1u << 3)
 
 struct addr_space {

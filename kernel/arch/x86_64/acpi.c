@@ -36,20 +36,20 @@ struct sdt_header {
 
 _Static_assert(sizeof(struct sdt_header) == 36, "ACPI 6.4 5.2.6");
 
-#define MADT_LAPIC 0
-#define MADT_IOAPIC 1
-#define MADT_ISO 2
-#define MADT_LAPIC_OVERRIDE 5
-#define MADT_LAPIC_ENABLED (1u << 0)
+#define MADT_LAPIC		  0
+#define MADT_IOAPIC		  1
+#define MADT_ISO		  2
+#define MADT_LAPIC_OVERRIDE	  5
+#define MADT_LAPIC_ENABLED	  (1u << 0)
 #define MADT_LAPIC_ONLINE_CAPABLE (1u << 1)
-#define MADT_ENTRIES_OFFSET 44 /* header, LAPIC address, flags */
+#define MADT_ENTRIES_OFFSET	  44 /* header, LAPIC address, flags */
 
-#define FADT_DSDT 40 /* ACPI 6.4 5.2.9: byte offsets in the FADT */
+#define FADT_DSDT     40 /* ACPI 6.4 5.2.9: byte offsets in the FADT */
 #define FADT_PM1A_CNT 64
 #define FADT_PM1B_CNT 68
-#define FADT_X_DSDT 140
+#define FADT_X_DSDT   140
 
-#define AML_PACKAGE_OP 0x12
+#define AML_PACKAGE_OP	0x12
 #define AML_BYTE_PREFIX 0x0a
 
 struct acpi_madt_info acpi_madt;

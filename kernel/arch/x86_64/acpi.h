@@ -14,8 +14,8 @@
 
 struct acpi_madt_info {
 	uint64_t lapic_phys;
-	uint32_t ncpus;		    /* usable CPUs listed, capped at MAX_CPUS */
-	uint32_t ncpus_listed;	    /* usable CPUs in the table */
+	uint32_t ncpus;	       /* usable CPUs listed, capped at MAX_CPUS */
+	uint32_t ncpus_listed; /* usable CPUs in the table */
 	uint32_t apic_ids[MAX_CPUS];
 	uint64_t ioapic_phys;
 	uint32_t ioapic_gsi_base;

@@ -9,27 +9,27 @@
 #include "arch/x86_64/percpu.h"
 #include "mm/memlayout.h"
 
-#define LAPIC_ID 0x020
-#define LAPIC_TPR 0x080
-#define LAPIC_EOI 0x0b0
-#define LAPIC_SVR 0x0f0
-#define LAPIC_ICR_LOW 0x300
-#define LAPIC_ICR_HIGH 0x310
-#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_ID	    0x020
+#define LAPIC_TPR	    0x080
+#define LAPIC_EOI	    0x0b0
+#define LAPIC_SVR	    0x0f0
+#define LAPIC_ICR_LOW	    0x300
+#define LAPIC_ICR_HIGH	    0x310
+#define LAPIC_LVT_TIMER	    0x320
 #define LAPIC_TIMER_INITIAL 0x380
 #define LAPIC_TIMER_CURRENT 0x390
-#define LAPIC_TIMER_DIVIDE 0x3e0
+#define LAPIC_TIMER_DIVIDE  0x3e0
 
-#define SVR_ENABLE (1u << 8)
-#define ICR_FIXED 0x000u
-#define ICR_NMI 0x400u
-#define ICR_INIT 0x500u
-#define ICR_STARTUP 0x600u
-#define ICR_PENDING (1u << 12)
-#define ICR_ASSERT (1u << 14)
-#define ICR_LEVEL (1u << 15)
-#define LVT_MASKED (1u << 16)
-#define LVT_PERIODIC (1u << 17)
+#define SVR_ENABLE	(1u << 8)
+#define ICR_FIXED	0x000u
+#define ICR_NMI		0x400u
+#define ICR_INIT	0x500u
+#define ICR_STARTUP	0x600u
+#define ICR_PENDING	(1u << 12)
+#define ICR_ASSERT	(1u << 14)
+#define ICR_LEVEL	(1u << 15)
+#define LVT_MASKED	(1u << 16)
+#define LVT_PERIODIC	(1u << 17)
 #define TIMER_DIVIDE_16 0x3
 
 static volatile uint32_t *lapic; /* [I] NULL until apic_init() */

@@ -10,9 +10,9 @@
 
 #define RFLAGS_IF (1ul << 9) /* SDM 1 3.4.3: interrupt enable flag */
 
-#define MSR_EFER 0xc0000080u	   /* SDM 4 2.1 */
-#define MSR_FS_BASE 0xc0000100u	   /* SDM 4 2.1 */
-#define MSR_GS_BASE 0xc0000101u	   /* SDM 4 2.1 */
+#define MSR_EFER      0xc0000080u /* SDM 4 2.1 */
+#define MSR_FS_BASE   0xc0000100u /* SDM 4 2.1 */
+#define MSR_GS_BASE   0xc0000101u /* SDM 4 2.1 */
 #define MSR_KERNEL_GS 0xc0000102u /* SDM 4 2.1 */
 
 static inline void outb(uint16_t port, uint8_t v)

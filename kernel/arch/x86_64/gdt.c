@@ -8,9 +8,9 @@
 
 #include "arch/x86_64/percpu.h"
 
-#define SEG_CODE64 0x00af9a000000ffff /* present, DPL 0, code, L */
-#define SEG_DATA 0x00cf92000000ffff   /* present, DPL 0, data, writable */
-#define SEG_DPL3 (3ull << 45)
+#define SEG_CODE64	   0x00af9a000000ffff /* present, DPL 0, code, L */
+#define SEG_DATA	   0x00cf92000000ffff /* present, DPL 0, data, writable */
+#define SEG_DPL3	   (3ull << 45)
 #define TSS_TYPE_AVAILABLE 0x89ull /* SDM 3A 3.5: present, 64-bit TSS */
 
 struct gdtr {
@@ -31,8 +31,7 @@ void gdt_init_cpu(struct cpu *c)
 
 	c->tss.ist[IST_DOUBLE_FAULT - 1] = (uintptr_t)(c->ist_double_fault + IST_STACK_SIZE);
 	c->tss.ist[IST_NMI - 1] = (uintptr_t)(c->ist_nmi + IST_STACK_SIZE);
-	c->tss.ist[IST_MACHINE_CHECK - 1] =
-		(uintptr_t)(c->ist_machine_check + IST_STACK_SIZE);
+	c->tss.ist[IST_MACHINE_CHECK - 1] = (uintptr_t)(c->ist_machine_check + IST_STACK_SIZE);
 	c->tss.rsp[0] = (uintptr_t)(c->kstack + KSTACK_SIZE);
 	c->tss.iomap_base = sizeof(struct tss); /* no I/O bitmap: user port I/O faults */
 

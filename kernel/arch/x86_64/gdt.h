@@ -10,13 +10,13 @@
 
 #define GDT_KERNEL_CODE 0x08
 #define GDT_KERNEL_DATA 0x10
-#define GDT_USER_BASE 0x18 /* STAR[63:48]: sysret loads SS = +8, CS = +16 */
-#define GDT_USER_DATA (0x20 | 3)
-#define GDT_USER_CODE (0x28 | 3)
-#define GDT_TSS 0x30
+#define GDT_USER_BASE	0x18 /* STAR[63:48]: sysret loads SS = +8, CS = +16 */
+#define GDT_USER_DATA	(0x20 | 3)
+#define GDT_USER_CODE	(0x28 | 3)
+#define GDT_TSS		0x30
 
-#define IST_DOUBLE_FAULT 1
-#define IST_NMI 2
+#define IST_DOUBLE_FAULT  1
+#define IST_NMI		  2
 #define IST_MACHINE_CHECK 3
 
 struct tss {

@@ -8,7 +8,7 @@
 #include "arch/x86_64/gdt.h"
 
 #define GATE_INTERRUPT 0x8e /* present, DPL 0, 64-bit interrupt gate */
-#define ISR_STUB_SIZE 16
+#define ISR_STUB_SIZE  16
 
 struct idt_gate {
 	uint16_t offset_low;
@@ -51,12 +51,12 @@ void idt_init(void)
 	for (unsigned v = 0; v < 256; v++) {
 		uint64_t addr = (uintptr_t)(isr_stubs + v * ISR_STUB_SIZE);
 		idt[v] = (struct idt_gate){
-			.offset_low = addr & 0xffff,
-			.selector = GDT_KERNEL_CODE,
-			.ist = ist_for(v),
-			.type = GATE_INTERRUPT,
-			.offset_mid = (addr >> 16) & 0xffff,
-			.offset_high = addr >> 32,
+		    .offset_low = addr & 0xffff,
+		    .selector = GDT_KERNEL_CODE,
+		    .ist = ist_for(v),
+		    .type = GATE_INTERRUPT,
+		    .offset_mid = (addr >> 16) & 0xffff,
+		    .offset_high = addr >> 32,
 		};
 	}
 }

@@ -8,19 +8,19 @@
 #include <stdint.h>
 
 /* Vectors 0-31 are exceptions; 0x20-0x2f would be the legacy PIC's. */
-#define VECTOR_TIMER 0x30
-#define VECTOR_SERIAL 0x34
-#define VECTOR_CALL 0xf0
+#define VECTOR_TIMER	0x30
+#define VECTOR_SERIAL	0x34
+#define VECTOR_CALL	0xf0
 #define VECTOR_SPURIOUS 0xff
 
-#define EXC_DIVIDE 0
-#define EXC_NMI 2
-#define EXC_INVALID_OPCODE 6
-#define EXC_DOUBLE_FAULT 8
+#define EXC_DIVIDE	       0
+#define EXC_NMI		       2
+#define EXC_INVALID_OPCODE     6
+#define EXC_DOUBLE_FAULT       8
 #define EXC_GENERAL_PROTECTION 13
-#define EXC_PAGE_FAULT 14
-#define EXC_MACHINE_CHECK 18
-#define NUM_EXCEPTIONS 32
+#define EXC_PAGE_FAULT	       14
+#define EXC_MACHINE_CHECK      18
+#define NUM_EXCEPTIONS	       32
 
 /* Laid out by isr_common in isr.S: general registers, then what the CPU pushed. */
 struct trap_frame {

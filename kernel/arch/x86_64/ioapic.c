@@ -12,22 +12,22 @@
 #include "lib/spinlock.h"
 #include "mm/memlayout.h"
 
-#define IOREGSEL 0x00
-#define IOWIN 0x10
-#define IOAPIC_VER 0x01
-#define IOAPIC_REDTBL(n) (0x10 + 2 * (n))
-#define REDIR_MASKED (1u << 16)
-#define REDIR_LEVEL (1u << 15)
-#define REDIR_ACTIVE_LOW (1u << 13)
-#define INTI_POLARITY_LOW 0x3
+#define IOREGSEL	   0x00
+#define IOWIN		   0x10
+#define IOAPIC_VER	   0x01
+#define IOAPIC_REDTBL(n)   (0x10 + 2 * (n))
+#define REDIR_MASKED	   (1u << 16)
+#define REDIR_LEVEL	   (1u << 15)
+#define REDIR_ACTIVE_LOW   (1u << 13)
+#define INTI_POLARITY_LOW  0x3
 #define INTI_TRIGGER_LEVEL 0xc
 
-#define PIC1_CMD 0x20
-#define PIC1_DATA 0x21
-#define PIC2_CMD 0xa0
-#define PIC2_DATA 0xa1
-#define PIC_ICW1_INIT 0x11
-#define PIC_ICW4_8086 0x01
+#define PIC1_CMD       0x20
+#define PIC1_DATA      0x21
+#define PIC2_CMD       0xa0
+#define PIC2_DATA      0xa1
+#define PIC_ICW1_INIT  0x11
+#define PIC_ICW4_8086  0x01
 #define PIC_REMAP_BASE 0x20 /* vectors 0x20-0x2f, all masked */
 
 static volatile uint32_t *regs; /* [I] */

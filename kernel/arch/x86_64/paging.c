@@ -19,23 +19,23 @@
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 
-#define PTE_P (1ull << 0)
-#define PTE_W (1ull << 1)
-#define PTE_U (1ull << 2)
-#define PTE_PWT (1ull << 3)
-#define PTE_PCD (1ull << 4)
-#define PTE_PS (1ull << 7)
-#define PTE_NX (1ull << 63)
+#define PTE_P	 (1ull << 0)
+#define PTE_W	 (1ull << 1)
+#define PTE_U	 (1ull << 2)
+#define PTE_PWT	 (1ull << 3)
+#define PTE_PCD	 (1ull << 4)
+#define PTE_PS	 (1ull << 7)
+#define PTE_NX	 (1ull << 63)
 #define PTE_ADDR 0x000ffffffffff000ull
 
-#define LEVELS 4
-#define ENTRIES 512
-#define KERNEL_HALF_FIRST 256
-#define LARGE_PAGE (2ull << 20)
-#define GIB (1ull << 30)
-#define FULL_FLUSH_PAGES 32 /* beyond this, reloading CR3 is cheaper than invlpg */
+#define LEVELS		      4
+#define ENTRIES		      512
+#define KERNEL_HALF_FIRST     256
+#define LARGE_PAGE	      (2ull << 20)
+#define GIB		      (1ull << 30)
+#define FULL_FLUSH_PAGES      32 /* beyond this, reloading CR3 is cheaper than invlpg */
 #define BOOT_MEM_ACPI_RECLAIM 3
-#define BOOT_MEM_ACPI_NVS 4
+#define BOOT_MEM_ACPI_NVS     4
 
 struct addr_space kernel_space = {.lock = SPINLOCK_INIT};
 

@@ -14,8 +14,8 @@
 
 #include "arch/x86_64/gdt.h"
 
-#define MAX_CPUS 8
-#define KSTACK_SIZE 16384
+#define MAX_CPUS       8
+#define KSTACK_SIZE    16384
 #define IST_STACK_SIZE 8192
 
 struct cpu {

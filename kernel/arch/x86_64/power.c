@@ -8,9 +8,9 @@
 #include "arch/x86_64/timer.h"
 #include "lib/printk.h"
 
-#define DEBUG_EXIT_PORT 0xf4 /* QEMU -device isa-debug-exit default iobase */
-#define PM1_SLP_TYP_SHIFT 10 /* ACPI 6.4 4.8.3.2.1: PM1 control register */
-#define PM1_SLP_EN (1u << 13)
+#define DEBUG_EXIT_PORT	  0xf4 /* QEMU -device isa-debug-exit default iobase */
+#define PM1_SLP_TYP_SHIFT 10   /* ACPI 6.4 4.8.3.2.1: PM1 control register */
+#define PM1_SLP_EN	  (1u << 13)
 #define POWER_OFF_WAIT_US 500000 /* the chipset may take a moment to act */
 
 void power_off(void)

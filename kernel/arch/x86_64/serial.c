@@ -12,22 +12,22 @@
 #include "arch/x86_64/ioapic.h"
 #include "lib/spinlock.h"
 
-#define COM1 0x3f8
-#define UART_DATA 0	 /* RBR/THR, or divisor low with DLAB */
-#define UART_IER 1	 /* interrupt enable, or divisor high with DLAB */
-#define UART_FCR 2	 /* FIFO control */
-#define UART_LCR 3	 /* line control */
-#define UART_MCR 4	 /* modem control */
-#define UART_LSR 5	 /* line status */
-#define LCR_8N1 0x03
-#define LCR_DLAB 0x80
-#define FCR_ENABLE_CLEAR 0x07
-#define MCR_DTR_RTS_OUT2 0x0b /* OUT2 gates the IRQ line on PCs */
-#define IER_RX_AVAILABLE 0x01
-#define LSR_DATA_READY 0x01
-#define LSR_THR_EMPTY 0x20
+#define COM1		    0x3f8
+#define UART_DATA	    0 /* RBR/THR, or divisor low with DLAB */
+#define UART_IER	    1 /* interrupt enable, or divisor high with DLAB */
+#define UART_FCR	    2 /* FIFO control */
+#define UART_LCR	    3 /* line control */
+#define UART_MCR	    4 /* modem control */
+#define UART_LSR	    5 /* line status */
+#define LCR_8N1		    0x03
+#define LCR_DLAB	    0x80
+#define FCR_ENABLE_CLEAR    0x07
+#define MCR_DTR_RTS_OUT2    0x0b /* OUT2 gates the IRQ line on PCs */
+#define IER_RX_AVAILABLE    0x01
+#define LSR_DATA_READY	    0x01
+#define LSR_THR_EMPTY	    0x20
 #define BAUD_DIVISOR_115200 1
-#define COM1_ISA_IRQ 4
+#define COM1_ISA_IRQ	    4
 
 #define RX_SIZE 256
 

@@ -17,9 +17,9 @@
 #include "mm/memlayout.h"
 #include "mm/vmm.h"
 
-#define TRAMPOLINE_BASE 0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
-#define INIT_DELAY_US 10000
-#define SIPI_DELAY_US 200
+#define TRAMPOLINE_BASE	    0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
+#define INIT_DELAY_US	    10000
+#define SIPI_DELAY_US	    200
 #define AP_START_TIMEOUT_US 1000000
 
 struct trampoline_params {
@@ -58,7 +58,7 @@ __attribute__((noreturn)) void ap_entry(struct cpu *c)
 static bool start_one(struct cpu *c)
 {
 	struct trampoline_params *p =
-		phys_to_virt(TRAMPOLINE_BASE + (uint64_t)(tramp_params - ap_trampoline));
+	    phys_to_virt(TRAMPOLINE_BASE + ((uintptr_t)tramp_params - (uintptr_t)ap_trampoline));
 
 	p->cr3 = virt_to_phys(boot_pml4);
 	p->stack = (uintptr_t)(c->kstack + KSTACK_SIZE);
@@ -101,7 +101,7 @@ void smp_start_aps(uint32_t max_cpus)
 
 	idt_set_handler(VECTOR_CALL, call_ipi);
 	memcpy(phys_to_virt(TRAMPOLINE_BASE), ap_trampoline,
-	       (size_t)(ap_trampoline_end - ap_trampoline));
+	       (uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline);
 	bsp->online = true;
 	for (uint32_t i = 0; i < acpi_madt.ncpus && ncpus < max_cpus; i++) {
 		uint32_t id = acpi_madt.apic_ids[i];

@@ -13,18 +13,18 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 
-#define PIT_HZ 1193182
-#define PIT_CH2_DATA 0x42
-#define PIT_COMMAND 0x43
+#define PIT_HZ		1193182
+#define PIT_CH2_DATA	0x42
+#define PIT_COMMAND	0x43
 #define PIT_CH2_ONESHOT 0xb0 /* channel 2, lobyte/hibyte, mode 0, binary */
-#define PORT_B 0x61	     /* NMI status and control */
-#define PORT_B_GATE2 0x01
-#define PORT_B_SPEAKER 0x02
-#define PORT_B_OUT2 0x20
-#define CALIBRATE_MS 20
+#define PORT_B		0x61 /* NMI status and control */
+#define PORT_B_GATE2	0x01
+#define PORT_B_SPEAKER	0x02
+#define PORT_B_OUT2	0x20
+#define CALIBRATE_MS	20
 
-static uint64_t tsc_hz;		 /* [I] after timer_calibrate() */
-static uint64_t tsc_boot;	 /* [I] */
+static uint64_t tsc_hz;		/* [I] after timer_calibrate() */
+static uint64_t tsc_boot;	/* [I] */
 static uint32_t lapic_per_tick; /* [I] LAPIC timer counts per 1/TIMER_HZ s */
 
 static void timer_tick(struct trap_frame *f)

@@ -10,39 +10,39 @@
 #include "lib/panic.h"
 #include "lib/printk.h"
 
-#define PF_PRESENT (1u << 0) /* SDM 3A 4.7: page-fault error code */
-#define PF_WRITE (1u << 1)
-#define PF_USER (1u << 2)
+#define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
+#define PF_WRITE    (1u << 1)
+#define PF_USER	    (1u << 2)
 #define PF_RESERVED (1u << 3)
-#define PF_FETCH (1u << 4)
+#define PF_FETCH    (1u << 4)
 
 extern irq_handler_fn irq_handlers[256];
 
 static const char *const exception_names[NUM_EXCEPTIONS][2] = {
-	[0] = {"divide error", "#DE"},
-	[1] = {"debug", "#DB"},
-	[2] = {"non-maskable interrupt", "NMI"},
-	[3] = {"breakpoint", "#BP"},
-	[4] = {"overflow", "#OF"},
-	[5] = {"bound range exceeded", "#BR"},
-	[6] = {"invalid opcode", "#UD"},
-	[7] = {"device not available", "#NM"},
-	[8] = {"double fault", "#DF"},
-	[9] = {"coprocessor segment overrun", "#CSO"},
-	[10] = {"invalid TSS", "#TS"},
-	[11] = {"segment not present", "#NP"},
-	[12] = {"stack-segment fault", "#SS"},
-	[13] = {"general protection fault", "#GP"},
-	[14] = {"page fault", "#PF"},
-	[16] = {"x87 floating-point error", "#MF"},
-	[17] = {"alignment check", "#AC"},
-	[18] = {"machine check", "#MC"},
-	[19] = {"SIMD floating-point error", "#XM"},
-	[20] = {"virtualization exception", "#VE"},
-	[21] = {"control protection", "#CP"},
-	[28] = {"hypervisor injection", "#HV"},
-	[29] = {"VMM communication", "#VC"},
-	[30] = {"security exception", "#SX"},
+    [0] = {"divide error", "#DE"},
+    [1] = {"debug", "#DB"},
+    [2] = {"non-maskable interrupt", "NMI"},
+    [3] = {"breakpoint", "#BP"},
+    [4] = {"overflow", "#OF"},
+    [5] = {"bound range exceeded", "#BR"},
+    [6] = {"invalid opcode", "#UD"},
+    [7] = {"device not available", "#NM"},
+    [8] = {"double fault", "#DF"},
+    [9] = {"coprocessor segment overrun", "#CSO"},
+    [10] = {"invalid TSS", "#TS"},
+    [11] = {"segment not present", "#NP"},
+    [12] = {"stack-segment fault", "#SS"},
+    [13] = {"general protection fault", "#GP"},
+    [14] = {"page fault", "#PF"},
+    [16] = {"x87 floating-point error", "#MF"},
+    [17] = {"alignment check", "#AC"},
+    [18] = {"machine check", "#MC"},
+    [19] = {"SIMD floating-point error", "#XM"},
+    [20] = {"virtualization exception", "#VE"},
+    [21] = {"control protection", "#CP"},
+    [28] = {"hypervisor injection", "#HV"},
+    [29] = {"VMM communication", "#VC"},
+    [30] = {"security exception", "#SX"},
 };
 
 static __attribute__((noreturn)) void trap_panic(const struct trap_frame *f)
@@ -58,7 +58,9 @@ static __attribute__((noreturn)) void trap_panic(const struct trap_frame *f)
 	       f->rsp);
 	if (f->vector == EXC_PAGE_FAULT) {
 		printk("  page fault: %s, %s, %s mode%s\n",
-		       f->error & PF_FETCH ? "fetch" : f->error & PF_WRITE ? "write" : "read",
+		       f->error & PF_FETCH   ? "fetch"
+		       : f->error & PF_WRITE ? "write"
+					     : "read",
 		       f->error & PF_PRESENT ? "protection" : "not present",
 		       f->error & PF_USER ? "user" : "kernel",
 		       f->error & PF_RESERVED ? ", reserved bit set" : "");

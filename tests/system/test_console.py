@@ -1,0 +1,34 @@
+"""The kernel console: commands, line editing, and halt powering QEMU off."""
+
+import re
+
+from conftest import EXIT_POWER_OFF, PROMPT
+
+
+def test_console_commands_and_line_editing(boot):
+    spoor = boot(smp=2)
+
+    assert "unknown command 'frob' (try help)" in spoor.command("frob")
+
+    out = spoor.command("help")
+    for name in ("help", "mem", "halt"):
+        assert re.search(rf"^\s+{name}\s", out, re.MULTILINE), out
+
+    free, total = map(int, re.search(r"memory: (\d+) of (\d+) frames free",
+                                     spoor.command("mem")).groups())
+    assert 0 < free <= total
+
+    # Backspace (DEL) removes the typo, Ctrl-U throws the line away.
+    spoor.send("mex\x7fm\r")
+    spoor.expect(r"memory: \d+ of \d+ frames free")
+    spoor.expect(re.escape(PROMPT))
+    spoor.send("garbage\x15help\r")
+    spoor.expect(r"power the machine off")
+    spoor.expect(re.escape(PROMPT))
+
+
+def test_halt_powers_off_with_status_0(boot):
+    spoor = boot(smp=4)
+    spoor.send("halt\r")
+    spoor.expect(r"powering off")
+    assert spoor.wait_exit() == EXIT_POWER_OFF
