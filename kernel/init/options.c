@@ -13,8 +13,9 @@ struct kernel_options kopts = {
 };
 
 /* Indexed by enum selftest_kind. */
-static const char *const selftest_names[] = {"none", "pagefault", "gpf", "divide",
-					     "ud",   "tlb",	  NULL};
+static const char *const selftest_names[] = {
+    "none", "pagefault", "gpf", "divide", "ud", "doublefault", "tlb", "heap", NULL,
+};
 
 static const struct cmdline_option options[] = {
     {.name = "smp", .type = CMDLINE_UINT, .value = &kopts.smp, .min = 1, .max = MAX_CPUS},

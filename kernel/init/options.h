@@ -5,7 +5,9 @@
  *   smp=N          start at most N CPUs (1..8; default: all the MADT lists)
  *   selftest=KIND  after boot, run one self-test: pagefault, gpf, divide
  *                  and ud raise that exception in the kernel (a panic
- *                  block); tlb checks cross-CPU TLB shootdown
+ *                  block), doublefault faults with a broken stack (the
+ *                  IST stack catches it); tlb checks cross-CPU TLB
+ *                  shootdown, heap checks kmalloc/kfree
  */
 #ifndef SPOOR_INIT_OPTIONS_H
 #define SPOOR_INIT_OPTIONS_H
@@ -18,7 +20,9 @@ enum selftest_kind {
 	SELFTEST_GPF,
 	SELFTEST_DIVIDE,
 	SELFTEST_UD,
+	SELFTEST_DOUBLE_FAULT,
 	SELFTEST_TLB,
+	SELFTEST_HEAP,
 };
 
 struct kernel_options {

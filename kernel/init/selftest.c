@@ -12,6 +12,8 @@
 #include "init/options.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
+#include "lib/string.h"
+#include "mm/heap.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 #include "mm/vmm.h"
@@ -21,6 +23,9 @@
 #define SELFTEST_TLB_VA	      0xffffc00000000000ul /* a kernel-half slot nothing uses */
 #define PATTERN_OLD	      0x01d01d01d01d01d0ul
 #define PATTERN_NEW	      0x0e110e110e110e11ul
+#define HEAP_BLOCKS	      64
+#define HEAP_ROUNDS	      4
+#define HEAP_MAX_SIZE	      9000 /* beyond the largest size class: whole frames */
 
 static uint64_t seen[MAX_CPUS];
 
@@ -65,6 +70,50 @@ static void selftest_tlb(void)
 	printk("selftest tlb: ok on %u cpus\n", ncpus);
 }
 
+/* Sizes from 1 byte to several frames, different in every round. */
+static size_t heap_size(unsigned i, unsigned round)
+{
+	return (i * 977 + round * 131) % HEAP_MAX_SIZE + 1;
+}
+
+/*
+ * Fills blocks of many sizes with their index, checks every byte, frees
+ * them. From the second round on, the free frame count must come back to
+ * the same value: size classes keep their frames, large blocks return theirs.
+ */
+static void selftest_heap(void)
+{
+	uint8_t *blocks[HEAP_BLOCKS];
+	uint64_t steady = 0;
+
+	for (unsigned round = 0; round < HEAP_ROUNDS; round++) {
+		for (unsigned i = 0; i < HEAP_BLOCKS; i++) {
+			blocks[i] = kmalloc(heap_size(i, round));
+			if (!blocks[i] || (uintptr_t)blocks[i] % 16) {
+				panic("selftest heap: kmalloc(%zu) gave %p", heap_size(i, round),
+				      blocks[i]);
+			}
+			memset(blocks[i], (int)i, heap_size(i, round));
+		}
+		for (unsigned i = 0; i < HEAP_BLOCKS; i++) {
+			for (size_t b = 0; b < heap_size(i, round); b++) {
+				if (blocks[i][b] != (uint8_t)i) {
+					panic("selftest heap: block %u overwritten at byte %zu", i,
+					      b);
+				}
+			}
+			kfree(blocks[i]);
+		}
+		if (round == 1) {
+			steady = pmm_free_count();
+		} else if (round > 1 && pmm_free_count() != steady) {
+			panic("selftest heap: %lu frames free after round %u, %lu after round 1",
+			      pmm_free_count(), round, steady);
+		}
+	}
+	printk("selftest heap: ok (%u blocks x %u rounds)\n", HEAP_BLOCKS, HEAP_ROUNDS);
+}
+
 void selftest_run(uint32_t kind)
 {
 	switch (kind) {
@@ -86,8 +135,16 @@ void selftest_run(uint32_t kind)
 		printk("selftest: executing ud2\n");
 		__asm__ volatile("ud2");
 		break;
+	case SELFTEST_DOUBLE_FAULT:
+		/* The #UD cannot be delivered on an unmapped stack; the #DF runs on IST1. */
+		printk("selftest: faulting with rsp at 0x%lx\n", SELFTEST_FAULT_ADDR);
+		__asm__ volatile("movq %0, %%rsp; ud2" : : "r"(SELFTEST_FAULT_ADDR));
+		break;
 	case SELFTEST_TLB:
 		selftest_tlb();
+		break;
+	case SELFTEST_HEAP:
+		selftest_heap();
 		break;
 	default:
 		break;

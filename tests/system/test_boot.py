@@ -44,3 +44,9 @@ def test_tlb_shootdown_reaches_every_cpu(boot):
     spoor = boot(smp=4, cmdline="selftest=tlb", wait_prompt=False)
     spoor.expect(r"selftest tlb: ok on 4 cpus")
     spoor.expect(re.escape(PROMPT))
+
+
+def test_heap_blocks_keep_contents_and_frames_come_back(boot):
+    spoor = boot(smp=1, cmdline="selftest=heap", wait_prompt=False)
+    spoor.expect(r"selftest heap: ok \(64 blocks x 4 rounds\)")
+    spoor.expect(re.escape(PROMPT))

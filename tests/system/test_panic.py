@@ -5,16 +5,19 @@ import pytest
 from conftest import EXIT_KERNEL_FAILURE
 
 
-@pytest.mark.parametrize("kind,name,vector,cr2", [
-    ("pagefault", r"page fault \(#PF, vector 14\)", 14, "0x00000000dead0000"),
-    ("gpf", r"general protection fault \(#GP, vector 13\)", 13, None),
-    ("divide", r"divide error \(#DE, vector 0\)", 0, None),
-    ("ud", r"invalid opcode \(#UD, vector 6\)", 6, None),
+@pytest.mark.parametrize("kind,name,mnemonic,vector,cr2", [
+    ("pagefault", "page fault", "#PF", 14, "0x00000000dead0000"),
+    ("gpf", "general protection fault", "#GP", 13, None),
+    ("divide", "divide error", "#DE", 0, None),
+    ("ud", "invalid opcode", "#UD", 6, None),
+    # The #UD cannot be pushed on the unmapped stack: the #DF arrives on its IST stack.
+    ("doublefault", "double fault", "#DF", 8, "0x00000000deacfff8"),
 ])
-def test_kernel_exception_prints_panic_block(boot, kind, name, vector, cr2):
+def test_kernel_exception_prints_panic_block(boot, kind, name, mnemonic, vector, cr2):
     spoor = boot(smp=4, cmdline=f"selftest={kind}", wait_prompt=False)
     spoor.expect(r"smp: all 4 cpus ticking")
-    spoor.expect(rf"KERNEL PANIC on cpu 0: {name}\r*\n", allow_panic=True)
+    spoor.expect(rf"KERNEL PANIC on cpu 0: {name} \({mnemonic}, vector {vector}\)\r*\n",
+                 allow_panic=True)
     regs = spoor.expect(r"err=(0x[0-9a-f]+) rip=(0x[0-9a-f]+) cr2=(0x[0-9a-f]+) rsp=(0x[0-9a-f]+)",
                         allow_panic=True)
     assert int(regs.group(2), 16) >= 0xffffffff80000000, "rip should be in the kernel image"
