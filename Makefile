@@ -16,20 +16,21 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-sta
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T kernel/arch/x86_64/kernel.ld
 
-KERNEL_SRCS := $(sort $(shell find kernel -name '*.c' -o -name '*.S'))
+KERNEL_SRCS := $(sort $(shell find kernel common -name '*.c' -o -name '*.S'))
 KERNEL_OBJS := $(KERNEL_SRCS:%=$(BUILD)/%.o)
 
 # Host unit tests: the kernel's pure sources compiled natively with sanitizers.
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
+	-fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -MMD -MP -Ikernel -I. -Itests/host
-HOST_UNITS := kernel/lib/format.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c
+HOST_UNITS := common/format.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(HOST_UNITS)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
 QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -serial mon:stdio \
 	-display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
-LINT_SRCS = $(shell find abi kernel tests/host -name '*.c' -o -name '*.h')
+LINT_SRCS = $(shell find abi common kernel tests/host -name '*.c' -o -name '*.h')
 
 .PHONY: all deps run debug test test-host test-system lint clean FORCE
 
@@ -84,7 +85,7 @@ test: deps
 lint: deps
 	clang-format --dry-run --Werror $(LINT_SRCS)
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
-		--suppress=missingIncludeSystem -D__GNUC__ -Ikernel -I. abi kernel tests/host
+		--suppress=missingIncludeSystem -D__GNUC__ -Ikernel -I. abi common kernel tests/host
 
 clean:
 	rm -rf $(BUILD)

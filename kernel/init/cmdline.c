@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 
-#include "lib/format.h"
+#include "common/format.h"
 
 static bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n';
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 static bool name_equals(const char *name, const char *s, size_t n)

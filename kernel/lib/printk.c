@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "arch/x86_64/serial.h"
-#include "lib/format.h"
+#include "common/format.h"
 #include "lib/spinlock.h"
 
 #define PRINTK_MAX 512

@@ -100,7 +100,7 @@ int frame_bitmap_alloc(struct frame_bitmap *fb, uint64_t count, uint64_t *first)
 
 int frame_bitmap_free(struct frame_bitmap *fb, uint64_t first, uint64_t count)
 {
-	if (first >= fb->nframes || count > fb->nframes - first) {
+	if (!count || first >= fb->nframes || count > fb->nframes - first) {
 		return -EINVAL;
 	}
 	for (uint64_t f = first; f < first + count; f++) {

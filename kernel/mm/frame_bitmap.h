@@ -41,8 +41,8 @@ void frame_bitmap_set_used(struct frame_bitmap *fb, uint64_t first, uint64_t cou
 int frame_bitmap_alloc(struct frame_bitmap *fb, uint64_t count, uint64_t *first);
 
 /*
- * Frees count frames from first. Returns -EINVAL, changing nothing, if any
- * of them is out of range or already free (a double free).
+ * Frees count frames from first. Returns -EINVAL, changing nothing, for
+ * count 0 or if any of them is out of range or already free (a double free).
  */
 int frame_bitmap_free(struct frame_bitmap *fb, uint64_t first, uint64_t count);
 

@@ -1,0 +1,52 @@
+/*
+ * Capabilities as user space sees them: slot numbers, kinds, rights, and
+ * the well-known slots a program starts with.
+ *
+ * A process's capability table has CAP_SLOTS slots. A syscall that takes a
+ * slot fails with:
+ *   -EBADF      the slot is out of range or empty,
+ *   -ECAPKIND   the slot holds a capability of another kind,
+ *   -EACCES     the capability lacks a right the operation needs.
+ * Copies (cap_copy, spawn, IPC transfer) can only keep or drop rights.
+ */
+#ifndef SPOOR_ABI_CAP_H
+#define SPOOR_ABI_CAP_H
+
+#include <stdint.h>
+
+#define CAP_SLOTS 64
+
+/* Kinds. */
+#define CAP_KIND_NONE	       0
+#define CAP_KIND_ENDPOINT      1
+#define CAP_KIND_FRAME	       2 /* a memory object: map it, read and write it */
+#define CAP_KIND_PROCESS       3 /* wait for it, kill it */
+#define CAP_KIND_CONSOLE       4 /* the serial console */
+#define CAP_KIND_TRACE_READ    5 /* the trace header, rings and aux buffer */
+#define CAP_KIND_TRACE_CONTROL 6 /* tracing mask, mode, clear */
+
+/* Rights: what a capability allows. Meaning depends on the kind. */
+#define CAP_RIGHT_READ	(1u << 0) /* frame: read, map readable; console: read */
+#define CAP_RIGHT_WRITE (1u << 1) /* frame: write, map writable; console: write */
+#define CAP_RIGHT_GRANT (1u << 2) /* may be copied to another process */
+#define CAP_RIGHT_WAIT	(1u << 3) /* process: wait for its exit status */
+#define CAP_RIGHT_KILL	(1u << 4) /* process: kill it */
+#define CAP_RIGHT_POWER (1u << 5) /* console: power the machine off */
+#define CAP_RIGHTS_ALL	0x3fu
+
+/* Well-known slots: where spawn's caller is expected to put these. */
+#define CAP_SLOT_CONSOLE       0 /* every program: its console */
+#define CAP_SLOT_NAMESERVER    1 /* reserved for the IPC name service */
+#define CAP_SLOT_TRACE_READ    2 /* traced: trace memory */
+#define CAP_SLOT_TRACE_CONTROL 3 /* traced: tracing control */
+#define CAP_SLOT_FIRST_FREE    8 /* the kernel and spawn never fill slots below this unasked */
+
+struct cap_info {
+	uint32_t kind;
+	uint32_t rights;
+	uint64_t size; /* frame: bytes; process: pid; otherwise 0 */
+};
+
+_Static_assert(sizeof(struct cap_info) == 16, "abi");
+
+#endif

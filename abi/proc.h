@@ -1,0 +1,76 @@
+/*
+ * Processes and threads as user space sees them: spawn's arguments, exit
+ * statuses, and the records sys_info and thread_list fill in.
+ */
+#ifndef SPOOR_ABI_PROC_H
+#define SPOOR_ABI_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROC_NAME_MAX  32
+#define SPAWN_ARGS_MAX 1024 /* bytes of argument strings, NULs included */
+#define SPAWN_CAPS_MAX 16
+
+/* spawn copies capability caps[i].src of the caller into caps[i].dst of the child. */
+struct spawn_cap {
+	uint32_t src;
+	uint32_t dst;
+	uint32_t rights; /* the copy's rights: src's rights masked by these */
+	uint32_t reserved;
+};
+
+struct spawn_args {
+	uint64_t name;	   /* const char *: the boot module to run */
+	uint64_t args;	   /* const char *: argv strings, each NUL-terminated, argv[0] first */
+	uint32_t args_len; /* bytes at args */
+	uint32_t ncaps;
+	uint64_t caps; /* const struct spawn_cap *, ncaps of them */
+};
+
+_Static_assert(sizeof(struct spawn_cap) == 16, "abi");
+_Static_assert(sizeof(struct spawn_args) == 32, "abi");
+
+/*
+ * Exit statuses: what exit() passed (0..255 by convention), or one of these
+ * for a process the kernel ended.
+ */
+#define EXIT_KILLED	      0x100		 /* by kill() */
+#define EXIT_FAULT(vector)    (0x200 | (vector)) /* by a fault: the exception vector */
+#define EXIT_IS_FAULT(status) (((status) & ~0xffll) == 0x200)
+
+#define THREAD_RUNNING	0 /* on a CPU now */
+#define THREAD_READY	1 /* waiting for a CPU */
+#define THREAD_BLOCKED	2 /* waiting for an event */
+#define THREAD_SLEEPING 3 /* waiting for time */
+#define THREAD_EXITED	4 /* waiting to be joined */
+
+struct thread_info {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t state;	    /* THREAD_* */
+	uint32_t cpu;	    /* where it runs or last ran */
+	uint64_t mem_pages; /* the process's resident pages */
+	uint64_t cpu_ns;    /* time it has been running */
+	char name[PROC_NAME_MAX];
+};
+
+_Static_assert(sizeof(struct thread_info) == 64, "abi");
+
+#define SYS_INFO_CPUS 8
+
+struct sys_info {
+	uint32_t ncpus;
+	uint32_t nprocs;
+	uint64_t frames_free;
+	uint64_t frames_total;
+	uint64_t uptime_ns;
+	uint64_t tsc_hz;
+	uint64_t cpu_busy_ns[SYS_INFO_CPUS]; /* time not spent idle */
+	uint32_t cpu_running_tid[SYS_INFO_CPUS];
+	uint32_t cpu_ready[SYS_INFO_CPUS]; /* threads on its run queue */
+};
+
+_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2, "abi");
+
+#endif
