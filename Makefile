@@ -19,6 +19,22 @@ KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 KERNEL_SRCS := $(sort $(shell find kernel common -name '*.c' -o -name '*.S'))
 KERNEL_OBJS := $(KERNEL_SRCS:%=$(BUILD)/%.o)
 
+# User space: libc (freestanding, general registers only: the kernel does not
+# save FPU/SSE state) and one program per folder in servers/ and apps/.
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
+	-fno-pic -fno-pie -mgeneral-regs-only -fno-omit-frame-pointer \
+	-fno-tree-loop-distribute-patterns -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
+	-Ilibc/include -I. -MMD -MP
+USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+	-T libc/arch/x86_64/user.ld
+CRT0 := $(BUILD)/user/libc/arch/x86_64/crt0.S.o
+LIBC_SRCS := $(sort $(shell find libc -name '*.c' -o -name '*.S' 2>/dev/null | grep -v crt0.S)) \
+	common/format.c
+LIBC_OBJS := $(LIBC_SRCS:%=$(BUILD)/user/%.o)
+PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
+PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
+USER_OBJS := $(foreach d,$(PROGRAM_DIRS),$(patsubst %,$(BUILD)/user/%.o,$(wildcard $(d)*.c)))
+
 # Host unit tests: the kernel's pure sources compiled natively with sanitizers.
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all \
@@ -30,7 +46,7 @@ HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -serial mon:stdio \
 	-display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
-LINT_SRCS = $(shell find abi common kernel tests/host -name '*.c' -o -name '*.h')
+LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host -name '*.c' -o -name '*.h' 2>/dev/null)
 
 .PHONY: all deps run debug test test-host test-system lint clean FORCE
 
@@ -55,7 +71,29 @@ $(BUILD)/kcmdline: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(KCMDLINE)' | cmp -s - $@ || echo '$(KCMDLINE)' > $@
 
-$(BUILD)/spoor.iso: $(BUILD)/kernel.elf grub.cfg tools/mkiso $(BUILD)/kcmdline
+$(BUILD)/user/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(BUILD)/user/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c $< -o $@
+
+$(BUILD)/libc.a: $(LIBC_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+# A program is every .c file of its folder, linked after crt0 with libc.
+define program_rule
+$(BUILD)/bin/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+		$(BUILD)/libc.a libc/arch/x86_64/user.ld
+	@mkdir -p $(BUILD)/bin
+	$(LD) $(USER_LDFLAGS) -o $$@ $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+		$(BUILD)/libc.a
+endef
+$(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d))))
+
+$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)'
 
 run: deps $(BUILD)/spoor.iso
@@ -69,8 +107,12 @@ $(BUILD)/host/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(BUILD)/host/run_tests: $(HOST_OBJS)
-	$(CC) $(HOST_CFLAGS) -o $@ $(HOST_OBJS)
+# libc's host build (libc/host.mk) adds its objects, symbols renamed spoor_*.
+HOST_EXTRA_OBJS :=
+-include libc/host.mk
+
+$(BUILD)/host/run_tests: $(HOST_OBJS) $(HOST_EXTRA_OBJS)
+	$(CC) $(HOST_CFLAGS) -o $@ $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 
 test-host: $(BUILD)/host/run_tests
 	$(BUILD)/host/run_tests
@@ -85,9 +127,10 @@ test: deps
 lint: deps
 	clang-format --dry-run --Werror $(LINT_SRCS)
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
-		--suppress=missingIncludeSystem -D__GNUC__ -Ikernel -I. abi common kernel tests/host
+		--suppress=missingIncludeSystem -D__GNUC__ -Ikernel -I. -Ilibc/include \
+		$(wildcard abi common kernel libc servers apps tests/host)
 
 clean:
 	rm -rf $(BUILD)
 
--include $(KERNEL_OBJS:.o=.d) $(HOST_OBJS:.o=.d)
+-include $(KERNEL_OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(LIBC_OBJS:.o=.d) $(USER_OBJS:.o=.d)

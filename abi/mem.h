@@ -7,6 +7,7 @@
 
 #define PAGE_SIZE_USER 4096
 
+#define PROT_NONE  0u /* mapped but inaccessible: a guard */
 #define PROT_READ  (1u << 0)
 #define PROT_WRITE (1u << 1)
 #define PROT_EXEC  (1u << 2)

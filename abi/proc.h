@@ -32,9 +32,19 @@ _Static_assert(sizeof(struct spawn_cap) == 16, "abi");
 _Static_assert(sizeof(struct spawn_args) == 32, "abi");
 
 /*
+ * Program entry: the main thread starts at the ELF entry point with rsp
+ * 16-byte aligned and pointing at argc (uint64_t), followed by argv[0] ..
+ * argv[argc-1] and a NULL, then the strings; rdi = argc and rsi = argv too.
+ * A thread from thread_create starts at entry with rsp = stack_top exactly
+ * (nothing pushed) and rdi = arg. The kernel preserves every register
+ * across `syscall` except rax (the result), rcx and r11.
+ */
+
+/*
  * Exit statuses: what exit() passed (0..255 by convention), or one of these
  * for a process the kernel ended.
  */
+#define EXIT_ABORTED	      134 /* abort() and failed asserts: 128 + SIGABRT, as Unix shells say */
 #define EXIT_KILLED	      0x100		 /* by kill() */
 #define EXIT_FAULT(vector)    (0x200 | (vector)) /* by a fault: the exception vector */
 #define EXIT_IS_FAULT(status) (((status) & ~0xffll) == 0x200)

@@ -11,7 +11,9 @@
 #include "arch/x86_64/serial.h"
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/timer.h"
-#include "console/kconsole.h"
+#include "arch/x86_64/syscall.h"
+#include "cap/cspace.h"
+#include "console/console.h"
 #include "init/boot_info.h"
 #include "init/options.h"
 #include "init/selftest.h"
@@ -19,12 +21,32 @@
 #include "lib/printk.h"
 #include "mm/pmm.h"
 #include "mm/vmm.h"
+#include "proc/loader.h"
+#include "proc/spawn.h"
+#include "sched/sched.h"
+#include "sched/thread.h"
 
 #define SPOOR_VERSION	      "0.1.0"
 #define TICK_CHECK_TICKS      3
 #define TICK_CHECK_TIMEOUT_MS 2000
 
 void kmain(uint64_t mb2);
+
+/* The root task: init, with the console (every right) in its console slot. */
+static void start_init(void)
+{
+	static const struct spawn_request req = {
+	    .name = "init",
+	    .ncaps = 1,
+	    .caps = {{.src = 0, .dst = CAP_SLOT_CONSOLE, .rights = CAP_RIGHTS_ALL}},
+	};
+	const struct cap boot_caps[] = {{.kind = CAP_KIND_CONSOLE, .rights = CAP_RIGHTS_ALL}};
+	int err = spawn(NULL, &req, boot_caps);
+
+	if (err < 0) {
+		panic("cannot start init (error %d): is its module2 line in grub.cfg?", err);
+	}
+}
 
 static void check_ticking(void)
 {
@@ -42,6 +64,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	percpu_init(&cpus[0]);				/* GDT, TSS and GS of the boot CPU */
 	idt_init();					/* exceptions end in a panic block */
 	idt_load();					/* ... on this CPU too */
+	syscall_init_cpu();				/* the syscall instruction's entry */
 	printk("\nSpoor %s (x86_64)\n", SPOOR_VERSION); /* the first banner line */
 	multiboot2_parse(mb2);				/* cmdline, memory map, modules, RSDP */
 	options_parse(boot_info.cmdline);		/* warns about what it does not know */
@@ -52,9 +75,12 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	cpus[0].apic_id = apic_id();			/* the boot CPU's own id */
 	apic_init_cpu();				/* ... enabled */
 	ioapic_init();					/* legacy PICs off, device IRQs masked */
+	thread_init_idle();				/* kmain ends as this CPU's idle thread */
+	sched_init();					/* run queues, the resched IPI */
 	timer_calibrate();				/* TSC and LAPIC timer against the PIT */
 	timer_start_cpu();				/* periodic tick on this CPU */
 	serial_enable_rx_irq();				/* console input by interrupt */
+	console_init();					/* ... which wakes console readers */
 	irq_enable();					/* ... taken from now on */
 	smp_start_aps((uint32_t)kopts.smp);		/* the other CPUs, ticking and idle */
 
@@ -65,5 +91,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	printk("modules: %u\n", boot_info.nmodules);
 	check_ticking();
 	selftest_run(kopts.selftest);
-	kconsole_run();
+	loader_init();
+	start_init();
+	sched_idle_loop();
 }

@@ -25,6 +25,7 @@ static struct frame_bitmap map; /* [pmm_lock] */
 static uint64_t total_frames;	/* [I] after pmm_init() */
 static uint64_t usable_bytes;	/* [I] */
 static uint64_t phys_limit;	/* [I] */
+static uint32_t *frame_refs;	/* [a] per frame: references to frames in use */
 
 extern char _kernel_phys_start[];
 
@@ -94,11 +95,16 @@ void pmm_init(const struct boot_info *bi)
 
 	collect_reserved(bi);
 	uint64_t nframes = phys_limit / PAGE_SIZE;
-	uint64_t bytes = PAGE_ALIGN_UP(frame_bitmap_words(nframes) * sizeof(uint64_t));
+	uint64_t bitmap_bytes = frame_bitmap_words(nframes) * sizeof(uint64_t);
+	uint64_t bytes = PAGE_ALIGN_UP(bitmap_bytes + nframes * sizeof(uint32_t));
 	uint64_t at = place_bitmap(bi, bytes);
 	reserved[nreserved++] = (struct range){at, at + bytes};
 
 	frame_bitmap_init(&map, phys_to_virt(at), nframes);
+	frame_refs = phys_to_virt(at + bitmap_bytes);
+	for (uint64_t i = 0; i < nframes; i++) {
+		frame_refs[i] = 0;
+	}
 	for (uint32_t i = 0; i < bi->nmmap; i++) {
 		const struct boot_mmap_entry *e = &bi->mmap[i];
 		if (e->type == BOOT_MEM_USABLE) {
@@ -126,12 +132,18 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys)
 	spin_unlock_irqrestore(&pmm_lock, flags);
 	if (!err) {
 		*phys = first * PAGE_SIZE;
+		for (uint64_t i = 0; i < count; i++) {
+			__atomic_store_n(&frame_refs[first + i], 1, __ATOMIC_RELAXED);
+		}
 	}
 	return err;
 }
 
 void pmm_free_frames(uint64_t phys, uint64_t count)
 {
+	for (uint64_t i = 0; i < count; i++) {
+		__atomic_store_n(&frame_refs[phys / PAGE_SIZE + i], 0, __ATOMIC_RELAXED);
+	}
 	uint64_t flags = spin_lock_irqsave(&pmm_lock);
 	int err = frame_bitmap_free(&map, phys / PAGE_SIZE, count);
 
@@ -139,6 +151,38 @@ void pmm_free_frames(uint64_t phys, uint64_t count)
 	if (err || phys % PAGE_SIZE) {
 		panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
 	}
+}
+
+void pmm_frame_ref(uint64_t phys)
+{
+	uint32_t old = __atomic_fetch_add(&frame_refs[phys / PAGE_SIZE], 1, __ATOMIC_RELAXED);
+
+	if (!old) {
+		panic("pmm: reference to free frame 0x%lx", phys);
+	}
+}
+
+void pmm_frame_unref(uint64_t phys)
+{
+	/* acq_rel: whoever frees the frame sees every write made through other references */
+	uint32_t left = __atomic_sub_fetch(&frame_refs[phys / PAGE_SIZE], 1, __ATOMIC_ACQ_REL);
+
+	if (left == UINT32_MAX) {
+		panic("pmm: unreference of free frame 0x%lx", phys);
+	}
+	if (!left) {
+		uint64_t flags = spin_lock_irqsave(&pmm_lock);
+		int err = frame_bitmap_free(&map, phys / PAGE_SIZE, 1);
+		spin_unlock_irqrestore(&pmm_lock, flags);
+		if (err) {
+			panic("pmm: bad free of frame 0x%lx", phys);
+		}
+	}
+}
+
+uint32_t pmm_frame_refs(uint64_t phys)
+{
+	return __atomic_load_n(&frame_refs[phys / PAGE_SIZE], __ATOMIC_ACQUIRE);
 }
 
 uint64_t pmm_free_count(void)

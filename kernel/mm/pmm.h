@@ -19,11 +19,23 @@ void pmm_init(const struct boot_info *bi);
 
 #define PMM_MIN_MEMORY_MIB 32
 
-/* Allocates count contiguous frames; 0 or -ENOMEM. Contents undefined. */
+/*
+ * Allocates count contiguous frames, each with one reference; 0 or
+ * -ENOMEM. Contents undefined.
+ */
 int pmm_alloc_frames(uint64_t count, uint64_t *phys);
 
 /* Frees what pmm_alloc_frames() returned; a double free panics. */
 void pmm_free_frames(uint64_t phys, uint64_t count);
+
+/*
+ * Reference counts, for frames mapped into user space: ref adds one,
+ * unref drops one and frees the frame with the last. Both panic on a free
+ * frame (a kernel bug).
+ */
+void pmm_frame_ref(uint64_t phys);
+void pmm_frame_unref(uint64_t phys);
+uint32_t pmm_frame_refs(uint64_t phys);
 
 uint64_t pmm_free_count(void);
 uint64_t pmm_total_count(void);	 /* frames of usable RAM the map manages */

@@ -38,6 +38,18 @@ void vmm_init(void);
 /* Loads the kernel page tables on the calling CPU. */
 void vmm_activate_kernel(void);
 
+/* Loads as on the calling CPU, unless it is loaded already. */
+void vmm_activate(struct addr_space *as);
+
+/* A new user address space sharing the kernel half. 0 or -ENOMEM. */
+int vmm_space_init(struct addr_space *as);
+
+/*
+ * Frees the user half's page tables, passing each mapped frame to leaf.
+ * The space must not be loaded on any CPU.
+ */
+void vmm_space_destroy(struct addr_space *as, void (*leaf)(uint64_t pa));
+
 /*
  * Maps npages pages at va to physical pa onwards. va and pa must be page
  * aligned and va in the half VM_USER names. Returns 0, -EINVAL, -EEXIST
@@ -48,7 +60,7 @@ int vmm_map(struct addr_space *as, uintptr_t va, uint64_t pa, uint64_t npages, u
 /* Unmaps npages pages from va; pages that are not mapped are skipped. 0 or -EINVAL. */
 int vmm_unmap(struct addr_space *as, uintptr_t va, uint64_t npages);
 
-/* Changes the rights of npages mapped pages. 0, -EINVAL, or -ENOENT (nothing changed). */
+/* Sets the rights of the mapped pages among npages from va. 0 or -EINVAL. */
 int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned flags);
 
 /* Finds what va maps to. 0 or -ENOENT. */

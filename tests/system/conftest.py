@@ -25,7 +25,7 @@ BUILD = ROOT / "build"
 KERNEL = BUILD / "kernel.elf"
 LOGS = BUILD / "test-logs"
 
-PROMPT = "kernel> "
+PROMPT = "init> "
 PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
 BOOT_TIMEOUT = 60
 COMMAND_TIMEOUT = 30

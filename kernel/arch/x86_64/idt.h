@@ -11,6 +11,8 @@
 #define VECTOR_TIMER	0x30
 #define VECTOR_SERIAL	0x34
 #define VECTOR_CALL	0xf0
+#define VECTOR_RESCHED	0xf1
+#define VECTOR_SYSCALL	0x100 /* not a vector: marks frames built by syscall_entry.S */
 #define VECTOR_SPURIOUS 0xff
 
 #define EXC_DIVIDE	       0

@@ -49,6 +49,11 @@ isr_common:
 	swapgs
 1:	movq %rsp, %rdi
 	call trap_dispatch
+
+/* Restores a struct trap_frame at rsp and returns to where it came from. */
+	.globl trap_return
+trap_return:
+	cli
 	cmpq $GDT_KERNEL_CODE, 18 * 8(%rsp)
 	je 2f
 	swapgs

@@ -220,26 +220,19 @@ int vmm_unmap(struct addr_space *as, uintptr_t va, uint64_t npages)
 int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned flags)
 {
 	uint64_t *pte;
-	int err = 0;
 
 	if (!range_ok(va, npages, flags)) {
 		return -EINVAL;
 	}
 	uint64_t lock_flags = spin_lock_irqsave(&as->lock);
-	for (uint64_t i = 0; i < npages && !err; i++) {
-		if (walk(as, va + i * PAGE_SIZE, false, &pte) || !(*pte & PTE_P)) {
-			err = -ENOENT;
+	for (uint64_t i = 0; i < npages; i++) {
+		if (!walk(as, va + i * PAGE_SIZE, false, &pte) && (*pte & PTE_P)) {
+			*pte = (*pte & PTE_ADDR) | pte_flags(flags);
 		}
 	}
-	for (uint64_t i = 0; i < npages && !err; i++) {
-		walk(as, va + i * PAGE_SIZE, false, &pte);
-		*pte = (*pte & PTE_ADDR) | pte_flags(flags);
-	}
 	spin_unlock_irqrestore(&as->lock, lock_flags);
-	if (!err) {
-		tlb_shootdown(as, va, npages);
-	}
-	return err;
+	tlb_shootdown(as, va, npages);
+	return 0;
 }
 
 int vmm_lookup(struct addr_space *as, uintptr_t va, uint64_t *pa, unsigned *flags)
@@ -354,4 +347,59 @@ void vmm_init(void)
 void vmm_activate_kernel(void)
 {
 	write_cr3(kernel_space.pml4_phys);
+}
+
+void vmm_activate(struct addr_space *as)
+{
+	if ((read_cr3() & PTE_ADDR) != as->pml4_phys) {
+		write_cr3(as->pml4_phys);
+	}
+}
+
+int vmm_space_init(struct addr_space *as)
+{
+	uint64_t pml4 = alloc_table();
+
+	if (!pml4) {
+		return -ENOMEM;
+	}
+	uint64_t *top = phys_to_virt(pml4);
+	const uint64_t *kernel_top = phys_to_virt(kernel_space.pml4_phys);
+	for (unsigned i = KERNEL_HALF_FIRST; i < ENTRIES; i++) {
+		top[i] = kernel_top[i];
+	}
+	as->pml4_phys = pml4;
+	as->lock = (struct spinlock)SPINLOCK_INIT;
+	return 0;
+}
+
+/* Frees the tables below table (at level), handing each mapped frame to leaf. */
+static void free_tables(uint64_t table_pa, int level, void (*leaf)(uint64_t pa))
+{
+	uint64_t *table = phys_to_virt(table_pa);
+
+	for (unsigned i = 0; i < ENTRIES; i++) {
+		if (!(table[i] & PTE_P)) {
+			continue;
+		}
+		if (level == 0) {
+			leaf(table[i] & PTE_ADDR);
+		} else {
+			free_tables(table[i] & PTE_ADDR, level - 1, leaf);
+		}
+	}
+	pmm_free_frames(table_pa, 1);
+}
+
+void vmm_space_destroy(struct addr_space *as, void (*leaf)(uint64_t pa))
+{
+	uint64_t *top = phys_to_virt(as->pml4_phys);
+
+	for (unsigned i = 0; i < KERNEL_HALF_FIRST; i++) {
+		if (top[i] & PTE_P) {
+			free_tables(top[i] & PTE_ADDR, LEVELS - 2, leaf);
+		}
+	}
+	pmm_free_frames(as->pml4_phys, 1);
+	as->pml4_phys = 0;
 }

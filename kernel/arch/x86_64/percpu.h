@@ -9,26 +9,52 @@
 #ifndef SPOOR_ARCH_PERCPU_H
 #define SPOOR_ARCH_PERCPU_H
 
+/* Offsets the syscall entry (syscall_entry.S) uses; asserted below. */
+#define PERCPU_KSTACK_TOP 8
+#define PERCPU_USER_RSP	  16
+
+#ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86_64/gdt.h"
+#include "lib/list.h"
+#include "lib/spinlock.h"
 
 #define MAX_CPUS       8
 #define KSTACK_SIZE    16384
 #define IST_STACK_SIZE 8192
 
+struct thread;
+
+/* A CPU's queue of ready threads. */
+struct runqueue {
+	struct spinlock lock; /* taken with interrupts off; see sched.c for the order */
+	struct list ready;    /* [lock] threads in THREAD_READY, oldest first */
+	uint32_t nready;      /* [lock] length of ready; read racily to balance */
+};
+
 struct cpu {
-	struct cpu *self; /* [I] must stay first: this_cpu() reads %gs:0 */
-	uint32_t id;	  /* [I] dense index, 0 is the boot CPU */
-	uint32_t apic_id; /* [I] from the MADT */
-	uint64_t ticks;	  /* [a] timer interrupts taken */
-	bool online;	  /* [a] set by the CPU itself once it is ticking */
+	struct cpu *self;    /* [I] must stay first: this_cpu() reads %gs:0 */
+	uint64_t kstack_top; /* [o] the current thread's kernel stack top */
+	uint64_t user_rsp;   /* [o] scratch for syscall entry */
+	uint32_t id;	     /* [I] dense index, 0 is the boot CPU */
+	uint32_t apic_id;    /* [I] from the MADT */
+	uint64_t ticks;	     /* [a] timer interrupts taken */
+	bool online;	     /* [a] set by the CPU itself once it is ticking */
 
 	/* Cross-CPU calls (smp_call): the caller fills, the target runs. */
 	void (*call_fn)(void *arg); /* [a] */
 	void *call_arg;		    /* [a] */
 	uint32_t call_pending;	    /* [a] 1 from request until done */
+
+	/* Scheduling (kernel/sched). */
+	struct runqueue rq;
+	struct thread *current;	      /* [o] the thread running here */
+	struct thread *idle;	      /* [I] runs when nothing else can */
+	struct thread *switched_from; /* [o] handed from schedule() to sched_finish_switch() */
+	bool need_resched;	      /* [a] schedule() before returning to user mode */
+	uint64_t idle_ns;	      /* [o] time spent in the idle thread */
 
 	struct gdt gdt; /* [o] */
 	struct tss tss; /* [o] */
@@ -39,6 +65,8 @@ struct cpu {
 };
 
 _Static_assert(__builtin_offsetof(struct cpu, self) == 0, "this_cpu() reads %gs:0");
+_Static_assert(__builtin_offsetof(struct cpu, kstack_top) == PERCPU_KSTACK_TOP, "syscall_entry.S");
+_Static_assert(__builtin_offsetof(struct cpu, user_rsp) == PERCPU_USER_RSP, "syscall_entry.S");
 
 extern struct cpu cpus[MAX_CPUS];
 extern uint32_t ncpus; /* [I] CPUs started, set before the APs run */
@@ -59,5 +87,6 @@ void percpu_init(struct cpu *c);
 
 /* this_cpu()->id, or 0 while the boot CPU has not run percpu_init(). */
 uint32_t percpu_current_id(void);
+#endif
 
 #endif

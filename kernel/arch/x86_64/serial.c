@@ -35,6 +35,7 @@ static struct spinlock rx_lock = SPINLOCK_INIT;
 static uint8_t rx_buf[RX_SIZE]; /* [rx_lock] */
 static uint32_t rx_head;	/* [rx_lock] next byte to read */
 static uint32_t rx_count;	/* [rx_lock] bytes buffered */
+static void (*rx_notify)(void); /* [I] after boot */
 
 void serial_init(void)
 {
@@ -79,6 +80,14 @@ static void serial_irq(struct trap_frame *f)
 		}
 	}
 	spin_unlock_irqrestore(&rx_lock, flags);
+	if (rx_notify) {
+		rx_notify();
+	}
+}
+
+void serial_set_rx_notify(void (*fn)(void))
+{
+	rx_notify = fn;
 }
 
 void serial_enable_rx_irq(void)

@@ -20,4 +20,7 @@ void serial_enable_rx_irq(void);
 /* Returns the next received byte, or -1 when none is buffered. */
 int serial_getc(void);
 
+/* fn is called (in interrupt context) after received bytes are buffered. */
+void serial_set_rx_notify(void (*fn)(void));
+
 #endif

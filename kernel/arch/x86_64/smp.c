@@ -9,6 +9,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/syscall.h"
 #include "arch/x86_64/timer.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
@@ -16,6 +17,8 @@
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/vmm.h"
+#include "sched/sched.h"
+#include "sched/thread.h"
 
 #define TRAMPOLINE_BASE	    0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
 #define INIT_DELAY_US	    10000
@@ -46,13 +49,13 @@ __attribute__((noreturn)) void ap_entry(struct cpu *c)
 	vmm_activate_kernel();
 	percpu_init(c);
 	idt_load();
+	syscall_init_cpu();
+	thread_init_idle();
 	apic_init_cpu();
 	timer_start_cpu();
 	irq_enable();
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	for (;;) {
-		cpu_idle_once();
-	}
+	sched_idle_loop();
 }
 
 static bool start_one(struct cpu *c)

@@ -12,6 +12,7 @@
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
+#include "sched/sched.h"
 
 #define PIT_HZ		1193182
 #define PIT_CH2_DATA	0x42
@@ -31,6 +32,7 @@ static void timer_tick(struct trap_frame *f)
 {
 	(void)f;
 	__atomic_fetch_add(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
+	sched_tick();
 }
 
 void timer_calibrate(void)

@@ -6,9 +6,15 @@
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
+#include "arch/x86_64/gdt.h"
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
+#include "mm/memlayout.h"
+#include "mm/usercopy.h"
+#include "mm/uvm.h"
+#include "proc/process.h"
+#include "sched/sched.h"
 
 #define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
 #define PF_WRITE    (1u << 1)
@@ -78,6 +84,64 @@ static __attribute__((noreturn)) void trap_panic(const struct trap_frame *f)
 	panic_finish();
 }
 
+static bool from_user(const struct trap_frame *f)
+{
+	return (f->cs & 3) == 3;
+}
+
+static unsigned fault_access(uint64_t error)
+{
+	return (error & PF_WRITE ? FAULT_WRITE : 0) | (error & PF_FETCH ? FAULT_EXEC : 0);
+}
+
+/*
+ * A user program's exception: a page fault it may be owed (demand paging,
+ * copy on write), or the end of its process with one line saying why.
+ */
+static void user_exception(struct trap_frame *f, uint64_t cr2)
+{
+	struct process *p = process_current();
+
+	irq_enable();
+	if (f->vector == EXC_PAGE_FAULT) {
+		struct uvm_fault_info info;
+		if (!uvm_fault(&p->vm, cr2, fault_access(f->error), &info)) {
+			return;
+		}
+		printk("pid %u (%s) killed: %s at 0x%lx (%s, %s) rip=0x%lx\n", p->pid, p->name,
+		       info.what, cr2,
+		       f->error & PF_FETCH   ? "fetch"
+		       : f->error & PF_WRITE ? "write"
+					     : "read",
+		       f->error & PF_PRESENT ? "protection" : "not present", f->rip);
+	} else {
+		const char *name = exception_names[f->vector][0];
+		printk("pid %u (%s) killed: %s rip=0x%lx\n", p->pid, p->name,
+		       name ? name : "reserved exception", f->rip);
+	}
+	process_exit(p, EXIT_FAULT(f->vector));
+}
+
+/*
+ * A page fault inside the kernel's user copy loop: resolve it like the
+ * user's own access would be, or make the copy return -EFAULT.
+ */
+static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
+{
+	struct uvm_fault_info info;
+
+	if (f->vector != EXC_PAGE_FAULT || !usercopy_contains(f->rip) || cr2 >= USER_TOP) {
+		return false;
+	}
+	if (f->rflags & RFLAGS_IF) {
+		irq_enable();
+	}
+	if (uvm_fault(&process_current()->vm, cr2, fault_access(f->error), &info)) {
+		f->rip = usercopy_fixup_rip();
+	}
+	return true;
+}
+
 void trap_dispatch(struct trap_frame *f);
 
 void trap_dispatch(struct trap_frame *f)
@@ -87,7 +151,16 @@ void trap_dispatch(struct trap_frame *f)
 		if (f->vector == EXC_NMI && panic_in_progress()) {
 			cpu_halt_forever();
 		}
-		trap_panic(f);
+		uint64_t cr2 = read_cr2(); /* before anything can fault again */
+		if (from_user(f) && f->vector != EXC_NMI && f->vector != EXC_MACHINE_CHECK) {
+			user_exception(f, cr2);
+			sched_return_to_user();
+			return;
+		}
+		if (!usercopy_fault(f, cr2)) {
+			trap_panic(f);
+		}
+		return;
 	}
 	irq_handler_fn fn = irq_handlers[f->vector];
 	if (fn) {
@@ -99,5 +172,8 @@ void trap_dispatch(struct trap_frame *f)
 	/* Spurious interrupts are not in service, so they take no EOI (SDM 3A 11.9). */
 	if (f->vector != VECTOR_SPURIOUS) {
 		apic_eoi();
+	}
+	if (from_user(f)) {
+		sched_return_to_user();
 	}
 }

@@ -1,29 +1,33 @@
-"""The kernel console: commands, line editing, and halt powering QEMU off."""
+"""The init shell: commands, line editing, and halt powering QEMU off."""
 
 import re
 
 from conftest import EXIT_POWER_OFF, PROMPT
 
 
-def test_console_commands_and_line_editing(boot):
+def test_shell_commands_and_line_editing(boot):
     spoor = boot(smp=2)
 
     assert "unknown command 'frob' (try help)" in spoor.command("frob")
 
     out = spoor.command("help")
-    for name in ("help", "mem", "halt"):
+    for name in ("help", "ps", "cpus", "mem", "run", "kill", "halt"):
         assert re.search(rf"^\s+{name}\s", out, re.MULTILINE), out
 
     free, total = map(int, re.search(r"memory: (\d+) of (\d+) frames free",
                                      spoor.command("mem")).groups())
     assert 0 < free <= total
 
-    # Backspace (DEL) removes the typo, Ctrl-U throws the line away.
+    # Backspace (DEL) removes the typo, Ctrl-U throws the line away,
+    # Ctrl-C cancels it.
     spoor.send("mex\x7fm\r")
     spoor.expect(r"memory: \d+ of \d+ frames free")
     spoor.expect(re.escape(PROMPT))
     spoor.send("garbage\x15help\r")
     spoor.expect(r"power the machine off")
+    spoor.expect(re.escape(PROMPT))
+    spoor.send("halt\x03")
+    spoor.expect(r"\^C")
     spoor.expect(re.escape(PROMPT))
 
 

@@ -1,0 +1,54 @@
+/*
+ * cspace: a process's capability table. A slot holds a kind, rights and a
+ * counted reference to the object the capability names. Operations check
+ * the slot first (range, kind, rights: -EBADF, -ECAPKIND, -EACCES as
+ * abi/cap.h documents) and change nothing on error.
+ */
+#ifndef SPOOR_CAP_CSPACE_H
+#define SPOOR_CAP_CSPACE_H
+
+#include <stdint.h>
+
+#include "abi/cap.h"
+#include "lib/spinlock.h"
+
+struct cap {
+	uint32_t kind;	 /* CAP_KIND_* */
+	uint32_t rights; /* CAP_RIGHT_* */
+	void *obj;	 /* counted reference; NULL for the console */
+};
+
+struct cspace {
+	struct spinlock lock;
+	struct cap slots[CAP_SLOTS]; /* [lock] */
+};
+
+/* Any free slot at or above CAP_SLOT_FIRST_FREE. */
+#define CAP_SLOT_ANY UINT32_MAX
+
+void cspace_init(struct cspace *cs);
+
+/* Deletes every capability. */
+void cspace_destroy(struct cspace *cs);
+
+/*
+ * Copies slot into *out with a new reference, if it is of the kind (or
+ * any kind for CAP_KIND_NONE) and has every right in rights. The caller
+ * drops the reference with cap_put().
+ */
+int cspace_get(struct cspace *cs, uint32_t slot, uint32_t kind, uint32_t rights, struct cap *out);
+
+/*
+ * Stores a copy of c (taking a new reference) in slot, or in the first
+ * free slot for CAP_SLOT_ANY. Returns the slot, -EBADF for a bad slot,
+ * -EEXIST if it is taken, -ENOSPC if the table is full.
+ */
+int cspace_insert(struct cspace *cs, const struct cap *c, uint32_t slot);
+
+/* Empties slot. 0 or -EBADF. */
+int cspace_delete(struct cspace *cs, uint32_t slot);
+
+void cap_get(const struct cap *c);
+void cap_put(struct cap *c);
+
+#endif

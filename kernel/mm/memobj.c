@@ -1,0 +1,52 @@
+/*
+ * memobj: frame objects (see memobj.h).
+ */
+#include "mm/memobj.h"
+
+#include "abi/errno.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+#include "mm/memlayout.h"
+#include "mm/pmm.h"
+
+int memobj_create(uint64_t npages, struct memobj **out)
+{
+	if (!npages || npages > MEMOBJ_MAX_PAGES) {
+		return -EINVAL;
+	}
+	struct memobj *m = kmalloc(sizeof(*m) + npages * sizeof(uint64_t));
+	if (!m) {
+		return -ENOMEM;
+	}
+	m->refs = 1;
+	m->npages = (uint32_t)npages;
+	for (uint64_t i = 0; i < npages; i++) {
+		if (pmm_alloc_frames(1, &m->frames[i])) {
+			while (i--) {
+				pmm_frame_unref(m->frames[i]);
+			}
+			kfree(m);
+			return -ENOMEM;
+		}
+		memset(phys_to_virt(m->frames[i]), 0, PAGE_SIZE);
+	}
+	*out = m;
+	return 0;
+}
+
+void memobj_get(struct memobj *m)
+{
+	__atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);
+}
+
+void memobj_put(struct memobj *m)
+{
+	/* acq_rel: the last put sees every use of the object before it */
+	if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL)) {
+		return;
+	}
+	for (uint32_t i = 0; i < m->npages; i++) {
+		pmm_frame_unref(m->frames[i]);
+	}
+	kfree(m);
+}

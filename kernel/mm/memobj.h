@@ -1,0 +1,26 @@
+/*
+ * memobj: a frame object, the memory behind a frame capability: a fixed
+ * number of zeroed pages, allocated when the object is made. The object
+ * holds one reference on each frame; every mapping of it holds another,
+ * so the frames live until the last capability and mapping are gone.
+ */
+#ifndef SPOOR_MM_MEMOBJ_H
+#define SPOOR_MM_MEMOBJ_H
+
+#include <stdint.h>
+
+#define MEMOBJ_MAX_PAGES 4096 /* 16 MiB */
+
+struct memobj {
+	uint32_t refs;	   /* [a] */
+	uint32_t npages;   /* [I] */
+	uint64_t frames[]; /* [I] physical addresses */
+};
+
+/* A new object of npages zeroed pages, one reference. -EINVAL, -ENOMEM. */
+int memobj_create(uint64_t npages, struct memobj **out);
+
+void memobj_get(struct memobj *m);
+void memobj_put(struct memobj *m);
+
+#endif

@@ -1,0 +1,570 @@
+/*
+ * uvm: regions and page faults (see uvm.h).
+ *
+ * Write permission is granted lazily: a page is mapped writable only by
+ * the fault path, once it is known to be the region's own (a frame with a
+ * single reference, or a frame object's). Taking rights away is eager and
+ * shoots down the TLBs before frames are released, so no CPU can reach a
+ * frame after it went back to the allocator.
+ */
+#include "mm/uvm.h"
+
+#include "abi/errno.h"
+#include "abi/mem.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+#include "mm/memlayout.h"
+#include "mm/memobj.h"
+#include "mm/pmm.h"
+
+#define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
+#define UNMAP_BATCH	 64
+
+struct region {
+	uint64_t start;
+	uint64_t end;
+	uint32_t prot;	    /* PROT_* */
+	uint32_t max_prot;  /* what prot may grow to */
+	struct memobj *obj; /* frame region, or NULL for anonymous */
+	uint64_t obj_first; /* page of obj mapped at start */
+	struct list node;
+};
+
+static struct region *region_of(struct list *node)
+{
+	return list_entry(node, struct region, node);
+}
+
+static unsigned pte_flags(const struct region *r, bool writable)
+{
+	return VM_USER | (writable && (r->prot & PROT_WRITE) ? VM_WRITE : 0) |
+	       (r->prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+static bool range_ok(uint64_t addr, uint64_t len)
+{
+	return addr % PAGE_SIZE == 0 && len && addr < USER_TOP && len <= USER_TOP - addr;
+}
+
+static struct region *find(struct vm *vm, uint64_t addr)
+{
+	struct list *pos;
+
+	list_for_each(pos, &vm->regions)
+	{
+		struct region *r = region_of(pos);
+		if (addr < r->start) {
+			return NULL;
+		}
+		if (addr < r->end) {
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static bool overlaps(struct vm *vm, uint64_t start, uint64_t end)
+{
+	struct list *pos;
+
+	list_for_each(pos, &vm->regions)
+	{
+		struct region *r = region_of(pos);
+		if (r->start < end && start < r->end) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The lowest gap of len bytes in [USER_MAP_BASE, USER_MAP_END), or 0. */
+static uint64_t find_gap(struct vm *vm, uint64_t len)
+{
+	uint64_t at = USER_MAP_BASE;
+	struct list *pos;
+
+	list_for_each(pos, &vm->regions)
+	{
+		struct region *r = region_of(pos);
+		if (r->end <= at) {
+			continue;
+		}
+		if (r->start >= at + len) {
+			break;
+		}
+		at = r->end;
+	}
+	return at + len <= USER_MAP_END ? at : 0;
+}
+
+static void insert(struct vm *vm, struct region *r)
+{
+	struct list *pos;
+
+	list_for_each(pos, &vm->regions)
+	{
+		if (region_of(pos)->start > r->start) {
+			break;
+		}
+	}
+	list_add_tail(pos, &r->node); /* before pos */
+}
+
+static struct region *region_new(uint64_t start, uint64_t end, uint32_t prot, uint32_t max_prot)
+{
+	struct region *r = kzalloc(sizeof(*r));
+
+	if (r) {
+		r->start = start;
+		r->end = end;
+		r->prot = prot;
+		r->max_prot = max_prot;
+		list_init(&r->node);
+	}
+	return r;
+}
+
+/* Splits r at at (strictly inside it); r keeps the lower part. */
+static int split(struct region *r, uint64_t at)
+{
+	struct region *upper = region_new(at, r->end, r->prot, r->max_prot);
+
+	if (!upper) {
+		return -ENOMEM;
+	}
+	upper->obj = r->obj;
+	upper->obj_first = r->obj_first + (at - r->start) / PAGE_SIZE;
+	if (r->obj) {
+		memobj_get(r->obj);
+	}
+	r->end = at;
+	list_add_tail(r->node.next, &upper->node); /* right after r */
+	return 0;
+}
+
+/* Splits regions so that start and end fall on region boundaries. */
+static int split_at(struct vm *vm, uint64_t start, uint64_t end)
+{
+	struct region *r = find(vm, start);
+
+	if (r && r->start < start) {
+		int err = split(r, start);
+		if (err) {
+			return err;
+		}
+	}
+	r = find(vm, end - 1);
+	if (r && r->end > end) {
+		return split(r, end);
+	}
+	return 0;
+}
+
+static int map_page(struct vm *vm, uint64_t va, uint64_t pa, unsigned flags)
+{
+	int err = vmm_map(&vm->as, va, pa, 1, flags);
+
+	if (!err) {
+		__atomic_fetch_add(&vm->rss_pages, 1, __ATOMIC_RELAXED);
+	}
+	return err;
+}
+
+/* Unmaps [start, end), shooting down TLBs before the frames are released. */
+static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
+{
+	for (uint64_t va = start; va < end; va += UNMAP_BATCH * PAGE_SIZE) {
+		uint64_t frames[UNMAP_BATCH];
+		uint64_t n = 0;
+		uint64_t pages = (end - va) / PAGE_SIZE;
+		if (pages > UNMAP_BATCH) {
+			pages = UNMAP_BATCH;
+		}
+		for (uint64_t i = 0; i < pages; i++) {
+			uint64_t pa;
+			unsigned flags;
+			if (!vmm_lookup(&vm->as, va + i * PAGE_SIZE, &pa, &flags)) {
+				frames[n++] = pa;
+			}
+		}
+		if (!n) {
+			continue;
+		}
+		vmm_unmap(&vm->as, va, pages);
+		__atomic_fetch_sub(&vm->rss_pages, n, __ATOMIC_RELAXED);
+		for (uint64_t i = 0; i < n; i++) {
+			pmm_frame_unref(frames[i]);
+		}
+	}
+}
+
+static void region_free(struct vm *vm, struct region *r)
+{
+	unmap_pages(vm, r->start, r->end);
+	list_remove(&r->node);
+	if (r->obj) {
+		memobj_put(r->obj);
+	}
+	kfree(r);
+}
+
+int uvm_init(struct vm *vm)
+{
+	mutex_init(&vm->lock);
+	list_init(&vm->regions);
+	vm->rss_pages = 0;
+	return vmm_space_init(&vm->as);
+}
+
+void uvm_destroy(struct vm *vm)
+{
+	struct list *node;
+
+	while ((node = list_pop(&vm->regions))) {
+		struct region *r = region_of(node);
+		if (r->obj) {
+			memobj_put(r->obj);
+		}
+		kfree(r);
+	}
+	vmm_space_destroy(&vm->as, pmm_frame_unref);
+	vm->rss_pages = 0;
+}
+
+/* Finds where a new region of len bytes goes. Called with the lock held. */
+static int place(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
+{
+	if (!len || len > USER_MAP_END - USER_MAP_BASE) {
+		return -EINVAL;
+	}
+	if (!addr) {
+		addr = find_gap(vm, len);
+		if (!addr) {
+			return -ENOMEM;
+		}
+	} else if (!range_ok(addr, len)) {
+		return -EINVAL;
+	} else if (overlaps(vm, addr, addr + len)) {
+		return -EEXIST;
+	}
+	*out = addr;
+	return 0;
+}
+
+int uvm_map_shared(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot,
+		   const uint64_t *frames, uint64_t nframes)
+{
+	uint64_t start;
+	int err;
+
+	len = PAGE_ALIGN_UP(len);
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC) || nframes > len / PAGE_SIZE) {
+		return -EINVAL;
+	}
+	mutex_lock(&vm->lock);
+	err = place(vm, addr, len, &start);
+	struct region *r =
+	    err ? NULL : region_new(start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
+	if (!err && !r) {
+		err = -ENOMEM;
+	}
+	if (!err) {
+		insert(vm, r);
+		for (uint64_t i = 0; i < nframes && !err; i++) {
+			pmm_frame_ref(frames[i]);
+			err = map_page(vm, start + i * PAGE_SIZE, frames[i], pte_flags(r, false));
+			if (err) {
+				pmm_frame_unref(frames[i]);
+			}
+		}
+		if (err) {
+			region_free(vm, r);
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+int uvm_map_anon(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot, uint64_t *out)
+{
+	uint64_t start;
+	int err;
+
+	len = PAGE_ALIGN_UP(len);
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		return -EINVAL;
+	}
+	mutex_lock(&vm->lock);
+	err = place(vm, addr, len, &start);
+	if (!err) {
+		struct region *r =
+		    region_new(start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
+		if (r) {
+			insert(vm, r);
+			*out = start;
+		} else {
+			err = -ENOMEM;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+int uvm_map_frame(struct vm *vm, struct memobj *obj, uint64_t addr, uint32_t prot,
+		  uint32_t max_prot, uint64_t *out)
+{
+	uint64_t len = (uint64_t)obj->npages * PAGE_SIZE;
+	uint64_t start;
+	int err;
+
+	if (prot & ~max_prot) {
+		return -EACCES;
+	}
+	mutex_lock(&vm->lock);
+	err = place(vm, addr, len, &start);
+	struct region *r = err ? NULL : region_new(start, start + len, prot, max_prot);
+	if (!err && !r) {
+		err = -ENOMEM;
+	}
+	if (!err) {
+		r->obj = obj;
+		memobj_get(obj);
+		insert(vm, r);
+		for (uint32_t i = 0; i < obj->npages && !err; i++) {
+			pmm_frame_ref(obj->frames[i]);
+			err = map_page(vm, start + (uint64_t)i * PAGE_SIZE, obj->frames[i],
+				       pte_flags(r, true));
+			if (err) {
+				pmm_frame_unref(obj->frames[i]);
+			}
+		}
+		if (err) {
+			region_free(vm, r);
+		} else {
+			*out = start;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+int uvm_unmap(struct vm *vm, uint64_t addr, uint64_t len)
+{
+	len = PAGE_ALIGN_UP(len);
+	if (!range_ok(addr, len)) {
+		return -EINVAL;
+	}
+	mutex_lock(&vm->lock);
+	int err = split_at(vm, addr, addr + len);
+	if (!err) {
+		struct list *pos, *tmp;
+		list_for_each_safe(pos, tmp, &vm->regions)
+		{
+			struct region *r = region_of(pos);
+			if (r->start >= addr && r->end <= addr + len) {
+				region_free(vm, r);
+			}
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+/* True if [start, end) is covered by regions without a gap. Lock held. */
+static bool covered(struct vm *vm, uint64_t start, uint64_t end)
+{
+	while (start < end) {
+		struct region *r = find(vm, start);
+		if (!r) {
+			return false;
+		}
+		start = r->end;
+	}
+	return true;
+}
+
+int uvm_protect(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot)
+{
+	len = PAGE_ALIGN_UP(len);
+	if (!range_ok(addr, len) || prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		return -EINVAL;
+	}
+	mutex_lock(&vm->lock);
+	int err = covered(vm, addr, addr + len) ? 0 : -EFAULT;
+	for (uint64_t a = addr; !err && a < addr + len;) {
+		struct region *r = find(vm, a);
+		if (prot & ~r->max_prot) {
+			err = -EACCES;
+		}
+		a = r->end;
+	}
+	if (!err) {
+		err = split_at(vm, addr, addr + len);
+	}
+	for (uint64_t a = addr; !err && a < addr + len;) {
+		struct region *r = find(vm, a);
+		r->prot = prot;
+		/* Drop write (and maybe exec) now; write comes back through faults. */
+		vmm_protect(&vm->as, r->start, (r->end - r->start) / PAGE_SIZE,
+			    pte_flags(r, false));
+		a = r->end;
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
+{
+	uint64_t dst;
+
+	len = PAGE_ALIGN_UP(len);
+	if (!range_ok(addr, len)) {
+		return -EINVAL;
+	}
+	mutex_lock(&vm->lock);
+	struct region *src = find(vm, addr);
+	int err = src && !src->obj && addr + len <= src->end ? 0 : -EFAULT;
+	if (!err) {
+		err = place(vm, 0, len, &dst);
+	}
+	struct region *r = err ? NULL : region_new(dst, dst + len, src->prot, src->max_prot);
+	if (!err && !r) {
+		err = -ENOMEM;
+	}
+	if (!err) {
+		insert(vm, r);
+		/* Both sides read-only first, so neither can write before sharing. */
+		vmm_protect(&vm->as, addr, len / PAGE_SIZE, pte_flags(src, false));
+		for (uint64_t off = 0; off < len && !err; off += PAGE_SIZE) {
+			uint64_t pa;
+			unsigned flags;
+			if (vmm_lookup(&vm->as, addr + off, &pa, &flags)) {
+				continue;
+			}
+			pmm_frame_ref(pa);
+			err = map_page(vm, dst + off, pa, pte_flags(r, false));
+			if (err) {
+				pmm_frame_unref(pa);
+			}
+		}
+		if (err) {
+			region_free(vm, r);
+		} else {
+			*out = dst;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+/* Gives the page at va its own writable frame, or a fresh one. Lock held. */
+static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write)
+{
+	uint64_t pa, fresh;
+	unsigned flags;
+
+	if (vmm_lookup(&vm->as, va, &pa, &flags)) {
+		if (r->obj) {
+			pa = r->obj->frames[r->obj_first + (va - r->start) / PAGE_SIZE];
+			pmm_frame_ref(pa);
+		} else if (pmm_alloc_frames(1, &pa)) {
+			return -ENOMEM;
+		} else {
+			memset(phys_to_virt(pa), 0, PAGE_SIZE);
+		}
+		int err = map_page(vm, va, pa, pte_flags(r, r->obj || write));
+		if (err) {
+			pmm_frame_unref(pa);
+		}
+		return err;
+	}
+	if (!write || flags & VM_WRITE) {
+		return 0; /* already resolved, by another thread or a stale TLB entry */
+	}
+	if (r->obj || pmm_frame_refs(pa) == 1) {
+		return vmm_protect(&vm->as, va, 1, pte_flags(r, true));
+	}
+	/* Shared: copy it, and let go of the shared frame only after the shootdown. */
+	if (pmm_alloc_frames(1, &fresh)) {
+		return -ENOMEM;
+	}
+	memcpy(phys_to_virt(fresh), phys_to_virt(pa), PAGE_SIZE);
+	vmm_unmap(&vm->as, va, 1);
+	int err = vmm_map(&vm->as, va, fresh, 1, pte_flags(r, true));
+	pmm_frame_unref(err ? fresh : pa);
+	if (err) {
+		__atomic_fetch_sub(&vm->rss_pages, 1, __ATOMIC_RELAXED);
+	}
+	return err;
+}
+
+static bool in_stack_guard(uint64_t addr)
+{
+	uint64_t bottom = USER_STACK_TOP - USER_STACK_SIZE;
+
+	return addr < bottom && addr >= bottom - STACK_GUARD_SIZE;
+}
+
+int uvm_fault(struct vm *vm, uint64_t addr, unsigned access, struct uvm_fault_info *info)
+{
+	uint64_t va = PAGE_ALIGN_DOWN(addr);
+	int err = -EFAULT;
+
+	info->what = "page fault";
+	if (addr >= USER_TOP) {
+		return -EFAULT;
+	}
+	mutex_lock(&vm->lock);
+	struct region *r = find(vm, va);
+	if (!r) {
+		if (in_stack_guard(addr)) {
+			info->what = "stack overflow";
+		}
+	} else if ((access & FAULT_WRITE && !(r->prot & PROT_WRITE)) ||
+		   (access & FAULT_EXEC && !(r->prot & PROT_EXEC)) ||
+		   !(r->prot & (PROT_READ | PROT_WRITE | PROT_EXEC))) {
+		info->what = "page fault";
+	} else {
+		err = make_present(vm, r, va, access & FAULT_WRITE);
+		if (err == -ENOMEM) {
+			info->what = "out of memory";
+			err = -EFAULT;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+int uvm_write(struct vm *vm, uint64_t addr, const void *src, size_t len)
+{
+	const uint8_t *s = src;
+	int err = 0;
+
+	if (!len ||
+	    !range_ok(PAGE_ALIGN_DOWN(addr), PAGE_ALIGN_UP(addr + len) - PAGE_ALIGN_DOWN(addr))) {
+		return -EFAULT;
+	}
+	mutex_lock(&vm->lock);
+	while (len && !err) {
+		uint64_t va = PAGE_ALIGN_DOWN(addr);
+		uint64_t chunk = PAGE_SIZE - (addr - va);
+		struct region *r = find(vm, va);
+		uint64_t pa;
+		unsigned flags;
+		if (chunk > len) {
+			chunk = len;
+		}
+		err = r ? make_present(vm, r, va, true) : -EFAULT;
+		if (!err) {
+			err = vmm_lookup(&vm->as, va, &pa, &flags);
+		}
+		if (!err) {
+			memcpy((uint8_t *)phys_to_virt(pa) + (addr - va), s, chunk);
+			s += chunk;
+			addr += chunk;
+			len -= chunk;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}

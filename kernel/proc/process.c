@@ -1,0 +1,276 @@
+/*
+ * process: creation, references, exit and teardown, and the process table
+ * that ps reads. Lock order: table_lock, then a process's lock, then the
+ * scheduler's locks.
+ */
+#include "proc/process.h"
+
+#include "abi/errno.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/timer.h"
+#include "lib/panic.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+#include "sched/sched.h"
+#include "sched/thread.h"
+
+static struct spinlock table_lock = SPINLOCK_INIT;
+static struct list table = LIST_INIT(table); /* [table_lock] live processes */
+static uint32_t nprocs;			     /* [table_lock] */
+static uint32_t next_pid = 1;		     /* [a] */
+
+struct process *process_create(const char *name, uint32_t ppid)
+{
+	struct process *p = kzalloc(sizeof(*p));
+
+	if (!p) {
+		return NULL;
+	}
+	if (uvm_init(&p->vm)) {
+		kfree(p);
+		return NULL;
+	}
+	p->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
+	p->ppid = ppid;
+	for (size_t i = 0; i + 1 < sizeof(p->name) && name[i]; i++) {
+		p->name[i] = name[i];
+	}
+	p->refs = 1;
+	p->lock = (struct spinlock)SPINLOCK_INIT;
+	list_init(&p->threads);
+	waitq_init(&p->exit_wait);
+	cspace_init(&p->caps);
+
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+	list_add_tail(&table, &p->table_node);
+	nprocs++;
+	spin_unlock_irqrestore(&table_lock, flags);
+	return p;
+}
+
+void process_get(struct process *p)
+{
+	__atomic_fetch_add(&p->refs, 1, __ATOMIC_RELAXED);
+}
+
+void process_put(struct process *p)
+{
+	/* acq_rel: the last put sees everything done through other references */
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL)) {
+		return;
+	}
+	struct list *node;
+	while ((node = list_pop(&p->threads))) {
+		thread_free(list_entry(node, struct thread, proc_node));
+	}
+	kfree(p);
+}
+
+void process_exit(struct process *p, int64_t status)
+{
+	struct list *pos;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	if (!p->status_set) {
+		p->status_set = true;
+		p->exit_status = status;
+	}
+	list_for_each(pos, &p->threads)
+	{
+		struct thread *t = list_entry(pos, struct thread, proc_node);
+		if (__atomic_load_n(&t->state, __ATOMIC_RELAXED) != THREAD_EXITED) {
+			thread_kill(t);
+		}
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+int process_add_thread(struct process *p, struct thread *t)
+{
+	int err = 0;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	if (p->state != PROC_ALIVE || p->status_set) {
+		err = -EINVAL;
+	} else {
+		list_add_tail(&p->threads, &t->proc_node);
+		p->live_threads++;
+		process_get(p); /* dropped in process_thread_released() */
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	return err;
+}
+
+bool process_thread_exited(struct process *p, struct thread *t, int64_t status)
+{
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	bool last = --p->live_threads == 0;
+
+	t->exit_status = status;
+	if (last && !p->status_set) {
+		p->status_set = true;
+		p->exit_status = status;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+
+	flags = spin_lock_irqsave(&t->join_wait.lock);
+	waitq_wake_all(&t->join_wait);
+	spin_unlock_irqrestore(&t->join_wait.lock, flags);
+	return last;
+}
+
+void process_teardown(struct process *p)
+{
+	struct thread *self = thread_current();
+	struct list *pos;
+
+	/*
+	 * Every other thread must be off its CPU, and so off this address
+	 * space, before the page tables go; we leave it ourselves first.
+	 */
+	if (self->proc == p) {
+		vmm_activate_kernel();
+	}
+	list_for_each(pos, &p->threads)
+	{
+		struct thread *t = list_entry(pos, struct thread, proc_node);
+		while (t != self && __atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE)) {
+			cpu_relax();
+		}
+	}
+	uvm_destroy(&p->vm);
+	cspace_destroy(&p->caps);
+
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+	list_remove(&p->table_node);
+	nprocs--;
+	spin_unlock_irqrestore(&table_lock, flags);
+
+	flags = spin_lock_irqsave(&p->exit_wait.lock);
+	__atomic_store_n(&p->state, PROC_DEAD, __ATOMIC_RELEASE);
+	waitq_wake_all(&p->exit_wait);
+	spin_unlock_irqrestore(&p->exit_wait.lock, flags);
+	process_put(p); /* the reference for being alive */
+}
+
+void process_thread_released(uint8_t *kstack, struct process *p)
+{
+	thread_stack_free(kstack);
+	process_put(p);
+}
+
+void process_activate(struct process *p)
+{
+	if (p) {
+		vmm_activate(&p->vm.as);
+	} else {
+		vmm_activate_kernel();
+	}
+}
+
+struct process *process_current(void)
+{
+	return thread_current()->proc;
+}
+
+int process_wait(struct process *p, uint64_t deadline_ns, int64_t *status)
+{
+	int err = 0;
+	uint64_t flags = spin_lock_irqsave(&p->exit_wait.lock);
+
+	while (!err && __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != PROC_DEAD) {
+		if (deadline_ns && timer_now_ns() >= deadline_ns) {
+			err = -ETIMEDOUT;
+		} else {
+			err = waitq_sleep(&p->exit_wait, deadline_ns, WAIT_KILLABLE);
+		}
+	}
+	spin_unlock_irqrestore(&p->exit_wait.lock, flags);
+	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PROC_DEAD) {
+		*status = p->exit_status;
+		return 0;
+	}
+	return err;
+}
+
+int process_join_thread(struct process *p, uint32_t tid, int64_t *status)
+{
+	struct thread *self = thread_current();
+	struct thread *t = NULL;
+	struct list *pos;
+	int err = -ENOENT;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	list_for_each(pos, &p->threads)
+	{
+		struct thread *candidate = list_entry(pos, struct thread, proc_node);
+		if (candidate->tid == tid) {
+			t = candidate;
+		}
+	}
+	if (t) {
+		err = t == self || t->joining ? -EINVAL : 0;
+		t->joining = !err || t->joining;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (err) {
+		return err;
+	}
+
+	flags = spin_lock_irqsave(&t->join_wait.lock);
+	while (!err && __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_EXITED) {
+		err = waitq_sleep(&t->join_wait, 0, WAIT_KILLABLE);
+	}
+	spin_unlock_irqrestore(&t->join_wait.lock, flags);
+
+	flags = spin_lock_irqsave(&p->lock);
+	if (err) {
+		t->joining = false;
+	} else {
+		*status = t->exit_status;
+		list_remove(&t->proc_node);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (!err) {
+		thread_free(t);
+	}
+	return err;
+}
+
+uint32_t process_list_threads(struct thread_info *out, uint32_t max)
+{
+	uint32_t n = 0;
+	struct list *ppos, *tpos;
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+
+	list_for_each(ppos, &table)
+	{
+		struct process *p = list_entry(ppos, struct process, table_node);
+		spin_lock(&p->lock);
+		list_for_each(tpos, &p->threads)
+		{
+			struct thread *t = list_entry(tpos, struct thread, proc_node);
+			uint32_t state = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+			if (state == THREAD_EXITED || n == max) {
+				continue;
+			}
+			struct thread_info *ti = &out[n++];
+			memset(ti, 0, sizeof(*ti));
+			ti->pid = p->pid;
+			ti->tid = t->tid;
+			ti->state = state;
+			ti->cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+			ti->mem_pages = __atomic_load_n(&p->vm.rss_pages, __ATOMIC_RELAXED);
+			ti->cpu_ns = t->cpu_ns;
+			memcpy(ti->name, p->name, sizeof(ti->name));
+		}
+		spin_unlock(&p->lock);
+	}
+	spin_unlock_irqrestore(&table_lock, flags);
+	return n;
+}
+
+uint32_t process_count(void)
+{
+	return __atomic_load_n(&nprocs, __ATOMIC_RELAXED);
+}

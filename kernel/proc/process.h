@@ -1,0 +1,100 @@
+/*
+ * process: an address space, a capability table and threads.
+ *
+ * Lifetime: a process is ALIVE until its last thread exits, which tears
+ * down its memory and capabilities and makes it DEAD, keeping only its
+ * exit status for whoever holds a process capability. The struct itself
+ * is freed when its last reference goes: one for being alive, one per
+ * thread until that thread is off its CPU for good, one per capability.
+ *
+ * Lock legend: [I] immutable, [a] atomic, [L] lock, [table] the process
+ * table lock (process.c).
+ */
+#ifndef SPOOR_PROC_PROCESS_H
+#define SPOOR_PROC_PROCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/proc.h"
+#include "cap/cspace.h"
+#include "lib/list.h"
+#include "lib/spinlock.h"
+#include "mm/uvm.h"
+#include "sched/wait.h"
+
+#define PROC_ALIVE 0
+#define PROC_DEAD  1
+
+struct thread;
+
+struct process {
+	uint32_t pid;		  /* [I] */
+	uint32_t ppid;		  /* [I] */
+	char name[PROC_NAME_MAX]; /* [I] */
+	uint32_t refs;		  /* [a] */
+	struct spinlock lock;	  /* guards the fields marked [L] */
+	struct list threads;	  /* [L] every thread not yet freed */
+	uint32_t live_threads;	  /* [L] threads not EXITED */
+	uint32_t state;		  /* [L] PROC_* */
+	bool status_set;	  /* [L] exit_status is final */
+	int64_t exit_status;	  /* [L] */
+	struct waitq exit_wait;	  /* woken when it becomes DEAD */
+	struct vm vm;		  /* its memory (uvm.h) */
+	struct cspace caps;	  /* its capabilities */
+	struct list table_node;	  /* [table] */
+};
+
+/* Creates an empty ALIVE process (no threads) with one reference. NULL: no memory. */
+struct process *process_create(const char *name, uint32_t ppid);
+
+void process_get(struct process *p);
+void process_put(struct process *p);
+
+/*
+ * Ends p with status (the first status given wins): every thread is asked
+ * to exit; the last one out tears the process down.
+ */
+void process_exit(struct process *p, int64_t status);
+
+/* Registers a new thread of p (takes a reference). -ESRCH-like -EINVAL if p is dying. */
+int process_add_thread(struct process *p, struct thread *t);
+
+/*
+ * Called by thread_exit() for t: returns true if t was the last thread,
+ * in which case the caller must call process_teardown().
+ */
+bool process_thread_exited(struct process *p, struct thread *t, int64_t status);
+
+/* Frees p's memory and capabilities, makes it DEAD and wakes its waiters. */
+void process_teardown(struct process *p);
+
+/* After a context switch away from an EXITED thread (sched_finish_switch). */
+void process_thread_released(uint8_t *kstack, struct process *p);
+
+/* Loads p's address space on this CPU (the kernel's for NULL). */
+void process_activate(struct process *p);
+
+/* The process of the running thread. */
+struct process *process_current(void);
+
+/*
+ * Waits until p is DEAD or deadline_ns passes (0: no limit); stores the
+ * status. 0, -ETIMEDOUT, or -EINTR when the caller is killed.
+ */
+int process_wait(struct process *p, uint64_t deadline_ns, int64_t *status);
+
+/*
+ * Waits for thread tid of p (not the caller) to exit, stores its status and
+ * frees it. -ENOENT (no such thread, or already joined), -EINVAL (itself or
+ * joined by another), -EINTR when the caller is killed.
+ */
+int process_join_thread(struct process *p, uint32_t tid, int64_t *status);
+
+/* Fills up to max records about live threads; returns how many. */
+uint32_t process_list_threads(struct thread_info *out, uint32_t max);
+
+/* Number of live processes. */
+uint32_t process_count(void);
+
+#endif

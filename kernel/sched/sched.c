@@ -1,0 +1,319 @@
+/*
+ * sched: run queues, the context switch protocol, wake-ups, timed sleeps
+ * and load balancing (see sched.h for the policy).
+ *
+ * Switch protocol: schedule() holds its CPU's run queue lock, with
+ * interrupts off, across switch_context(); the thread switched to releases
+ * it in sched_finish_switch(). A thread's on_cpu stays true until its
+ * registers are saved, and a CPU that picks a thread last run elsewhere
+ * waits for on_cpu to clear, so no two CPUs ever run on one kernel stack.
+ */
+#include "sched/sched.h"
+
+#include "abi/errno.h"
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/idt.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/timer.h"
+#include "lib/panic.h"
+#include "mm/heap.h"
+#include "proc/process.h"
+#include "sched/thread.h"
+
+void switch_context(uint64_t *prev_rsp, uint64_t next_rsp);
+
+static struct spinlock timer_lock = SPINLOCK_INIT;
+static struct list timed = LIST_INIT(timed); /* [timer_lock] via timer_node */
+
+static void resched_ipi(struct trap_frame *f)
+{
+	(void)f;
+	__atomic_store_n(&this_cpu()->need_resched, true, __ATOMIC_RELAXED);
+}
+
+void sched_init(void)
+{
+	idt_set_handler(VECTOR_RESCHED, resched_ipi);
+}
+
+static void enqueue_locked(struct cpu *c, struct thread *t)
+{
+	list_add_tail(&c->rq.ready, &t->run_node);
+	c->rq.nready++;
+}
+
+/* Puts a READY thread on c's queue and makes c notice. */
+static void enqueue(struct cpu *c, struct thread *t)
+{
+	uint64_t flags = spin_lock_irqsave(&c->rq.lock);
+	enqueue_locked(c, t);
+	spin_unlock_irqrestore(&c->rq.lock, flags);
+	if (c == this_cpu()) {
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+	} else {
+		apic_send_ipi(c->apic_id, VECTOR_RESCHED);
+	}
+}
+
+static struct cpu *least_loaded(void)
+{
+	struct cpu *best = this_cpu();
+	uint32_t best_load = UINT32_MAX;
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		struct cpu *c = &cpus[i];
+		uint32_t load = __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED) +
+				(c->current != c->idle ? 1 : 0);
+		if (load < best_load) {
+			best = c;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+void sched_start(struct thread *t)
+{
+	struct cpu *c = least_loaded();
+
+	t->cpu = c->id;
+	__atomic_store_n(&t->state, THREAD_READY, __ATOMIC_RELEASE);
+	enqueue(c, t);
+}
+
+void sched_wake(struct thread *t, uint8_t reason)
+{
+	uint32_t state = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		if (state != THREAD_BLOCKED && state != THREAD_SLEEPING) {
+			return;
+		}
+		/* acq_rel: only one waker wins; pairs with the store in waitq_sleep() */
+		if (__atomic_compare_exchange_n(&t->state, &state, THREAD_READY, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			break;
+		}
+	}
+	t->wake_reason = reason;
+	enqueue(&cpus[__atomic_load_n(&t->cpu, __ATOMIC_RELAXED)], t);
+}
+
+void sched_kick(struct thread *t)
+{
+	uint32_t cpu = __atomic_load_n(&t->cpu, __ATOMIC_RELAXED);
+
+	if (cpu != this_cpu()->id &&
+	    __atomic_load_n(&t->state, __ATOMIC_RELAXED) == THREAD_RUNNING) {
+		apic_send_ipi(cpus[cpu].apic_id, VECTOR_RESCHED);
+	}
+}
+
+/* Takes one ready thread from the busiest other CPU; c's lock is held. */
+static struct thread *steal(struct cpu *c)
+{
+	struct cpu *busiest = NULL;
+	uint32_t most = 0;
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		uint32_t n = __atomic_load_n(&cpus[i].rq.nready, __ATOMIC_RELAXED);
+		if (&cpus[i] != c && n > most) {
+			busiest = &cpus[i];
+			most = n;
+		}
+	}
+	/* trylock: two CPUs stealing from each other must not deadlock. */
+	if (!busiest || !spin_trylock(&busiest->rq.lock)) {
+		return NULL;
+	}
+	struct list *node = list_pop(&busiest->rq.ready);
+	if (node) {
+		busiest->rq.nready--;
+	}
+	spin_unlock(&busiest->rq.lock);
+	return node ? list_entry(node, struct thread, run_node) : NULL;
+}
+
+static struct thread *pick_next(struct cpu *c)
+{
+	struct list *node = list_pop(&c->rq.ready);
+
+	if (node) {
+		c->rq.nready--;
+		return list_entry(node, struct thread, run_node);
+	}
+	struct thread *t = steal(c);
+	return t ? t : c->idle;
+}
+
+static void account(struct cpu *c, struct thread *prev, struct thread *next)
+{
+	uint64_t now = timer_now_ns();
+	uint64_t ran = now - prev->run_start_ns;
+
+	prev->cpu_ns += ran;
+	if (prev == c->idle) {
+		c->idle_ns += ran;
+	}
+	next->run_start_ns = now;
+}
+
+void schedule(void)
+{
+	uint64_t flags = irq_save();
+	struct cpu *c = this_cpu();
+	struct thread *prev = c->current;
+
+	spin_lock(&c->rq.lock);
+	__atomic_store_n(&c->need_resched, false, __ATOMIC_RELAXED);
+	if (prev != c->idle && __atomic_load_n(&prev->state, __ATOMIC_RELAXED) == THREAD_RUNNING) {
+		__atomic_store_n(&prev->state, THREAD_READY, __ATOMIC_RELAXED);
+		enqueue_locked(c, prev);
+	}
+	struct thread *next = pick_next(c);
+	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
+	if (next == prev) {
+		spin_unlock(&c->rq.lock);
+		irq_restore(flags);
+		return;
+	}
+	/* acquire: pairs with the release in sched_finish_switch() on its old CPU */
+	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+	}
+	next->on_cpu = true;
+	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
+	account(c, prev, next);
+	c->current = next;
+	c->switched_from = prev;
+	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
+	c->tss.rsp[0] = c->kstack_top;
+	process_activate(next->proc);
+	switch_context(&prev->kernel_rsp, next->kernel_rsp);
+	sched_finish_switch();
+	irq_restore(flags);
+}
+
+void sched_finish_switch(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *prev = c->switched_from;
+	bool exited = __atomic_load_n(&prev->state, __ATOMIC_RELAXED) == THREAD_EXITED;
+	/* Read before on_cpu clears: from then on prev may be freed. */
+	uint8_t *kstack = prev->kstack;
+	struct process *proc = prev->proc;
+
+	/* release: prev's registers are saved; pairs with the acquire in schedule() */
+	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+	spin_unlock(&c->rq.lock);
+	if (exited) {
+		process_thread_released(kstack, proc);
+	}
+}
+
+void sched_timer_add(struct thread *t, uint64_t deadline_ns)
+{
+	uint64_t flags = spin_lock_irqsave(&timer_lock);
+	t->deadline_ns = deadline_ns;
+	list_add_tail(&timed, &t->timer_node);
+	spin_unlock_irqrestore(&timer_lock, flags);
+}
+
+void sched_timer_remove(struct thread *t)
+{
+	uint64_t flags = spin_lock_irqsave(&timer_lock);
+	if (list_linked(&t->timer_node)) {
+		list_remove(&t->timer_node);
+	}
+	spin_unlock_irqrestore(&timer_lock, flags);
+}
+
+static void expire_timers(void)
+{
+	uint64_t now = timer_now_ns();
+	struct list *pos, *tmp;
+
+	spin_lock(&timer_lock);
+	list_for_each_safe(pos, tmp, &timed)
+	{
+		struct thread *t = list_entry(pos, struct thread, timer_node);
+		if (t->deadline_ns <= now) {
+			list_remove(&t->timer_node);
+			sched_wake(t, WAKE_TIMEOUT);
+		}
+	}
+	spin_unlock(&timer_lock);
+}
+
+int sched_sleep(uint64_t ns)
+{
+	struct thread *t = thread_current();
+	uint64_t flags = irq_save();
+
+	if (__atomic_load_n(&t->killed, __ATOMIC_RELAXED)) {
+		irq_restore(flags);
+		return -EINTR;
+	}
+	__atomic_store_n(&t->state, THREAD_SLEEPING, __ATOMIC_RELEASE);
+	sched_timer_add(t, timer_now_ns() + ns);
+	schedule();
+	sched_timer_remove(t);
+	irq_restore(flags);
+	return t->wake_reason == WAKE_KILL ? -EINTR : 0;
+}
+
+/* Interrupt context, interrupts off. */
+void sched_tick(void)
+{
+	struct cpu *c = this_cpu();
+
+	if (c->id == 0) {
+		expire_timers();
+	}
+	if (c->current != c->idle && __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+	}
+}
+
+static bool work_elsewhere(struct cpu *c)
+{
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (&cpus[i] != c && __atomic_load_n(&cpus[i].rq.nready, __ATOMIC_RELAXED)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+void sched_idle_loop(void)
+{
+	struct cpu *c = this_cpu();
+
+	for (;;) {
+		irq_disable();
+		if (__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED) || work_elsewhere(c)) {
+			schedule();
+			irq_enable();
+			continue;
+		}
+		cpu_idle_once(); /* sti; hlt: a wake-up IPI cannot slip in between */
+	}
+}
+
+void sched_return_to_user(void)
+{
+	struct thread *t = thread_current();
+
+	for (;;) {
+		if (__atomic_load_n(&t->killed, __ATOMIC_RELAXED)) {
+			irq_enable();
+			thread_exit(0);
+		}
+		if (!__atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED)) {
+			return;
+		}
+		schedule();
+	}
+}

@@ -1,0 +1,57 @@
+/*
+ * sched: preemptive round-robin scheduling on per-CPU run queues.
+ *
+ * A thread runs until it blocks, yields, or its CPU's timer tick finds
+ * others waiting; preemption happens only on the way back to user mode
+ * (the kernel itself is not preemptible). Woken threads go back to the CPU
+ * they last ran on; a CPU with nothing to run steals from the busiest one,
+ * and new threads start on the least loaded CPU.
+ *
+ * Lock order: a wait queue's lock, then the timer lock, then run queue
+ * locks. A CPU never holds two run queue locks except through trylock.
+ */
+#ifndef SPOOR_SCHED_SCHED_H
+#define SPOOR_SCHED_SCHED_H
+
+#include <stdint.h>
+
+struct thread;
+
+/* Boot CPU, once: the resched IPI and the timer hooks. */
+void sched_init(void);
+
+/* Gives up the CPU; the current thread keeps its state (READY if RUNNING). */
+void schedule(void);
+
+/* Makes a new thread ready on the least loaded CPU. */
+void sched_start(struct thread *t);
+
+/*
+ * Makes a BLOCKED or SLEEPING thread ready with the given reason
+ * (WAKE_*); does nothing for a thread in another state.
+ */
+void sched_wake(struct thread *t, uint8_t reason);
+
+/* Puts t on the timed list: it is woken with WAKE_TIMEOUT at deadline_ns. */
+void sched_timer_add(struct thread *t, uint64_t deadline_ns);
+void sched_timer_remove(struct thread *t);
+
+/* Sleeps for ns nanoseconds. 0, or -EINTR when killed. */
+int sched_sleep(uint64_t ns);
+
+/* Called on every timer interrupt. */
+void sched_tick(void);
+
+/* Runs forever as the CPU's idle thread. */
+__attribute__((noreturn)) void sched_idle_loop(void);
+
+/* On the way back to user mode: reschedule if asked, exit if killed. */
+void sched_return_to_user(void);
+
+/* Asks the CPU running t (if another) to look at it soon. */
+void sched_kick(struct thread *t);
+
+/* Bookkeeping after a context switch; runs first in every switched-to thread. */
+void sched_finish_switch(void);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * thread: creating, ending and killing threads. A user thread's kernel
+ * stack is prepared so that its first switch_context() "returns" into
+ * thread_first_entry (switch.S), which enters user mode from the trap
+ * frame at the top of the stack.
+ */
+#include "sched/thread.h"
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/percpu.h"
+#include "lib/panic.h"
+#include "lib/string.h"
+#include "mm/heap.h"
+#include "mm/memlayout.h"
+#include "mm/pmm.h"
+#include "proc/process.h"
+#include "sched/sched.h"
+
+#define RFLAGS_RESERVED	  (1ul << 1)
+#define SWITCH_SAVED_REGS 6 /* rbp rbx r12 r13 r14 r15, as switch.S pushes them */
+
+extern char thread_first_entry[];
+
+static uint32_t next_tid = 1; /* [a] */
+
+struct thread *thread_current(void)
+{
+	return this_cpu()->current;
+}
+
+static struct thread *thread_alloc(void)
+{
+	struct thread *t = kzalloc(sizeof(*t));
+
+	if (!t) {
+		return NULL;
+	}
+	list_init(&t->run_node);
+	list_init(&t->proc_node);
+	list_init(&t->wait_node);
+	list_init(&t->timer_node);
+	waitq_init(&t->join_wait);
+	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi,
+				  uint64_t rsi)
+{
+	struct thread *t = thread_alloc();
+
+	if (!t) {
+		return NULL;
+	}
+	uint64_t stack_phys;
+	if (pmm_alloc_frames(KSTACK_SIZE / PAGE_SIZE, &stack_phys)) {
+		kfree(t);
+		return NULL;
+	}
+	t->kstack = phys_to_virt(stack_phys);
+	struct trap_frame *f = (struct trap_frame *)(t->kstack + KSTACK_SIZE) - 1;
+	memset(f, 0, sizeof(*f));
+	f->rip = rip;
+	f->cs = GDT_USER_CODE;
+	f->rflags = RFLAGS_IF | RFLAGS_RESERVED;
+	f->rsp = rsp;
+	f->ss = GDT_USER_DATA;
+	f->rdi = rdi;
+	f->rsi = rsi;
+	t->frame = f;
+
+	uint64_t *sp = (uint64_t *)f;
+	*--sp = (uintptr_t)thread_first_entry;
+	for (int i = 0; i < SWITCH_SAVED_REGS; i++) {
+		*--sp = 0;
+	}
+	t->kernel_rsp = (uintptr_t)sp;
+	t->proc = p;
+	t->state = THREAD_BLOCKED; /* not runnable until sched_start() */
+
+	if (process_add_thread(p, t)) {
+		thread_stack_free(t->kstack);
+		kfree(t);
+		return NULL;
+	}
+	sched_start(t);
+	return t;
+}
+
+void thread_init_idle(void)
+{
+	struct cpu *c = this_cpu();
+	struct thread *t = thread_alloc();
+
+	if (!t) {
+		panic("sched: no memory for the idle thread of cpu %u", c->id);
+	}
+	t->kstack = c->kstack;
+	t->state = THREAD_RUNNING;
+	t->on_cpu = true;
+	t->cpu = c->id;
+	c->idle = t;
+	c->current = t;
+	c->kstack_top = (uintptr_t)(c->kstack + KSTACK_SIZE);
+	list_init(&c->rq.ready);
+}
+
+void thread_exit(int64_t status)
+{
+	struct thread *t = thread_current();
+	struct process *p = t->proc;
+
+	if (process_thread_exited(p, t, status)) {
+		process_teardown(p);
+	}
+	irq_disable();
+	__atomic_store_n(&t->state, THREAD_EXITED, __ATOMIC_RELEASE);
+	schedule();
+	panic("thread %u ran after it exited", t->tid);
+}
+
+void thread_kill(struct thread *t)
+{
+	__atomic_store_n(&t->killed, true, __ATOMIC_RELEASE);
+	sched_wake(t, WAKE_KILL);
+	sched_kick(t);
+}
+
+void thread_stack_free(uint8_t *kstack)
+{
+	pmm_free_frames(virt_to_phys(kstack), KSTACK_SIZE / PAGE_SIZE);
+}
+
+void thread_free(struct thread *t)
+{
+	/* acquire: pairs with the release of on_cpu in sched_finish_switch() */
+	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+	}
+	kfree(t);
+}

@@ -1,0 +1,81 @@
+/*
+ * thread: a kernel-scheduled thread, with its own kernel stack. User
+ * threads belong to a process and enter user mode from the trap frame at
+ * the top of their kernel stack; each CPU's idle thread belongs to none.
+ *
+ * Lock legend: [I] immutable after creation, [a] atomic, [o] only the
+ * thread itself or the CPU running it, [rq] its run queue's lock, [w] the
+ * lock of the wait queue it sleeps on, [t] the timer lock (sched.c), [p]
+ * its process's lock.
+ */
+#ifndef SPOOR_SCHED_THREAD_H
+#define SPOOR_SCHED_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/proc.h"
+#include "arch/x86_64/idt.h"
+#include "lib/list.h"
+#include "sched/wait.h"
+
+/* Why a blocked thread was woken. */
+#define WAKE_EVENT   0
+#define WAKE_TIMEOUT 1
+#define WAKE_KILL    2
+
+struct process;
+
+struct thread {
+	uint64_t kernel_rsp;	  /* [o] saved by switch_context */
+	uint32_t tid;		  /* [I] */
+	uint32_t state;		  /* [a] THREAD_* from abi/proc.h */
+	uint32_t cpu;		  /* [a] where it runs or last ran */
+	bool on_cpu;		  /* [a] its registers are live on a CPU, not saved */
+	bool killed;		  /* [a] exit at the next return to user mode */
+	uint8_t wake_reason;	  /* [a] WAKE_* */
+	struct process *proc;	  /* [I] NULL for idle threads */
+	uint8_t *kstack;	  /* [I] base of the kernel stack, KSTACK_SIZE bytes */
+	struct trap_frame *frame; /* [I] user registers, at the top of kstack */
+	struct list run_node;	  /* [rq] on a run queue */
+	struct list proc_node;	  /* [p] in proc->threads */
+	struct list wait_node;	  /* [w] on a wait queue */
+	struct list timer_node;	  /* [t] on the timed sleepers */
+	uint64_t deadline_ns;	  /* [t] wake-up time when timed */
+	int64_t exit_status;	  /* [p] once EXITED */
+	bool joining;		  /* [p] a thread is joining it; that thread frees it */
+	struct waitq join_wait;	  /* woken when it exits */
+	uint64_t cpu_ns;	  /* [o] time it has run, updated at each switch */
+	uint64_t run_start_ns;	  /* [o] when it last got a CPU */
+};
+
+/* The thread running on this CPU. */
+struct thread *thread_current(void);
+
+/*
+ * Creates a user thread of p that will enter user mode at rip with rsp,
+ * rdi and rsi as given, and makes it ready. Returns it, or NULL when out
+ * of memory or p is ending.
+ */
+struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi,
+				  uint64_t rsi);
+
+/* Turns the calling CPU's boot context into its idle thread. */
+void thread_init_idle(void);
+
+/*
+ * Ends the calling thread with status; the last thread of a process ends
+ * the process (process_thread_exited). Never returns.
+ */
+__attribute__((noreturn)) void thread_exit(int64_t status);
+
+/* Asks t to exit: wakes it if it sleeps, and makes its CPU look at it. */
+void thread_kill(struct thread *t);
+
+/* Frees a user thread's kernel stack. */
+void thread_stack_free(uint8_t *kstack);
+
+/* Frees an exited thread, once it is off its CPU. */
+void thread_free(struct thread *t);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * sys_cap: copying, deleting and identifying capabilities.
+ */
+#include "abi/errno.h"
+#include "cap/cspace.h"
+#include "mm/memlayout.h"
+#include "mm/memobj.h"
+#include "mm/usercopy.h"
+#include "proc/process.h"
+#include "syscall/syscall.h"
+
+int64_t sys_cap_copy(const struct trap_frame *f)
+{
+	struct cspace *cs = &process_current()->caps;
+	struct cap c;
+	int err = cspace_get(cs, (uint32_t)SYSARG0(f), CAP_KIND_NONE, 0, &c);
+
+	if (err) {
+		return err;
+	}
+	c.rights &= (uint32_t)SYSARG1(f); /* rights only ever shrink */
+	int slot = cspace_insert(cs, &c, CAP_SLOT_ANY);
+	cap_put(&c);
+	return slot;
+}
+
+int64_t sys_cap_delete(const struct trap_frame *f)
+{
+	return cspace_delete(&process_current()->caps, (uint32_t)SYSARG0(f));
+}
+
+int64_t sys_cap_identify(const struct trap_frame *f)
+{
+	struct cap c;
+	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_NONE, 0, &c);
+
+	if (err) {
+		return err;
+	}
+	struct cap_info info = {.kind = c.kind, .rights = c.rights};
+	if (c.kind == CAP_KIND_FRAME) {
+		info.size = (uint64_t)((struct memobj *)c.obj)->npages * PAGE_SIZE;
+	} else if (c.kind == CAP_KIND_PROCESS) {
+		info.size = ((struct process *)c.obj)->pid;
+	}
+	cap_put(&c);
+	return copy_to_user(SYSARG1(f), &info, sizeof(info));
+}

@@ -1,0 +1,91 @@
+/*
+ * sys_system: time, yielding, machine and scheduler information, and
+ * powering off.
+ */
+#include "abi/errno.h"
+#include "abi/proc.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/power.h"
+#include "arch/x86_64/timer.h"
+#include "cap/cspace.h"
+#include "mm/heap.h"
+#include "mm/pmm.h"
+#include "mm/usercopy.h"
+#include "proc/process.h"
+#include "sched/sched.h"
+#include "sched/thread.h"
+#include "syscall/syscall.h"
+
+#define THREAD_LIST_MAX 256
+
+int64_t sys_yield(const struct trap_frame *f)
+{
+	(void)f;
+	schedule();
+	return 0;
+}
+
+int64_t sys_clock_ns(const struct trap_frame *f)
+{
+	(void)f;
+	return (int64_t)timer_now_ns();
+}
+
+int64_t sys_sleep_ns(const struct trap_frame *f)
+{
+	return sched_sleep(SYSARG0(f));
+}
+
+int64_t sys_sys_info(const struct trap_frame *f)
+{
+	struct sys_info info = {0};
+	uint64_t now = timer_now_ns();
+
+	info.ncpus = ncpus;
+	info.nprocs = process_count();
+	info.frames_free = pmm_free_count();
+	info.frames_total = pmm_total_count();
+	info.uptime_ns = now;
+	info.tsc_hz = timer_tsc_hz();
+	for (uint32_t i = 0; i < ncpus && i < SYS_INFO_CPUS; i++) {
+		struct cpu *c = &cpus[i];
+		struct thread *running = __atomic_load_n(&c->current, __ATOMIC_RELAXED);
+		uint64_t idle = __atomic_load_n(&c->idle_ns, __ATOMIC_RELAXED);
+		if (running == c->idle) {
+			idle += now - __atomic_load_n(&running->run_start_ns, __ATOMIC_RELAXED);
+		}
+		info.cpu_busy_ns[i] = now > idle ? now - idle : 0;
+		info.cpu_running_tid[i] = running == c->idle ? 0 : running->tid;
+		info.cpu_ready[i] = __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED);
+	}
+	return copy_to_user(SYSARG0(f), &info, sizeof(info));
+}
+
+int64_t sys_thread_list(const struct trap_frame *f)
+{
+	uint64_t max = SYSARG1(f);
+
+	if (max > THREAD_LIST_MAX) {
+		max = THREAD_LIST_MAX;
+	}
+	struct thread_info *list = kmalloc(THREAD_LIST_MAX * sizeof(*list));
+	if (!list) {
+		return -ENOMEM;
+	}
+	uint32_t n = process_list_threads(list, (uint32_t)max);
+	int err = copy_to_user(SYSARG0(f), list, n * sizeof(*list));
+	kfree(list);
+	return err ? err : (int64_t)n;
+}
+
+int64_t sys_poweroff(const struct trap_frame *f)
+{
+	struct cap c;
+	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_CONSOLE,
+			     CAP_RIGHT_POWER, &c);
+
+	if (err) {
+		return err;
+	}
+	power_off();
+}

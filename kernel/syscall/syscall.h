@@ -1,0 +1,31 @@
+/*
+ * syscall: one handler per entry of abi/syscalls.def, each taking the
+ * caller's trap frame. A handler decodes and checks every argument first,
+ * then calls into the subsystem; it returns >= 0 or -E*.
+ */
+#ifndef SPOOR_SYSCALL_SYSCALL_H
+#define SPOOR_SYSCALL_SYSCALL_H
+
+#include <stdint.h>
+
+#include "arch/x86_64/idt.h"
+
+/* Arguments in syscall order (abi/syscalls.def). */
+#define SYSARG0(f) ((f)->rdi)
+#define SYSARG1(f) ((f)->rsi)
+#define SYSARG2(f) ((f)->rdx)
+#define SYSARG3(f) ((f)->r10)
+#define SYSARG4(f) ((f)->r8)
+#define SYSARG5(f) ((f)->r9)
+
+#define SYSCALL(nr, name, nargs) int64_t sys_##name(const struct trap_frame *f);
+#include "abi/syscalls.def"
+#undef SYSCALL
+
+/* Called by syscall_entry.S with interrupts enabled. */
+void syscall_dispatch(struct trap_frame *f);
+
+/* A deadline in clock time for a timeout argument (abi/syscall.h). */
+uint64_t syscall_deadline(uint64_t timeout_ns);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * table: the dispatch table, generated from abi/syscalls.def.
+ */
+#include "abi/errno.h"
+#include "abi/syscall.h"
+#include "arch/x86_64/timer.h"
+#include "sched/sched.h"
+#include "syscall/syscall.h"
+
+typedef int64_t (*syscall_fn)(const struct trap_frame *f);
+
+static const syscall_fn table[SYS_COUNT] = {
+#define SYSCALL(nr, name, nargs) [nr] = sys_##name,
+#include "abi/syscalls.def"
+#undef SYSCALL
+};
+
+void syscall_dispatch(struct trap_frame *f)
+{
+	uint64_t nr = f->rax;
+
+	f->rax = nr < SYS_COUNT ? (uint64_t)table[nr](f) : (uint64_t)-ENOSYS;
+	sched_return_to_user();
+}
+
+uint64_t syscall_deadline(uint64_t timeout_ns)
+{
+	if (timeout_ns == TIMEOUT_FOREVER) {
+		return 0;
+	}
+	uint64_t now = timer_now_ns();
+	/* 0 means "no deadline" to the sleepers, so even a poll gets one (>= 1). */
+	return timeout_ns >= UINT64_MAX - now ? 0 : now + timeout_ns + 1;
+}

@@ -1,0 +1,262 @@
+/*
+ * spoor.h: Spoor's own system interface for user programs. One typed
+ * wrapper per system call in abi/syscalls.def, named sys_<name>, plus
+ * thread_spawn() and thread_join() over the raw thread calls.
+ *
+ * Wrappers return what the kernel returned: >= 0 on success, -E* (abi/
+ * errno.def) on failure. They never touch errno; that is for the C
+ * functions that the standard says set it. Each wrapper is inline: the
+ * `syscall` instruction with the number in rax and the arguments in rdi,
+ * rsi, rdx, r10, r8, r9; the kernel clobbers only rcx and r11.
+ *
+ * Two compile-time checks keep this file in step with syscalls.def: each
+ * wrapper's argument count must match the list's, and every entry of the
+ * list must have a wrapper here.
+ */
+#ifndef SPOOR_LIBC_SPOOR_H
+#define SPOOR_LIBC_SPOOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/cap.h"
+#include "abi/errno.h"
+#include "abi/mem.h"
+#include "abi/proc.h"
+#include "abi/syscall.h"
+
+/* SYS_NARGS_<name>: each call's argument count, as syscalls.def gives it. */
+enum {
+#define SYSCALL(nr, name, nargs) SYS_NARGS_##name = nargs,
+#include "abi/syscalls.def"
+#undef SYSCALL
+};
+
+static inline long __syscall6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long ret;
+
+	/* "memory": the kernel reads and writes user buffers behind the compiler's back. */
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* __syscallN(name, args...): SYS_<name> with N arguments, N checked against syscalls.def. */
+#define __SYSCALL(name, n, a1, a2, a3, a4, a5, a6)                                                 \
+	({                                                                                         \
+		_Static_assert(SYS_NARGS_##name == (n),                                            \
+			       "syscalls.def gives " #name " another argument count");             \
+		__syscall6(SYS_##name, (long)(a1), (long)(a2), (long)(a3), (long)(a4), (long)(a5), \
+			   (long)(a6));                                                            \
+	})
+#define __syscall0(name)		 __SYSCALL(name, 0, 0, 0, 0, 0, 0, 0)
+#define __syscall1(name, a1)		 __SYSCALL(name, 1, a1, 0, 0, 0, 0, 0)
+#define __syscall2(name, a1, a2)	 __SYSCALL(name, 2, a1, a2, 0, 0, 0, 0)
+#define __syscall3(name, a1, a2, a3)	 __SYSCALL(name, 3, a1, a2, a3, 0, 0, 0)
+#define __syscall4(name, a1, a2, a3, a4) __SYSCALL(name, 4, a1, a2, a3, a4, 0, 0)
+
+/* Ends the whole process with status (0..255 by convention); never returns. */
+static inline __attribute__((noreturn)) void sys_exit(int status)
+{
+	__syscall1(exit, status);
+	__builtin_trap();
+}
+
+/* Gives the CPU to another ready thread, if there is one. Returns 0. */
+static inline long sys_yield(void)
+{
+	return __syscall0(yield);
+}
+
+/* Nanoseconds since boot. */
+static inline long sys_clock_ns(void)
+{
+	return __syscall0(clock_ns);
+}
+
+/* Sleeps for at least ns nanoseconds. Returns 0. */
+static inline long sys_sleep_ns(uint64_t ns)
+{
+	return __syscall1(sleep_ns, ns);
+}
+
+/*
+ * Starts a thread of this process at entry with rsp = stack_top and rdi =
+ * arg; returns its tid. entry is reached by a jump, not a call: a C
+ * function there would see its stack misaligned, so entry is normally an
+ * assembly trampoline. thread_spawn() below does all of this.
+ */
+static inline long sys_thread_create(void (*entry)(void *arg), void *stack_top, void *arg)
+{
+	return __syscall3(thread_create, entry, stack_top, arg);
+}
+
+/* Ends the calling thread with status, kept for thread_join; never returns. */
+static inline __attribute__((noreturn)) void sys_thread_exit(int64_t status)
+{
+	__syscall1(thread_exit, status);
+	__builtin_trap();
+}
+
+/* Waits for thread tid of this process to end; stores its status if status is not NULL. */
+static inline long sys_thread_join(int tid, int64_t *status)
+{
+	return __syscall2(thread_join, tid, status);
+}
+
+/* Starts a program (struct spawn_args in abi/proc.h); returns the slot of its process cap. */
+static inline long sys_spawn(const struct spawn_args *args)
+{
+	return __syscall1(spawn, args);
+}
+
+/*
+ * Waits up to timeout_ns (0 polls, TIMEOUT_FOREVER has no limit) for the
+ * process in slot to end: 0 and its status, or -ETIMEDOUT.
+ */
+static inline long sys_wait(int slot, int64_t *status, uint64_t timeout_ns)
+{
+	return __syscall3(wait, slot, status, timeout_ns);
+}
+
+/* Kills the process in slot (CAP_RIGHT_KILL); its status becomes EXIT_KILLED. */
+static inline long sys_kill(int slot)
+{
+	return __syscall1(kill, slot);
+}
+
+/* Copies the capability in slot, keeping only rights; returns the new slot. */
+static inline long sys_cap_copy(int slot, uint32_t rights)
+{
+	return __syscall2(cap_copy, slot, rights);
+}
+
+/* Empties slot. */
+static inline long sys_cap_delete(int slot)
+{
+	return __syscall1(cap_delete, slot);
+}
+
+/* Describes the capability in slot. */
+static inline long sys_cap_identify(int slot, struct cap_info *info)
+{
+	return __syscall2(cap_identify, slot, info);
+}
+
+/*
+ * Maps len bytes (rounded up to pages) of zeroed, demand-paged memory with
+ * prot (PROT_*), at addr or, for addr NULL, where the kernel chooses.
+ * Returns the address; user addresses are below 2^47, so never negative.
+ */
+static inline long sys_mem_map_anon(void *addr, size_t len, uint32_t prot)
+{
+	return __syscall3(mem_map_anon, addr, len, prot);
+}
+
+/* Unmaps the pages of [addr, addr + len). */
+static inline long sys_mem_unmap(void *addr, size_t len)
+{
+	return __syscall2(mem_unmap, addr, len);
+}
+
+/* Changes the protection of the pages of [addr, addr + len) to prot. */
+static inline long sys_mem_protect(void *addr, size_t len, uint32_t prot)
+{
+	return __syscall3(mem_protect, addr, len, prot);
+}
+
+/* Maps the frame object in slot at addr (or where the kernel chooses); returns the address. */
+static inline long sys_mem_map_frame(int slot, void *addr, uint32_t prot)
+{
+	return __syscall3(mem_map_frame, slot, addr, prot);
+}
+
+/* Maps a copy-on-write copy of [addr, addr + len); returns the copy's address. */
+static inline long sys_mem_cow_copy(const void *addr, size_t len)
+{
+	return __syscall2(mem_cow_copy, addr, len);
+}
+
+/* Creates a zeroed frame object of size bytes; returns its slot. */
+static inline long sys_frame_create(size_t size)
+{
+	return __syscall1(frame_create, size);
+}
+
+/* Copies len bytes at offset of the frame object in slot into buf. */
+static inline long sys_frame_read(int slot, uint64_t offset, void *buf, size_t len)
+{
+	return __syscall4(frame_read, slot, offset, buf, len);
+}
+
+/* Copies len bytes of buf to offset of the frame object in slot. */
+static inline long sys_frame_write(int slot, uint64_t offset, const void *buf, size_t len)
+{
+	return __syscall4(frame_write, slot, offset, buf, len);
+}
+
+/* Writes len bytes to the console in slot; returns how many it wrote. */
+static inline long sys_console_write(int slot, const void *buf, size_t len)
+{
+	return __syscall3(console_write, slot, buf, len);
+}
+
+/* Reads up to len bytes from the console in slot, waiting up to timeout_ns; 0 on timeout. */
+static inline long sys_console_read(int slot, void *buf, size_t len, uint64_t timeout_ns)
+{
+	return __syscall4(console_read, slot, buf, len, timeout_ns);
+}
+
+/* Fills in the machine-wide counters of struct sys_info. */
+static inline long sys_sys_info(struct sys_info *info)
+{
+	return __syscall1(sys_info, info);
+}
+
+/* Describes up to max threads of the system; returns how many entries it filled. */
+static inline long sys_thread_list(struct thread_info *out, size_t max)
+{
+	return __syscall2(thread_list, out, max);
+}
+
+/* Powers the machine off; slot is a console capability with CAP_RIGHT_POWER. */
+static inline long sys_poweroff(int slot)
+{
+	return __syscall1(poweroff, slot);
+}
+
+/* The calling process's pid. */
+static inline long sys_getpid(void)
+{
+	return __syscall0(getpid);
+}
+
+/* Every call in syscalls.def has its wrapper above: a missing one fails to compile here. */
+#define SYSCALL(nr, name, nargs) _Static_assert(sizeof(&sys_##name) != 0, #name);
+#include "abi/syscalls.def"
+#undef SYSCALL
+
+/*
+ * Starts fn(arg) in a new thread of this process on a stack of stack_size
+ * bytes (rounded up to pages, 0 for a default of 64 KiB) with a guard page
+ * below it. fn's return value becomes the thread's exit status. Returns
+ * the tid, or -E*: -ENOMEM for a stack_size too large or no memory for
+ * the thread's record, else what mapping the stack or thread_create
+ * returned. Thread-safe.
+ */
+int thread_spawn(int (*fn)(void *arg), void *arg, size_t stack_size);
+
+/*
+ * Waits for thread tid to end, stores its exit status when status is not
+ * NULL, and frees the stack thread_spawn gave it. Returns 0 or -E* from
+ * thread_join; a thread is joined once. Blocks.
+ */
+int thread_join(int tid, int64_t *status);
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * commands: the shell's verbs, one function each, found through a table.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "init.h"
+
+#define THREADS_MAX  128
+#define KIB_PER_PAGE 4
+
+struct command {
+	const char *name;
+	const char *usage;
+	void (*run)(int argc, char **argv);
+};
+
+static void cmd_help(int argc, char **argv);
+
+static const char *const state_names[] = {
+    [THREAD_RUNNING] = "running",   [THREAD_READY] = "ready",	[THREAD_BLOCKED] = "blocked",
+    [THREAD_SLEEPING] = "sleeping", [THREAD_EXITED] = "exited",
+};
+
+static void cmd_ps(int argc, char **argv)
+{
+	static struct thread_info threads[THREADS_MAX];
+
+	(void)argc;
+	(void)argv;
+	long n = sys_thread_list(threads, THREADS_MAX);
+	if (n < 0) {
+		printf("ps: %s\n", strerror((int)-n));
+		return;
+	}
+	printf("  PID   TID NAME             STATE     CPU      MEM\n");
+	for (long i = 0; i < n; i++) {
+		const struct thread_info *t = &threads[i];
+		printf("%5u %5u %-16s %-9s %3u %7lluK\n", t->pid, t->tid, t->name,
+		       t->state <= THREAD_EXITED ? state_names[t->state] : "?", t->cpu,
+		       (unsigned long long)t->mem_pages * KIB_PER_PAGE);
+	}
+}
+
+static void cmd_cpus(int argc, char **argv)
+{
+	struct sys_info info;
+
+	(void)argc;
+	(void)argv;
+	sys_sys_info(&info);
+	printf("%u cpus, %u processes, up %llu ms\n", info.ncpus, info.nprocs,
+	       (unsigned long long)(info.uptime_ns / 1000000));
+	for (uint32_t i = 0; i < info.ncpus && i < SYS_INFO_CPUS; i++) {
+		uint64_t busy_pct = info.uptime_ns ? info.cpu_busy_ns[i] * 100 / info.uptime_ns : 0;
+		printf("cpu %u: busy %3llu%%, running tid %u, %u ready\n", i,
+		       (unsigned long long)busy_pct, info.cpu_running_tid[i], info.cpu_ready[i]);
+	}
+}
+
+static void cmd_mem(int argc, char **argv)
+{
+	struct sys_info info;
+
+	(void)argc;
+	(void)argv;
+	sys_sys_info(&info);
+	printf("memory: %llu of %llu frames free (%llu KiB of %llu KiB)\n",
+	       (unsigned long long)info.frames_free, (unsigned long long)info.frames_total,
+	       (unsigned long long)info.frames_free * KIB_PER_PAGE,
+	       (unsigned long long)info.frames_total * KIB_PER_PAGE);
+}
+
+static void cmd_run(int argc, char **argv)
+{
+	bool background = false;
+	struct job *job;
+
+	if (argc > 1 && !strcmp(argv[argc - 1], "&")) {
+		background = true;
+		argc--;
+	}
+	if (argc < 2) {
+		printf("run: usage: run PROG [ARGS] [&]\n");
+		return;
+	}
+	int err = jobs_start(argv[1], argc - 1, argv + 1, background, &job);
+	if (err == -ENOENT) {
+		printf("run: no program '%s'\n", argv[1]);
+		return;
+	}
+	if (err) {
+		printf("run: cannot start '%s': %s\n", argv[1], strerror(-err));
+		return;
+	}
+	if (background) {
+		printf("[started] %s (pid %u)\n", job->name, job->pid);
+	} else {
+		jobs_wait_foreground(job);
+	}
+}
+
+static void cmd_kill(int argc, char **argv)
+{
+	char *end;
+
+	if (argc != 2) {
+		printf("kill: usage: kill PID\n");
+		return;
+	}
+	unsigned long pid = strtoul(argv[1], &end, 10);
+	if (*end || end == argv[1]) {
+		printf("kill: '%s' is not a pid\n", argv[1]);
+		return;
+	}
+	int err = jobs_kill((uint32_t)pid);
+	if (err == -ENOENT) {
+		printf("kill: no job with pid %lu\n", pid);
+	} else if (err) {
+		printf("kill: %s\n", strerror(-err));
+	} else {
+		printf("kill: pid %lu killed\n", pid);
+	}
+}
+
+static void cmd_halt(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("powering off\n");
+	fflush(stdout);
+	long err = sys_poweroff(CAP_SLOT_CONSOLE);
+	printf("halt: %s\n", strerror((int)-err));
+}
+
+static const struct command commands[] = {
+    {"help", "list the commands", cmd_help},
+    {"ps", "threads: pid, tid, name, state, cpu, memory", cmd_ps},
+    {"cpus", "the CPUs and what they run", cmd_cpus},
+    {"mem", "free physical memory", cmd_mem},
+    {"run", "run PROG [ARGS] [&]: start a program (& in the background)", cmd_run},
+    {"kill", "kill PID: end a program started from this shell", cmd_kill},
+    {"halt", "power the machine off", cmd_halt},
+};
+
+#define NUM_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	for (size_t i = 0; i < NUM_COMMANDS; i++) {
+		printf("  %-5s %s\n", commands[i].name, commands[i].usage);
+	}
+}
+
+void shell_run(char *line)
+{
+	char *argv[ARGS_MAX + 1];
+	int argc = 0;
+	char *save;
+
+	for (char *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (argc == ARGS_MAX) {
+			printf("too many words (at most %d)\n", ARGS_MAX);
+			return;
+		}
+		argv[argc++] = w;
+	}
+	argv[argc] = NULL;
+	if (!argc) {
+		return;
+	}
+	for (size_t i = 0; i < NUM_COMMANDS; i++) {
+		if (!strcmp(argv[0], commands[i].name)) {
+			commands[i].run(argc, argv);
+			return;
+		}
+	}
+	printf("unknown command '%s' (try help)\n", argv[0]);
+}

@@ -1,0 +1,47 @@
+/*
+ * init: the root task. It owns the console and runs the shell; programs
+ * it starts are its jobs (jobs.c), commands live in commands.c.
+ */
+#ifndef SPOOR_INIT_INIT_H
+#define SPOOR_INIT_INIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INIT_PROMPT "init> "
+#define LINE_MAX    256
+#define ARGS_MAX    16
+
+/* Ctrl-C as the console delivers it. */
+#define KEY_CTRL_C 0x03
+
+/* Reads one edited line into line (LINE_MAX bytes); false when Ctrl-C cancelled it. */
+bool shell_read_line(char *line);
+
+/* Runs one command line. */
+void shell_run(char *line);
+
+/* Jobs: programs init started and has not yet seen exit. */
+struct job {
+	int slot; /* process capability */
+	uint32_t pid;
+	bool background;
+	char name[32];
+};
+
+/*
+ * Starts prog with argv (argc strings) and the console. Returns 0 and fills
+ * *job, or -E* (printed by the caller).
+ */
+int jobs_start(const char *prog, int argc, char **argv, bool background, struct job **job);
+
+/* Waits for a foreground job, killing it on Ctrl-C; prints its status if not 0. */
+void jobs_wait_foreground(struct job *job);
+
+/* Prints and forgets background jobs that have exited. */
+void jobs_reap(void);
+
+/* Kills the job with that pid; -ENOENT if init has none. */
+int jobs_kill(uint32_t pid);
+
+#endif

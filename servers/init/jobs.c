@@ -1,0 +1,123 @@
+/*
+ * jobs: the programs init started. A foreground job is waited for with
+ * short timeouts so that a Ctrl-C typed meanwhile can kill it; background
+ * jobs are polled between prompts.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "init.h"
+
+#define MAX_JOBS       32
+#define POLL_NS	       20000000ull
+#define CONSOLE_RIGHTS (CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
+
+static struct job jobs[MAX_JOBS];
+
+int jobs_start(const char *prog, int argc, char **argv, bool background, struct job **out)
+{
+	char args[SPAWN_ARGS_MAX];
+	size_t len = 0;
+	struct job *job = NULL;
+
+	for (int i = 0; i < MAX_JOBS && !job; i++) {
+		if (!jobs[i].slot) {
+			job = &jobs[i];
+		}
+	}
+	if (!job) {
+		return -ENOSPC;
+	}
+	for (int i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+		if (len + n > sizeof(args)) {
+			return -E2BIG;
+		}
+		memcpy(args + len, argv[i], n);
+		len += n;
+	}
+	struct spawn_cap caps[] = {
+	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CONSOLE_RIGHTS}};
+	struct spawn_args sa = {
+	    .name = (uint64_t)(uintptr_t)prog,
+	    .args = (uint64_t)(uintptr_t)args,
+	    .args_len = (uint32_t)len,
+	    .ncaps = 1,
+	    .caps = (uint64_t)(uintptr_t)caps,
+	};
+	long slot = sys_spawn(&sa);
+	if (slot < 0) {
+		return (int)slot;
+	}
+	struct cap_info info;
+	sys_cap_identify((int)slot, &info);
+	job->slot = (int)slot;
+	job->pid = (uint32_t)info.size;
+	job->background = background;
+	snprintf(job->name, sizeof(job->name), "%s", prog);
+	*out = job;
+	return 0;
+}
+
+static void report(const struct job *job, int64_t status)
+{
+	const char *prefix = job->background ? "[done] " : "";
+
+	if (status == EXIT_KILLED) {
+		printf("%s%s (pid %u): killed\n", prefix, job->name, job->pid);
+	} else if (EXIT_IS_FAULT(status)) {
+		printf("%s%s (pid %u): killed by a fault (vector %lld)\n", prefix, job->name,
+		       job->pid, (long long)(status & 0xff));
+	} else if (status || job->background) {
+		printf("%s%s (pid %u): exit status %lld\n", prefix, job->name, job->pid,
+		       (long long)status);
+	}
+}
+
+static void forget(struct job *job)
+{
+	sys_cap_delete(job->slot);
+	memset(job, 0, sizeof(*job));
+}
+
+void jobs_wait_foreground(struct job *job)
+{
+	int64_t status;
+
+	for (;;) {
+		long err = sys_wait(job->slot, &status, POLL_NS);
+		if (!err) {
+			break;
+		}
+		char c;
+		if (sys_console_read(CAP_SLOT_CONSOLE, &c, 1, 0) == 1 && c == KEY_CTRL_C) {
+			printf("^C\n");
+			sys_kill(job->slot);
+		}
+	}
+	report(job, status);
+	forget(job);
+}
+
+void jobs_reap(void)
+{
+	for (int i = 0; i < MAX_JOBS; i++) {
+		int64_t status;
+		if (jobs[i].slot && jobs[i].background && !sys_wait(jobs[i].slot, &status, 0)) {
+			report(&jobs[i], status);
+			forget(&jobs[i]);
+		}
+	}
+}
+
+int jobs_kill(uint32_t pid)
+{
+	for (int i = 0; i < MAX_JOBS; i++) {
+		if (jobs[i].slot && jobs[i].pid == pid) {
+			return (int)sys_kill(jobs[i].slot);
+		}
+	}
+	return -ENOENT;
+}
