@@ -11,7 +11,7 @@
 #include "common/format.h"
 #include "libc/src/internal.h"
 
-#define FATAL_LINE   256
+#define FATAL_LINE 256
 
 void exit(int status)
 {
