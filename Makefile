@@ -29,7 +29,7 @@ USER_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T libc/arch/x86_64/user.ld
 CRT0 := $(BUILD)/user/libc/arch/x86_64/crt0.S.o
 LIBC_SRCS := $(sort $(shell find libc -name '*.c' -o -name '*.S' 2>/dev/null | grep -v crt0.S)) \
-	common/format.c
+	$(wildcard common/*.c)
 LIBC_OBJS := $(LIBC_SRCS:%=$(BUILD)/user/%.o)
 PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
 PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
@@ -39,7 +39,7 @@ USER_OBJS := $(foreach d,$(PROGRAM_DIRS),$(patsubst %,$(BUILD)/user/%.o,$(wildca
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -MMD -MP -Ikernel -I. -Itests/host
-HOST_UNITS := common/format.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c
+HOST_UNITS := $(wildcard common/*.c) kernel/init/cmdline.c kernel/mm/frame_bitmap.c
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(HOST_UNITS)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
@@ -107,15 +107,19 @@ $(BUILD)/host/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-# libc's host build (libc/host.mk) adds its objects, symbols renamed spoor_*.
+# libc's host build (libc/host.mk) adds its objects, symbols renamed spoor_*;
+# tests/host/*.mk add test targets of their own (HOST_EXTRA_TESTS).
 HOST_EXTRA_OBJS :=
+HOST_EXTRA_TESTS :=
 -include libc/host.mk
+-include $(wildcard tests/host/*.mk)
 
 $(BUILD)/host/run_tests: $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 
-test-host: $(BUILD)/host/run_tests
+test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 	$(BUILD)/host/run_tests
+	$(foreach t,$(HOST_EXTRA_TESTS),$(t) &&) true
 
 test-system: $(BUILD)/spoor.iso
 	$(PYTHON) -m pytest -q tests/system

@@ -26,8 +26,8 @@
 #define CAP_KIND_TRACE_CONTROL 6 /* tracing mask, mode, clear */
 
 /* Rights: what a capability allows. Meaning depends on the kind. */
-#define CAP_RIGHT_READ	(1u << 0) /* frame: read, map readable; console: read */
-#define CAP_RIGHT_WRITE (1u << 1) /* frame: write, map writable; console: write */
+#define CAP_RIGHT_READ	(1u << 0) /* frame: read, map; console: read; endpoint: recv */
+#define CAP_RIGHT_WRITE (1u << 1) /* frame: write, map writable; console: write; endpoint: call */
 #define CAP_RIGHT_GRANT (1u << 2) /* may be copied to another process */
 #define CAP_RIGHT_WAIT	(1u << 3) /* process: wait for its exit status */
 #define CAP_RIGHT_KILL	(1u << 4) /* process: kill it */
@@ -39,12 +39,13 @@
 #define CAP_SLOT_NAMESERVER    1 /* reserved for the IPC name service */
 #define CAP_SLOT_TRACE_READ    2 /* traced: trace memory */
 #define CAP_SLOT_TRACE_CONTROL 3 /* traced: tracing control */
+#define CAP_SLOT_SERVICE       4 /* a server: the endpoint it receives on */
 #define CAP_SLOT_FIRST_FREE    8 /* the kernel and spawn never fill slots below this unasked */
 
 struct cap_info {
 	uint32_t kind;
 	uint32_t rights;
-	uint64_t size; /* frame: bytes; process: pid; otherwise 0 */
+	uint64_t size; /* frame: bytes; process: pid; endpoint: badge; otherwise 0 */
 };
 
 _Static_assert(sizeof(struct cap_info) == 16, "abi");

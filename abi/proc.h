@@ -67,6 +67,20 @@ struct thread_info {
 
 _Static_assert(sizeof(struct thread_info) == 64, "abi");
 
+/*
+ * Boot programs: a module2 line's string is the program's name, then its
+ * attributes; "server" marks one init starts at boot and keeps running.
+ */
+#define PROGRAM_SERVER (1u << 0)
+
+struct program_info {
+	char name[PROC_NAME_MAX];
+	uint32_t flags; /* PROGRAM_* */
+	uint32_t reserved;
+};
+
+_Static_assert(sizeof(struct program_info) == 40, "abi");
+
 #define SYS_INFO_CPUS 8
 
 struct sys_info {

@@ -5,6 +5,7 @@
 #include "cap/cspace.h"
 
 #include "abi/errno.h"
+#include "ipc/ipc.h"
 #include "lib/string.h"
 #include "mm/memobj.h"
 #include "proc/process.h"
@@ -17,6 +18,9 @@ void cap_get(const struct cap *c)
 		break;
 	case CAP_KIND_PROCESS:
 		process_get(c->obj);
+		break;
+	case CAP_KIND_ENDPOINT:
+		endpoint_get(c->obj, c->rights);
 		break;
 	default:
 		break;
@@ -31,6 +35,9 @@ void cap_put(struct cap *c)
 		break;
 	case CAP_KIND_PROCESS:
 		process_put(c->obj);
+		break;
+	case CAP_KIND_ENDPOINT:
+		endpoint_put(c->obj, c->rights);
 		break;
 	default:
 		break;

@@ -16,6 +16,7 @@ struct cap {
 	uint32_t kind;	 /* CAP_KIND_* */
 	uint32_t rights; /* CAP_RIGHT_* */
 	void *obj;	 /* counted reference; NULL for the console */
+	uint64_t badge;	 /* endpoints: what the receiver learns of the caller; 0 unbadged */
 };
 
 struct cspace {

@@ -10,6 +10,7 @@
 
 #include "abi/errno.h"
 #include "abi/mem.h"
+#include "abi/proc.h"
 #include "common/format.h"
 #include "init/boot_info.h"
 #include "lib/printk.h"
@@ -72,6 +73,7 @@ struct segment {
 
 struct program {
 	char name[BOOT_MODULE_NAME_MAX];
+	uint32_t flags; /* PROGRAM_* (abi/proc.h) */
 	uint64_t entry;
 	uint32_t nsegs;
 	struct segment segs[MAX_SEGMENTS];
@@ -205,6 +207,42 @@ static const char *load(struct program *prog, const uint8_t *image, uint64_t siz
 	return NULL;
 }
 
+/*
+ * Splits a module string into the program's name and its attributes.
+ * Returns NULL, or why the string is refused.
+ */
+static const char *parse_module_string(const char *s, struct program *prog)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != ' ') {
+		prog->name[n] = s[n];
+		n++;
+	}
+	prog->name[n] = '\0';
+	if (!n) {
+		return "no name";
+	}
+	if (n >= PROC_NAME_MAX) {
+		return "name too long";
+	}
+	while (s[n]) {
+		while (s[n] == ' ') {
+			n++;
+		}
+		size_t start = n;
+		while (s[n] && s[n] != ' ') {
+			n++;
+		}
+		if (n - start == 6 && !strncmp(s + start, "server", 6)) {
+			prog->flags |= PROGRAM_SERVER;
+		} else if (n > start) {
+			return "unknown attribute (known: server)";
+		}
+	}
+	return NULL;
+}
+
 void loader_init(void)
 {
 	char names[256];
@@ -215,11 +253,13 @@ void loader_init(void)
 		const struct boot_module *m = &boot_info.modules[i];
 		struct program *prog = &programs[nprograms];
 		memset(prog, 0, sizeof(*prog));
-		memcpy(prog->name, m->name, sizeof(prog->name));
-		const char *why = loader_find(m->name) ? "another module has that name"
-				  : !m->name[0]
-				      ? "no name"
-				      : load(prog, phys_to_virt(m->start), m->end - m->start);
+		const char *why = parse_module_string(m->name, prog);
+		if (!why && loader_find(prog->name)) {
+			why = "another module has that name";
+		}
+		if (!why) {
+			why = load(prog, phys_to_virt(m->start), m->end - m->start);
+		}
 		if (why) {
 			printk("loader: module '%s' refused: %s\n", m->name, why);
 			free_templates(prog);
@@ -228,7 +268,7 @@ void loader_init(void)
 		nprograms++;
 		if (len < (int)sizeof(names)) {
 			len += format_snprintf(names + len, sizeof(names) - (size_t)len, " %s",
-					       m->name);
+					       prog->name);
 		}
 	}
 	printk("programs:%s\n", names);
@@ -242,6 +282,18 @@ const struct program *loader_find(const char *name)
 		}
 	}
 	return NULL;
+}
+
+uint32_t loader_list(struct program_info *out, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (; n < nprograms && n < max; n++) {
+		memset(&out[n], 0, sizeof(out[n]));
+		memcpy(out[n].name, programs[n].name, PROC_NAME_MAX);
+		out[n].flags = programs[n].flags;
+	}
+	return n;
 }
 
 int loader_map(const struct program *prog, struct vm *vm, uint64_t *entry)

@@ -19,6 +19,11 @@ void loader_init(void);
 /* The program named name, or NULL. */
 const struct program *loader_find(const char *name);
 
+struct program_info;
+
+/* Fills up to max records about the programs; returns how many. */
+uint32_t loader_list(struct program_info *out, uint32_t max);
+
 /* Maps the program's segments into vm; returns its entry point in *entry. */
 int loader_map(const struct program *prog, struct vm *vm, uint64_t *entry);
 

@@ -75,11 +75,39 @@ static struct cpu *least_loaded(void)
 
 void sched_start(struct thread *t)
 {
-	struct cpu *c = least_loaded();
+	struct cpu *c = t->pin_cpu >= 0 ? &cpus[t->pin_cpu] : least_loaded();
 
 	t->cpu = c->id;
 	__atomic_store_n(&t->state, THREAD_READY, __ATOMIC_RELEASE);
 	enqueue(c, t);
+}
+
+static bool cpu_idle(const struct cpu *c)
+{
+	return __atomic_load_n(&c->current, __ATOMIC_RELAXED) == c->idle &&
+	       !__atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED);
+}
+
+/*
+ * Where a woken thread goes: where it last ran if that CPU is idle (its
+ * cache is warm), else any idle CPU, else back where it ran.
+ */
+static struct cpu *select_cpu(const struct thread *t)
+{
+	struct cpu *last = &cpus[__atomic_load_n(&t->cpu, __ATOMIC_RELAXED)];
+
+	if (t->pin_cpu >= 0) {
+		return &cpus[t->pin_cpu];
+	}
+	if (cpu_idle(last)) {
+		return last;
+	}
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (cpu_idle(&cpus[i])) {
+			return &cpus[i];
+		}
+	}
+	return last;
 }
 
 void sched_wake(struct thread *t, uint8_t reason)
@@ -97,7 +125,7 @@ void sched_wake(struct thread *t, uint8_t reason)
 		}
 	}
 	t->wake_reason = reason;
-	enqueue(&cpus[__atomic_load_n(&t->cpu, __ATOMIC_RELAXED)], t);
+	enqueue(select_cpu(t), t);
 }
 
 void sched_kick(struct thread *t)
@@ -127,12 +155,22 @@ static struct thread *steal(struct cpu *c)
 	if (!busiest || !spin_trylock(&busiest->rq.lock)) {
 		return NULL;
 	}
-	struct list *node = list_pop(&busiest->rq.ready);
-	if (node) {
+	struct thread *t = NULL;
+	struct list *pos;
+	list_for_each(pos, &busiest->rq.ready)
+	{
+		struct thread *candidate = list_entry(pos, struct thread, run_node);
+		if (candidate->pin_cpu < 0) {
+			t = candidate;
+			break;
+		}
+	}
+	if (t) {
+		list_remove(&t->run_node);
 		busiest->rq.nready--;
 	}
 	spin_unlock(&busiest->rq.lock);
-	return node ? list_entry(node, struct thread, run_node) : NULL;
+	return t;
 }
 
 static struct thread *pick_next(struct cpu *c)
@@ -159,6 +197,28 @@ static void account(struct cpu *c, struct thread *prev, struct thread *next)
 	next->run_start_ns = now;
 }
 
+/*
+ * Switches from prev to next on c, whose run queue lock is held with
+ * interrupts off; sched_finish_switch() releases it in next.
+ */
+static void switch_to(struct cpu *c, struct thread *prev, struct thread *next)
+{
+	/* acquire: pairs with the release in sched_finish_switch() on its old CPU */
+	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+	}
+	next->on_cpu = true;
+	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
+	account(c, prev, next);
+	c->current = next;
+	c->switched_from = prev;
+	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
+	c->tss.rsp[0] = c->kstack_top;
+	process_activate(next->proc);
+	switch_context(&prev->kernel_rsp, next->kernel_rsp);
+	sched_finish_switch();
+}
+
 void schedule(void)
 {
 	uint64_t flags = irq_save();
@@ -175,23 +235,44 @@ void schedule(void)
 	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 	if (next == prev) {
 		spin_unlock(&c->rq.lock);
-		irq_restore(flags);
-		return;
+	} else {
+		switch_to(c, prev, next);
 	}
-	/* acquire: pairs with the release in sched_finish_switch() on its old CPU */
-	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
-		cpu_relax();
+	irq_restore(flags);
+}
+
+bool sched_handoff(struct thread *next)
+{
+	struct cpu *c = this_cpu();
+	uint32_t blocked = THREAD_BLOCKED;
+
+	if (next->pin_cpu >= 0 && (uint32_t)next->pin_cpu != c->id) {
+		return false;
 	}
-	next->on_cpu = true;
-	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
-	account(c, prev, next);
-	c->current = next;
-	c->switched_from = prev;
-	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
-	c->tss.rsp[0] = c->kstack_top;
-	process_activate(next->proc);
-	switch_context(&prev->kernel_rsp, next->kernel_rsp);
-	sched_finish_switch();
+	/* acq_rel: claims next against a timer or kill waking it; pairs with sched_wake() */
+	if (!__atomic_compare_exchange_n(&next->state, &blocked, THREAD_RUNNING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	next->wake_reason = WAKE_EVENT;
+	spin_lock(&c->rq.lock);
+	switch_to(c, c->current, next);
+	return true;
+}
+
+void sched_pin(int cpu)
+{
+	struct thread *t = thread_current();
+	uint64_t flags = irq_save();
+
+	t->pin_cpu = cpu;
+	if (cpu >= 0 && (uint32_t)cpu != this_cpu()->id) {
+		/* Move by waking ourselves on the target CPU, then leaving this one. */
+		__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->cpu, (uint32_t)cpu, __ATOMIC_RELAXED);
+		sched_wake(t, WAKE_EVENT);
+		schedule();
+	}
 	irq_restore(flags);
 }
 
@@ -263,6 +344,16 @@ int sched_sleep(uint64_t ns)
 	return t->wake_reason == WAKE_KILL ? -EINTR : 0;
 }
 
+static bool work_elsewhere(struct cpu *c)
+{
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (&cpus[i] != c && __atomic_load_n(&cpus[i].rq.nready, __ATOMIC_RELAXED)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Interrupt context, interrupts off. */
 void sched_tick(void)
 {
@@ -274,16 +365,10 @@ void sched_tick(void)
 	if (c->current != c->idle && __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
 	}
-}
-
-static bool work_elsewhere(struct cpu *c)
-{
-	for (uint32_t i = 0; i < ncpus; i++) {
-		if (&cpus[i] != c && __atomic_load_n(&cpus[i].rq.nready, __ATOMIC_RELAXED)) {
-			return true;
-		}
+	/* Balancing: an idle CPU looks for work to steal once a tick. */
+	if (c->current == c->idle && work_elsewhere(c)) {
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
 	}
-	return false;
 }
 
 void sched_idle_loop(void)
@@ -293,7 +378,7 @@ void sched_idle_loop(void)
 	for (;;) {
 		irq_disable();
 		if (__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED) || work_elsewhere(c)) {
+		    __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED)) {
 			schedule();
 			irq_enable();
 			continue;

@@ -13,6 +13,7 @@
 #ifndef SPOOR_SCHED_SCHED_H
 #define SPOOR_SCHED_SCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct thread;
@@ -22,6 +23,17 @@ void sched_init(void);
 
 /* Gives up the CPU; the current thread keeps its state (READY if RUNNING). */
 void schedule(void);
+
+/*
+ * Switches straight from the current thread, which the caller has made
+ * BLOCKED, to next, which must be BLOCKED too (the IPC fast path): no run
+ * queue is touched. Returns false, having done nothing, if next may not run
+ * on this CPU or was woken meanwhile. Interrupts off.
+ */
+bool sched_handoff(struct thread *next);
+
+/* Pins the calling thread to cpu (moving it there), or unpins it for -1. */
+void sched_pin(int cpu);
 
 /* Makes a new thread ready on the least loaded CPU. */
 void sched_start(struct thread *t);

@@ -42,6 +42,8 @@ static struct thread *thread_alloc(void)
 	list_init(&t->timer_node);
 	waitq_init(&t->join_wait);
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	t->pin_cpu = -1;
+	ipc_thread_init(t);
 	return t;
 }
 
@@ -111,6 +113,7 @@ void thread_exit(int64_t status)
 	struct thread *t = thread_current();
 	struct process *p = t->proc;
 
+	ipc_thread_exit(t);
 	if (process_thread_exited(p, t, status)) {
 		process_teardown(p);
 	}
@@ -138,5 +141,6 @@ void thread_free(struct thread *t)
 	while (__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE)) {
 		cpu_relax();
 	}
+	ipc_thread_free(t);
 	kfree(t);
 }

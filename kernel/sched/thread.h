@@ -17,6 +17,7 @@
 #include "abi/proc.h"
 #include "arch/x86_64/idt.h"
 #include "lib/list.h"
+#include "ipc/ipc.h"
 #include "sched/wait.h"
 
 /* Why a blocked thread was woken. */
@@ -31,6 +32,7 @@ struct thread {
 	uint32_t tid;		  /* [I] */
 	uint32_t state;		  /* [a] THREAD_* from abi/proc.h */
 	uint32_t cpu;		  /* [a] where it runs or last ran */
+	int32_t pin_cpu;	  /* [o] the only CPU it may run on, or -1 */
 	bool on_cpu;		  /* [a] its registers are live on a CPU, not saved */
 	bool killed;		  /* [a] exit at the next return to user mode */
 	uint8_t wake_reason;	  /* [a] WAKE_* */
@@ -47,6 +49,7 @@ struct thread {
 	struct waitq join_wait;	  /* woken when it exits */
 	uint64_t cpu_ns;	  /* [o] time it has run, updated at each switch */
 	uint64_t run_start_ns;	  /* [o] when it last got a CPU */
+	struct ipc_state ipc;	  /* its part in IPC (ipc.h) */
 };
 
 /* The thread running on this CPU. */

@@ -9,7 +9,7 @@
 #include "proc/process.h"
 #include "syscall/syscall.h"
 
-int64_t sys_cap_copy(const struct trap_frame *f)
+int64_t sys_cap_copy(struct trap_frame *f)
 {
 	struct cspace *cs = &process_current()->caps;
 	struct cap c;
@@ -24,12 +24,12 @@ int64_t sys_cap_copy(const struct trap_frame *f)
 	return slot;
 }
 
-int64_t sys_cap_delete(const struct trap_frame *f)
+int64_t sys_cap_delete(struct trap_frame *f)
 {
 	return cspace_delete(&process_current()->caps, (uint32_t)SYSARG0(f));
 }
 
-int64_t sys_cap_identify(const struct trap_frame *f)
+int64_t sys_cap_identify(struct trap_frame *f)
 {
 	struct cap c;
 	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_NONE, 0, &c);
@@ -42,6 +42,8 @@ int64_t sys_cap_identify(const struct trap_frame *f)
 		info.size = (uint64_t)((struct memobj *)c.obj)->npages * PAGE_SIZE;
 	} else if (c.kind == CAP_KIND_PROCESS) {
 		info.size = ((struct process *)c.obj)->pid;
+	} else if (c.kind == CAP_KIND_ENDPOINT) {
+		info.size = c.badge;
 	}
 	cap_put(&c);
 	return copy_to_user(SYSARG1(f), &info, sizeof(info));

@@ -7,7 +7,7 @@
 #include "proc/process.h"
 #include "syscall/syscall.h"
 
-static int check(const struct trap_frame *f, uint32_t right)
+static int check(struct trap_frame *f, uint32_t right)
 {
 	struct cap c;
 	int err =
@@ -19,14 +19,14 @@ static int check(const struct trap_frame *f, uint32_t right)
 	return err;
 }
 
-int64_t sys_console_write(const struct trap_frame *f)
+int64_t sys_console_write(struct trap_frame *f)
 {
 	int err = check(f, CAP_RIGHT_WRITE);
 
 	return err ? err : console_write_user(SYSARG1(f), SYSARG2(f));
 }
 
-int64_t sys_console_read(const struct trap_frame *f)
+int64_t sys_console_read(struct trap_frame *f)
 {
 	int err = check(f, CAP_RIGHT_READ);
 

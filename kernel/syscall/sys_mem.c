@@ -25,7 +25,7 @@ static int64_t address_or_error(int err, uint64_t addr)
 	return err ? err : (int64_t)addr;
 }
 
-int64_t sys_mem_map_anon(const struct trap_frame *f)
+int64_t sys_mem_map_anon(struct trap_frame *f)
 {
 	uint64_t addr = 0;
 	int err = uvm_map_anon(current_vm(), SYSARG0(f), SYSARG1(f), (uint32_t)SYSARG2(f), &addr);
@@ -33,17 +33,17 @@ int64_t sys_mem_map_anon(const struct trap_frame *f)
 	return address_or_error(err, addr);
 }
 
-int64_t sys_mem_unmap(const struct trap_frame *f)
+int64_t sys_mem_unmap(struct trap_frame *f)
 {
 	return uvm_unmap(current_vm(), SYSARG0(f), SYSARG1(f));
 }
 
-int64_t sys_mem_protect(const struct trap_frame *f)
+int64_t sys_mem_protect(struct trap_frame *f)
 {
 	return uvm_protect(current_vm(), SYSARG0(f), SYSARG1(f), (uint32_t)SYSARG2(f));
 }
 
-int64_t sys_mem_cow_copy(const struct trap_frame *f)
+int64_t sys_mem_cow_copy(struct trap_frame *f)
 {
 	uint64_t addr = 0;
 	int err = uvm_cow_copy(current_vm(), SYSARG0(f), SYSARG1(f), &addr);
@@ -58,7 +58,7 @@ static uint32_t max_prot_of(uint32_t rights)
 	       (rights & CAP_RIGHT_WRITE ? PROT_WRITE : 0);
 }
 
-int64_t sys_mem_map_frame(const struct trap_frame *f)
+int64_t sys_mem_map_frame(struct trap_frame *f)
 {
 	struct process *p = process_current();
 	uint32_t prot = (uint32_t)SYSARG2(f);
@@ -77,7 +77,7 @@ int64_t sys_mem_map_frame(const struct trap_frame *f)
 	return address_or_error(err, addr);
 }
 
-int64_t sys_frame_create(const struct trap_frame *f)
+int64_t sys_frame_create(struct trap_frame *f)
 {
 	struct memobj *m;
 	uint64_t size = SYSARG0(f);
@@ -98,7 +98,7 @@ int64_t sys_frame_create(const struct trap_frame *f)
 }
 
 /* Copies between a frame object and user memory, a chunk at a time. */
-static int64_t frame_copy(const struct trap_frame *f, bool to_frame)
+static int64_t frame_copy(struct trap_frame *f, bool to_frame)
 {
 	uint64_t offset = SYSARG1(f);
 	uint64_t ubuf = SYSARG2(f);
@@ -142,12 +142,12 @@ static int64_t frame_copy(const struct trap_frame *f, bool to_frame)
 	return err;
 }
 
-int64_t sys_frame_read(const struct trap_frame *f)
+int64_t sys_frame_read(struct trap_frame *f)
 {
 	return frame_copy(f, false);
 }
 
-int64_t sys_frame_write(const struct trap_frame *f)
+int64_t sys_frame_write(struct trap_frame *f)
 {
 	return frame_copy(f, true);
 }

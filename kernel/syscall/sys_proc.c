@@ -16,19 +16,19 @@
 #include "sched/thread.h"
 #include "syscall/syscall.h"
 
-int64_t sys_exit(const struct trap_frame *f)
+int64_t sys_exit(struct trap_frame *f)
 {
 	process_exit(process_current(), (int64_t)SYSARG0(f));
 	return 0; /* the thread exits on its way back to user mode */
 }
 
-int64_t sys_getpid(const struct trap_frame *f)
+int64_t sys_getpid(struct trap_frame *f)
 {
 	(void)f;
 	return process_current()->pid;
 }
 
-int64_t sys_spawn(const struct trap_frame *f)
+int64_t sys_spawn(struct trap_frame *f)
 {
 	struct spawn_args args;
 	struct spawn_request *req = kzalloc(sizeof(*req));
@@ -48,7 +48,7 @@ int64_t sys_spawn(const struct trap_frame *f)
 	return result;
 }
 
-int64_t sys_wait(const struct trap_frame *f)
+int64_t sys_wait(struct trap_frame *f)
 {
 	struct cap c;
 	int64_t status = 0;
@@ -66,7 +66,7 @@ int64_t sys_wait(const struct trap_frame *f)
 	return err;
 }
 
-int64_t sys_kill(const struct trap_frame *f)
+int64_t sys_kill(struct trap_frame *f)
 {
 	struct cap c;
 	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_PROCESS,
@@ -80,7 +80,7 @@ int64_t sys_kill(const struct trap_frame *f)
 	return 0;
 }
 
-int64_t sys_thread_create(const struct trap_frame *f)
+int64_t sys_thread_create(struct trap_frame *f)
 {
 	uint64_t entry = SYSARG0(f);
 	uint64_t stack_top = SYSARG1(f);
@@ -92,12 +92,12 @@ int64_t sys_thread_create(const struct trap_frame *f)
 	return t ? (int64_t)t->tid : -ENOMEM;
 }
 
-int64_t sys_thread_exit(const struct trap_frame *f)
+int64_t sys_thread_exit(struct trap_frame *f)
 {
 	thread_exit((int64_t)SYSARG0(f));
 }
 
-int64_t sys_thread_join(const struct trap_frame *f)
+int64_t sys_thread_join(struct trap_frame *f)
 {
 	int64_t status;
 	int err = process_join_thread(process_current(), (uint32_t)SYSARG0(f), &status);

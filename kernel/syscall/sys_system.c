@@ -8,6 +8,8 @@
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/timer.h"
 #include "cap/cspace.h"
+#include "init/boot_info.h"
+#include "proc/loader.h"
 #include "mm/heap.h"
 #include "mm/pmm.h"
 #include "mm/usercopy.h"
@@ -18,25 +20,25 @@
 
 #define THREAD_LIST_MAX 256
 
-int64_t sys_yield(const struct trap_frame *f)
+int64_t sys_yield(struct trap_frame *f)
 {
 	(void)f;
 	schedule();
 	return 0;
 }
 
-int64_t sys_clock_ns(const struct trap_frame *f)
+int64_t sys_clock_ns(struct trap_frame *f)
 {
 	(void)f;
 	return (int64_t)timer_now_ns();
 }
 
-int64_t sys_sleep_ns(const struct trap_frame *f)
+int64_t sys_sleep_ns(struct trap_frame *f)
 {
 	return sched_sleep(SYSARG0(f));
 }
 
-int64_t sys_sys_info(const struct trap_frame *f)
+int64_t sys_sys_info(struct trap_frame *f)
 {
 	struct sys_info info = {0};
 	uint64_t now = timer_now_ns();
@@ -61,7 +63,7 @@ int64_t sys_sys_info(const struct trap_frame *f)
 	return copy_to_user(SYSARG0(f), &info, sizeof(info));
 }
 
-int64_t sys_thread_list(const struct trap_frame *f)
+int64_t sys_thread_list(struct trap_frame *f)
 {
 	uint64_t max = SYSARG1(f);
 
@@ -78,7 +80,17 @@ int64_t sys_thread_list(const struct trap_frame *f)
 	return err ? err : (int64_t)n;
 }
 
-int64_t sys_poweroff(const struct trap_frame *f)
+int64_t sys_program_list(struct trap_frame *f)
+{
+	struct program_info list[BOOT_MODULES_MAX];
+	uint64_t max = SYSARG1(f) < BOOT_MODULES_MAX ? SYSARG1(f) : BOOT_MODULES_MAX;
+	uint32_t n = loader_list(list, (uint32_t)max);
+	int err = copy_to_user(SYSARG0(f), list, n * sizeof(list[0]));
+
+	return err ? err : (int64_t)n;
+}
+
+int64_t sys_poweroff(struct trap_frame *f)
 {
 	struct cap c;
 	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_CONSOLE,

@@ -18,7 +18,7 @@
 #define SYSARG4(f) ((f)->r8)
 #define SYSARG5(f) ((f)->r9)
 
-#define SYSCALL(nr, name, nargs) int64_t sys_##name(const struct trap_frame *f);
+#define SYSCALL(nr, name, nargs) int64_t sys_##name(struct trap_frame *f);
 #include "abi/syscalls.def"
 #undef SYSCALL
 

@@ -7,7 +7,7 @@
 #include "sched/sched.h"
 #include "syscall/syscall.h"
 
-typedef int64_t (*syscall_fn)(const struct trap_frame *f);
+typedef int64_t (*syscall_fn)(struct trap_frame *f);
 
 static const syscall_fn table[SYS_COUNT] = {
 #define SYSCALL(nr, name, nargs) [nr] = sys_##name,

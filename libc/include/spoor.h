@@ -21,6 +21,7 @@
 
 #include "abi/cap.h"
 #include "abi/errno.h"
+#include "abi/ipc.h"
 #include "abi/mem.h"
 #include "abi/proc.h"
 #include "abi/syscall.h"
@@ -236,6 +237,111 @@ static inline long sys_getpid(void)
 {
 	return __syscall0(getpid);
 }
+
+/* A new unbadged endpoint with every right; returns its slot. */
+static inline long sys_endpoint_create(void)
+{
+	return __syscall0(endpoint_create);
+}
+
+/* A badged copy of an unbadged endpoint, keeping only rights; returns its slot. */
+static inline long sys_endpoint_mint(int slot, uint64_t badge, uint32_t rights)
+{
+	return __syscall3(endpoint_mint, slot, badge, rights);
+}
+
+/* Fills up to max records about the boot programs; returns how many. */
+static inline long sys_program_list(struct program_info *out, size_t max)
+{
+	return __syscall2(program_list, out, max);
+}
+
+/* Pins the calling thread to cpu, or lets it run anywhere again with -1. */
+static inline long sys_thread_set_cpu(int cpu)
+{
+	return __syscall1(thread_set_cpu, cpu);
+}
+
+/*
+ * An IPC message in registers (abi/ipc.h): on the way in, info and the
+ * words to send; on success, the message received (and its badge).
+ */
+struct ipc_regs {
+	uint64_t info;
+	uint64_t badge;
+	uint64_t words[IPC_WORDS];
+};
+
+static inline long __ipc(long nr, long slot, struct ipc_regs *m, struct ipc_extra *x)
+{
+	register uint64_t r10 __asm__("r10") = m->words[0];
+	register uint64_t r8 __asm__("r8") = m->words[1];
+	register uint64_t r9 __asm__("r9") = m->words[2];
+	register uint64_t r12 __asm__("r12") = m->words[3];
+	register uint64_t r13 __asm__("r13") = m->words[4];
+	register uint64_t r14 __asm__("r14") = m->words[5];
+	register uint64_t r15 __asm__("r15") = m->words[6];
+	register uint64_t rbx __asm__("rbx") = m->words[7];
+	uint64_t rdi = (uint64_t)slot;
+	uint64_t rsi = m->info;
+	long ret = nr;
+
+	__asm__ volatile("syscall"
+			 : "+a"(ret), "+D"(rdi), "+S"(rsi), "+r"(r10), "+r"(r8), "+r"(r9),
+			   "+r"(r12), "+r"(r13), "+r"(r14), "+r"(r15), "+r"(rbx)
+			 : "d"(x)
+			 : "rcx", "r11", "memory");
+	if (ret == 0) {
+		m->info = rsi;
+		m->badge = rdi;
+		m->words[0] = r10;
+		m->words[1] = r8;
+		m->words[2] = r9;
+		m->words[3] = r12;
+		m->words[4] = r13;
+		m->words[5] = r14;
+		m->words[6] = r15;
+		m->words[7] = rbx;
+	}
+	return ret;
+}
+
+#define __IPC(name, slot, m, x)                                                                    \
+	({                                                                                         \
+		_Static_assert(SYS_NARGS_##name == 3, #name " takes slot, info and extra");        \
+		__ipc(SYS_##name, (slot), (m), (x));                                               \
+	})
+
+/* Calls the endpoint in slot and waits for the reply, which replaces *m. x may be NULL. */
+static inline long sys_ipc_call(int slot, struct ipc_regs *m, struct ipc_extra *x)
+{
+	return __IPC(ipc_call, slot, m, x);
+}
+
+/* Waits for a message on the endpoint in slot; it lands in *m. */
+static inline long sys_ipc_recv(int slot, struct ipc_regs *m, struct ipc_extra *x)
+{
+	m->info = 0;
+	return __IPC(ipc_recv, slot, m, x);
+}
+
+/* Replies to the caller of the last message received. */
+static inline long sys_ipc_reply(struct ipc_regs *m, struct ipc_extra *x)
+{
+	return __IPC(ipc_reply, 0, m, x);
+}
+
+/* Replies, then waits for the next message on slot, which replaces *m. */
+static inline long sys_ipc_reply_recv(int slot, struct ipc_regs *m, struct ipc_extra *x)
+{
+	return __IPC(ipc_reply_recv, slot, m, x);
+}
+
+/*
+ * Asks init's name service for the server called name; returns the slot of
+ * a capability to call it, -ENOENT if there is none, or another -E*.
+ */
+long lookup(const char *name);
 
 /* Every call in syscalls.def has its wrapper above: a missing one fails to compile here. */
 #define SYSCALL(nr, name, nargs) _Static_assert(sizeof(&sys_##name) != 0, #name);

@@ -118,6 +118,9 @@ static void cmd_kill(int argc, char **argv)
 	}
 	int err = jobs_kill((uint32_t)pid);
 	if (err == -ENOENT) {
+		err = services_kill((uint32_t)pid);
+	}
+	if (err == -ENOENT) {
 		printf("kill: no job with pid %lu\n", pid);
 	} else if (err) {
 		printf("kill: %s\n", strerror(-err));

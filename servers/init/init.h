@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "abi/cap.h"
+
 #define INIT_PROMPT "init> "
 #define LINE_MAX    256
 #define ARGS_MAX    16
@@ -43,5 +45,30 @@ void jobs_reap(void);
 
 /* Kills the job with that pid; -ENOENT if init has none. */
 int jobs_kill(uint32_t pid);
+
+/* The capabilities every program init starts gets: console, name service. */
+#define CHILD_CONSOLE_RIGHTS (CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
+#define CHILD_NAMING_RIGHTS  (CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
+
+/* The slot of init's name service endpoint (set up by services_init). */
+extern int naming_slot;
+
+/*
+ * Services: the server programs of the boot image, started by
+ * services_init(), restarted when they exit, named through the name
+ * service that the keeper thread answers.
+ */
+int services_init(void);
+
+/* Kills the server with that pid (init restarts it); -ENOENT if none. */
+int services_kill(uint32_t pid);
+
+/* A lock for what the shell and the keeper thread share. */
+struct init_lock {
+	int held;
+};
+
+void init_lock(struct init_lock *l);
+void init_unlock(struct init_lock *l);
 
 #endif

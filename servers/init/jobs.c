@@ -10,9 +10,8 @@
 
 #include "init.h"
 
-#define MAX_JOBS       32
-#define POLL_NS	       20000000ull
-#define CONSOLE_RIGHTS (CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
+#define MAX_JOBS 32
+#define POLL_NS	 20000000ull
 
 static struct job jobs[MAX_JOBS];
 
@@ -39,12 +38,16 @@ int jobs_start(const char *prog, int argc, char **argv, bool background, struct 
 		len += n;
 	}
 	struct spawn_cap caps[] = {
-	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CONSOLE_RIGHTS}};
+	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CHILD_CONSOLE_RIGHTS},
+	    {.src = (uint32_t)naming_slot,
+	     .dst = CAP_SLOT_NAMESERVER,
+	     .rights = CHILD_NAMING_RIGHTS},
+	};
 	struct spawn_args sa = {
 	    .name = (uint64_t)(uintptr_t)prog,
 	    .args = (uint64_t)(uintptr_t)args,
 	    .args_len = (uint32_t)len,
-	    .ncaps = 1,
+	    .ncaps = sizeof(caps) / sizeof(caps[0]),
 	    .caps = (uint64_t)(uintptr_t)caps,
 	};
 	long slot = sys_spawn(&sa);

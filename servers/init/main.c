@@ -1,8 +1,9 @@
 /*
  * init: started by the kernel with the console (every right) in its
- * console slot. Runs the shell until halt.
+ * console slot. Starts the servers, then runs the shell until halt.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "init.h"
 
@@ -10,6 +11,10 @@ int main(void)
 {
 	char line[LINE_MAX];
 
+	int err = services_init();
+	if (err) {
+		printf("init: cannot start the servers: %s\n", strerror(-err));
+	}
 	printf("init: shell on the console (type help)\n");
 	for (;;) {
 		jobs_reap();

@@ -78,19 +78,20 @@ class Spoor:
 
 
 class IsoCache:
-    """One ISO per kernel command line, built once per test session."""
+    """One ISO per kernel command line and extra modules, built once per test session."""
 
     def __init__(self, directory):
         self.directory = Path(directory)
         self.isos = {}
 
-    def get(self, cmdline):
-        if cmdline not in self.isos:
+    def get(self, cmdline, modules=()):
+        key = (cmdline, tuple(modules))
+        if key not in self.isos:
             iso = self.directory / f"spoor-{len(self.isos)}.iso"
-            subprocess.run([str(ROOT / "tools" / "mkiso"), str(iso), str(KERNEL), cmdline],
-                           check=True)
-            self.isos[cmdline] = iso
-        return self.isos[cmdline]
+            subprocess.run([str(ROOT / "tools" / "mkiso"), str(iso), str(KERNEL), cmdline,
+                            *modules], check=True)
+            self.isos[key] = iso
+        return self.isos[key]
 
 
 @pytest.fixture(scope="session")
@@ -104,14 +105,18 @@ def iso_cache():
 
 @pytest.fixture
 def boot(request, iso_cache):
-    """Factory: boot(smp=4, mem="256M", cmdline="", wait_prompt=True) -> Spoor."""
+    """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True) -> Spoor.
+
+    modules are extra module2 lines ("NAME [ATTRIBUTES]") for programs of
+    build/bin that the standard grub.cfg does not load.
+    """
     children = []
     LOGS.mkdir(parents=True, exist_ok=True)
     log_name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
     log = open(LOGS / f"{log_name}.log", "w", encoding="utf-8", errors="replace")
 
-    def start(smp=4, mem="256M", cmdline="", wait_prompt=True):
-        iso = iso_cache.get(cmdline)
+    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True):
+        iso = iso_cache.get(cmdline, modules)
         args = ["-smp", str(smp), "-m", mem, "-cdrom", str(iso), "-serial", "mon:stdio",
                 "-display", "none", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]

@@ -67,11 +67,15 @@ void apic_eoi(void)
 
 static void send(uint32_t dest, uint32_t command)
 {
+	/* An interrupt between the two writes could send an IPI of its own. */
+	uint64_t flags = irq_save();
+
 	wr(LAPIC_ICR_HIGH, dest << 24);
 	wr(LAPIC_ICR_LOW, command);
 	while (rd(LAPIC_ICR_LOW) & ICR_PENDING) {
 		cpu_relax();
 	}
+	irq_restore(flags);
 }
 
 void apic_send_ipi(uint32_t apic_id, uint8_t vector)

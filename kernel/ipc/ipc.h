@@ -1,0 +1,79 @@
+/*
+ * ipc: synchronous endpoints (the contract is abi/ipc.h).
+ *
+ * All IPC state — endpoint queues and the reply links between a caller and
+ * the server holding its reply — is guarded by one spinlock, ipc_lock
+ * (ipc.c), taken before any scheduler lock. A message is staged in the
+ * sending thread's struct ipc_msg and copied into the receiver's; each
+ * thread moves user memory in and out only in its own context.
+ *
+ * Lock legend for the fields below: [ipc] ipc_lock, [o] the thread itself.
+ */
+#ifndef SPOOR_IPC_IPC_H
+#define SPOOR_IPC_IPC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/ipc.h"
+#include "cap/cspace.h"
+#include "lib/list.h"
+
+struct thread;
+struct endpoint;
+
+struct ipc_msg {
+	uint64_t info;
+	uint64_t words[IPC_WORDS];
+	uint64_t badge; /* of the capability the caller used */
+	uint32_t len;	/* bytes in buf */
+	uint8_t *buf;	/* [o] IPC_BUF_MAX bytes, allocated on first use */
+	bool has_cap;
+	struct cap cap; /* a counted reference while in transit */
+};
+
+#define IPC_IDLE	0
+#define IPC_SENDING	1 /* queued on an endpoint with a message */
+#define IPC_RECEIVING	2 /* queued on an endpoint, waiting for one */
+#define IPC_AWAIT_REPLY 3 /* message taken; a server holds our reply */
+#define IPC_DONE	4 /* the partner finished our operation: see result */
+
+struct ipc_state {
+	uint32_t phase;		 /* [ipc] IPC_* */
+	int result;		 /* [ipc] outcome, once IPC_DONE */
+	uint32_t recv_max;	 /* [ipc] room for a buffer, while waiting to receive */
+	struct endpoint *ep;	 /* [ipc] endpoint queued on */
+	struct list node;	 /* [ipc] in ep's send or receive queue */
+	struct thread *reply_to; /* [ipc] server side: the caller owed a reply */
+	struct thread *replier;	 /* [ipc] client side: the server holding our reply */
+	struct ipc_msg msg;	 /* [ipc] the message to send, then the one received */
+};
+
+void ipc_thread_init(struct thread *t);
+/* Breaks t's reply links and drops what it holds; at thread exit. */
+void ipc_thread_exit(struct thread *t);
+/* Frees t's message buffer. */
+void ipc_thread_free(struct thread *t);
+
+/*
+ * The operations, on the current thread. The message to send is in
+ * thread_current()->ipc.msg (its buffer and capability already taken in
+ * from user space), and the message received replaces it. recv_max is the
+ * room for a received buffer; deadline_ns 0 means none; fast allows the
+ * direct switch of the fast path. Results: 0 or -E* as abi/ipc.h says.
+ */
+int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t deadline_ns,
+	     bool fast);
+int ipc_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns);
+int ipc_reply(void);
+int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns, bool fast);
+
+/* A page for the thread's message buffer, if it has none. 0 or -ENOMEM. */
+int ipc_buffer_ensure(struct thread *t);
+
+/* Endpoint objects; references are taken per capability (cspace.c). */
+int endpoint_create(struct endpoint **out);
+void endpoint_get(struct endpoint *ep, uint32_t rights);
+void endpoint_put(struct endpoint *ep, uint32_t rights);
+
+#endif

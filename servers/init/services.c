@@ -1,0 +1,203 @@
+/*
+ * services: init as keeper and name service.
+ *
+ * Every program the boot image marks "server" gets an endpoint made by
+ * init: the server receives on it (CAP_SLOT_SERVICE), init keeps a copy
+ * with every right. Because init's copy can receive, the endpoint outlives
+ * a crash of its server: calls that were queued wait for the restarted
+ * one. A server that exits is restarted at once, unless it keeps dying
+ * within FAST_CRASH_NS of starting: after FAST_CRASH_LIMIT such crashes in
+ * a row init gives up on it, with one line saying so.
+ *
+ * One keeper thread does both jobs: it answers lookups on the name
+ * service endpoint, and between messages (the receive times out) it looks
+ * for servers that have exited.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "abi/naming.h"
+#include "init.h"
+
+#define MAX_SERVICES	 16
+#define FAST_CRASH_NS	 2000000000ull
+#define FAST_CRASH_LIMIT 3
+#define KEEPER_POLL_NS	 100000000ull
+#define SERVICE_RIGHTS	 (CAP_RIGHT_READ | CAP_RIGHT_GRANT)
+#define CLIENT_RIGHTS	 (CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
+
+struct service {
+	char name[PROC_NAME_MAX];
+	int endpoint; /* init's copy, every right */
+	int process;  /* process capability, 0 when not running */
+	uint32_t pid;
+	uint64_t started_ns;
+	int fast_crashes; /* in a row */
+};
+
+int naming_slot;
+static struct service services[MAX_SERVICES]; /* [lock] */
+static int nservices;			      /* [lock] */
+static struct init_lock lock;
+
+void init_lock(struct init_lock *l)
+{
+	while (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE)) {
+		sys_yield();
+	}
+}
+
+void init_unlock(struct init_lock *l)
+{
+	__atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
+}
+
+static int start(struct service *s)
+{
+	struct spawn_cap caps[] = {
+	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CHILD_CONSOLE_RIGHTS},
+	    {.src = (uint32_t)naming_slot,
+	     .dst = CAP_SLOT_NAMESERVER,
+	     .rights = CHILD_NAMING_RIGHTS},
+	    {.src = (uint32_t)s->endpoint, .dst = CAP_SLOT_SERVICE, .rights = SERVICE_RIGHTS},
+	};
+	struct spawn_args args = {
+	    .name = (uint64_t)(uintptr_t)s->name,
+	    .ncaps = sizeof(caps) / sizeof(caps[0]),
+	    .caps = (uint64_t)(uintptr_t)caps,
+	};
+	struct cap_info info;
+	long slot = sys_spawn(&args);
+
+	if (slot < 0) {
+		printf("init: cannot start %s: %s\n", s->name, strerror((int)-slot));
+		return (int)slot;
+	}
+	sys_cap_identify((int)slot, &info);
+	s->process = (int)slot;
+	s->pid = (uint32_t)info.size;
+	s->started_ns = (uint64_t)sys_clock_ns();
+	return 0;
+}
+
+/* A server exited: say so, then restart it or give up. Lock held. */
+static void exited(struct service *s, int64_t status)
+{
+	bool fast = (uint64_t)sys_clock_ns() - s->started_ns < FAST_CRASH_NS;
+
+	sys_cap_delete(s->process);
+	s->process = 0;
+	s->fast_crashes = fast ? s->fast_crashes + 1 : 0;
+	if (s->fast_crashes >= FAST_CRASH_LIMIT) {
+		printf("init: %s exited (status %lld) %d times within %llu s of starting; "
+		       "not restarting it\n",
+		       s->name, (long long)status, s->fast_crashes,
+		       (unsigned long long)(FAST_CRASH_NS / 1000000000));
+		return;
+	}
+	printf("init: %s exited (status %lld), restarting\n", s->name, (long long)status);
+	start(s);
+}
+
+static void check_exits(void)
+{
+	init_lock(&lock);
+	for (int i = 0; i < nservices; i++) {
+		int64_t status;
+		if (services[i].process && !sys_wait(services[i].process, &status, 0)) {
+			exited(&services[i], status);
+		}
+	}
+	init_unlock(&lock);
+}
+
+/* Answers one lookup: the reply carries a call-only copy of the endpoint. */
+static void answer(const struct ipc_regs *req, const struct ipc_extra *got, const char *name)
+{
+	struct ipc_regs reply = {.info = IPC_INFO(0, 1)};
+	struct ipc_extra x = {.timeout_ns = 0, .send_cap = IPC_NO_CAP};
+
+	reply.words[0] = (uint64_t)-ENOENT;
+	if (IPC_INFO_LABEL(req->info) != NAMING_LOOKUP || !got->recv_len) {
+		reply.words[0] = (uint64_t)-EINVAL;
+	}
+	init_lock(&lock);
+	for (int i = 0; i < nservices && IPC_INFO_LABEL(req->info) == NAMING_LOOKUP; i++) {
+		if (!strcmp(services[i].name, name)) {
+			x.send_cap = (uint32_t)services[i].endpoint;
+			x.send_cap_rights = CLIENT_RIGHTS;
+			reply.words[0] = 0;
+		}
+	}
+	init_unlock(&lock);
+	sys_ipc_reply(&reply, &x);
+}
+
+static int keeper(void *arg)
+{
+	char name[NAMING_NAME_MAX + 1];
+
+	(void)arg;
+	for (;;) {
+		struct ipc_regs m = {0};
+		struct ipc_extra x = {
+		    .timeout_ns = KEEPER_POLL_NS,
+		    .send_cap = IPC_NO_CAP,
+		    .recv_buf = (uint64_t)(uintptr_t)name,
+		    .recv_max = NAMING_NAME_MAX,
+		};
+		if (!sys_ipc_recv(naming_slot, &m, &x)) {
+			name[x.recv_len] = '\0';
+			answer(&m, &x, name);
+			if (x.recv_cap != IPC_NO_CAP) {
+				sys_cap_delete((int)x.recv_cap); /* lookups carry none */
+			}
+		}
+		check_exits();
+	}
+	return 0;
+}
+
+int services_init(void)
+{
+	struct program_info programs[32];
+	long n = sys_program_list(programs, 32);
+	long slot = sys_endpoint_create();
+
+	if (n < 0 || slot < 0) {
+		return (int)(n < 0 ? n : slot);
+	}
+	naming_slot = (int)slot;
+	for (long i = 0; i < n && nservices < MAX_SERVICES; i++) {
+		if (!(programs[i].flags & PROGRAM_SERVER)) {
+			continue;
+		}
+		struct service *s = &services[nservices];
+		long ep = sys_endpoint_create();
+		if (ep < 0) {
+			return (int)ep;
+		}
+		memcpy(s->name, programs[i].name, sizeof(s->name));
+		s->endpoint = (int)ep;
+		nservices++;
+		start(s);
+	}
+	int tid = thread_spawn(keeper, NULL, 0);
+	return tid < 0 ? tid : 0;
+}
+
+int services_kill(uint32_t pid)
+{
+	int err = -ENOENT;
+
+	init_lock(&lock);
+	for (int i = 0; i < nservices; i++) {
+		if (services[i].process && services[i].pid == pid) {
+			err = (int)sys_kill(services[i].process);
+		}
+	}
+	init_unlock(&lock);
+	return err;
+}
