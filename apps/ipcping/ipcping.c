@@ -46,7 +46,7 @@ static int server(void *arg)
 {
 	const struct pair *p = arg;
 	uint8_t buf[PAYLOAD] = {0};
-	struct ipc_extra x;
+	struct ipc_extra x = {0};
 	struct ipc_extra *xp = p->slow ? &x : NULL;
 	struct ipc_regs m = {0};
 
@@ -68,7 +68,7 @@ static uint64_t measure(int server_cpu, bool slow, int rounds)
 	struct pair p = {
 	    .endpoint = (int)sys_endpoint_create(), .server_cpu = server_cpu, .slow = slow};
 	uint8_t buf[PAYLOAD] = {0};
-	struct ipc_extra x;
+	struct ipc_extra x = {0};
 	struct ipc_regs m = {0};
 	uint64_t start = 0;
 
