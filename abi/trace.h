@@ -1,0 +1,465 @@
+/*
+ * Tracing as the kernel lays it out and every reader sees it: the trace
+ * area's regions, the header, the 64-byte ring entries, the aux buffer's
+ * records, categories, contexts, modes and event kinds, and the protocols
+ * below. A reader written only from this file must work; common/trace_*.c
+ * is one implementation, shared by the kernel, libc and the host tests.
+ * Everything is little-endian (x86_64).
+ *
+ * THE TRACE AREA. Four regions, each starting page aligned; offsets are
+ * from the start of the area, as the header records them (rings of 64
+ * entries or more are whole pages, so then every CPU's ring is aligned):
+ *
+ *   0              header      struct ttrace_header, header_bytes long.
+ *   reader_offset  reader page struct ttrace_reader: the only memory a
+ *                              reader writes (its drop-mode tails).
+ *   ring_offset    rings       num_cpus rings, ring_bytes each: CPU c's
+ *                              ring starts at ring_offset + c * ring_bytes
+ *                              and holds ring_entries 64-byte slots.
+ *   aux_offset     aux         aux_durable_size bytes of durable records,
+ *                              then aux_ring_size bytes of the aux ring.
+ *
+ * A reader maps the header, rings and aux read-only. The reader page is a
+ * separate page so that it alone can be mapped writable, and only by the
+ * single privileged reader (traced): the kernel hands it out with the
+ * trace-control capability, because a reader's tail decides what the
+ * writers drop. A reader without it reads all the same; in drop mode the
+ * writers then stop storing once the ring is full (see DROP MODE).
+ *
+ * Field legend: [I] set before the area is handed out, then immutable;
+ * [W] the owning CPU's ring writer, atomically; [C] the control path (mask,
+ * mode, clear), one at a time under the kernel's trace-control lock; [A]
+ * the aux writer, under the kernel's aux lock; [R] the reader, in the
+ * reader page. [I] fields may be read plainly; every other field is read
+ * with atomic loads by everyone but its writer.
+ *
+ * VERSIONS. A reader refuses a header whose magic is not TTRACE_MAGIC or
+ * whose version_major differs from its own, and one whose version_minor is
+ * older than its own (fields it knows would be missing). A newer minor only
+ * appends fields (header_size grows) and is accepted. shared_layout is the
+ * format of ring entries and aux records, cpu_layout that of struct
+ * ttrace_cpu and the rings; a reader refuses a layout it does not know.
+ *
+ * ENTRIES. A slot is 64 bytes: either a head entry (struct ttrace_entry) or
+ * a continuation (struct ttrace_cont), told apart by bit 0 of ts. An event
+ * is a head entry followed by 0..TTRACE_CONT_MAX continuations in the next
+ * indices (wrapping the ring end like any index); the head entry's ctx
+ * says how many. Data words run head.data[0..4], then each continuation's
+ * data[0..6]: an event carries up to TTRACE_EVENT_WORDS_MAX words, and
+ * unused words are zero. A continuation has no seq or kind of its own: it
+ * belongs to the head entry exactly ncont or fewer indices before it, and
+ * carries that entry's ts with bit 0 set, so a reader checks it by its
+ * index and its ts. ts bit 63 is always clear, so the only all-ones ts is
+ * TTRACE_TS_WRITING: a slot being written, or never written.
+ *
+ * Index i of CPU c's ring (0, 1, 2, ... for ever) lives in slot
+ * i & (ring_entries - 1); a head entry's seq is the low 32 bits of i, which
+ * tells a reader whether a slot holds the lap it expects.
+ *
+ * WRITING AN EVENT (the kernel, on the ring's own CPU with preemption off;
+ * interrupts may nest other writes inside it).
+ *  W1. Reserve all 1 + ncont indices in one atomic step on cpu[c].head, so
+ *      a nested write gets the indices after them. Overwrite mode: an
+ *      atomic add. Drop mode: load the reader's tail and clear_index with
+ *      acquire (pairing with the release stores of DROP MODE and CLEAR);
+ *      with keep = max(tail, clear_index), at most head: if
+ *      head + n - keep > ring_entries, add n to cpu[c].dropped and stop;
+ *      else compare-and-swap head with release ordering (pairs with the
+ *      acquire loads of head in R1-R5: a reader that sees the reservation
+ *      sees the clear it used).
+ *  W2. In each slot store ts = TTRACE_TS_WRITING, then the other seven
+ *      words, all with release ordering: whoever sees one of them also sees
+ *      the reservation, and the marking before it (pairs with the acquire
+ *      loads of R3/R4).
+ *  W3. Publish: store each continuation's ts, then the head entry's ts,
+ *      with release ordering (pairs with the acquire loads of ts in R3/R4).
+ *      A head entry's ts never equals the ts its slot held before the
+ *      write (bit 1 is flipped if it would: a clock that stood still for a
+ *      lap), so R5 cannot take the old entry's ts for the new one's.
+ *
+ * READING A RING. A reader keeps a cursor: the next index i, and whether
+ * i is known to start an event ("synced": 0, a head value, a clear_index,
+ * or the end of an event it read are; a position it jumped to is not).
+ * With N = ring_entries:
+ *  R1. Load cpu[c].clear_index (acquire: pairs with the release store in
+ *      a clear), then cpu[c].head as H (acquire: pairs with W1). If
+ *      i < clear_index, the entries up to it were cleared: count them as
+ *      cleared, i = clear_index, synced.
+ *  R2. If i >= H, nothing more is written yet. If H - i > N, entries from
+ *      i on are gone: reload clear_index (acquire); if i is below it now,
+ *      a clear let the writer reuse them: go to R1. Otherwise the entries
+ *      up to H - N were overwritten: count them lost, i = H - N, not
+ *      synced.
+ *  R3. Load word 1 of slot i (seq, kind, cpu, ctx) with acquire, then ts
+ *      with acquire.
+ *      - ts == TTRACE_TS_WRITING, or seq != low 32 bits of i: the slot is
+ *        being written or still holds an older lap. Reload head; if now
+ *        H - i > N go to R2 (lapped), else stop and retry later.
+ *      - ts bit 0 set: a continuation. Synced: an older lap, as above.
+ *        Not synced: its head entry was overwritten: count 1 lost, i++.
+ *      A match is not proof yet: word 1 may be an older continuation's
+ *      payload that happens to look like seq i, read just before the
+ *      writer of i began. R5 settles it.
+ *  R4. Copy words 2..7 with acquire loads. For each continuation j of the
+ *      event (ncont from ctx), load its ts with acquire: it must equal the
+ *      head's ts | 1. If not, do R5's check of word 1 and ts first (ncont
+ *      may not be the writer's); if that passes, the continuation was
+ *      reused (the head was published after it, W3) and the event is gone,
+ *      as in R5. Copy its words 1..7 with acquire loads.
+ *  R5. Re-check, each load after the ones before it (acquire): word 1 and
+ *      then ts of slot i must be unchanged, else a writer started on the
+ *      slot since R3 (W2: it changed ts first, and ts never comes back to
+ *      the same value, W3): go to R3. Then reload head as H2. If
+ *      H2 - i > N, a writer reserved one of the event's slots again and may
+ *      have written into the copy (it would have been seen: W2): discard
+ *      the copy; reload clear_index as in R2 and go to R1 if i is below
+ *      it, else count the event's 1 + ncont entries lost and skip them.
+ *      Otherwise the copy is exactly event i: return it; i += 1 + ncont,
+ *      synced.
+ *  A reader never returns a slot it did not validate this way, so never a
+ *  torn or lapped record. An orphan continuation can be misjudged only if
+ *  a write stalls while N further entries are reserved on its CPU; the
+ *  kernel keeps interrupt nesting far below that, and even then the entry
+ *  is counted lost, not returned. In drop mode a streaming reader counts
+ *  nothing lost: only cleared entries at or above its tail are reused.
+ *
+ * DROP MODE. The streaming reader publishes its cursor as
+ * reader->cpu[c].tail with a release store after copying the entries
+ * below it (pairs with the writer's acquire load in W1, so no slot is
+ * reused before its copy is done). Writers then never overwrite an entry
+ * at or above the tail that was not cleared; what does not fit is counted
+ * in dropped. A tail above head is taken as head.
+ *
+ * CLEAR (control path). Snapshot head as h; cleared += h - lo, with
+ * lo = max(h - N if h > N, else 0; the old clear_index); clear_index = h.
+ * Both stores sit inside cpu[c].clear_seq going odd, then even (a
+ * seqlock): clear_seq is stored odd (relaxed), the two fields with
+ * release, clear_seq even with release.
+ *
+ * ACCOUNTING, in entries, for each CPU, from one consistent snapshot: load
+ * clear_seq (acquire), clear_index and cleared (acquire), then head and
+ * dropped, then clear_seq again; retry while it was odd or changed. Then
+ *   emitted     = head + dropped
+ *   lo          = max(head - N if head > N, else 0; clear_index)
+ *   stored      = head - lo          (readable, or being written)
+ *   overwritten = lo - cleared
+ * and emitted = stored + overwritten + dropped + cleared, exactly, at any
+ * moment. In drop mode, entries are overwritten only below the tail, once
+ * the streaming reader has consumed them. A streaming reader's own count
+ * adds up too: received + lost + cleared (as R1-R5 count them) = head.
+ * Its lost may exceed overwritten by the few orphan continuations whose
+ * head entry was overwritten (stored, but not readable as an event).
+ *
+ * THE AUX BUFFER. Records name things events refer to. Positions form one
+ * byte space: the durable part holds positions [0, aux_durable_end), at
+ * aux_offset + p; the ring holds [aux_first, aux_last), all at least
+ * aux_durable_size, position p at aux_offset + aux_durable_size +
+ * ((p - aux_durable_size) & aux_mask). A record is struct ttrace_aux_record
+ * then len string bytes (no NUL), zero padded to 8 bytes; records are
+ * 8-byte aligned and may wrap the ring end. A reference to a record is its
+ * position, which the record repeats in its pos field.
+ *  The durable part is written at boot (syscall and kind names) and never
+ *  overwritten; the ring overwrites its oldest records when full.
+ *  AW1. (aux writer) For a record of size bytes at last: while
+ *       last + size - first > aux_ring_size, move first past the oldest
+ *       record (relaxed store) and count it in aux_evicted.
+ *  AW2. Store the record's words with release ordering: whoever sees one
+ *       also sees the moved first (pairs with the acquire loads of A2/A3).
+ *  AW3. Store aux_last (or aux_durable_end) past it with release (pairs
+ *       with the acquire loads of A1/A2).
+ *  A1. Durable part: load aux_durable_end (acquire); the records below it
+ *      are complete and never change.
+ *  A2. Window: load aux_last (acquire), then aux_first; copy [first, last)
+ *      word by word with acquire loads, then reload aux_first as first2.
+ *      The records in [max(first, first2), last) are intact (first2 is
+ *      always a record start); the rest of the copy is discarded.
+ *  A3. Lookup of a reference r: below aux_durable_size, as A1; in the
+ *      ring, as A2 for the record at r alone, and r < first or r < first2
+ *      means the record was evicted. The record must have TTRACE_AUX_VALID
+ *      set, pos == r and end by aux_durable_end or last; if not, r was
+ *      never a record reference. Never print bytes that failed this.
+ */
+#ifndef SPOOR_ABI_TRACE_H
+#define SPOOR_ABI_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TTRACE_MAGIC	     0x43525454u /* "TTRC" */
+#define TTRACE_VERSION_MAJOR 1
+#define TTRACE_VERSION_MINOR 0
+#define TTRACE_SHARED_LAYOUT 1 /* struct ttrace_entry, ttrace_cont, ttrace_aux_record */
+#define TTRACE_CPU_LAYOUT    1 /* struct ttrace_cpu, ttrace_reader_cpu, the rings */
+
+#define TTRACE_MAX_CPUS		8
+#define TTRACE_PAGE_SIZE	4096 /* every region starts and ends on one */
+#define TTRACE_RING_ENTRIES_MIN 16
+#define TTRACE_AUX_RING_MIN	4096
+
+/* Categories: bit, NAME, name. `trace on mem` sets TTRACE_CAT(MEM). */
+#define TTRACE_CATEGORIES(X)                                                                       \
+	X(0, MEM, mem)	       /* page faults, map, unmap, cow, user copies, frames */             \
+	X(1, SCHED, sched)     /* switch, wakeup, migrate */                                       \
+	X(2, SYSCALL, syscall) /* entry, exit */                                                   \
+	X(3, IPC, ipc)	       /* call, recv, reply, fast and slow path */                         \
+	X(4, IRQ, irq)	       /* interrupt entry and exit, timer */                               \
+	X(5, PROC, proc)       /* spawn, exit, fault */                                            \
+	X(6, USER, user)       /* user-defined events */                                           \
+	X(7, TEST, test)       /* events of test workloads */
+
+enum {
+#define TTRACE_CAT_BIT_(bit, NAME, name) TTRACE_CAT_BIT_##NAME = bit,
+	TTRACE_CATEGORIES(TTRACE_CAT_BIT_)
+#undef TTRACE_CAT_BIT_
+};
+
+#define TTRACE_CAT(NAME)		(1ull << TTRACE_CAT_BIT_##NAME)
+#define TTRACE_CAT_OR_(bit, NAME, name) | (1ull << (bit))
+#define TTRACE_CAT_ALL			(0 TTRACE_CATEGORIES(TTRACE_CAT_OR_))
+
+/* Event kinds: TTRACE_KIND_mem_pf, ... from abi/trace_kinds.def. */
+enum {
+#define TTRACE_KIND(id, name, cat, args) TTRACE_KIND_##name = id,
+#include "trace_kinds.def"
+#undef TTRACE_KIND
+	TTRACE_KIND_LIMIT /* one past the highest id */
+};
+
+/* mem_pf's outcome and mem_copy's dir. */
+#define TTRACE_PF_MAPPED      0 /* demand paging mapped a page */
+#define TTRACE_PF_COW	      1 /* a copy-on-write page was copied */
+#define TTRACE_PF_FIXUP	      2 /* a kernel access to user memory failed: -EFAULT */
+#define TTRACE_PF_KILLED      3 /* a bad user access: the process is killed */
+#define TTRACE_COPY_FROM_USER 0
+#define TTRACE_COPY_TO_USER   1
+
+/* Contexts: the low nibble of an entry's ctx. */
+#define TTRACE_CTX_KERNEL  0 /* a kernel thread, or boot: pid 0 */
+#define TTRACE_CTX_IRQ	   1 /* an interrupt handler; pid, tid: whom it interrupted */
+#define TTRACE_CTX_SYSCALL 2 /* a system call of pid, tid */
+#define TTRACE_CTX_TRAP	   3 /* an exception taken by pid, tid (page fault, ...) */
+#define TTRACE_CTX_USER	   4 /* a user event written by pid, tid */
+
+/* ctx: bits 0-3 the context, bits 4-5 the number of continuations, 6-7 zero. */
+#define TTRACE_CTX_MASK		  0x0fu
+#define TTRACE_CTX_NCONT_SHIFT	  4
+#define TTRACE_CTX_OF(ctx)	  (TTRACE_CTX_MASK & (ctx))
+#define TTRACE_NCONT_OF(ctx)	  (((ctx) >> TTRACE_CTX_NCONT_SHIFT) & 3u)
+#define TTRACE_CTX_MAKE(c, ncont) ((uint8_t)((c) | (ncont) << TTRACE_CTX_NCONT_SHIFT))
+
+/* Modes (header mode). */
+#define TTRACE_MODE_OVERWRITE 0 /* the flight recorder, the default: newest events win */
+#define TTRACE_MODE_DROP      1 /* no overwrite: oldest unread events win, new ones are dropped */
+
+/* ts values. */
+#define TTRACE_TS_WRITING UINT64_MAX		/* being written, or never written */
+#define TTRACE_TS_CONT	  1ull			/* bit 0: a continuation entry */
+#define TTRACE_TS_MASK	  0x7ffffffffffffffeull /* what a head entry keeps of its timestamp */
+
+#define TTRACE_ENTRY_SIZE      64
+#define TTRACE_HEAD_WORDS      5
+#define TTRACE_CONT_WORDS      7
+#define TTRACE_CONT_MAX	       3
+#define TTRACE_EVENT_WORDS_MAX (TTRACE_HEAD_WORDS + TTRACE_CONT_MAX * TTRACE_CONT_WORDS)
+/* Slots an event of nwords data words takes (nwords <= TTRACE_EVENT_WORDS_MAX). */
+#define TTRACE_EVENT_SLOTS(nwords)                                                                 \
+	((nwords) <= TTRACE_HEAD_WORDS                                                             \
+	     ? 1u                                                                                  \
+	     : 1u + (TTRACE_CONT_WORDS - 1 - TTRACE_HEAD_WORDS + (nwords)) / TTRACE_CONT_WORDS)
+
+/* A head entry: one event, or its first part. */
+struct ttrace_entry {
+	uint64_t ts;   /* TSC & TTRACE_TS_MASK; TTRACE_TS_WRITING while written */
+	uint32_t seq;  /* low 32 bits of the entry's per-CPU index */
+	uint16_t kind; /* TTRACE_KIND_* */
+	uint8_t cpu;   /* the ring's CPU */
+	uint8_t ctx;   /* TTRACE_CTX_MAKE(context, continuations) */
+	uint32_t pid;  /* 0: the kernel */
+	uint32_t tid;  /* 0: none (boot, idle) */
+	uint64_t data[TTRACE_HEAD_WORDS];
+};
+
+/*
+ * Continuation j (1..TTRACE_CONT_MAX) of the head entry j indices before it:
+ * that event's data words 5 + 7 * (j - 1) to 11 + 7 * (j - 1).
+ */
+struct ttrace_cont {
+	uint64_t ts; /* the head entry's ts | TTRACE_TS_CONT */
+	uint64_t data[TTRACE_CONT_WORDS];
+};
+
+/* A ring slot. word[] is how it is copied: one atomic load or store per word. */
+union ttrace_slot {
+	struct ttrace_entry e;
+	struct ttrace_cont c;
+	uint64_t word[TTRACE_ENTRY_SIZE / 8];
+};
+
+_Static_assert(sizeof(struct ttrace_entry) == TTRACE_ENTRY_SIZE, "abi");
+_Static_assert(offsetof(struct ttrace_entry, ts) == 0, "abi");
+_Static_assert(offsetof(struct ttrace_entry, seq) == 8, "abi");
+_Static_assert(offsetof(struct ttrace_entry, kind) == 12, "abi");
+_Static_assert(offsetof(struct ttrace_entry, cpu) == 14, "abi");
+_Static_assert(offsetof(struct ttrace_entry, ctx) == 15, "abi");
+_Static_assert(offsetof(struct ttrace_entry, pid) == 16, "abi");
+_Static_assert(offsetof(struct ttrace_entry, tid) == 20, "abi");
+_Static_assert(offsetof(struct ttrace_entry, data) == 24, "abi");
+_Static_assert(sizeof(struct ttrace_cont) == TTRACE_ENTRY_SIZE, "abi");
+_Static_assert(offsetof(struct ttrace_cont, ts) == 0, "abi");
+_Static_assert(offsetof(struct ttrace_cont, data) == 8, "abi");
+_Static_assert(sizeof(union ttrace_slot) == TTRACE_ENTRY_SIZE, "abi");
+_Static_assert(TTRACE_EVENT_SLOTS(TTRACE_EVENT_WORDS_MAX) == 1 + TTRACE_CONT_MAX, "abi");
+
+/* One CPU's counters in the header: one cache line, so CPUs do not share one. */
+struct ttrace_cpu {
+	uint64_t head;	      /* [W] entries ever reserved in the ring */
+	uint64_t dropped;     /* [W] entries the writer dropped (drop mode) */
+	uint64_t clear_index; /* [C] head at the last clear: the entries below are discarded */
+	uint64_t cleared;     /* [C] entries discarded by clears while still stored */
+	uint32_t clear_seq;   /* [C] odd while a clear updates clear_index and cleared */
+	uint32_t reserved0;   /* zero */
+	uint64_t reserved[3]; /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_cpu) == 64, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, head) == 0, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, dropped) == 8, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, clear_index) == 16, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, cleared) == 24, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, clear_seq) == 32, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, reserved0) == 36, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, reserved) == 40, "abi");
+
+struct ttrace_header {
+	/* Identification: at these offsets in every version. */
+	uint32_t magic;		/* [I] TTRACE_MAGIC */
+	uint16_t version_major; /* [I] TTRACE_VERSION_MAJOR */
+	uint16_t version_minor; /* [I] TTRACE_VERSION_MINOR */
+	uint16_t shared_layout; /* [I] TTRACE_SHARED_LAYOUT */
+	uint16_t cpu_layout;	/* [I] TTRACE_CPU_LAYOUT */
+	uint32_t header_size;	/* [I] sizeof(struct ttrace_header) of the kernel */
+
+	/* Geometry. */
+	uint32_t num_cpus;     /* [I] rings, 1..TTRACE_MAX_CPUS */
+	uint32_t entry_size;   /* [I] TTRACE_ENTRY_SIZE */
+	uint32_t ring_entries; /* [I] slots per ring: a power of two, >= TTRACE_RING_ENTRIES_MIN */
+	uint32_t cont_max;     /* [I] TTRACE_CONT_MAX */
+	uint64_t tsc_hz;       /* [I] TSC ticks a second; 0 if unknown */
+	uint64_t boot_tsc;     /* [I] the TSC at boot: time 0 */
+
+	/* Regions, in bytes from the start of the area, each page aligned. */
+	uint64_t area_size;	   /* [I] the whole area */
+	uint64_t header_bytes;	   /* [I] the header region, at offset 0 */
+	uint64_t reader_offset;	   /* [I] struct ttrace_reader */
+	uint64_t reader_bytes;	   /* [I] */
+	uint64_t ring_offset;	   /* [I] CPU 0's ring */
+	uint64_t ring_bytes;	   /* [I] one ring: ring_entries * entry_size */
+	uint64_t aux_offset;	   /* [I] the durable part, then the aux ring */
+	uint64_t aux_durable_size; /* [I] bytes of the durable part, a multiple of 8 */
+	uint64_t aux_ring_size;	   /* [I] bytes of the aux ring: a power of two */
+	uint64_t aux_mask;	   /* [I] aux_ring_size - 1 */
+
+	/* Control. */
+	uint64_t mask;	    /* [C] the enabled categories, TTRACE_CAT() bits */
+	uint32_t mode;	    /* [C] TTRACE_MODE_* */
+	uint32_t reserved0; /* zero */
+
+	/* The aux buffer: positions as in THE AUX BUFFER above. */
+	uint64_t aux_durable_end; /* [A] end of the durable records */
+	uint64_t aux_first;	  /* [A] the oldest record in the ring */
+	uint64_t aux_last;	  /* [A] end of the newest record in the ring */
+	uint64_t aux_evicted;	  /* [A] records the ring has overwritten */
+	uint64_t reserved1[10];	  /* zero */
+
+	struct ttrace_cpu cpu[TTRACE_MAX_CPUS];
+};
+
+_Static_assert(sizeof(struct ttrace_header) == 0x300, "abi");
+_Static_assert(offsetof(struct ttrace_header, magic) == 0x00, "abi");
+_Static_assert(offsetof(struct ttrace_header, version_major) == 0x04, "abi");
+_Static_assert(offsetof(struct ttrace_header, version_minor) == 0x06, "abi");
+_Static_assert(offsetof(struct ttrace_header, shared_layout) == 0x08, "abi");
+_Static_assert(offsetof(struct ttrace_header, cpu_layout) == 0x0a, "abi");
+_Static_assert(offsetof(struct ttrace_header, header_size) == 0x0c, "abi");
+_Static_assert(offsetof(struct ttrace_header, num_cpus) == 0x10, "abi");
+_Static_assert(offsetof(struct ttrace_header, entry_size) == 0x14, "abi");
+_Static_assert(offsetof(struct ttrace_header, ring_entries) == 0x18, "abi");
+_Static_assert(offsetof(struct ttrace_header, cont_max) == 0x1c, "abi");
+_Static_assert(offsetof(struct ttrace_header, tsc_hz) == 0x20, "abi");
+_Static_assert(offsetof(struct ttrace_header, boot_tsc) == 0x28, "abi");
+_Static_assert(offsetof(struct ttrace_header, area_size) == 0x30, "abi");
+_Static_assert(offsetof(struct ttrace_header, header_bytes) == 0x38, "abi");
+_Static_assert(offsetof(struct ttrace_header, reader_offset) == 0x40, "abi");
+_Static_assert(offsetof(struct ttrace_header, reader_bytes) == 0x48, "abi");
+_Static_assert(offsetof(struct ttrace_header, ring_offset) == 0x50, "abi");
+_Static_assert(offsetof(struct ttrace_header, ring_bytes) == 0x58, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_offset) == 0x60, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_durable_size) == 0x68, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_ring_size) == 0x70, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_mask) == 0x78, "abi");
+_Static_assert(offsetof(struct ttrace_header, mask) == 0x80, "abi");
+_Static_assert(offsetof(struct ttrace_header, mode) == 0x88, "abi");
+_Static_assert(offsetof(struct ttrace_header, reserved0) == 0x8c, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_durable_end) == 0x90, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_first) == 0x98, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_last) == 0xa0, "abi");
+_Static_assert(offsetof(struct ttrace_header, aux_evicted) == 0xa8, "abi");
+_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xb0, "abi");
+_Static_assert(offsetof(struct ttrace_header, cpu) == 0x100, "abi");
+_Static_assert(sizeof(struct ttrace_header) <= TTRACE_PAGE_SIZE, "abi");
+
+/* The reader page: one cache line a CPU, written by the streaming reader only. */
+struct ttrace_reader_cpu {
+	uint64_t tail;	      /* [R] the reader has consumed the entries below this index */
+	uint64_t reserved[7]; /* zero */
+};
+
+struct ttrace_reader {
+	struct ttrace_reader_cpu cpu[TTRACE_MAX_CPUS];
+};
+
+_Static_assert(sizeof(struct ttrace_reader_cpu) == 64, "abi");
+_Static_assert(offsetof(struct ttrace_reader_cpu, tail) == 0, "abi");
+_Static_assert(offsetof(struct ttrace_reader_cpu, reserved) == 8, "abi");
+_Static_assert(sizeof(struct ttrace_reader) == 512, "abi");
+_Static_assert(sizeof(struct ttrace_reader) <= TTRACE_PAGE_SIZE, "abi");
+
+/* Aux record tags, and what id means for each. */
+#define TTRACE_AUX_SYSCALL    1 /* id: syscall number; the name (durable) */
+#define TTRACE_AUX_KIND	      2 /* id: TTRACE_KIND_*; "name category args" (durable) */
+#define TTRACE_AUX_PROC	      3 /* id: pid; the process name, at spawn */
+#define TTRACE_AUX_THREAD     4 /* id: tid; the thread name */
+#define TTRACE_AUX_USER_EVENT 5 /* id: the user event's index; its definition */
+#define TTRACE_AUX_TEXT	      6 /* id: the writer's choice; free text */
+
+#define TTRACE_AUX_VALID   0x01u /* flags: a written record (zeroed memory is not one) */
+#define TTRACE_AUX_LEN_MAX 1024	 /* string bytes in one record */
+
+/* An aux record's header; len string bytes follow, zero padded to 8. */
+struct ttrace_aux_record {
+	uint64_t pos;	   /* its own position: what references to it hold */
+	uint64_t ts;	   /* TSC when written */
+	uint64_t id;	   /* see the tags */
+	uint16_t tag;	   /* TTRACE_AUX_* */
+	uint16_t len;	   /* string bytes, at most TTRACE_AUX_LEN_MAX */
+	uint8_t cpu;	   /* the CPU that wrote it */
+	uint8_t flags;	   /* TTRACE_AUX_VALID */
+	uint16_t reserved; /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_aux_record) == 32, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, pos) == 0, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, ts) == 8, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, id) == 16, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, tag) == 24, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, len) == 26, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, cpu) == 28, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, flags) == 29, "abi");
+_Static_assert(offsetof(struct ttrace_aux_record, reserved) == 30, "abi");
+
+/* Bytes a record with a string of len bytes takes. */
+#define TTRACE_AUX_RECORD_SIZE(len) (sizeof(struct ttrace_aux_record) + (((len) + 7) & ~7ull))
+
+_Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN, "abi");
+
+#endif

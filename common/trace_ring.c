@@ -1,0 +1,397 @@
+/*
+ * trace_ring: the ring writer (W1-W3 of abi/trace.h), clear and counters,
+ * and the lock-free reader (R1-R5). Slots are only ever accessed a whole
+ * 64-bit word at a time, with __atomic loads and stores, so a reader
+ * racing a writer reads whole old or whole new words and the copy is
+ * validated afterwards.
+ */
+#include "common/trace_ring.h"
+
+#include "abi/errno.h"
+
+#define SLOT_WORDS (TTRACE_ENTRY_SIZE / 8)
+
+/* Clears do not take long: this many retries only fail if one never ends. */
+#define COUNTS_TRIES 100000
+
+void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_t cpu)
+{
+	struct ttrace_header *h = a->hdr;
+
+	r->hdr = h;
+	r->state = &h->cpu[cpu];
+	r->slots = a->rings + (uint64_t)cpu * h->ring_entries;
+	r->tail = a->reader ? &a->reader->cpu[cpu].tail : NULL;
+	r->entries = h->ring_entries;
+	r->cpu = cpu;
+}
+
+static union ttrace_slot *slot_at(const struct ttrace_ring *r, uint64_t index)
+{
+	return &r->slots[index & (r->entries - 1)];
+}
+
+bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index)
+{
+	struct ttrace_cpu *s = r->state;
+
+	/* relaxed: a write racing a mode change may use either mode; both count exactly */
+	if (__atomic_load_n(&r->hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP) {
+		/*
+		 * relaxed: one locked instruction, so an interrupt on this CPU
+		 * cannot split it. Readers learn of the reservation through the
+		 * release stores that follow it in commit (W2).
+		 */
+		*index = __atomic_fetch_add(&s->head, nslots, __ATOMIC_RELAXED);
+		return true;
+	}
+	/* relaxed: a nested write moving head makes the compare-and-swap below retry */
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+
+	do {
+		/*
+		 * acquire: pairs with the release store in
+		 * ttrace_ring_publish_tail(): the reader's copies of the
+		 * entries below the tail are done before their slots are reused.
+		 */
+		uint64_t keep = r->tail ? __atomic_load_n(r->tail, __ATOMIC_ACQUIRE) : 0;
+		/*
+		 * acquire: pairs with the release store in ttrace_ring_clear().
+		 * Cleared entries may be reused; through the release stores
+		 * below, a reader that sees them reused sees this clear too.
+		 */
+		uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
+
+		if (keep < clear) {
+			keep = clear;
+		}
+		if (keep > head) {
+			keep = head;
+		}
+		if (head - keep + nslots > r->entries) {
+			/* relaxed: a counter, read by ttrace_ring_counts() */
+			__atomic_fetch_add(&s->dropped, nslots, __ATOMIC_RELAXED);
+			return false;
+		}
+		/*
+		 * release: pairs with the reader's acquire loads of head (R2,
+		 * R5), which then see the clear acted on; relaxed on failure.
+		 */
+	} while (!__atomic_compare_exchange_n(&s->head, &head, head + nslots, false,
+					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	*index = head;
+	return true;
+}
+
+static uint64_t data_word(const struct ttrace_event *ev, uint32_t k)
+{
+	return k < ev->nwords ? ev->data[k] : 0;
+}
+
+void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev)
+{
+	uint32_t nslots = TTRACE_EVENT_SLOTS(ev->nwords);
+	uint64_t ts = ev->ts & TTRACE_TS_MASK;
+	uint8_t ctx = TTRACE_CTX_MAKE(ev->ctx & TTRACE_CTX_MASK, nslots - 1);
+	uint32_t k = 0; /* the next data word */
+
+	/*
+	 * relaxed: only this CPU writes the slot. A head entry's ts must differ
+	 * from the one its slot held (a clock that stood still for a lap), or
+	 * a reader could take the old entry's ts for this one's (R5).
+	 */
+	if (__atomic_load_n(&slot_at(r, index)->word[0], __ATOMIC_RELAXED) == ts) {
+		ts ^= 2;
+	}
+
+	for (uint32_t j = 0; j < nslots; j++) {
+		union ttrace_slot *s = slot_at(r, index + j);
+		uint64_t w[SLOT_WORDS];
+		uint32_t first = 1;
+
+		if (j == 0) {
+			/* seq, kind, cpu, ctx; pid, tid: struct ttrace_entry, little-endian */
+			w[1] = (uint32_t)index | (uint64_t)ev->kind << 32 | (uint64_t)r->cpu << 48 |
+			       (uint64_t)ctx << 56;
+			w[2] = ev->pid | (uint64_t)ev->tid << 32;
+			first = 3;
+		}
+		for (uint32_t i = first; i < SLOT_WORDS; i++) {
+			w[i] = data_word(ev, k++);
+		}
+		/*
+		 * release: pairs with the reader's acquire loads of ts (R3,
+		 * R4): who sees the marking also sees the reservation.
+		 */
+		__atomic_store_n(&s->word[0], TTRACE_TS_WRITING, __ATOMIC_RELEASE);
+		for (uint32_t i = 1; i < SLOT_WORDS; i++) {
+			/*
+			 * release: pairs with the reader's acquire loads of the
+			 * slot's words (R3, R4): who sees this word also sees the
+			 * marking above and the reservation (R5 relies on it).
+			 */
+			__atomic_store_n(&s->word[i], w[i], __ATOMIC_RELEASE);
+		}
+	}
+	for (uint32_t j = nslots - 1; j > 0; j--) {
+		/* release: pairs with the acquire load of a continuation's ts in R4 */
+		__atomic_store_n(&slot_at(r, index + j)->word[0], ts | TTRACE_TS_CONT,
+				 __ATOMIC_RELEASE);
+	}
+	/* release: pairs with the acquire load of ts in R3; publishes the whole event */
+	__atomic_store_n(&slot_at(r, index)->word[0], ts, __ATOMIC_RELEASE);
+}
+
+bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev)
+{
+	uint64_t index;
+
+	if (ev->nwords > TTRACE_EVENT_WORDS_MAX) {
+		return false;
+	}
+	if (!ttrace_ring_reserve(r, TTRACE_EVENT_SLOTS(ev->nwords), &index)) {
+		return false;
+	}
+	ttrace_ring_commit(r, index, ev);
+	return true;
+}
+
+/* The oldest index still in the ring as far as head and the last clear go. */
+static uint64_t oldest(uint64_t head, uint64_t entries, uint64_t clear)
+{
+	uint64_t lo = head > entries ? head - entries : 0;
+
+	return lo > clear ? lo : clear;
+}
+
+void ttrace_ring_clear(struct ttrace_ring *r)
+{
+	struct ttrace_cpu *s = r->state;
+	/* relaxed: only clears store these three, and callers serialise them */
+	uint32_t seq = __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED);
+	uint64_t old = __atomic_load_n(&s->clear_index, __ATOMIC_RELAXED);
+	uint64_t cleared = __atomic_load_n(&s->cleared, __ATOMIC_RELAXED);
+
+	/* relaxed: the release stores below keep it before them */
+	__atomic_store_n(&s->clear_seq, seq + 1, __ATOMIC_RELAXED);
+	/* relaxed: any recent value will do; later entries are kept */
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+
+	/* release: pairs with the acquire load of cleared in ttrace_ring_counts() */
+	__atomic_store_n(&s->cleared, cleared + head - oldest(head, r->entries, old),
+			 __ATOMIC_RELEASE);
+	/*
+	 * release: pairs with the acquire loads of clear_index in
+	 * ttrace_ring_counts() and ttrace_ring_read() (R1), which then read a
+	 * head at least this one.
+	 */
+	__atomic_store_n(&s->clear_index, head, __ATOMIC_RELEASE);
+	/* release: pairs with the acquire load of clear_seq in ttrace_ring_counts() */
+	__atomic_store_n(&s->clear_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
+{
+	const struct ttrace_cpu *s = r->state;
+	uint64_t clear, cleared, head, dropped;
+	uint32_t seq;
+	int tries = 0;
+	bool torn;
+
+	do {
+		/* acquire: pairs with the release store that makes clear_seq even in clear */
+		seq = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
+		/* acquire: pairs with the release stores in clear; the loads below stay after */
+		clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
+		cleared = __atomic_load_n(&s->cleared, __ATOMIC_ACQUIRE);
+		/* relaxed: counters; head is at least clear, read after it */
+		head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+		dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+		/* relaxed: the acquire loads above keep this one after them */
+		torn = (seq & 1) || __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED) != seq;
+	} while (torn && ++tries < COUNTS_TRIES);
+
+	uint64_t lo = oldest(head, r->entries, clear);
+
+	c->head = head;
+	c->emitted = head + dropped;
+	c->stored = head - lo;
+	c->overwritten = lo - cleared;
+	c->dropped = dropped;
+	c->cleared = cleared;
+	return torn ? -EBUSY : 0;
+}
+
+void ttrace_cursor_init(struct ttrace_cursor *c, uint64_t index)
+{
+	*c = (struct ttrace_cursor){.index = index, .synced = true};
+}
+
+void ttrace_cursor_init_last(struct ttrace_cursor *c, const struct ttrace_ring *r, uint64_t n)
+{
+	/* relaxed: a starting point; R1-R5 validate whatever it finds */
+	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
+
+	*c = (struct ttrace_cursor){.index = head > n ? head - n : 0, .synced = head <= n};
+}
+
+enum copy_result {
+	COPY_EVENT,	/* an event, still to be checked against head (R5) */
+	COPY_LAPPED,	/* an event whose continuation was overwritten (R4) */
+	COPY_CONT,	/* the slot holds a continuation */
+	COPY_NOT_READY, /* being written, or an older lap, or a newer one */
+	COPY_CHANGED	/* the slot changed while it was copied: look again */
+};
+
+/*
+ * R5's first half: true if word 1 or ts of slot s differ from the copy e
+ * made in R3. Only once they match is the copy's ncont the writer's.
+ */
+static bool slot_changed(const union ttrace_slot *s, const union ttrace_slot *e)
+{
+	/*
+	 * acquire, both: the loads before stay before them, and the second
+	 * after the first. A writer that started on the slot since R3 changed
+	 * one of them.
+	 */
+	return __atomic_load_n(&s->word[1], __ATOMIC_ACQUIRE) != e->word[1] ||
+	       __atomic_load_n(&s->word[0], __ATOMIC_ACQUIRE) != e->word[0];
+}
+
+/* R3 and R4: copies the event at index i into *rec; *nslots is the slots it takes. */
+static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
+				   struct ttrace_record *rec, uint32_t *nslots)
+{
+	const union ttrace_slot *s = slot_at(r, i);
+	union ttrace_slot e;
+
+	/* acquire: pairs with the release store of word 1 in commit (W2) */
+	e.word[1] = __atomic_load_n(&s->word[1], __ATOMIC_ACQUIRE);
+	/* acquire: pairs with the release store publishing ts in commit (W3) */
+	e.word[0] = __atomic_load_n(&s->word[0], __ATOMIC_ACQUIRE);
+	if (e.word[0] == TTRACE_TS_WRITING) {
+		return COPY_NOT_READY;
+	}
+	if (e.word[0] & TTRACE_TS_CONT) {
+		return COPY_CONT;
+	}
+	if (e.e.seq != (uint32_t)i) {
+		return COPY_NOT_READY;
+	}
+	for (uint32_t w = 2; w < SLOT_WORDS; w++) {
+		/* acquire: pairs with the release stores of W2, for R5 */
+		e.word[w] = __atomic_load_n(&s->word[w], __ATOMIC_ACQUIRE);
+	}
+	uint32_t ncont = TTRACE_NCONT_OF(e.e.ctx);
+	uint32_t k = 0;
+
+	*nslots = 1 + ncont;
+	for (uint32_t w = 0; w < TTRACE_HEAD_WORDS; w++) {
+		rec->data[k++] = e.e.data[w];
+	}
+	for (uint32_t j = 1; j <= ncont; j++) {
+		const union ttrace_slot *cs = slot_at(r, i + j);
+
+		/* acquire: pairs with the release store of the continuation's ts (W3) */
+		if (__atomic_load_n(&cs->word[0], __ATOMIC_ACQUIRE) != (e.e.ts | TTRACE_TS_CONT)) {
+			return slot_changed(s, &e) ? COPY_CHANGED : COPY_LAPPED;
+		}
+		for (uint32_t w = 1; w < SLOT_WORDS; w++) {
+			/* acquire: pairs with the release stores of W2, for R5 */
+			rec->data[k++] = __atomic_load_n(&cs->word[w], __ATOMIC_ACQUIRE);
+		}
+	}
+	if (slot_changed(s, &e)) {
+		return COPY_CHANGED;
+	}
+	while (k < TTRACE_EVENT_WORDS_MAX) {
+		rec->data[k++] = 0;
+	}
+	rec->ts = e.e.ts;
+	rec->pid = e.e.pid;
+	rec->tid = e.e.tid;
+	rec->kind = e.e.kind;
+	rec->cpu = e.e.cpu;
+	rec->ctx = TTRACE_CTX_OF(e.e.ctx);
+	rec->ncont = (uint8_t)ncont;
+	return COPY_EVENT;
+}
+
+/*
+ * Entries from i on are gone (R2, R5). If a clear allowed their reuse, it
+ * is visible now (the acquire load of head or of a slot word that showed
+ * the reuse pairs with the writer's release stores, made after it read
+ * clear_index with acquire): returns true with *clear updated, and R1
+ * counts them as cleared. Otherwise they were overwritten.
+ */
+static bool cleared_meanwhile(const struct ttrace_ring *r, uint64_t i, uint64_t *clear)
+{
+	/* acquire: pairs with the release store of clear_index in clear */
+	*clear = __atomic_load_n(&r->state->clear_index, __ATOMIC_ACQUIRE);
+	return i < *clear;
+}
+
+size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
+			struct ttrace_record *out, size_t max)
+{
+	const struct ttrace_cpu *s = r->state;
+	/* acquire: pairs with the release store of clear_index in clear (R1) */
+	uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
+	/* acquire: pairs with the drop-mode release compare-and-swap in reserve */
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	size_t n = 0;
+
+	while (n < max && c->index < head) {
+		uint64_t i = c->index;
+		uint32_t nslots = 1;
+
+		if (i < clear) { /* R1 */
+			c->cleared += clear - i;
+			c->index = clear;
+			c->synced = true;
+			continue;
+		}
+		if (head - i > r->entries) { /* R2 */
+			if (!cleared_meanwhile(r, i, &clear)) {
+				c->lost += head - r->entries - i;
+				c->index = head - r->entries;
+				c->synced = false;
+			}
+			continue;
+		}
+		enum copy_result got = copy_event(r, i, &out[n], &nslots);
+
+		/*
+		 * acquire: as above; copy_event's acquire loads keep it after
+		 * them (R5).
+		 */
+		head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+		if (got == COPY_EVENT && head - i <= r->entries) {
+			out[n++].index = i;
+			c->index = i + nslots;
+			c->synced = true;
+		} else if (got == COPY_EVENT || got == COPY_LAPPED) {
+			if (!cleared_meanwhile(r, i, &clear)) {
+				c->lost += nslots;
+				c->index = i + nslots;
+				c->synced = true;
+			}
+		} else if (got == COPY_CONT && !c->synced) {
+			c->lost++;
+			c->index++;
+		} else if (got != COPY_CHANGED && head - i <= r->entries) {
+			break; /* not written yet: a later call retries */
+		}
+	}
+	return n;
+}
+
+int ttrace_ring_publish_tail(const struct ttrace_ring *r, uint64_t index)
+{
+	if (!r->tail) {
+		return -EACCES;
+	}
+	/* release: pairs with the acquire load of the tail in ttrace_ring_reserve() */
+	__atomic_store_n(r->tail, index, __ATOMIC_RELEASE);
+	return 0;
+}

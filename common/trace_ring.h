@@ -1,0 +1,149 @@
+/*
+ * trace_ring: the per-CPU event rings of abi/trace.h, writer and reader,
+ * on memory the caller maps (struct ttrace_area). The writer follows
+ * steps W1-W3 of abi/trace.h, the reader R1-R5, the clear and the
+ * counters the CLEAR and ACCOUNTING paragraphs; this file and trace.h
+ * must change together.
+ *
+ * Writer: one per ring, on the ring's own CPU with preemption disabled
+ * (a migration in the middle would make two CPUs write one ring).
+ * Interrupts may stay enabled: a handler's write nests inside an
+ * interrupted one and takes the indices after it. No locks, no
+ * allocation, never blocks.
+ *
+ * Reader: lock-free, any number of them, on any CPU or in user space. It
+ * never writes the area, except the streaming reader's drop-mode tail in
+ * the reader page (ttrace_ring_publish_tail). A reader may see an entry
+ * still being written: it stops there and a later call goes on.
+ *
+ * Control: ttrace_ring_clear() runs on any CPU; callers serialise clears
+ * (the kernel's trace-control lock), which may run concurrently with the
+ * ring's writer and its readers.
+ */
+#ifndef SPOOR_COMMON_TRACE_RING_H
+#define SPOOR_COMMON_TRACE_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/trace.h"
+#include "common/trace_header.h"
+
+/* One CPU's ring of an area: what writer and reader need, resolved once. */
+struct ttrace_ring {
+	struct ttrace_header *hdr;
+	struct ttrace_cpu *state; /* &hdr->cpu[cpu] */
+	union ttrace_slot *slots;
+	uint64_t *tail; /* the reader page's tail for this CPU; NULL if unmapped */
+	uint64_t entries;
+	uint32_t cpu;
+};
+
+/* Resolves CPU cpu's ring of a checked area (cpu < num_cpus). */
+void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_t cpu);
+
+/* An event as a tracepoint hands it over. */
+struct ttrace_event {
+	uint64_t ts; /* TSC; bits 0 and 63 are not kept */
+	uint32_t pid;
+	uint32_t tid;
+	uint16_t kind;	      /* TTRACE_KIND_* */
+	uint8_t ctx;	      /* TTRACE_CTX_* */
+	uint8_t nwords;	      /* data words, 0..TTRACE_EVENT_WORDS_MAX */
+	const uint64_t *data; /* nwords of them */
+};
+
+/*
+ * Stores ev in ring r: reserve, then commit. Returns true if stored, false
+ * if drop mode dropped it (counted in dropped) or nwords is too large
+ * (counted nowhere: callers check user-supplied sizes first).
+ */
+bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev);
+
+/*
+ * The two halves of ttrace_ring_write, for callers that must fill an
+ * event after reserving it (and for tests that nest writes between
+ * them). reserve takes nslots (1..1 + TTRACE_CONT_MAX) consecutive
+ * indices, the first in *index, or returns false having counted them as
+ * dropped. commit writes an event of exactly that many slots at index,
+ * on the same CPU, before the ring wraps onto it.
+ */
+bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index);
+void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev);
+
+/* Discards every entry reserved so far, counting the stored ones as cleared. */
+void ttrace_ring_clear(struct ttrace_ring *r);
+
+/* One CPU's accounting, in entries: emitted = stored + overwritten + dropped + cleared. */
+struct ttrace_counts {
+	uint64_t head; /* entries ever reserved */
+	uint64_t emitted;
+	uint64_t stored; /* in the ring now: readable, or being written */
+	uint64_t overwritten;
+	uint64_t dropped;
+	uint64_t cleared;
+};
+
+/*
+ * Takes a consistent snapshot of ring r's counters (retrying while a clear
+ * is changing them). Returns 0, or -EBUSY if a clear stayed in progress
+ * through every retry (a clear interrupted for good, as by a panic on its
+ * CPU); *c then holds the last try, whose cleared may be off by one clear.
+ */
+int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c);
+
+/* Where a reader is in one ring, and what it has skipped so far. */
+struct ttrace_cursor {
+	uint64_t index;	  /* the next entry to read */
+	uint64_t lost;	  /* entries overwritten before they were read */
+	uint64_t cleared; /* entries skipped because a clear discarded them */
+	bool synced;	  /* index is known to start an event */
+};
+
+/*
+ * Starts a cursor at index, which must start an event: 0 (everything
+ * still there, the rest counted lost), or a head or clear_index value read
+ * from the header (only what comes after).
+ */
+void ttrace_cursor_init(struct ttrace_cursor *c, uint64_t index);
+
+/*
+ * Starts a cursor about n entries before ring r's head: the newest events,
+ * for the flight recorder. A continuation at the start whose head entry is
+ * older is skipped and counted lost.
+ */
+void ttrace_cursor_init_last(struct ttrace_cursor *c, const struct ttrace_ring *r, uint64_t n);
+
+/* An event as a reader returns it: the head entry and its continuations, flattened. */
+struct ttrace_record {
+	uint64_t index; /* the head entry's per-CPU index */
+	uint64_t ts;	/* bit 0 clear */
+	uint32_t pid;
+	uint32_t tid;
+	uint16_t kind;
+	uint8_t cpu;
+	uint8_t ctx;			       /* TTRACE_CTX_*, without the continuation count */
+	uint8_t ncont;			       /* continuation entries it took */
+	uint64_t data[TTRACE_EVENT_WORDS_MAX]; /* 5 + 7 * ncont words; the rest zero */
+};
+
+/*
+ * Copies up to max events of ring r from cursor c into out, in index
+ * order, and advances c past every entry it returns or skips, adding
+ * entries no longer there to c->lost or c->cleared. Returns the number
+ * of events copied; fewer than max when it reached the head or an entry
+ * still being written (a later call goes on from there). Never returns a
+ * torn or lapped event.
+ */
+size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
+			struct ttrace_record *out, size_t max);
+
+/*
+ * The streaming reader tells the writer it is done with every entry below
+ * index (drop mode: those slots may be reused). Returns 0, or -EACCES
+ * without the reader page.
+ */
+int ttrace_ring_publish_tail(const struct ttrace_ring *r, uint64_t index);
+
+#endif

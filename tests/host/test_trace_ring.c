@@ -1,0 +1,659 @@
+/*
+ * Tests common/trace_ring.c, the per-CPU event rings. Every operation is
+ * also applied to a model that keeps the state of each entry (stored,
+ * overwritten, cleared) slot by slot, the way a ring behaves physically,
+ * without the index arithmetic the code uses; after every step the
+ * counters must equal the model's, and a fresh reader must return exactly
+ * the events the model says are whole, each with the right payload, and
+ * count the rest as lost or cleared. Table rows add the numbers worked
+ * out by hand; a seeded random run covers the rest. Areas are malloc'ed
+ * to the exact size of each region, so AddressSanitizer catches a stray
+ * slot.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi/errno.h"
+#include "abi/trace.h"
+#include "common/trace_header.h"
+#include "common/trace_ring.h"
+#include "test.h"
+
+#define ENTRIES	   16 /* the smallest ring: wraps quickly */
+#define MAX_INDEX  4096
+#define MAX_EVENTS MAX_INDEX
+#define READ_MAX   (ENTRIES + 1)
+
+/* An area with rings of entries slots on ncpus CPUs; release with area_put(). */
+static void area_get(struct ttrace_area *a, uint32_t ncpus, uint32_t entries, bool with_reader)
+{
+	struct ttrace_geometry g = {.num_cpus = ncpus,
+				    .ring_entries = entries,
+				    .aux_ring_size = TTRACE_AUX_RING_MIN,
+				    .tsc_hz = 1000000000};
+	struct ttrace_header *h = malloc(TTRACE_PAGE_SIZE);
+
+	if (!h || ttrace_header_init(h, &g)) {
+		abort();
+	}
+	*a = (struct ttrace_area){
+	    .hdr = h,
+	    .reader = with_reader ? malloc(h->reader_bytes) : NULL,
+	    .rings = malloc(ncpus * h->ring_bytes),
+	    .aux = malloc(h->aux_durable_size + h->aux_ring_size),
+	    .hdr_len = h->header_bytes,
+	    .reader_len = with_reader ? h->reader_bytes : 0,
+	    .rings_len = ncpus * h->ring_bytes,
+	    .aux_len = h->aux_durable_size + h->aux_ring_size,
+	};
+	if (!a->rings || !a->aux || (with_reader && !a->reader) || ttrace_area_init(a)) {
+		abort();
+	}
+}
+
+static void area_put(struct ttrace_area *a)
+{
+	free(a->hdr);
+	free(a->reader);
+	free(a->rings);
+	free(a->aux);
+}
+
+/*
+ * The event with tag t that takes nslots slots: its fields and words all
+ * follow from t, so a reader's copy can be checked against it.
+ */
+static struct ttrace_event make_event(uint32_t t, uint32_t nslots, uint64_t *data)
+{
+	uint32_t nwords = nslots == 1 ? t % (TTRACE_HEAD_WORDS + 1)
+				      : TTRACE_HEAD_WORDS + (nslots - 2) * TTRACE_CONT_WORDS + 1 +
+					    t % TTRACE_CONT_WORDS;
+
+	for (uint32_t w = 0; w < nwords; w++) {
+		data[w] = (uint64_t)t * 100 + w + 1;
+	}
+	/* bits 0 and 63 set: the ring must drop both */
+	return (struct ttrace_event){.ts = (uint64_t)t << 4 | 1 | 1ull << 63,
+				     .pid = t,
+				     .tid = 3 * t,
+				     .kind = TTRACE_KIND_test_tick,
+				     .ctx = t % 5,
+				     .nwords = (uint8_t)nwords,
+				     .data = data};
+}
+
+/* Checks that rec is event t of nslots slots at index, read from CPU cpu. */
+static void check_record(const struct ttrace_record *rec, uint64_t index, uint32_t t,
+			 uint32_t nslots, uint32_t cpu, const char *what)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX] = {0};
+	struct ttrace_event ev = make_event(t, nslots, data);
+
+	CHECK_EQ_UINT(rec->index, index, what);
+	CHECK_EQ_UINT(rec->ts, (uint64_t)t << 4, what);
+	CHECK_EQ_UINT(rec->pid, ev.pid, what);
+	CHECK_EQ_UINT(rec->tid, ev.tid, what);
+	CHECK_EQ_UINT(rec->kind, ev.kind, what);
+	CHECK_EQ_UINT(rec->cpu, cpu, what);
+	CHECK_EQ_UINT(rec->ctx, ev.ctx, what);
+	CHECK_EQ_UINT(rec->ncont, nslots - 1, what);
+	for (uint32_t w = 0; w < TTRACE_EVENT_WORDS_MAX; w++) {
+		CHECK(rec->data[w] == data[w], "%s: word %u is %#llx, expected %#llx", what, w,
+		      (unsigned long long)rec->data[w], (unsigned long long)data[w]);
+	}
+}
+
+/* The model: what each entry has become, kept slot by slot. */
+enum { ENTRY_STORED = 1, ENTRY_OVERWRITTEN, ENTRY_CLEARED };
+
+struct model_event {
+	uint64_t first;
+	uint32_t nslots;
+	uint32_t tag;
+};
+
+struct model {
+	uint32_t mode;
+	uint64_t head, dropped, tail, clear;
+	uint8_t state[MAX_INDEX];
+	uint64_t occupant[ENTRIES]; /* index + 1 of the entry in each slot, 0 if none */
+	struct model_event ev[MAX_EVENTS];
+	size_t nev;
+};
+
+static void model_init(struct model *m, uint32_t mode)
+{
+	memset(m, 0, sizeof(*m));
+	m->mode = mode;
+}
+
+/* Drop mode refuses a write that would overwrite a stored entry the reader has not consumed. */
+static bool model_write(struct model *m, uint32_t nslots, uint32_t tag)
+{
+	for (uint32_t k = 0; m->mode == TTRACE_MODE_DROP && k < nslots; k++) {
+		uint64_t o = m->occupant[(m->head + k) % ENTRIES];
+
+		if (o && m->state[o - 1] == ENTRY_STORED && o - 1 >= m->tail) {
+			m->dropped += nslots;
+			return false;
+		}
+	}
+	for (uint32_t k = 0; k < nslots; k++) {
+		uint64_t *o = &m->occupant[(m->head + k) % ENTRIES];
+
+		if (*o && m->state[*o - 1] == ENTRY_STORED) {
+			m->state[*o - 1] = ENTRY_OVERWRITTEN;
+		}
+		*o = m->head + k + 1;
+		m->state[m->head + k] = ENTRY_STORED;
+	}
+	m->ev[m->nev++] = (struct model_event){.first = m->head, .nslots = nslots, .tag = tag};
+	m->head += nslots;
+	return true;
+}
+
+static void model_clear(struct model *m)
+{
+	for (uint64_t i = 0; i < m->head; i++) {
+		if (m->state[i] == ENTRY_STORED) {
+			m->state[i] = ENTRY_CLEARED;
+		}
+	}
+	m->clear = m->head;
+}
+
+static uint64_t model_count(const struct model *m, uint8_t state)
+{
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < m->head; i++) {
+		n += m->state[i] == state;
+	}
+	return n;
+}
+
+static bool model_whole(const struct model *m, const struct model_event *e)
+{
+	for (uint32_t k = 0; k < e->nslots; k++) {
+		if (m->state[e->first + k] != ENTRY_STORED) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The counters must be the model's, and add up. */
+static void check_counts(const struct ttrace_ring *r, const struct model *m, const char *what)
+{
+	struct ttrace_counts c;
+
+	CHECK_EQ_INT(ttrace_ring_counts(r, &c), 0, what);
+	CHECK_EQ_UINT(c.head, m->head, what);
+	CHECK_EQ_UINT(c.emitted, m->head + m->dropped, what);
+	CHECK_EQ_UINT(c.stored, model_count(m, ENTRY_STORED), what);
+	CHECK_EQ_UINT(c.overwritten, model_count(m, ENTRY_OVERWRITTEN), what);
+	CHECK_EQ_UINT(c.cleared, model_count(m, ENTRY_CLEARED), what);
+	CHECK_EQ_UINT(c.dropped, m->dropped, what);
+	CHECK_EQ_UINT(c.stored + c.overwritten + c.dropped + c.cleared, c.emitted, what);
+}
+
+/*
+ * A fresh reader from index 0 must return every whole event after the
+ * last clear, count what came before it as cleared and every other entry
+ * as lost. Returns the records it read.
+ */
+static size_t check_fresh_read(const struct ttrace_ring *r, const struct model *m, const char *what)
+{
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor c;
+	uint64_t lost = 0, cleared = 0;
+	size_t n, want = 0;
+
+	ttrace_cursor_init(&c, 0);
+	n = ttrace_ring_read(r, &c, out, READ_MAX);
+	for (size_t i = 0; i < m->nev; i++) {
+		const struct model_event *e = &m->ev[i];
+
+		if (e->first < m->clear) {
+			cleared += e->nslots;
+		} else if (!model_whole(m, e)) {
+			lost += e->nslots;
+		} else if (want < n) {
+			check_record(&out[want++], e->first, e->tag, e->nslots, r->cpu, what);
+		} else {
+			want++;
+		}
+	}
+	CHECK_EQ_UINT(n, want, what);
+	CHECK_EQ_UINT(c.lost, lost, what);
+	CHECK_EQ_UINT(c.cleared, cleared, what);
+	CHECK_EQ_UINT(c.index, m->head, what);
+	CHECK_EQ_UINT(ttrace_ring_read(r, &c, out, READ_MAX), 0, what);
+	return n;
+}
+
+/* The ring under test, its model and a streaming reader that publishes its tail. */
+struct rig {
+	struct ttrace_area a;
+	struct ttrace_ring r;
+	struct model m;
+	struct ttrace_cursor stream;
+	uint64_t received; /* entries the streaming reader got */
+	uint32_t next_tag;
+	bool tail_forced; /* a tail was published ahead of the streaming reader */
+};
+
+static void rig_get(struct rig *g, uint32_t mode)
+{
+	area_get(&g->a, 1, ENTRIES, true);
+	g->a.hdr->mode = mode;
+	ttrace_ring_get(&g->r, &g->a, 0);
+	model_init(&g->m, mode);
+	ttrace_cursor_init(&g->stream, 0);
+	g->received = 0;
+	g->next_tag = 1;
+	g->tail_forced = false;
+}
+
+static void rig_write(struct rig *g, uint32_t nslots, const char *what)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX];
+	uint32_t t = g->next_tag++;
+	struct ttrace_event ev = make_event(t, nslots, data);
+	bool want = model_write(&g->m, nslots, t);
+
+	CHECK_EQ_INT(ttrace_ring_write(&g->r, &ev), want, what);
+}
+
+/* An interrupt's write of inner slots between the reserve and commit of outer ones. */
+static void rig_nested(struct rig *g, uint32_t outer, uint32_t inner, const char *what)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX];
+	uint32_t t = g->next_tag++;
+	struct ttrace_event ev = make_event(t, outer, data);
+	uint64_t index;
+	bool want = model_write(&g->m, outer, t);
+	bool got = ttrace_ring_reserve(&g->r, outer, &index);
+
+	CHECK_EQ_INT(got, want, what);
+	rig_write(g, inner, what);
+	if (got) {
+		ttrace_ring_commit(&g->r, index, &ev);
+	}
+}
+
+/* The streaming reader reads all it can, checks it against the model and publishes its tail. */
+static void rig_stream(struct rig *g, size_t batch, const char *what)
+{
+	struct ttrace_record out[READ_MAX];
+	size_t n;
+
+	while ((n = ttrace_ring_read(&g->r, &g->stream, out, batch))) {
+		for (size_t i = 0; i < n; i++) {
+			const struct model_event *e = NULL;
+
+			for (size_t k = 0; k < g->m.nev && !e; k++) {
+				e = g->m.ev[k].first == out[i].index ? &g->m.ev[k] : NULL;
+			}
+			CHECK(e != NULL, "%s: no event at index %llu", what,
+			      (unsigned long long)out[i].index);
+			if (e) {
+				check_record(&out[i], e->first, e->tag, e->nslots, 0, what);
+				g->received += e->nslots;
+			}
+		}
+	}
+	CHECK_EQ_INT(ttrace_ring_publish_tail(&g->r, g->stream.index), 0, what);
+	g->m.tail = g->stream.index;
+}
+
+static void rig_clear(struct rig *g)
+{
+	ttrace_ring_clear(&g->r);
+	model_clear(&g->m);
+}
+
+/*
+ * After the last step: the streaming reader accounts for every entry, and
+ * in drop mode loses none, unless a tail was published ahead of it.
+ */
+static void rig_check_stream(struct rig *g, const char *what)
+{
+	rig_stream(g, READ_MAX, what);
+	CHECK_EQ_UINT(g->received + g->stream.lost + g->stream.cleared, g->m.head, what);
+	if (g->m.mode == TTRACE_MODE_DROP && !g->tail_forced) {
+		CHECK_EQ_UINT(g->stream.lost, 0, what);
+	}
+}
+
+struct ring_row {
+	const char *name;
+	uint32_t mode;
+	/*
+	 * Steps: wK one event of K slots (wK*M: M of them), nA:B a write of B
+	 * slots nested in one of A, c clear, r the streaming reader reads all
+	 * and publishes its tail, tN a tail of N published.
+	 */
+	const char *steps;
+	uint64_t stored, overwritten, dropped, cleared;
+	/* What a fresh reader from index 0 gets at the end. */
+	size_t records;
+	uint64_t lost, skipped;
+};
+
+#define OVERWRITE TTRACE_MODE_OVERWRITE
+#define DROP	  TTRACE_MODE_DROP
+
+static const struct ring_row ring_rows[] = {
+    {"fills without wrapping", OVERWRITE, "w1*10", 10, 0, 0, 0, 10, 0, 0},
+    {"wraps and overwrites the oldest", OVERWRITE, "w1*20", 16, 4, 0, 0, 16, 4, 0},
+    {"every event size", OVERWRITE, "w1 w2 w3 w4", 10, 0, 0, 0, 4, 0, 0},
+    {"continuations", OVERWRITE, "w4*3", 12, 0, 0, 0, 3, 0, 0},
+    {"continuations across the ring end", OVERWRITE, "w1*3 w4*4", 16, 3, 0, 0, 4, 3, 0},
+    {"orphan continuations are lost, not returned", OVERWRITE, "w4 w1*13", 16, 1, 0, 0, 13, 4, 0},
+    {"many laps", OVERWRITE, "w3*50 w2 w1*7", 16, 143, 0, 0, 10, 144, 0},
+    {"drop mode keeps the oldest", DROP, "w1*20", 16, 0, 4, 0, 16, 0, 0},
+    {"drop mode drops whole events", DROP, "w4*5", 16, 0, 4, 0, 4, 0, 0},
+    {"drop mode drops what does not fit", DROP, "w1*14 w4 w1*2", 16, 0, 4, 0, 16, 0, 0},
+    {"drop mode reuses what the reader consumed", DROP, "w1*16 r w1*10", 16, 10, 0, 0, 16, 10, 0},
+    {"drop mode with a lagging tail", DROP, "w1*16 t8 w1*10", 16, 8, 2, 0, 16, 8, 0},
+    {"drop mode takes a tail above head as head", DROP, "w1*16 t1000 w1*4", 16, 4, 0, 0, 16, 4, 0},
+    {"clear discards what is stored", OVERWRITE, "w1*10 c w1*3", 3, 0, 0, 10, 3, 0, 10},
+    {"clear after a wrap", OVERWRITE, "w1*20 c", 0, 4, 0, 16, 0, 0, 20},
+    {"two clears", OVERWRITE, "w1*5 c w1*5 c w1*2", 2, 0, 0, 10, 2, 0, 10},
+    {"clear makes room in drop mode", DROP, "w1*20 c w1*5", 5, 0, 4, 16, 5, 0, 16},
+    {"streaming reader in overwrite mode", OVERWRITE, "w2*5 r w2*10 r w4*2", 16, 22, 0, 0, 6, 22,
+     0},
+    {"nested writes take the next indices", OVERWRITE, "n2:1 n4:4", 11, 0, 0, 0, 4, 0, 0},
+    {"a nested write is dropped when the ring is full", DROP, "w1*13 n2:2", 15, 0, 2, 0, 14, 0, 0},
+};
+
+/* Runs one step of a row's script; returns false on a step it cannot parse. */
+static bool run_step(struct rig *g, const char *step, const char *what)
+{
+	unsigned a = 0, b = 1;
+
+	switch (step[0]) {
+	case 'w':
+		if (sscanf(step, "w%u*%u", &a, &b) < 1) {
+			return false;
+		}
+		for (unsigned i = 0; i < b; i++) {
+			rig_write(g, a, what);
+		}
+		return true;
+	case 'n':
+		if (sscanf(step, "n%u:%u", &a, &b) != 2) {
+			return false;
+		}
+		rig_nested(g, a, b, what);
+		return true;
+	case 'c':
+		rig_clear(g);
+		return true;
+	case 'r':
+		rig_stream(g, 3, what);
+		return true;
+	case 't':
+		if (sscanf(step, "t%u", &a) != 1) {
+			return false;
+		}
+		CHECK_EQ_INT(ttrace_ring_publish_tail(&g->r, a), 0, what);
+		g->m.tail = a;
+		g->tail_forced = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+TEST(trace_ring_rows_count_exactly_after_every_step)
+{
+	for (size_t i = 0; i < sizeof(ring_rows) / sizeof(ring_rows[0]); i++) {
+		const struct ring_row *row = &ring_rows[i];
+		char steps[128], what[160];
+		struct ttrace_counts c;
+		struct rig g;
+
+		rig_get(&g, row->mode);
+		snprintf(steps, sizeof(steps), "%s", row->steps);
+		for (char *save, *step = strtok_r(steps, " ", &save); step;
+		     step = strtok_r(NULL, " ", &save)) {
+			snprintf(what, sizeof(what), "%s, after %s", row->name, step);
+			CHECK(run_step(&g, step, what), "%s: bad step", what);
+			check_counts(&g.r, &g.m, what);
+			check_fresh_read(&g.r, &g.m, what);
+		}
+		CHECK_EQ_INT(ttrace_ring_counts(&g.r, &c), 0, row->name);
+		CHECK_EQ_UINT(c.stored, row->stored, row->name);
+		CHECK_EQ_UINT(c.overwritten, row->overwritten, row->name);
+		CHECK_EQ_UINT(c.dropped, row->dropped, row->name);
+		CHECK_EQ_UINT(c.cleared, row->cleared, row->name);
+
+		struct ttrace_record out[READ_MAX];
+		struct ttrace_cursor cur;
+
+		ttrace_cursor_init(&cur, 0);
+		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &cur, out, READ_MAX), row->records, row->name);
+		CHECK_EQ_UINT(cur.lost, row->lost, row->name);
+		CHECK_EQ_UINT(cur.cleared, row->skipped, row->name);
+		rig_check_stream(&g, row->name);
+		area_put(&g.a);
+	}
+}
+
+TEST(trace_ring_random_steps_match_the_model)
+{
+	static const uint32_t modes[] = {TTRACE_MODE_OVERWRITE, TTRACE_MODE_DROP};
+
+	for (size_t mi = 0; mi < 2; mi++) {
+		for (unsigned seed = 1; seed <= 20; seed++) {
+			char what[64];
+			struct rig g;
+
+			srand(seed);
+			rig_get(&g, modes[mi]);
+			snprintf(what, sizeof(what), "mode %u seed %u", modes[mi], seed);
+			while (g.m.head + TTRACE_CONT_MAX * 2 + 2 < MAX_INDEX &&
+			       g.m.nev + 2 < MAX_EVENTS) {
+				int op = rand() % 100;
+
+				if (op < 70) {
+					rig_write(&g, 1 + rand() % (1 + TTRACE_CONT_MAX), what);
+				} else if (op < 75) {
+					rig_nested(&g, 1 + rand() % (1 + TTRACE_CONT_MAX),
+						   1 + rand() % (1 + TTRACE_CONT_MAX), what);
+				} else if (op < 97) {
+					rig_stream(&g, 1 + rand() % 5, what);
+				} else {
+					rig_clear(&g);
+				}
+				check_counts(&g.r, &g.m, what);
+				if (op % 4 == 0) {
+					check_fresh_read(&g.r, &g.m, what);
+				}
+			}
+			rig_check_stream(&g, what);
+			area_put(&g.a);
+		}
+	}
+}
+
+TEST(trace_ring_reader_waits_for_an_entry_being_written)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX];
+	struct ttrace_event outer = make_event(1000, 2, data);
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor c;
+	struct rig g;
+	uint64_t index;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	for (int i = 0; i < ENTRIES; i++) {
+		rig_write(&g, 1, "a lap");
+	}
+	ttrace_cursor_init(&c, ENTRIES);
+	CHECK(ttrace_ring_reserve(&g.r, 2, &index), "reserve");
+	CHECK_EQ_UINT(index, ENTRIES, "the next index");
+	rig_write(&g, 1, "nested"); /* tag 17, index 18 */
+	/* reserved, not marked yet: the slot still holds index 0 of the older lap */
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), 0, "reserved");
+	/* marked, seq written, ts not published yet */
+	g.r.slots[0].word[0] = TTRACE_TS_WRITING;
+	g.r.slots[0].e.seq = ENTRIES;
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), 0, "being written");
+	CHECK_EQ_UINT(c.index, ENTRIES, "the cursor waits");
+	ttrace_ring_commit(&g.r, index, &outer);
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), 2, "committed");
+	check_record(&out[0], ENTRIES, 1000, 2, 0, "the interrupted event comes first");
+	check_record(&out[1], ENTRIES + 2, 17, 1, 0, "the nested one after it");
+	CHECK_EQ_UINT(c.lost + c.cleared, 0, "nothing lost");
+	area_put(&g.a);
+}
+
+TEST(trace_ring_never_publishes_the_ts_a_slot_already_holds)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX] = {0};
+	struct ttrace_event ev = {.ts = 100, .kind = TTRACE_KIND_test_tick, .data = data};
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor c;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	for (int i = 0; i < ENTRIES + 2; i++) {
+		CHECK(ttrace_ring_write(&g.r, &ev), "write %d", i);
+	}
+	ttrace_cursor_init(&c, ENTRIES - 1);
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), 3, "three events");
+	CHECK_EQ_UINT(out[0].ts, 100, "first lap: the slot held no ts");
+	/* a reader must never take the old entry's ts for the new one's (R5) */
+	CHECK_EQ_UINT(out[1].ts, 102, "second lap: bit 1 flipped");
+	CHECK_EQ_UINT(out[2].ts, 102, "second lap again");
+	area_put(&g.a);
+}
+
+TEST(trace_ring_reader_skips_entries_reserved_over_again)
+{
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor c;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	for (int i = 0; i < ENTRIES; i++) {
+		rig_write(&g, 1, "fill");
+	}
+	/* a writer has reserved a whole ring more and not written any of it yet */
+	g.a.hdr->cpu[0].head += ENTRIES;
+	ttrace_cursor_init(&c, 0);
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), 0, "no stale entry returned");
+	CHECK_EQ_UINT(c.lost, ENTRIES, "the reserved-over entries are lost");
+	CHECK_EQ_UINT(c.index, ENTRIES, "waiting for the new lap");
+	area_put(&g.a);
+}
+
+TEST(trace_ring_cursor_from_the_newest_entries)
+{
+	static const struct {
+		uint32_t nslots, events, last;
+		size_t records;
+		uint64_t lost;
+	} rows[] = {
+	    {1, 40, 5, 5, 0},  /* the 5 newest */
+	    {4, 10, 6, 1, 2},  /* starts in an event: its two continuations are skipped */
+	    {1, 3, 10, 3, 0},  /* fewer than asked for */
+	    {2, 20, 16, 8, 0}, /* a whole ring */
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ttrace_record out[READ_MAX];
+		struct ttrace_cursor c;
+		char what[32];
+		struct rig g;
+
+		snprintf(what, sizeof(what), "row %zu", i);
+		rig_get(&g, TTRACE_MODE_OVERWRITE);
+		for (uint32_t e = 0; e < rows[i].events; e++) {
+			rig_write(&g, rows[i].nslots, what);
+		}
+		ttrace_cursor_init_last(&c, &g.r, rows[i].last);
+		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), rows[i].records, what);
+		CHECK_EQ_UINT(c.lost, rows[i].lost, what);
+		CHECK_EQ_UINT(c.index, g.m.head, what);
+		area_put(&g.a);
+	}
+}
+
+TEST(trace_ring_cpus_are_independent)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX];
+	struct ttrace_event ev = make_event(7, 3, data);
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_ring r0, r2;
+	struct ttrace_counts c;
+	struct ttrace_cursor cur;
+	struct ttrace_area a;
+
+	area_get(&a, 3, ENTRIES, true);
+	ttrace_ring_get(&r0, &a, 0);
+	ttrace_ring_get(&r2, &a, 2);
+	for (int i = 0; i < 20; i++) {
+		CHECK(ttrace_ring_write(&r2, &ev), "write %d", i);
+	}
+	ttrace_ring_clear(&r0);
+	CHECK_EQ_INT(ttrace_ring_counts(&r0, &c), 0, "cpu 0");
+	CHECK_EQ_UINT(c.emitted + c.cleared, 0, "cpu 0 untouched");
+	CHECK_EQ_INT(ttrace_ring_counts(&r2, &c), 0, "cpu 2");
+	CHECK_EQ_UINT(c.emitted, 60, "cpu 2 emitted");
+	CHECK_EQ_UINT(c.stored, 16, "cpu 2 stored");
+	CHECK_EQ_UINT(c.overwritten, 44, "cpu 2 overwritten");
+	ttrace_cursor_init(&cur, 0);
+	CHECK_EQ_UINT(ttrace_ring_read(&r2, &cur, out, READ_MAX), 5, "cpu 2 events");
+	check_record(&out[4], 57, 7, 3, 2, "cpu 2's newest event");
+	area_put(&a);
+}
+
+TEST(trace_ring_refuses_too_many_words)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX + 1] = {0};
+	struct ttrace_event ev = {
+	    .kind = TTRACE_KIND_user, .nwords = TTRACE_EVENT_WORDS_MAX + 1, .data = data};
+	struct ttrace_counts c;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	CHECK(!ttrace_ring_write(&g.r, &ev), "refused");
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &c), 0, "counts");
+	CHECK_EQ_UINT(c.emitted, 0, "nothing reserved or dropped");
+	ev.nwords = TTRACE_EVENT_WORDS_MAX;
+	CHECK(ttrace_ring_write(&g.r, &ev), "the largest event is taken");
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &c), 0, "counts");
+	CHECK_EQ_UINT(c.stored, 1 + TTRACE_CONT_MAX, "in four slots");
+	area_put(&g.a);
+}
+
+TEST(trace_ring_counts_give_up_on_a_clear_that_never_ends)
+{
+	struct ttrace_counts c;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	rig_write(&g, 2, "write");
+	g.a.hdr->cpu[0].clear_seq = 1; /* a clear stopped half way */
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &c), -EBUSY, "in progress for good");
+	CHECK_EQ_UINT(c.stored, 2, "the last try is still returned");
+	area_put(&g.a);
+}
+
+TEST(trace_ring_tail_needs_the_reader_page)
+{
+	struct ttrace_ring r;
+	struct ttrace_area a;
+
+	area_get(&a, 1, ENTRIES, false);
+	ttrace_ring_get(&r, &a, 0);
+	CHECK_EQ_INT(ttrace_ring_publish_tail(&r, 5), -EACCES, "no reader page");
+	area_put(&a);
+}

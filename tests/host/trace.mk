@@ -1,0 +1,20 @@
+# The trace concurrency test; the Makefile includes this file.
+#
+# tests/host/tsan/ holds tests that need ThreadSanitizer, which does not
+# mix with the AddressSanitizer of run_tests: they build into a binary of
+# their own, with the same runner and the common/ sources they test, and
+# `make test-host` runs it after run_tests (HOST_EXTRA_TESTS). The folder
+# keeps them out of run_tests' tests/host/*.c.
+
+TRACE_TSAN := $(BUILD)/host/tsan/run_tests
+TRACE_TSAN_SRCS := tests/host/runner.c $(sort $(wildcard tests/host/tsan/*.c)) \
+	$(sort $(wildcard common/*.c))
+TRACE_TSAN_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=thread \
+	-fno-omit-frame-pointer -pthread -Ikernel -I. -Itests/host
+
+$(TRACE_TSAN): $(TRACE_TSAN_SRCS) $(wildcard abi/*.h abi/*.def common/*.h tests/host/*.h) \
+		tests/host/trace.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(TRACE_TSAN_CFLAGS) -o $@ $(TRACE_TSAN_SRCS)
+
+HOST_EXTRA_TESTS += $(TRACE_TSAN)
