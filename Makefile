@@ -4,6 +4,7 @@
 SMP ?= 4
 MEM ?= 256M
 KCMDLINE ?=
+TTRACE ?= 1
 
 BUILD := build
 CC := gcc
@@ -12,7 +13,8 @@ PYTHON := /usr/bin/python3
 
 KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
 	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
-	-fno-omit-frame-pointer -fno-tree-loop-distribute-patterns -MMD -MP -Ikernel -I.
+	-fno-omit-frame-pointer -fno-tree-loop-distribute-patterns -MMD -MP -Ikernel -I. \
+	-DTTRACE_ENABLED=$(TTRACE)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T kernel/arch/x86_64/kernel.ld
 
@@ -55,11 +57,16 @@ all: $(BUILD)/spoor.iso
 deps:
 	@tools/deps
 
-$(BUILD)/%.c.o: %.c
+# Kernel objects depend on TTRACE: switching it rebuilds them.
+$(BUILD)/ttrace-setting: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(TTRACE)' | cmp -s - $@ || echo '$(TTRACE)' > $@
+
+$(BUILD)/%.c.o: %.c $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.S.o: %.S
+$(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 

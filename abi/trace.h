@@ -462,4 +462,30 @@ _Static_assert(offsetof(struct ttrace_aux_record, reserved) == 30, "abi");
 
 _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN, "abi");
 
+/*
+ * Trace capabilities (abi/cap.h) and their syscalls (abi/syscalls.def).
+ *
+ * trace_map(slot, what, addr) maps, at addr or wherever it fits for 0:
+ *   TTRACE_MAP_AREA    the whole area (header first), read-only; needs a
+ *                      trace-read capability with CAP_RIGHT_READ. Writable
+ *                      mappings of it are refused (-EACCES), also later.
+ *   TTRACE_MAP_READER  the reader page alone, read-write; needs a
+ *                      trace-control capability: the drop-mode tail decides
+ *                      what the kernel drops.
+ * trace_control(slot, op, arg), with a trace-control capability:
+ *   TTRACE_OP_ENABLE   arg: category bits to turn on
+ *   TTRACE_OP_DISABLE  arg: category bits to turn off
+ *   TTRACE_OP_MODE     arg: TTRACE_MODE_*
+ *   TTRACE_OP_CLEAR    discards what every ring holds (counted as cleared)
+ * It returns the mask in force afterwards, or -EINVAL for an unknown op,
+ * mode or category bit.
+ */
+#define TTRACE_MAP_AREA	  0
+#define TTRACE_MAP_READER 1
+
+#define TTRACE_OP_ENABLE  0
+#define TTRACE_OP_DISABLE 1
+#define TTRACE_OP_MODE	  2
+#define TTRACE_OP_CLEAR	  3
+
 #endif

@@ -25,6 +25,7 @@
 #include "proc/spawn.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "trace/trace.h"
 
 #define SPOOR_VERSION	      "0.1.0"
 #define TICK_CHECK_TICKS      3
@@ -32,15 +33,27 @@
 
 void kmain(uint64_t mb2);
 
-/* The root task: init, with the console (every right) in its console slot. */
+/* The CPUs that will run: those the MADT lists, as many as smp= allows. */
+static uint32_t trace_cpus(void)
+{
+	return acpi_madt.ncpus < kopts.smp ? acpi_madt.ncpus : (uint32_t)kopts.smp;
+}
+
+/* The root task: init, with the boot capabilities in their well-known slots. */
 static void start_init(void)
 {
 	static const struct spawn_request req = {
 	    .name = "init",
-	    .ncaps = 1,
-	    .caps = {{.src = 0, .dst = CAP_SLOT_CONSOLE, .rights = CAP_RIGHTS_ALL}},
+	    .ncaps = 3,
+	    .caps = {{.src = 0, .dst = CAP_SLOT_CONSOLE, .rights = CAP_RIGHTS_ALL},
+		     {.src = 1, .dst = CAP_SLOT_TRACE_READ, .rights = CAP_RIGHTS_ALL},
+		     {.src = 2, .dst = CAP_SLOT_TRACE_CONTROL, .rights = CAP_RIGHTS_ALL}},
 	};
-	const struct cap boot_caps[] = {{.kind = CAP_KIND_CONSOLE, .rights = CAP_RIGHTS_ALL}};
+	const struct cap boot_caps[] = {
+	    {.kind = CAP_KIND_CONSOLE, .rights = CAP_RIGHTS_ALL},
+	    {.kind = CAP_KIND_TRACE_READ, .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT},
+	    {.kind = CAP_KIND_TRACE_CONTROL, .rights = CAP_RIGHT_WRITE | CAP_RIGHT_GRANT},
+	};
 	int err = spawn(NULL, &req, boot_caps);
 
 	if (err < 0) {
@@ -78,6 +91,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	thread_init_idle();				/* kmain ends as this CPU's idle thread */
 	sched_init();					/* run queues, the resched IPI */
 	timer_calibrate();				/* TSC and LAPIC timer against the PIT */
+	ttrace_init(trace_cpus());			/* tracing, from here on if ttrace= */
 	timer_start_cpu();				/* periodic tick on this CPU */
 	serial_enable_rx_irq();				/* console input by interrupt */
 	console_init();					/* ... which wakes console readers */
@@ -90,8 +104,8 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	printk("cmdline: %s\n", boot_info.cmdline);
 	printk("modules: %u\n", boot_info.nmodules);
 	check_ticking();
-	selftest_run(kopts.selftest);
 	loader_init();
+	selftest_run(kopts.selftest);
 	start_init();
 	sched_idle_loop();
 }

@@ -10,6 +10,8 @@
 struct kernel_options kopts = {
     .smp = MAX_CPUS,
     .selftest = SELFTEST_NONE,
+    .ttrace_ring_kb = 1024,
+    .ttrace_aux_kb = 1024,
 };
 
 /* Indexed by enum selftest_kind. */
@@ -23,6 +25,17 @@ static const struct cmdline_option options[] = {
      .type = CMDLINE_CHOICE,
      .value = &kopts.selftest,
      .choices = selftest_names},
+    {.name = "ttrace", .type = CMDLINE_STRING, .value = kopts.ttrace, .size = TTRACE_OPTION_MAX},
+    {.name = "ttrace.ring_kb",
+     .type = CMDLINE_UINT,
+     .value = &kopts.ttrace_ring_kb,
+     .min = 4,
+     .max = 65536},
+    {.name = "ttrace.aux_kb",
+     .type = CMDLINE_UINT,
+     .value = &kopts.ttrace_aux_kb,
+     .min = 4,
+     .max = 65536},
 };
 
 static void warn(const char *message)

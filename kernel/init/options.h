@@ -8,6 +8,11 @@
  *                  block), doublefault faults with a broken stack (the
  *                  IST stack catches it); tlb checks cross-CPU TLB
  *                  shootdown, heap checks kmalloc/kfree
+ *   ttrace=CATS    categories traced from boot: a comma list of mem sched
+ *                  syscall ipc irq proc user test, or all
+ *   ttrace.ring_kb=N  KiB of trace ring per CPU (4..65536, a power of
+ *                  two; default 1024)
+ *   ttrace.aux_kb=N   KiB of aux string ring (4..65536; default 1024)
  */
 #ifndef SPOOR_INIT_OPTIONS_H
 #define SPOOR_INIT_OPTIONS_H
@@ -25,9 +30,14 @@ enum selftest_kind {
 	SELFTEST_HEAP,
 };
 
+#define TTRACE_OPTION_MAX 96
+
 struct kernel_options {
 	uint64_t smp;
 	uint32_t selftest; /* enum selftest_kind */
+	char ttrace[TTRACE_OPTION_MAX];
+	uint64_t ttrace_ring_kb;
+	uint64_t ttrace_aux_kb;
 };
 
 extern struct kernel_options kopts;

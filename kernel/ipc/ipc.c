@@ -20,9 +20,11 @@
 #include "mm/pmm.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "trace/trace.h"
 
 struct endpoint {
 	uint32_t refs;	     /* [a] */
+	uint32_t id;	     /* [I] names it in trace events */
 	uint32_t callers;    /* [ipc] references with the write right */
 	uint32_t receivers;  /* [ipc] references with the read right */
 	struct list senders; /* [ipc] threads IPC_SENDING, oldest first */
@@ -30,6 +32,7 @@ struct endpoint {
 };
 
 static struct spinlock ipc_lock = SPINLOCK_INIT;
+static uint32_t next_endpoint_id = 1; /* [a] */
 
 static struct thread *thread_of(struct list *node)
 {
@@ -136,12 +139,17 @@ static int cancel(struct thread *t)
  * (taken with spin_lock_irqsave into flags); returns the result with the
  * lock dropped and interrupts as they were.
  */
-static int wait_done(struct thread *t, struct thread *partner, bool fast, uint64_t deadline_ns,
-		     uint64_t flags)
+static int wait_done(struct thread *t, const struct endpoint *ep, struct thread *partner, bool fast,
+		     uint64_t deadline_ns, uint64_t flags)
 {
+	uint32_t label = IPC_INFO_LABEL(t->ipc.msg.info);
+
 	spin_unlock(&ipc_lock); /* interrupts stay off until we are switched out */
-	if (!partner || !fast || !sched_handoff(partner)) {
+	if (partner && fast && sched_handoff(partner)) {
+		TTRACE(ipc_fastpath, ep->id, label, partner->tid);
+	} else {
 		if (partner) {
+			TTRACE(ipc_slowpath, ep->id, label, partner->tid);
 			sched_wake(partner, WAKE_EVENT);
 		}
 		schedule();
@@ -157,8 +165,9 @@ static int wait_done(struct thread *t, struct thread *partner, bool fast, uint64
 }
 
 /* Links caller to server: server now owes caller a reply. ipc_lock held. */
-static void take_call(struct thread *server, struct thread *caller)
+static void take_call(struct endpoint *ep, struct thread *server, struct thread *caller)
 {
+	TTRACE(ipc_recv, ep->id, IPC_INFO_LABEL(caller->ipc.msg.info), caller->tid);
 	transfer(server, caller);
 	server->ipc.reply_to = caller;
 	caller->ipc.replier = server;
@@ -206,6 +215,7 @@ int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t de
 	}
 	me->ipc.msg.badge = badge;
 	me->ipc.recv_max = recv_max;
+	TTRACE(ipc_call, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), 0);
 	if (!list_empty(&ep->waiting)) {
 		server = thread_of(ep->waiting.next);
 		if (me->ipc.msg.len > server->ipc.recv_max) {
@@ -214,7 +224,7 @@ int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t de
 		}
 		list_remove(&server->ipc.node);
 		server->ipc.ep = NULL;
-		take_call(server, me);
+		take_call(ep, server, me);
 		server->ipc.result = 0;
 		server->ipc.phase = IPC_DONE;
 	} else {
@@ -223,7 +233,7 @@ int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t de
 		me->ipc.phase = IPC_SENDING;
 	}
 	block_current(me, deadline_ns);
-	return wait_done(me, server, fast, deadline_ns, flags);
+	return wait_done(me, ep, server, fast, deadline_ns, flags);
 }
 
 /* Receives with ipc_lock held; blocks (returning through wait_done) if nobody calls. */
@@ -233,7 +243,7 @@ static int receive_locked(struct thread *me, struct endpoint *ep, uint32_t recv_
 	drop_reply(me);
 	struct thread *caller = next_sender(ep, recv_max);
 	if (caller) {
-		take_call(me, caller);
+		take_call(ep, me, caller);
 		if (partner) {
 			sched_wake(partner, WAKE_EVENT);
 		}
@@ -252,7 +262,7 @@ static int receive_locked(struct thread *me, struct endpoint *ep, uint32_t recv_
 	me->ipc.ep = ep;
 	me->ipc.phase = IPC_RECEIVING;
 	block_current(me, deadline_ns);
-	return wait_done(me, partner, fast, deadline_ns, flags);
+	return wait_done(me, ep, partner, fast, deadline_ns, flags);
 }
 
 int ipc_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns)
@@ -279,6 +289,7 @@ static struct thread *reply_locked(struct thread *me, int *result)
 		return NULL;
 	}
 	me->ipc.msg.badge = 0; /* badges name callers; a reply carries none */
+	TTRACE(ipc_reply, 0, IPC_INFO_LABEL(me->ipc.msg.info), caller->tid);
 	transfer(caller, me);
 	caller->ipc.result = 0;
 	caller->ipc.phase = IPC_DONE;
@@ -343,6 +354,7 @@ int endpoint_create(struct endpoint **out)
 	}
 	list_init(&ep->senders);
 	list_init(&ep->waiting);
+	ep->id = __atomic_fetch_add(&next_endpoint_id, 1, __ATOMIC_RELAXED);
 	*out = ep;
 	return 0;
 }

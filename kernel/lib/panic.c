@@ -18,6 +18,7 @@
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
+#include "trace/trace.h"
 
 #define STACK_WALK_DEPTH 8
 #define NO_CPU		 (-1)
@@ -78,6 +79,7 @@ void panic_stack_walk(uint64_t rip, uint64_t rbp)
 
 void panic_finish(void)
 {
+	ttrace_panic_dump(percpu_current_id());
 	printk("system halted\n");
 	power_report_failure();
 	cpu_halt_forever();

@@ -34,6 +34,23 @@ int memobj_create(uint64_t npages, struct memobj **out)
 	return 0;
 }
 
+int memobj_wrap(uint64_t phys, uint64_t npages, struct memobj **out)
+{
+	struct memobj *m = kmalloc(sizeof(*m) + npages * sizeof(uint64_t));
+
+	if (!m) {
+		return -ENOMEM;
+	}
+	m->refs = 1;
+	m->npages = (uint32_t)npages;
+	for (uint64_t i = 0; i < npages; i++) {
+		m->frames[i] = phys + i * PAGE_SIZE;
+		pmm_frame_ref(m->frames[i]);
+	}
+	*out = m;
+	return 0;
+}
+
 void memobj_get(struct memobj *m)
 {
 	__atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);

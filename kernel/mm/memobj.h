@@ -20,6 +20,12 @@ struct memobj {
 /* A new object of npages zeroed pages, one reference. -EINVAL, -ENOMEM. */
 int memobj_create(uint64_t npages, struct memobj **out);
 
+/*
+ * An object over npages existing frames from phys (each gets a reference,
+ * so they outlive the object's mappings), one reference. 0 or -ENOMEM.
+ */
+int memobj_wrap(uint64_t phys, uint64_t npages, struct memobj **out);
+
 void memobj_get(struct memobj *m);
 void memobj_put(struct memobj *m);
 

@@ -11,6 +11,7 @@
 #include "lib/spinlock.h"
 #include "mm/frame_bitmap.h"
 #include "mm/memlayout.h"
+#include "trace/trace.h"
 
 #define LOW_MEMORY_END 0x100000 /* BIOS data, EBDA, the AP trampoline page */
 #define MIB	       (1024 * 1024)
@@ -132,6 +133,7 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys)
 	spin_unlock_irqrestore(&pmm_lock, flags);
 	if (!err) {
 		*phys = first * PAGE_SIZE;
+		TTRACE(mem_frame_alloc, *phys, count);
 		for (uint64_t i = 0; i < count; i++) {
 			__atomic_store_n(&frame_refs[first + i], 1, __ATOMIC_RELAXED);
 		}
@@ -141,6 +143,7 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys)
 
 void pmm_free_frames(uint64_t phys, uint64_t count)
 {
+	TTRACE(mem_frame_free, phys, count);
 	for (uint64_t i = 0; i < count; i++) {
 		__atomic_store_n(&frame_refs[phys / PAGE_SIZE + i], 0, __ATOMIC_RELAXED);
 	}
@@ -171,6 +174,7 @@ void pmm_frame_unref(uint64_t phys)
 		panic("pmm: unreference of free frame 0x%lx", phys);
 	}
 	if (!left) {
+		TTRACE(mem_frame_free, phys, 1);
 		uint64_t flags = spin_lock_irqsave(&pmm_lock);
 		int err = frame_bitmap_free(&map, phys / PAGE_SIZE, 1);
 		spin_unlock_irqrestore(&pmm_lock, flags);

@@ -5,6 +5,7 @@
 
 #include "abi/errno.h"
 #include "mm/memlayout.h"
+#include "trace/trace.h"
 
 long usercopy(void *dst, const void *src, size_t n);
 extern char usercopy_start[], usercopy_end[], usercopy_fixup[];
@@ -19,6 +20,7 @@ int copy_from_user(void *dst, uint64_t usrc, size_t len)
 	if (!user_range_ok(usrc, len)) {
 		return -EFAULT;
 	}
+	TTRACE(mem_copy, usrc, len, TTRACE_COPY_FROM_USER);
 	return len ? (int)usercopy(dst, (const void *)(uintptr_t)usrc, len) : 0;
 }
 
@@ -27,6 +29,7 @@ int copy_to_user(uint64_t udst, const void *src, size_t len)
 	if (!user_range_ok(udst, len)) {
 		return -EFAULT;
 	}
+	TTRACE(mem_copy, udst, len, TTRACE_COPY_TO_USER);
 	return len ? (int)usercopy((void *)(uintptr_t)udst, src, len) : 0;
 }
 

@@ -16,6 +16,7 @@
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/pmm.h"
+#include "trace/trace.h"
 
 #define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
 #define UNMAP_BATCH	 64
@@ -101,6 +102,7 @@ static void insert(struct vm *vm, struct region *r)
 {
 	struct list *pos;
 
+	TTRACE(mem_map, r->start, r->end - r->start, r->prot, vm->as.pml4_phys);
 	list_for_each(pos, &vm->regions)
 	{
 		if (region_of(pos)->start > r->start) {
@@ -200,6 +202,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 
 static void region_free(struct vm *vm, struct region *r)
 {
+	TTRACE(mem_unmap, r->start, r->end - r->start, r->prot, vm->as.pml4_phys);
 	unmap_pages(vm, r->start, r->end);
 	list_remove(&r->node);
 	if (r->obj) {
@@ -457,12 +460,16 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 	return err;
 }
 
-/* Gives the page at va its own writable frame, or a fresh one. Lock held. */
-static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write)
+/*
+ * Gives the page at va a frame, and for a write its own writable one; sets
+ * *outcome to TTRACE_PF_COW if that meant copying. Lock held.
+ */
+static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write, uint32_t *outcome)
 {
 	uint64_t pa, fresh;
 	unsigned flags;
 
+	*outcome = TTRACE_PF_MAPPED;
 	if (vmm_lookup(&vm->as, va, &pa, &flags)) {
 		if (r->obj) {
 			pa = r->obj->frames[r->obj_first + (va - r->start) / PAGE_SIZE];
@@ -489,6 +496,8 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 		return -ENOMEM;
 	}
 	memcpy(phys_to_virt(fresh), phys_to_virt(pa), PAGE_SIZE);
+	TTRACE(mem_cow, va, pa, fresh);
+	*outcome = TTRACE_PF_COW;
 	vmm_unmap(&vm->as, va, 1);
 	int err = vmm_map(&vm->as, va, fresh, 1, pte_flags(r, true));
 	pmm_frame_unref(err ? fresh : pa);
@@ -525,7 +534,7 @@ int uvm_fault(struct vm *vm, uint64_t addr, unsigned access, struct uvm_fault_in
 		   !(r->prot & (PROT_READ | PROT_WRITE | PROT_EXEC))) {
 		info->what = "page fault";
 	} else {
-		err = make_present(vm, r, va, access & FAULT_WRITE);
+		err = make_present(vm, r, va, access & FAULT_WRITE, &info->outcome);
 		if (err == -ENOMEM) {
 			info->what = "out of memory";
 			err = -EFAULT;
@@ -554,7 +563,8 @@ int uvm_write(struct vm *vm, uint64_t addr, const void *src, size_t len)
 		if (chunk > len) {
 			chunk = len;
 		}
-		err = r ? make_present(vm, r, va, true) : -EFAULT;
+		uint32_t outcome;
+		err = r ? make_present(vm, r, va, true, &outcome) : -EFAULT;
 		if (!err) {
 			err = vmm_lookup(&vm->as, va, &pa, &flags);
 		}

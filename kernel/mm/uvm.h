@@ -71,7 +71,8 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out);
 
 /* What went wrong with a fault that uvm_fault() could not resolve. */
 struct uvm_fault_info {
-	const char *what; /* "not present", "protection", "stack overflow", ... */
+	const char *what; /* "page fault", "stack overflow", ...: why it was refused */
+	uint32_t outcome; /* TTRACE_PF_MAPPED or TTRACE_PF_COW: what resolving it did */
 };
 
 #define FAULT_WRITE (1u << 0)

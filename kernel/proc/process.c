@@ -13,6 +13,7 @@
 #include "mm/heap.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "trace/trace.h"
 
 static struct spinlock table_lock = SPINLOCK_INIT;
 static struct list table = LIST_INIT(table); /* [table_lock] live processes */
@@ -138,6 +139,7 @@ void process_teardown(struct process *p)
 			cpu_relax();
 		}
 	}
+	TTRACE(proc_exit, p->pid, p->exit_status);
 	uvm_destroy(&p->vm);
 	cspace_destroy(&p->caps);
 

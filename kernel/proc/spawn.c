@@ -18,6 +18,7 @@
 #include "proc/loader.h"
 #include "proc/process.h"
 #include "sched/thread.h"
+#include "trace/trace.h"
 
 #define PROCESS_CAP_RIGHTS (CAP_RIGHT_WAIT | CAP_RIGHT_KILL | CAP_RIGHT_GRANT)
 
@@ -158,6 +159,8 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 	}
 	if (!err) {
 		uint64_t rsp = USER_STACK_TOP - (uint64_t)size;
+		TTRACE(proc_spawn, p->pid, parent ? parent->pid : 0,
+		       ttrace_aux_proc_name(p->pid, p->name));
 		if (!thread_create_user(p, entry, rsp, argc, rsp + sizeof(uint64_t))) {
 			err = -ENOMEM;
 			if (parent) {

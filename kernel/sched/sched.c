@@ -20,6 +20,7 @@
 #include "mm/heap.h"
 #include "proc/process.h"
 #include "sched/thread.h"
+#include "trace/trace.h"
 
 void switch_context(uint64_t *prev_rsp, uint64_t next_rsp);
 
@@ -125,7 +126,9 @@ void sched_wake(struct thread *t, uint8_t reason)
 		}
 	}
 	t->wake_reason = reason;
-	enqueue(select_cpu(t), t);
+	struct cpu *target = select_cpu(t);
+	TTRACE(sched_wakeup, t->tid, target->id);
+	enqueue(target, t);
 }
 
 void sched_kick(struct thread *t)
@@ -208,6 +211,11 @@ static void switch_to(struct cpu *c, struct thread *prev, struct thread *next)
 		cpu_relax();
 	}
 	next->on_cpu = true;
+	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
+	if (from != c->id) {
+		TTRACE(sched_migrate, next->tid, from, c->id);
+	}
+	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
 	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
 	account(c, prev, next);
 	c->current = next;

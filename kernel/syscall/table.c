@@ -5,6 +5,8 @@
 #include "abi/syscall.h"
 #include "arch/x86_64/timer.h"
 #include "sched/sched.h"
+#include "sched/thread.h"
+#include "trace/trace.h"
 #include "syscall/syscall.h"
 
 typedef int64_t (*syscall_fn)(struct trap_frame *f);
@@ -19,7 +21,10 @@ void syscall_dispatch(struct trap_frame *f)
 {
 	uint64_t nr = f->rax;
 
+	thread_current()->trace_ctx = TTRACE_CTX_SYSCALL;
+	TTRACE(syscall_entry, nr, SYSARG0(f), SYSARG1(f), SYSARG2(f));
 	f->rax = nr < SYS_COUNT ? (uint64_t)table[nr](f) : (uint64_t)-ENOSYS;
+	TTRACE(syscall_exit, nr, f->rax);
 	sched_return_to_user();
 }
 

@@ -256,6 +256,18 @@ static inline long sys_program_list(struct program_info *out, size_t max)
 	return __syscall2(program_list, out, max);
 }
 
+/* Maps trace memory (TTRACE_MAP_*, abi/trace.h) at addr or anywhere for NULL. */
+static inline long sys_trace_map(int slot, uint32_t what, void *addr)
+{
+	return __syscall3(trace_map, slot, what, addr);
+}
+
+/* Changes tracing (TTRACE_OP_*); returns the category mask in force. */
+static inline long sys_trace_control(int slot, uint32_t op, uint64_t arg)
+{
+	return __syscall3(trace_control, slot, op, arg);
+}
+
 /* Pins the calling thread to cpu, or lets it run anywhere again with -1. */
 static inline long sys_thread_set_cpu(int cpu)
 {

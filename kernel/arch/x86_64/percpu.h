@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "arch/x86_64/gdt.h"
+#include "common/trace_ring.h"
 #include "lib/list.h"
 #include "lib/spinlock.h"
 
@@ -55,6 +56,10 @@ struct cpu {
 	struct thread *switched_from; /* [o] handed from schedule() to sched_finish_switch() */
 	bool need_resched;	      /* [a] schedule() before returning to user mode */
 	uint64_t idle_ns;	      /* [o] time spent in the idle thread */
+
+	/* Tracing (kernel/trace). */
+	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
+	uint32_t irq_depth;	       /* [o] interrupt handlers running: their events are irq */
 
 	struct gdt gdt; /* [o] */
 	struct tss tss; /* [o] */

@@ -13,6 +13,7 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 
 #define PIT_HZ		1193182
 #define PIT_CH2_DATA	0x42
@@ -31,7 +32,9 @@ static uint32_t lapic_per_tick; /* [I] LAPIC timer counts per 1/TIMER_HZ s */
 static void timer_tick(struct trap_frame *f)
 {
 	(void)f;
-	__atomic_fetch_add(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
+	uint64_t tick = __atomic_add_fetch(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
+
+	TTRACE(irq_timer, tick);
 	sched_tick();
 }
 
@@ -74,6 +77,11 @@ void timer_start_cpu(void)
 uint64_t timer_tsc_hz(void)
 {
 	return tsc_hz;
+}
+
+uint64_t timer_boot_tsc(void)
+{
+	return tsc_boot;
 }
 
 uint64_t timer_now_ns(void)

@@ -18,6 +18,9 @@ void timer_start_cpu(void);
 
 uint64_t timer_tsc_hz(void);
 
+/* The TSC when time 0 of timer_now_ns() was. */
+uint64_t timer_boot_tsc(void);
+
 /* Nanoseconds since timer_calibrate(). */
 uint64_t timer_now_ns(void);
 

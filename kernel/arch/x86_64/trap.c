@@ -15,6 +15,8 @@
 #include "mm/uvm.h"
 #include "proc/process.h"
 #include "sched/sched.h"
+#include "sched/thread.h"
+#include "trace/trace.h"
 
 #define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
 #define PF_WRITE    (1u << 1)
@@ -102,10 +104,13 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 {
 	struct process *p = process_current();
 
+	thread_current()->trace_ctx = TTRACE_CTX_TRAP;
 	irq_enable();
 	if (f->vector == EXC_PAGE_FAULT) {
 		struct uvm_fault_info info;
-		if (!uvm_fault(&p->vm, cr2, fault_access(f->error), &info)) {
+		int err = uvm_fault(&p->vm, cr2, fault_access(f->error), &info);
+		TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_KILLED : info.outcome);
+		if (!err) {
 			return;
 		}
 		printk("pid %u (%s) killed: %s at 0x%lx (%s, %s) rip=0x%lx\n", p->pid, p->name,
@@ -119,6 +124,7 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		printk("pid %u (%s) killed: %s rip=0x%lx\n", p->pid, p->name,
 		       name ? name : "reserved exception", f->rip);
 	}
+	TTRACE(proc_fault, p->pid, f->vector, f->vector == EXC_PAGE_FAULT ? cr2 : 0, f->rip);
 	process_exit(p, EXIT_FAULT(f->vector));
 }
 
@@ -136,7 +142,9 @@ static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 	if (f->rflags & RFLAGS_IF) {
 		irq_enable();
 	}
-	if (uvm_fault(&process_current()->vm, cr2, fault_access(f->error), &info)) {
+	int err = uvm_fault(&process_current()->vm, cr2, fault_access(f->error), &info);
+	TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_FIXUP : info.outcome);
+	if (err) {
 		f->rip = usercopy_fixup_rip();
 	}
 	return true;
@@ -162,13 +170,18 @@ void trap_dispatch(struct trap_frame *f)
 		}
 		return;
 	}
+	struct cpu *c = this_cpu();
 	irq_handler_fn fn = irq_handlers[f->vector];
+	c->irq_depth++;
+	TTRACE(irq_entry, f->vector);
 	if (fn) {
 		fn(f);
 	} else if (f->vector != VECTOR_SPURIOUS) {
 		printk("trap: unexpected interrupt vector %lu on cpu %u\n", f->vector,
 		       percpu_current_id());
 	}
+	TTRACE(irq_exit, f->vector);
+	c->irq_depth--;
 	/* Spurious interrupts are not in service, so they take no EOI (SDM 3A 11.9). */
 	if (f->vector != VECTOR_SPURIOUS) {
 		apic_eoi();

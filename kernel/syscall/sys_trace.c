@@ -1,0 +1,53 @@
+/*
+ * sys_trace: the trace capabilities — mapping trace memory and changing
+ * what is traced (abi/trace.h).
+ */
+#include "abi/errno.h"
+#include "abi/mem.h"
+#include "abi/trace.h"
+#include "cap/cspace.h"
+#include "mm/uvm.h"
+#include "proc/process.h"
+#include "syscall/syscall.h"
+#include "trace/trace.h"
+
+int64_t sys_trace_map(struct trap_frame *f)
+{
+	struct process *p = process_current();
+	uint32_t what = (uint32_t)SYSARG1(f);
+	bool reader = what == TTRACE_MAP_READER;
+	struct cap c;
+	uint64_t addr = 0;
+
+	if (what != TTRACE_MAP_AREA && !reader) {
+		return -EINVAL;
+	}
+	int err = reader ? cspace_get(&p->caps, (uint32_t)SYSARG0(f), CAP_KIND_TRACE_CONTROL,
+				      CAP_RIGHT_WRITE, &c)
+			 : cspace_get(&p->caps, (uint32_t)SYSARG0(f), CAP_KIND_TRACE_READ,
+				      CAP_RIGHT_READ, &c);
+	if (err) {
+		return err;
+	}
+	cap_put(&c);
+	struct memobj *obj = reader ? ttrace_reader_object() : ttrace_area_object();
+	if (!obj) {
+		return -ENOMEM; /* tracing could not be set up */
+	}
+	uint32_t prot = reader ? PROT_READ | PROT_WRITE : PROT_READ;
+	err = uvm_map_frame(&p->vm, obj, SYSARG2(f), prot, prot, &addr);
+	return err ? err : (int64_t)addr;
+}
+
+int64_t sys_trace_control(struct trap_frame *f)
+{
+	struct cap c;
+	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_TRACE_CONTROL,
+			     CAP_RIGHT_WRITE, &c);
+
+	if (err) {
+		return err;
+	}
+	cap_put(&c);
+	return ttrace_control((uint32_t)SYSARG1(f), SYSARG2(f));
+}

@@ -1,0 +1,251 @@
+/*
+ * trace: the area, the emit path, the aux writer lock, control, the trace
+ * capabilities' memory and the panic-time flight recorder.
+ *
+ * Lock order: control_lock (mask, mode, clear) and aux_lock (every aux
+ * write, from thread context only) are leaves. The emit path takes none.
+ */
+#include "trace/trace.h"
+
+#include "abi/errno.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/timer.h"
+#include "common/trace_aux.h"
+#include "common/trace_format.h"
+#include "common/trace_header.h"
+#include "common/trace_names.h"
+#include "common/trace_ring.h"
+#include "init/options.h"
+#include "lib/printk.h"
+#include "lib/spinlock.h"
+#include "lib/string.h"
+#include "mm/memlayout.h"
+#include "mm/memobj.h"
+#include "mm/pmm.h"
+#include "proc/process.h"
+#include "sched/thread.h"
+
+#define FLIGHT_RECORDER_EVENTS 16
+#define ENTRY_BYTES	       64
+#define KIB		       1024
+
+uint64_t ttrace_mask;
+
+static struct ttrace_area area;	  /* [I] after ttrace_init() */
+static struct memobj *area_obj;	  /* [I] */
+static struct memobj *reader_obj; /* [I] */
+static struct spinlock aux_lock = SPINLOCK_INIT;
+static struct spinlock control_lock = SPINLOCK_INIT;
+
+static uint64_t round_down_pow2(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p * 2 <= v) {
+		p *= 2;
+	}
+	return p;
+}
+
+/* Lays out the header for ring_kb; returns the area's size, or 0. */
+static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb)
+{
+	struct ttrace_geometry g = {
+	    .num_cpus = num_cpus,
+	    .ring_entries = (uint32_t)(ring_kb * KIB / ENTRY_BYTES),
+	    .aux_durable_size = (ttrace_aux_names_size() + 7) & ~7ull,
+	    .aux_ring_size = round_down_pow2(kopts.ttrace_aux_kb) * KIB,
+	    .tsc_hz = timer_tsc_hz(),
+	    .boot_tsc = timer_boot_tsc(),
+	};
+
+	return ttrace_header_init(h, &g) ? 0 : h->area_size;
+}
+
+static void set_mask(uint64_t mask)
+{
+	__atomic_store_n(&area.hdr->mask, mask, __ATOMIC_RELAXED);
+	__atomic_store_n(&ttrace_mask, mask, __ATOMIC_RELAXED);
+}
+
+static uint64_t boot_mask(void)
+{
+	const char *bad;
+	size_t bad_len;
+	uint64_t mask = 0;
+
+	if (ttrace_category_parse(kopts.ttrace, &mask, &bad, &bad_len)) {
+		char known[128];
+		ttrace_category_format(TTRACE_CAT_ALL, known, sizeof(known));
+		printk("ttrace: unknown category '%.*s' (known: %s all); tracing stays off\n",
+		       (int)bad_len, bad, known);
+		return 0;
+	}
+	return mask;
+}
+
+void ttrace_init(uint32_t num_cpus)
+{
+	struct ttrace_header h;
+	uint64_t ring_kb = round_down_pow2(kopts.ttrace_ring_kb);
+	uint64_t size = layout(&h, num_cpus, ring_kb);
+	uint64_t phys;
+
+	/* Too little memory for the rings asked for: halve them until they fit. */
+	while (size && pmm_alloc_frames(PAGE_ALIGN_UP(size) / PAGE_SIZE, &phys)) {
+		ring_kb /= 2;
+		size = ring_kb * KIB >= TTRACE_RING_ENTRIES_MIN * ENTRY_BYTES
+			   ? layout(&h, num_cpus, ring_kb)
+			   : 0;
+	}
+	if (!size) {
+		printk("ttrace: not enough memory for the trace area; tracing is off\n");
+		return;
+	}
+	uint8_t *base = phys_to_virt(phys);
+	memcpy(base, &h, sizeof(h));
+	area = (struct ttrace_area){
+	    .hdr = (struct ttrace_header *)base,
+	    .reader = (struct ttrace_reader *)(base + h.reader_offset),
+	    .rings = (union ttrace_slot *)(base + h.ring_offset),
+	    .aux = (uint64_t *)(base + h.aux_offset),
+	    .hdr_len = h.header_bytes,
+	    .reader_len = h.reader_bytes,
+	    .rings_len = h.ring_bytes * num_cpus,
+	    .aux_len = h.aux_durable_size + h.aux_ring_size,
+	};
+	if (ttrace_area_init(&area) || ttrace_aux_write_names(&area, rdtsc()) ||
+	    memobj_wrap(phys, PAGE_ALIGN_UP(size) / PAGE_SIZE, &area_obj) ||
+	    memobj_wrap(phys + h.reader_offset, h.reader_bytes / PAGE_SIZE, &reader_obj)) {
+		printk("ttrace: cannot prepare the trace area; tracing is off\n");
+		return;
+	}
+	for (uint32_t i = 0; i < num_cpus; i++) {
+		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
+	}
+	set_mask(boot_mask());
+
+	char names[128];
+	ttrace_category_format(ttrace_mask, names, sizeof(names));
+	printk("ttrace: %u cpus x %u entries, aux %lu KiB, mask %s\n", num_cpus, h.ring_entries,
+	       h.aux_ring_size / KIB, names);
+}
+
+void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
+{
+	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
+
+	if (!c->trace_ring.hdr) {
+		return; /* a CPU beyond those the area was laid out for */
+	}
+	struct ttrace_event ev = {
+	    .ts = rdtsc(),
+	    .pid = t && t->proc ? t->proc->pid : 0,
+	    .tid = t ? t->tid : 0,
+	    .kind = kind,
+	    .ctx = c->irq_depth	  ? TTRACE_CTX_IRQ
+		   : t && t->proc ? t->trace_ctx
+				  : TTRACE_CTX_KERNEL,
+	    .nwords = nwords,
+	    .data = data,
+	};
+	ttrace_ring_write(&c->trace_ring, &ev);
+}
+
+uint64_t ttrace_aux_proc_name(uint32_t pid, const char *name)
+{
+	struct ttrace_aux_item it = {
+	    .id = pid,
+	    .ts = rdtsc(),
+	    .str = name,
+	    .len = (uint32_t)strlen(name),
+	    .tag = TTRACE_AUX_PROC,
+	    .cpu = (uint8_t)this_cpu()->id,
+	};
+	uint64_t ref = 0;
+
+	if (!area.hdr) {
+		return 0;
+	}
+	uint64_t flags = spin_lock_irqsave(&aux_lock);
+	ttrace_aux_write(&area, &it, &ref);
+	spin_unlock_irqrestore(&aux_lock, flags);
+	return ref;
+}
+
+int ttrace_control(uint32_t op, uint64_t arg)
+{
+	int err = 0;
+
+	if (!area.hdr) {
+		return -ENOMEM;
+	}
+	uint64_t flags = spin_lock_irqsave(&control_lock);
+	switch (op) {
+	case TTRACE_OP_ENABLE:
+	case TTRACE_OP_DISABLE:
+		if (arg & ~TTRACE_CAT_ALL) {
+			err = -EINVAL;
+		} else {
+			set_mask(op == TTRACE_OP_ENABLE ? ttrace_mask | arg : ttrace_mask & ~arg);
+		}
+		break;
+	case TTRACE_OP_MODE:
+		if (arg != TTRACE_MODE_OVERWRITE && arg != TTRACE_MODE_DROP) {
+			err = -EINVAL;
+		} else {
+			__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELEASE);
+		}
+		break;
+	case TTRACE_OP_CLEAR:
+		for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
+			ttrace_ring_clear(&cpus[i].trace_ring);
+		}
+		break;
+	default:
+		err = -EINVAL;
+		break;
+	}
+	uint64_t mask = ttrace_mask;
+	spin_unlock_irqrestore(&control_lock, flags);
+	return err ? err : (int)mask;
+}
+
+struct memobj *ttrace_area_object(void)
+{
+	return area_obj;
+}
+
+struct memobj *ttrace_reader_object(void)
+{
+	return reader_obj;
+}
+
+void ttrace_panic_dump(uint32_t cpu)
+{
+	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
+	static char line[256];
+	struct ttrace_cursor cursor;
+
+	if (!area.hdr) {
+		return;
+	}
+	printk("trace counters:\n");
+	for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
+		struct ttrace_counts n;
+		ttrace_ring_counts(&cpus[i].trace_ring, &n);
+		printk("  cpu %u: emitted=%lu stored=%lu overwritten=%lu dropped=%lu cleared=%lu\n",
+		       i, n.emitted, n.stored, n.overwritten, n.dropped, n.cleared);
+	}
+	const struct ttrace_ring *r = &cpus[cpu].trace_ring;
+	ttrace_cursor_init_last(&cursor, r, FLIGHT_RECORDER_EVENTS * 4);
+	size_t n = ttrace_ring_read(r, &cursor, records, FLIGHT_RECORDER_EVENTS * 4);
+	size_t first = n > FLIGHT_RECORDER_EVENTS ? n - FLIGHT_RECORDER_EVENTS : 0;
+	printk("flight recorder: last %lu events on cpu %u\n", n - first, cpu);
+	for (size_t i = first; i < n; i++) {
+		ttrace_format_record(line, sizeof(line), &records[i], &area);
+		printk("  %s\n", line);
+	}
+}

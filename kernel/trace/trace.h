@@ -1,0 +1,88 @@
+/*
+ * trace: the kernel's side of tracing (the contract is abi/trace.h).
+ *
+ * One area of physically contiguous memory holds the header, the reader
+ * page, a ring per CPU and the aux buffer; the kernel writes it through
+ * the direct map, readers map it through trace capabilities. A tracepoint
+ *
+ *	TTRACE(mem_pf, vaddr, rip, err, outcome);
+ *
+ * costs, while its category is off, one relaxed load of ttrace_mask and a
+ * branch predicted not taken; building with TTRACE=0 compiles every
+ * tracepoint away. Arguments are the kind's words, in the order
+ * abi/trace_kinds.def names them.
+ *
+ * Context: ttrace_emit() writes into the current CPU's ring; it must not
+ * be preempted (the kernel never is) and may run in any context,
+ * interrupt handlers included.
+ */
+#ifndef SPOOR_TRACE_TRACE_H
+#define SPOOR_TRACE_TRACE_H
+
+#include <stdint.h>
+
+#include "abi/trace.h"
+
+/* Every kind's category bit, by name: TTRACE_KMASK_mem_pf. */
+enum {
+#define TTRACE_KIND(id, name, cat, args) TTRACE_KMASK_##name = 1 << TTRACE_CAT_BIT_##cat,
+#include "abi/trace_kinds.def"
+#undef TTRACE_KIND
+};
+
+/* [a] The enabled categories; the header's mask mirrors it for readers. */
+extern uint64_t ttrace_mask;
+
+void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords);
+
+#ifndef TTRACE_ENABLED
+#define TTRACE_ENABLED 1
+#endif
+
+#if TTRACE_ENABLED
+#define TTRACE(name, ...)                                                                          \
+	do {                                                                                       \
+		if (__builtin_expect(__atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) &             \
+					 TTRACE_KMASK_##name,                                      \
+				     0)) {                                                         \
+			const uint64_t ttrace_data_[] = {__VA_ARGS__};                             \
+			ttrace_emit(TTRACE_KIND_##name, ttrace_data_,                              \
+				    sizeof(ttrace_data_) / sizeof(uint64_t));                      \
+		}                                                                                  \
+	} while (0)
+#else
+/* Compiled away, but the arguments still type-check. */
+#define TTRACE(name, ...)                                                                          \
+	do {                                                                                       \
+		if (0) {                                                                           \
+			const uint64_t ttrace_data_[] = {__VA_ARGS__};                             \
+			(void)ttrace_data_;                                                        \
+		}                                                                                  \
+	} while (0)
+#endif
+
+/*
+ * Boot CPU, once memory, the CPU count and the TSC rate are known: lays
+ * out and prepares the area (ring_kb per CPU, aux_kb of aux, both from the
+ * command line), writes the boot names into the aux buffer, enables the
+ * categories of the ttrace= option, and prints the banner line.
+ */
+void ttrace_init(uint32_t num_cpus);
+
+/* Records a process name in the aux buffer; returns the reference (0 on failure). */
+uint64_t ttrace_aux_proc_name(uint32_t pid, const char *name);
+
+/* The control operations of trace-control capabilities (abi/trace.h). 0 or -EINVAL. */
+int ttrace_control(uint32_t op, uint64_t arg);
+
+/* The frame objects behind the trace capabilities: the whole area, the reader page. */
+struct memobj *ttrace_area_object(void);
+struct memobj *ttrace_reader_object(void);
+
+/*
+ * For the panic block: every CPU's counters, then the last events of
+ * cpu's ring, decoded. Lock-free: safe with the other CPUs stopped anywhere.
+ */
+void ttrace_panic_dump(uint32_t cpu);
+
+#endif
