@@ -50,7 +50,7 @@ QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -seri
 
 LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host -name '*.c' -o -name '*.h' 2>/dev/null)
 
-.PHONY: all deps run debug test test-host test-system lint clean FORCE
+.PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
 all: $(BUILD)/spoor.iso
 
@@ -130,6 +130,9 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 
 test-system: $(BUILD)/spoor.iso
 	$(PYTHON) -m pytest -q tests/system
+
+bench: deps $(BUILD)/spoor.iso
+	$(PYTHON) tools/bench
 
 test: deps
 	$(MAKE) test-host

@@ -16,7 +16,7 @@ struct kernel_options kopts = {
 
 /* Indexed by enum selftest_kind. */
 static const char *const selftest_names[] = {
-    "none", "pagefault", "gpf", "divide", "ud", "doublefault", "tlb", "heap", NULL,
+    "none", "pagefault", "gpf", "divide", "ud", "doublefault", "tlb", "heap", "tracebench", NULL,
 };
 
 static const struct cmdline_option options[] = {

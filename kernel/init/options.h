@@ -7,7 +7,8 @@
  *                  and ud raise that exception in the kernel (a panic
  *                  block), doublefault faults with a broken stack (the
  *                  IST stack catches it); tlb checks cross-CPU TLB
- *                  shootdown, heap checks kmalloc/kfree
+ *                  shootdown, heap checks kmalloc/kfree, tracebench
+ *                  measures what a tracepoint costs (make bench)
  *   ttrace=CATS    categories traced from boot: a comma list of mem sched
  *                  syscall ipc irq proc user test, or all
  *   ttrace.ring_kb=N  KiB of trace ring per CPU (4..65536, a power of
@@ -28,6 +29,7 @@ enum selftest_kind {
 	SELFTEST_DOUBLE_FAULT,
 	SELFTEST_TLB,
 	SELFTEST_HEAP,
+	SELFTEST_TRACEBENCH,
 };
 
 #define TTRACE_OPTION_MAX 96

@@ -17,6 +17,7 @@
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 #include "mm/vmm.h"
+#include "trace/bench.h"
 
 #define SELFTEST_FAULT_ADDR   0xdead0000ul /* unmapped in the kernel's tables */
 #define SELFTEST_NONCANONICAL 0x8000000000000000ul
@@ -145,6 +146,9 @@ void selftest_run(uint32_t kind)
 		break;
 	case SELFTEST_HEAP:
 		selftest_heap();
+		break;
+	case SELFTEST_TRACEBENCH:
+		ttrace_bench();
 		break;
 	default:
 		break;

@@ -210,6 +210,11 @@ static void switch_to(struct cpu *c, struct thread *prev, struct thread *next)
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
 		cpu_relax();
 	}
+	/*
+	 * RUNNING only now: until its old CPU has switched away from it, that
+	 * CPU's schedule() must see it READY, or it would queue it again.
+	 */
+	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 	next->on_cpu = true;
 	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
 	if (from != c->id) {
@@ -240,8 +245,8 @@ void schedule(void)
 		enqueue_locked(c, prev);
 	}
 	struct thread *next = pick_next(c);
-	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 	if (next == prev) {
+		__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 		spin_unlock(&c->rq.lock);
 	} else {
 		switch_to(c, prev, next);
@@ -257,8 +262,11 @@ bool sched_handoff(struct thread *next)
 	if (next->pin_cpu >= 0 && (uint32_t)next->pin_cpu != c->id) {
 		return false;
 	}
-	/* acq_rel: claims next against a timer or kill waking it; pairs with sched_wake() */
-	if (!__atomic_compare_exchange_n(&next->state, &blocked, THREAD_RUNNING, false,
+	/*
+	 * acq_rel: claims next against a timer or kill waking it; pairs with
+	 * sched_wake(). READY on no queue: switch_to() makes it RUNNING.
+	 */
+	if (!__atomic_compare_exchange_n(&next->state, &blocked, THREAD_READY, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		return false;
 	}
