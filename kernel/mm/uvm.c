@@ -175,7 +175,8 @@ static int map_page(struct vm *vm, uint64_t va, uint64_t pa, unsigned flags)
 /* Unmaps [start, end), shooting down TLBs before the frames are released. */
 static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
-	for (uint64_t va = start; va < end; va += UNMAP_BATCH * PAGE_SIZE) {
+	for (uint64_t va = vmm_next_table(&vm->as, start, end); va < end;
+	     va = vmm_next_table(&vm->as, va + UNMAP_BATCH * PAGE_SIZE, end)) {
 		uint64_t frames[UNMAP_BATCH];
 		uint64_t n = 0;
 		uint64_t pages = (end - va) / PAGE_SIZE;
@@ -441,6 +442,11 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 		for (uint64_t off = 0; off < len && !err; off += PAGE_SIZE) {
 			uint64_t pa;
 			unsigned flags;
+			uint64_t next = vmm_next_table(&vm->as, addr + off, addr + len);
+			if (next != addr + off) {
+				off = next - addr - PAGE_SIZE; /* skip what has no page table */
+				continue;
+			}
 			if (vmm_lookup(&vm->as, addr + off, &pa, &flags)) {
 				continue;
 			}

@@ -63,6 +63,12 @@ int vmm_unmap(struct addr_space *as, uintptr_t va, uint64_t npages);
 /* Sets the rights of the mapped pages among npages from va. 0 or -EINVAL. */
 int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned flags);
 
+/*
+ * The first address at or after va, below end, that a last-level page
+ * table covers (end if none): lets a walk skip what was never mapped.
+ */
+uintptr_t vmm_next_table(struct addr_space *as, uintptr_t va, uintptr_t end);
+
 /* Finds what va maps to. 0 or -ENOENT. */
 int vmm_lookup(struct addr_space *as, uintptr_t va, uint64_t *pa, unsigned *flags);
 

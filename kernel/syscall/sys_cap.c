@@ -13,12 +13,12 @@ int64_t sys_cap_copy(struct trap_frame *f)
 {
 	struct cspace *cs = &process_current()->caps;
 	struct cap c;
-	int err = cspace_get(cs, (uint32_t)SYSARG0(f), CAP_KIND_NONE, 0, &c);
+	int err = cspace_get(cs, sysarg_u32(SYSARG0(f)), CAP_KIND_NONE, 0, &c);
 
 	if (err) {
 		return err;
 	}
-	c.rights &= (uint32_t)SYSARG1(f); /* rights only ever shrink */
+	c.rights &= sysarg_u32(SYSARG1(f)); /* rights only ever shrink */
 	int slot = cspace_insert(cs, &c, CAP_SLOT_ANY);
 	cap_put(&c);
 	return slot;
@@ -26,13 +26,14 @@ int64_t sys_cap_copy(struct trap_frame *f)
 
 int64_t sys_cap_delete(struct trap_frame *f)
 {
-	return cspace_delete(&process_current()->caps, (uint32_t)SYSARG0(f));
+	return cspace_delete(&process_current()->caps, sysarg_u32(SYSARG0(f)));
 }
 
 int64_t sys_cap_identify(struct trap_frame *f)
 {
 	struct cap c;
-	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_NONE, 0, &c);
+	int err =
+	    cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_NONE, 0, &c);
 
 	if (err) {
 		return err;

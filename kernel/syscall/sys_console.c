@@ -10,8 +10,8 @@
 static int check(struct trap_frame *f, uint32_t right)
 {
 	struct cap c;
-	int err =
-	    cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_CONSOLE, right, &c);
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_CONSOLE,
+			     right, &c);
 
 	if (!err) {
 		cap_put(&c);

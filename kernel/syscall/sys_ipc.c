@@ -142,8 +142,8 @@ static int store_message(struct trap_frame *f, const struct ipc_request *req)
 
 static int get_endpoint(struct trap_frame *f, uint32_t right, struct cap *c)
 {
-	return cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_ENDPOINT, right,
-			  c);
+	return cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_ENDPOINT,
+			  right, c);
 }
 
 int64_t sys_endpoint_create(struct trap_frame *f)
@@ -174,7 +174,7 @@ int64_t sys_endpoint_mint(struct trap_frame *f)
 	if (!c.badge && SYSARG1(f)) {
 		struct cap minted = c;
 		minted.badge = SYSARG1(f);
-		minted.rights &= (uint32_t)SYSARG2(f);
+		minted.rights &= sysarg_u32(SYSARG2(f));
 		result = cspace_insert(&process_current()->caps, &minted, CAP_SLOT_ANY);
 	}
 	cap_put(&c);

@@ -28,7 +28,7 @@ static int64_t address_or_error(int err, uint64_t addr)
 int64_t sys_mem_map_anon(struct trap_frame *f)
 {
 	uint64_t addr = 0;
-	int err = uvm_map_anon(current_vm(), SYSARG0(f), SYSARG1(f), (uint32_t)SYSARG2(f), &addr);
+	int err = uvm_map_anon(current_vm(), SYSARG0(f), SYSARG1(f), sysarg_u32(SYSARG2(f)), &addr);
 
 	return address_or_error(err, addr);
 }
@@ -40,7 +40,7 @@ int64_t sys_mem_unmap(struct trap_frame *f)
 
 int64_t sys_mem_protect(struct trap_frame *f)
 {
-	return uvm_protect(current_vm(), SYSARG0(f), SYSARG1(f), (uint32_t)SYSARG2(f));
+	return uvm_protect(current_vm(), SYSARG0(f), SYSARG1(f), sysarg_u32(SYSARG2(f)));
 }
 
 int64_t sys_mem_cow_copy(struct trap_frame *f)
@@ -61,14 +61,14 @@ static uint32_t max_prot_of(uint32_t rights)
 int64_t sys_mem_map_frame(struct trap_frame *f)
 {
 	struct process *p = process_current();
-	uint32_t prot = (uint32_t)SYSARG2(f);
+	uint32_t prot = sysarg_u32(SYSARG2(f));
 	struct cap c;
 	uint64_t addr = 0;
 
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) {
 		return -EINVAL;
 	}
-	int err = cspace_get(&p->caps, (uint32_t)SYSARG0(f), CAP_KIND_FRAME, 0, &c);
+	int err = cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_FRAME, 0, &c);
 	if (err) {
 		return err;
 	}
@@ -105,7 +105,7 @@ static int64_t frame_copy(struct trap_frame *f, bool to_frame)
 	uint64_t len = SYSARG3(f);
 	uint8_t chunk[FRAME_COPY_CHUNK];
 	struct cap c;
-	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_FRAME,
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_FRAME,
 			     to_frame ? CAP_RIGHT_WRITE : CAP_RIGHT_READ, &c);
 
 	if (err) {

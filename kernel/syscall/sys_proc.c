@@ -52,7 +52,7 @@ int64_t sys_wait(struct trap_frame *f)
 {
 	struct cap c;
 	int64_t status = 0;
-	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_PROCESS,
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_PROCESS,
 			     CAP_RIGHT_WAIT, &c);
 
 	if (err) {
@@ -69,7 +69,7 @@ int64_t sys_wait(struct trap_frame *f)
 int64_t sys_kill(struct trap_frame *f)
 {
 	struct cap c;
-	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_PROCESS,
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_PROCESS,
 			     CAP_RIGHT_KILL, &c);
 
 	if (err) {
@@ -100,7 +100,7 @@ int64_t sys_thread_exit(struct trap_frame *f)
 int64_t sys_thread_join(struct trap_frame *f)
 {
 	int64_t status;
-	int err = process_join_thread(process_current(), (uint32_t)SYSARG0(f), &status);
+	int err = process_join_thread(process_current(), sysarg_u32(SYSARG0(f)), &status);
 
 	if (!err && SYSARG1(f)) {
 		err = copy_to_user(SYSARG1(f), &status, sizeof(status));

@@ -93,7 +93,7 @@ int64_t sys_program_list(struct trap_frame *f)
 int64_t sys_poweroff(struct trap_frame *f)
 {
 	struct cap c;
-	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_CONSOLE,
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_CONSOLE,
 			     CAP_RIGHT_POWER, &c);
 
 	if (err) {

@@ -14,7 +14,7 @@
 int64_t sys_trace_map(struct trap_frame *f)
 {
 	struct process *p = process_current();
-	uint32_t what = (uint32_t)SYSARG1(f);
+	uint32_t what = sysarg_u32(SYSARG1(f));
 	bool reader = what == TTRACE_MAP_READER;
 	struct cap c;
 	uint64_t addr = 0;
@@ -22,9 +22,9 @@ int64_t sys_trace_map(struct trap_frame *f)
 	if (what != TTRACE_MAP_AREA && !reader) {
 		return -EINVAL;
 	}
-	int err = reader ? cspace_get(&p->caps, (uint32_t)SYSARG0(f), CAP_KIND_TRACE_CONTROL,
+	int err = reader ? cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_TRACE_CONTROL,
 				      CAP_RIGHT_WRITE, &c)
-			 : cspace_get(&p->caps, (uint32_t)SYSARG0(f), CAP_KIND_TRACE_READ,
+			 : cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_TRACE_READ,
 				      CAP_RIGHT_READ, &c);
 	if (err) {
 		return err;
@@ -42,12 +42,12 @@ int64_t sys_trace_map(struct trap_frame *f)
 int64_t sys_trace_control(struct trap_frame *f)
 {
 	struct cap c;
-	int err = cspace_get(&process_current()->caps, (uint32_t)SYSARG0(f), CAP_KIND_TRACE_CONTROL,
-			     CAP_RIGHT_WRITE, &c);
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)),
+			     CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, &c);
 
 	if (err) {
 		return err;
 	}
 	cap_put(&c);
-	return ttrace_control((uint32_t)SYSARG1(f), SYSARG2(f));
+	return ttrace_control(sysarg_u32(SYSARG1(f)), SYSARG2(f));
 }

@@ -18,6 +18,16 @@
 #define SYSARG4(f) ((f)->r8)
 #define SYSARG5(f) ((f)->r9)
 
+/*
+ * A 32-bit argument (a slot, a prot, an op): values that do not fit become
+ * UINT32_MAX, which no such argument accepts, rather than being truncated
+ * into a valid one.
+ */
+static inline uint32_t sysarg_u32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 #define SYSCALL(nr, name, nargs) int64_t sys_##name(struct trap_frame *f);
 #include "abi/syscalls.def"
 #undef SYSCALL

@@ -217,6 +217,30 @@ int vmm_unmap(struct addr_space *as, uintptr_t va, uint64_t npages)
 	return 0;
 }
 
+/* See vmm_next_table(); called with as->lock held. */
+static uintptr_t next_table_locked(struct addr_space *as, uintptr_t va, uintptr_t end)
+{
+	while (va < end) {
+		uint64_t *table = phys_to_virt(as->pml4_phys);
+		int level = LEVELS - 1;
+		for (; level > 0; level--) {
+			uint64_t e = table[index_at(va, level)];
+			if (!(e & PTE_P) || e & PTE_PS) {
+				break;
+			}
+			table = table_of(e);
+		}
+		if (level == 0) {
+			return va; /* a last-level table covers va */
+		}
+		/* Nothing below this entry: go to the start of the next one. */
+		uint64_t span = 1ull << (PAGE_SHIFT + 9 * level);
+		uintptr_t next = (va & ~(span - 1)) + span;
+		va = next > va ? next : end;
+	}
+	return end;
+}
+
 int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned flags)
 {
 	uint64_t *pte;
@@ -224,15 +248,26 @@ int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned f
 	if (!range_ok(va, npages, flags)) {
 		return -EINVAL;
 	}
+	uintptr_t end = va + npages * PAGE_SIZE;
 	uint64_t lock_flags = spin_lock_irqsave(&as->lock);
-	for (uint64_t i = 0; i < npages; i++) {
-		if (!walk(as, va + i * PAGE_SIZE, false, &pte) && (*pte & PTE_P)) {
+	for (uintptr_t a = next_table_locked(as, va, end); a < end;
+	     a = next_table_locked(as, a + PAGE_SIZE, end)) {
+		if (!walk(as, a, false, &pte) && (*pte & PTE_P)) {
 			*pte = (*pte & PTE_ADDR) | pte_flags(flags);
 		}
 	}
 	spin_unlock_irqrestore(&as->lock, lock_flags);
 	tlb_shootdown(as, va, npages);
 	return 0;
+}
+
+uintptr_t vmm_next_table(struct addr_space *as, uintptr_t va, uintptr_t end)
+{
+	uint64_t lock_flags = spin_lock_irqsave(&as->lock);
+
+	va = next_table_locked(as, va, end);
+	spin_unlock_irqrestore(&as->lock, lock_flags);
+	return va;
 }
 
 int vmm_lookup(struct addr_space *as, uintptr_t va, uint64_t *pa, unsigned *flags)
