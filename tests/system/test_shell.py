@@ -36,3 +36,13 @@ def test_halt_powers_off_with_status_0(boot):
     spoor.send("halt\r")
     spoor.expect(r"powering off")
     assert spoor.wait_exit() == EXIT_POWER_OFF
+
+
+def test_ctrl_c_interrupts_the_foreground_program(boot):
+    spoor = boot(smp=2)
+    spoor.send("run spin 1 600\r")
+    spoor.expect(r"spin: 1 threads started")
+    spoor.send("\x03")
+    spoor.expect(r"spin \(pid \d+\): killed")
+    spoor.expect(re.escape(PROMPT))
+    assert "spin" not in spoor.command("ps")
