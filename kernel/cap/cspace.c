@@ -45,6 +45,16 @@ void cap_put(struct cap *c)
 	*c = (struct cap){0};
 }
 
+void cap_restrict(struct cap *c, uint32_t rights)
+{
+	struct cap narrowed = *c;
+
+	narrowed.rights &= rights;
+	cap_get(&narrowed);
+	cap_put(c);
+	*c = narrowed;
+}
+
 void cspace_init(struct cspace *cs)
 {
 	memset(cs, 0, sizeof(*cs));

@@ -52,4 +52,12 @@ int cspace_delete(struct cspace *cs, uint32_t slot);
 void cap_get(const struct cap *c);
 void cap_put(struct cap *c);
 
+/*
+ * Keeps only rights in the counted reference c holds. Objects count
+ * references per right (an endpoint knows whether anyone can still call
+ * or receive), so this trades the reference rather than editing it.
+ * No lock held.
+ */
+void cap_restrict(struct cap *c, uint32_t rights);
+
 #endif

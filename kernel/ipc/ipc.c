@@ -296,26 +296,57 @@ static struct thread *reply_locked(struct thread *me, int *result)
 	return caller;
 }
 
+/*
+ * A capability staged with a reply nobody took is dropped here, outside
+ * ipc_lock, before anything else can be received over it.
+ */
+static void drop_unsent_cap(struct thread *me, struct cap *unsent)
+{
+	*unsent = (struct cap){0};
+	if (me->ipc.msg.has_cap) {
+		*unsent = me->ipc.msg.cap;
+		me->ipc.msg.has_cap = false;
+	}
+}
+
 int ipc_reply(void)
 {
+	struct thread *me = thread_current();
+	struct cap unsent;
 	int result;
 	uint64_t flags = spin_lock_irqsave(&ipc_lock);
-	struct thread *caller = reply_locked(thread_current(), &result);
+	struct thread *caller = reply_locked(me, &result);
 
 	if (caller) {
 		sched_wake(caller, WAKE_EVENT);
 	}
+	drop_unsent_cap(me, &unsent);
 	spin_unlock_irqrestore(&ipc_lock, flags);
+	if (unsent.kind != CAP_KIND_NONE) {
+		cap_put(&unsent);
+	}
 	return result;
 }
 
 int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns, bool fast)
 {
 	struct thread *me = thread_current();
+	struct cap unsent;
 	int result;
 	uint64_t flags = spin_lock_irqsave(&ipc_lock);
 	struct thread *caller = reply_locked(me, &result);
 
+	drop_unsent_cap(me, &unsent);
+	if (unsent.kind != CAP_KIND_NONE) {
+		/* Wake the caller now: it may go away while the lock is dropped. */
+		if (caller) {
+			sched_wake(caller, WAKE_EVENT);
+			caller = NULL;
+		}
+		spin_unlock(&ipc_lock);
+		cap_put(&unsent);
+		spin_lock(&ipc_lock);
+	}
 	/* A reply that failed is the caller's problem; we go on receiving. */
 	return receive_locked(me, ep, recv_max, deadline_ns, caller, fast, flags);
 }

@@ -109,7 +109,7 @@ static int collect_caps(struct process *parent, const struct spawn_request *req,
 					 &caps[i]);
 		}
 		if (!err) {
-			caps[i].rights &= sc->rights;
+			cap_restrict(&caps[i], sc->rights);
 		}
 	}
 	if (err) {

@@ -18,7 +18,7 @@ int64_t sys_cap_copy(struct trap_frame *f)
 	if (err) {
 		return err;
 	}
-	c.rights &= sysarg_u32(SYSARG1(f)); /* rights only ever shrink */
+	cap_restrict(&c, sysarg_u32(SYSARG1(f))); /* rights only ever shrink */
 	int slot = cspace_insert(cs, &c, CAP_SLOT_ANY);
 	cap_put(&c);
 	return slot;

@@ -89,7 +89,7 @@ static int load_message(struct trap_frame *f, const struct ipc_request *req)
 		if (err) {
 			return err;
 		}
-		msg->cap.rights &= x->send_cap_rights;
+		cap_restrict(&msg->cap, x->send_cap_rights);
 		msg->has_cap = true;
 	}
 	return 0;
