@@ -9,6 +9,7 @@
  * isr_stubs + 16 * n.
  */
 #define GDT_KERNEL_CODE 0x08
+#include "arch/x86_64/trap_frame.inc"
 
 	.text
 	.balign 16
@@ -28,21 +29,7 @@ isr_stubs:
 
 isr_common:
 	cld
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	push_general_registers
 	/* From user mode, GS still holds the user base: switch to the per-CPU one. */
 	cmpq $GDT_KERNEL_CODE, 18 * 8(%rsp)
 	je 1f

@@ -7,6 +7,7 @@
  * every path back to user mode is trap_return, and call syscall_dispatch.
  */
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap_frame.inc"
 
 #define GDT_USER_DATA (0x20 | 3)
 #define GDT_USER_CODE (0x28 | 3)
@@ -25,21 +26,7 @@ syscall_entry:
 	pushq %rcx			/* rip */
 	pushq $0			/* error */
 	pushq $VECTOR_SYSCALL		/* vector */
-	pushq %rax
-	pushq %rbx
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %rbp
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	push_general_registers
 	xorl %ebp, %ebp			/* the stack walk ends here */
 	sti
 	movq %rsp, %rdi
