@@ -1,0 +1,153 @@
+/*
+ * caps: what capabilities do on the way through IPC.
+ *
+ * `frame` sends a frame to another process (the serve-frame role), which
+ * maps it and reads the pattern written here, and checks the rights it
+ * received: sent read-only, the frame cannot be mapped writable, written
+ * or copied back to more rights, whatever rights the sender asked to pass
+ * on; sent writable, what the receiver writes shows up here. A capability
+ * without the grant right cannot be sent at all.
+ *
+ * `badge` mints three badged copies of one endpoint, gives one to each of
+ * three client processes, and checks that every call arrives with the
+ * badge of its client's copy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ipctest.h"
+
+#define READ_SEED    0x5eed
+#define WRITE_SEED   0x77
+#define FRAME_RIGHTS (CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
+#define RO_RIGHTS    (CAP_RIGHT_READ | CAP_RIGHT_GRANT)
+#define NCLIENTS     3
+
+static uint8_t pattern[FRAME_BYTES];
+
+/* Sends frame with send_rights; the receiver checks it got want_rights. Returns the result. */
+static long send_frame(int ep, int frame, uint32_t send_rights, uint32_t want_rights,
+		       uint64_t write_seed, const char *what)
+{
+	struct ipc_regs m = {.info = IPC_INFO(LABEL_FRAME, 3),
+			     .words = {READ_SEED, want_rights, write_seed}};
+	struct ipc_extra x = extra_with(PROMPT_NS);
+	char text[96];
+
+	x.send_cap = (uint32_t)frame;
+	x.send_cap_rights = send_rights;
+	long err = sys_ipc_call(ep, &m, &x);
+	if (!err) {
+		snprintf(text, sizeof(text), "%s: the receiver's failed checks", what);
+		check(text, (long)m.words[0], 0);
+		check_no_cap("no capability came back", x.recv_cap);
+	}
+	return err;
+}
+
+int test_frame(int argc, char **argv)
+{
+	struct cap_info info;
+	int64_t status;
+
+	(void)argc;
+	(void)argv;
+	long frame = sys_frame_create(FRAME_BYTES);
+	long ep = sys_endpoint_create();
+	if (frame < 0 || ep < 0) {
+		fatal("frame_create or endpoint_create", frame < 0 ? frame : ep);
+	}
+	for (uint64_t i = 0; i < FRAME_BYTES; i++) {
+		pattern[i] = pattern_byte(READ_SEED, i);
+	}
+	check("frame_write of the pattern", sys_frame_write((int)frame, 0, pattern, FRAME_BYTES),
+	      0);
+	int server = spawn_role("serve-frame", NULL, (int)ep, RECV_RIGHTS, -1);
+
+	check("frame sent read-only",
+	      send_frame((int)ep, (int)frame, RO_RIGHTS, RO_RIGHTS, 0, "frame sent read-only"), 0);
+	long ro = sys_cap_copy((int)frame, RO_RIGHTS);
+	check("read-only copy sent asking for every right",
+	      send_frame((int)ep, (int)ro, CAP_RIGHTS_ALL, RO_RIGHTS, 0,
+			 "read-only copy sent asking for every right"),
+	      0);
+	long no_grant = sys_cap_copy((int)frame, CAP_RIGHT_READ | CAP_RIGHT_WRITE);
+	check("sending a frame without the grant right",
+	      send_frame((int)ep, (int)no_grant, CAP_RIGHTS_ALL, 0, 0, "no grant"), -EACCES);
+	check("frame sent writable",
+	      send_frame((int)ep, (int)frame, FRAME_RIGHTS, FRAME_RIGHTS, WRITE_SEED,
+			 "frame sent writable"),
+	      0);
+	check("frame_read of what the receiver wrote",
+	      sys_frame_read((int)frame, 0, pattern, FRAME_BYTES), 0);
+	for (uint64_t i = 0; i < FRAME_BYTES; i++) {
+		if (!check_true("the receiver's writes are in our frame",
+				pattern[i] == pattern_byte(WRITE_SEED, i),
+				"byte %llu is %#x, want %#x", (unsigned long long)i, pattern[i],
+				pattern_byte(WRITE_SEED, i))) {
+			break;
+		}
+	}
+	check("identify our frame", sys_cap_identify((int)frame, &info), 0);
+	check("our frame kept its rights", info.rights, FRAME_RIGHTS);
+
+	struct ipc_regs m = {.info = IPC_INFO(LABEL_STOP, 0)};
+	struct ipc_extra x = extra_with(PROMPT_NS);
+	check("stopping the receiver", sys_ipc_call((int)ep, &m, &x), 0);
+	if (check("the receiver ends", reap(server, &status, PROMPT_NS), 0)) {
+		check("the receiver's exit status", (long)status, 0);
+	}
+	finish();
+}
+
+int test_badge(int argc, char **argv)
+{
+	static const uint64_t badges[NCLIENTS] = {0x1b, 0x2b00, 0x3b0000};
+	int clients[NCLIENTS];
+	uint64_t seen[NCLIENTS] = {0};
+	char arg[8], what[64];
+
+	(void)argc;
+	(void)argv;
+	long ep = sys_endpoint_create();
+	if (ep < 0) {
+		fatal("endpoint_create", ep);
+	}
+	for (int i = 0; i < NCLIENTS; i++) {
+		long minted = sys_endpoint_mint((int)ep, badges[i], CALL_RIGHTS);
+		if (minted < 0) {
+			fatal("endpoint_mint", minted);
+		}
+		snprintf(arg, sizeof(arg), "%d", i);
+		clients[i] = spawn_role("client-badge", arg, (int)minted, CALL_RIGHTS, -1);
+		sys_cap_delete((int)minted);
+	}
+	for (int n = 0; n < NCLIENTS; n++) {
+		struct ipc_regs m = {0};
+		struct ipc_extra x = extra_with(PROMPT_NS);
+		long err = sys_ipc_recv((int)ep, &m, &x);
+		if (!check("receiving a client's call", err, 0)) {
+			break;
+		}
+		uint64_t who = m.words[0];
+		if (!check_true("the client says who it is", who < NCLIENTS, "client %llu",
+				(unsigned long long)who)) {
+			continue;
+		}
+		seen[who] = m.badge;
+		m = (struct ipc_regs){.info = IPC_INFO(LABEL_SEQ + 1, 1), .words = {m.badge}};
+		check("reply to a client", sys_ipc_reply(&m, NULL), 0);
+	}
+	for (int i = 0; i < NCLIENTS; i++) {
+		int64_t status = -1;
+		snprintf(what, sizeof(what), "badge the server saw for client %d", i);
+		check(what, (long)seen[i], (long)badges[i]);
+		snprintf(what, sizeof(what), "client %d ends", i);
+		if (check(what, reap(clients[i], &status, PROMPT_NS), 0)) {
+			snprintf(what, sizeof(what), "client %d agrees on its badge (exit status)",
+				 i);
+			check(what, (long)status, 0);
+		}
+	}
+	finish();
+}
