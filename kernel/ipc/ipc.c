@@ -105,8 +105,8 @@ static void transfer(struct thread *dst, struct thread *src)
 static void block_current(struct thread *t, uint64_t deadline_ns)
 {
 	t->wake_reason = WAKE_EVENT;
-	/* release: pairs with the compare-and-swap in sched_wake() */
-	__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_RELEASE);
+	/* seq_cst: pairs with sched_wake()'s compare-and-swap and thread_kill() */
+	__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_SEQ_CST);
 	if (deadline_ns) {
 		sched_timer_add(t, deadline_ns);
 	}
@@ -145,6 +145,7 @@ static int wait_done(struct thread *t, const struct endpoint *ep, struct thread 
 	uint32_t label = IPC_INFO_LABEL(t->ipc.msg.info);
 
 	spin_unlock(&ipc_lock); /* interrupts stay off until we are switched out */
+	sched_block_check_kill(t);
 	if (partner && fast && sched_handoff(partner)) {
 		TTRACE(ipc_fastpath, ep->id, label, partner->tid);
 	} else {

@@ -115,6 +115,7 @@ bool process_thread_exited(struct process *p, struct thread *t, int64_t status)
 	spin_unlock_irqrestore(&p->lock, flags);
 
 	flags = spin_lock_irqsave(&t->join_wait.lock);
+	t->exited = true;
 	waitq_wake_all(&t->join_wait);
 	spin_unlock_irqrestore(&t->join_wait.lock, flags);
 	return last;
@@ -220,7 +221,7 @@ int process_join_thread(struct process *p, uint32_t tid, int64_t *status)
 	}
 
 	flags = spin_lock_irqsave(&t->join_wait.lock);
-	while (!err && __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_EXITED) {
+	while (!err && !t->exited) {
 		err = waitq_sleep(&t->join_wait, 0, WAIT_KILLABLE);
 	}
 	spin_unlock_irqrestore(&t->join_wait.lock, flags);

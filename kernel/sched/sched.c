@@ -141,6 +141,27 @@ void sched_kick(struct thread *t)
 	}
 }
 
+/*
+ * The oldest thread of queue q whose registers are saved (on_cpu false):
+ * one still switching out on another CPU is left for later, so that two
+ * CPUs never wait for each other's outgoing thread. rq lock held.
+ */
+static struct thread *first_runnable(struct list *q, bool unpinned_only)
+{
+	struct list *pos;
+
+	list_for_each(pos, q)
+	{
+		struct thread *t = list_entry(pos, struct thread, run_node);
+		/* acquire: pairs with the release of on_cpu in sched_finish_switch() */
+		if (!__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) &&
+		    (!unpinned_only || t->pin_cpu < 0)) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
 /* Takes one ready thread from the busiest other CPU; c's lock is held. */
 static struct thread *steal(struct cpu *c)
 {
@@ -158,16 +179,7 @@ static struct thread *steal(struct cpu *c)
 	if (!busiest || !spin_trylock(&busiest->rq.lock)) {
 		return NULL;
 	}
-	struct thread *t = NULL;
-	struct list *pos;
-	list_for_each(pos, &busiest->rq.ready)
-	{
-		struct thread *candidate = list_entry(pos, struct thread, run_node);
-		if (candidate->pin_cpu < 0) {
-			t = candidate;
-			break;
-		}
-	}
+	struct thread *t = first_runnable(&busiest->rq.ready, true);
 	if (t) {
 		list_remove(&t->run_node);
 		busiest->rq.nready--;
@@ -178,13 +190,18 @@ static struct thread *steal(struct cpu *c)
 
 static struct thread *pick_next(struct cpu *c)
 {
-	struct list *node = list_pop(&c->rq.ready);
+	struct thread *t = first_runnable(&c->rq.ready, false);
 
-	if (node) {
+	if (t) {
+		list_remove(&t->run_node);
 		c->rq.nready--;
-		return list_entry(node, struct thread, run_node);
+		return t;
 	}
-	struct thread *t = steal(c);
+	if (c->rq.nready) {
+		/* All still switching out elsewhere: look again very soon. */
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+	}
+	t = steal(c);
 	return t ? t : c->idle;
 }
 
@@ -343,6 +360,14 @@ static void expire_timers(void)
 	spin_unlock(&timer_lock);
 }
 
+void sched_block_check_kill(struct thread *t)
+{
+	/* seq_cst: pairs with the store of killed in thread_kill() */
+	if (__atomic_load_n(&t->killed, __ATOMIC_SEQ_CST)) {
+		sched_wake(t, WAKE_KILL);
+	}
+}
+
 int sched_sleep(uint64_t ns)
 {
 	struct thread *t = thread_current();
@@ -352,8 +377,9 @@ int sched_sleep(uint64_t ns)
 		irq_restore(flags);
 		return -EINTR;
 	}
-	__atomic_store_n(&t->state, THREAD_SLEEPING, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->state, THREAD_SLEEPING, __ATOMIC_SEQ_CST);
 	sched_timer_add(t, timer_now_ns() + ns);
+	sched_block_check_kill(t);
 	schedule();
 	sched_timer_remove(t);
 	irq_restore(flags);

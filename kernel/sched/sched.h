@@ -48,6 +48,13 @@ void sched_wake(struct thread *t, uint8_t reason);
 void sched_timer_add(struct thread *t, uint64_t deadline_ns);
 void sched_timer_remove(struct thread *t);
 
+/*
+ * Called by a thread that made itself BLOCKED (with a seq_cst store) and
+ * is about to schedule() away: if it was killed meanwhile, thread_kill()
+ * may have found it still RUNNING, so it wakes itself.
+ */
+void sched_block_check_kill(struct thread *t);
+
 /* Sleeps for ns nanoseconds. 0, or -EINTR when killed. */
 int sched_sleep(uint64_t ns);
 

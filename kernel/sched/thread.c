@@ -125,7 +125,8 @@ void thread_exit(int64_t status)
 
 void thread_kill(struct thread *t)
 {
-	__atomic_store_n(&t->killed, true, __ATOMIC_RELEASE);
+	/* seq_cst: pairs with sched_block_check_kill(); one of us sees the other */
+	__atomic_store_n(&t->killed, true, __ATOMIC_SEQ_CST);
 	sched_wake(t, WAKE_KILL);
 	sched_kick(t);
 }

@@ -47,6 +47,7 @@ struct thread {
 	uint64_t deadline_ns;	  /* [t] wake-up time when timed */
 	int64_t exit_status;	  /* [p] once EXITED */
 	bool joining;		  /* [p] a thread is joining it; that thread frees it */
+	bool exited;		  /* [join_wait.lock] it has called thread_exit() */
 	struct waitq join_wait;	  /* woken when it exits */
 	uint64_t cpu_ns;	  /* [o] time it has run, updated at each switch */
 	uint64_t run_start_ns;	  /* [o] when it last got a CPU */

@@ -22,13 +22,16 @@ int waitq_sleep(struct waitq *wq, uint64_t deadline_ns, unsigned flags)
 		return -EINTR;
 	}
 	t->wake_reason = WAKE_EVENT;
-	/* release: pairs with the compare-and-swap in sched_wake() */
-	__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_RELEASE);
+	/* seq_cst: pairs with sched_wake()'s compare-and-swap and thread_kill() */
+	__atomic_store_n(&t->state, THREAD_BLOCKED, __ATOMIC_SEQ_CST);
 	list_add_tail(&wq->waiters, &t->wait_node);
 	if (deadline_ns) {
 		sched_timer_add(t, deadline_ns);
 	}
 	spin_unlock(&wq->lock); /* interrupts stay off until schedule() is done */
+	if (killable) {
+		sched_block_check_kill(t);
+	}
 	schedule();
 	if (deadline_ns) {
 		sched_timer_remove(t);
