@@ -9,17 +9,27 @@
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 
+/* An object of npages with one reference and its frames still to fill in. */
+static struct memobj *memobj_alloc(uint64_t npages)
+{
+	struct memobj *m = kmalloc(sizeof(*m) + npages * sizeof(uint64_t));
+
+	if (m) {
+		m->refs = 1;
+		m->npages = (uint32_t)npages;
+	}
+	return m;
+}
+
 int memobj_create(uint64_t npages, struct memobj **out)
 {
 	if (!npages || npages > MEMOBJ_MAX_PAGES) {
 		return -EINVAL;
 	}
-	struct memobj *m = kmalloc(sizeof(*m) + npages * sizeof(uint64_t));
+	struct memobj *m = memobj_alloc(npages);
 	if (!m) {
 		return -ENOMEM;
 	}
-	m->refs = 1;
-	m->npages = (uint32_t)npages;
 	for (uint64_t i = 0; i < npages; i++) {
 		if (pmm_alloc_frames(1, &m->frames[i])) {
 			while (i--) {
@@ -36,13 +46,11 @@ int memobj_create(uint64_t npages, struct memobj **out)
 
 int memobj_wrap(uint64_t phys, uint64_t npages, struct memobj **out)
 {
-	struct memobj *m = kmalloc(sizeof(*m) + npages * sizeof(uint64_t));
+	struct memobj *m = memobj_alloc(npages);
 
 	if (!m) {
 		return -ENOMEM;
 	}
-	m->refs = 1;
-	m->npages = (uint32_t)npages;
 	for (uint64_t i = 0; i < npages; i++) {
 		m->frames[i] = phys + i * PAGE_SIZE;
 		pmm_frame_ref(m->frames[i]);
