@@ -488,4 +488,12 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_MODE	  2
 #define TTRACE_OP_CLEAR	  3
 
+/*
+ * trace_test(n) emits n test_tick events, seq 0..n-1, in a row on the
+ * caller's CPU: a workload whose count tests know exactly. Each is emitted
+ * only while the test category is enabled; the result says how many were.
+ * n above TTRACE_TEST_MAX gives -EINVAL (the kernel is not preemptible).
+ */
+#define TTRACE_TEST_MAX 65536
+
 #endif

@@ -8,6 +8,7 @@
 #include "mm/usercopy.h"
 #include "proc/process.h"
 #include "syscall/syscall.h"
+#include "trace/trace.h"
 
 int64_t sys_cap_copy(struct trap_frame *f)
 {
@@ -45,6 +46,8 @@ int64_t sys_cap_identify(struct trap_frame *f)
 		info.size = ((struct process *)c.obj)->pid;
 	} else if (c.kind == CAP_KIND_ENDPOINT) {
 		info.size = c.badge;
+	} else if (c.kind == CAP_KIND_TRACE_READ) {
+		info.size = ttrace_area_object() ? ttrace_area_object()->npages * PAGE_SIZE : 0;
 	}
 	cap_put(&c);
 	return copy_to_user(SYSARG1(f), &info, sizeof(info));

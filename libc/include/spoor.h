@@ -268,6 +268,12 @@ static inline long sys_trace_control(int slot, uint32_t op, uint64_t arg)
 	return __syscall3(trace_control, slot, op, arg);
 }
 
+/* Emits n test_tick events (abi/trace.h); returns how many the test category let through. */
+static inline long sys_trace_test(uint64_t n)
+{
+	return __syscall1(trace_test, n);
+}
+
 /* Pins the calling thread to cpu, or lets it run anywhere again with -1. */
 static inline long sys_thread_set_cpu(int cpu)
 {

@@ -146,6 +146,7 @@ static const struct command commands[] = {
     {"mem", "free physical memory", cmd_mem},
     {"run", "run PROG [ARGS] [&]: start a program (& in the background)", cmd_run},
     {"kill", "kill PID: end a program started from this shell", cmd_kill},
+    {"trace", "trace on|off|status|dump|clear|mode|follow|strings: see `trace`", cmd_trace},
     {"halt", "power the machine off", cmd_halt},
 };
 

@@ -63,6 +63,15 @@ int services_init(void);
 /* Kills the server with that pid (init restarts it); -ENOENT if none. */
 int services_kill(uint32_t pid);
 
+/*
+ * The endpoint (init's own copy) of the server called name while it runs;
+ * -ENOENT if there is none or init gave up restarting it.
+ */
+int services_endpoint(const char *name);
+
+/* The shell's `trace` verbs (trace_cmd.c), talking to traced. */
+void cmd_trace(int argc, char **argv);
+
 /* A lock for what the shell and the keeper thread share. */
 struct init_lock {
 	int held;

@@ -9,6 +9,10 @@
  * within FAST_CRASH_NS of starting: after FAST_CRASH_LIMIT such crashes in
  * a row init gives up on it, with one line saying so.
  *
+ * The server called TRACED_NAME (abi/traced.h) also gets init's trace
+ * capabilities, in the same well-known slots: it alone reads and controls
+ * tracing for everyone else.
+ *
  * One keeper thread does both jobs: it answers lookups on the name
  * service endpoint, and between messages (the receive times out) it looks
  * for servers that have exited.
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "abi/naming.h"
+#include "abi/traced.h"
 #include "init.h"
 
 #define MAX_SERVICES	 16
@@ -62,10 +67,16 @@ static int start(struct service *s)
 	     .dst = CAP_SLOT_NAMESERVER,
 	     .rights = CHILD_NAMING_RIGHTS},
 	    {.src = (uint32_t)s->endpoint, .dst = CAP_SLOT_SERVICE, .rights = SERVICE_RIGHTS},
+	    /* traced only: it hands read-only copies of the first to tools */
+	    {.src = CAP_SLOT_TRACE_READ,
+	     .dst = CAP_SLOT_TRACE_READ,
+	     .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT},
+	    {.src = CAP_SLOT_TRACE_CONTROL, .dst = CAP_SLOT_TRACE_CONTROL, .rights = CAP_RIGHT_WRITE},
 	};
+	bool tracer = !strcmp(s->name, TRACED_NAME);
 	struct spawn_args args = {
 	    .name = (uint64_t)(uintptr_t)s->name,
-	    .ncaps = sizeof(caps) / sizeof(caps[0]),
+	    .ncaps = sizeof(caps) / sizeof(caps[0]) - (tracer ? 0 : 2),
 	    .caps = (uint64_t)(uintptr_t)caps,
 	};
 	struct cap_info info;
@@ -200,4 +211,18 @@ int services_kill(uint32_t pid)
 	}
 	init_unlock(&lock);
 	return err;
+}
+
+int services_endpoint(const char *name)
+{
+	int slot = -ENOENT;
+
+	init_lock(&lock);
+	for (int i = 0; i < nservices; i++) {
+		if (services[i].process && !strcmp(services[i].name, name)) {
+			slot = services[i].endpoint;
+		}
+	}
+	init_unlock(&lock);
+	return slot;
 }

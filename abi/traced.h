@@ -1,0 +1,208 @@
+/*
+ * traced's protocol: how programs ask the trace server for the state of
+ * tracing, change it, and read events and strings. traced is found with
+ * lookup("traced") (abi/naming.h); every request is an IPC call on that
+ * endpoint (abi/ipc.h).
+ *
+ * REQUEST. label = TRACED_OP_*, word 0 = TRACED_PROTOCOL, word 1 the
+ * operation's argument (below), and for the operations that take one, the
+ * request structure as the message buffer, exactly its size. Unused words
+ * are ignored; no capability is taken.
+ *
+ * REPLY. word 0 = 0 or a negative error, word 1 the operation's result;
+ * the reply buffer (room: TRACED_REPLY_MAX) carries the structure or text
+ * the operation returns. Errors, for every operation:
+ *   -EPROTO     word 0 is not TRACED_PROTOCOL: a client of another version
+ *   -ENOSYS     an unknown operation
+ *   -EINVAL     a request of the wrong size, or a value outside its range
+ *               (unknown category, kind or cpu bits, a mode, a cursor that
+ *               is not one traced gave out, flags it does not know, ...)
+ *   -E2BIG      the client's receive buffer is too small for the reply
+ * A request that fails changes nothing.
+ *
+ * OPERATIONS (argument in word 1 -> result in word 1 / the buffer).
+ *   STATUS   -                -> struct traced_status
+ *   ENABLE   category bits    -> the mask in force afterwards
+ *   DISABLE  category bits    -> the mask in force afterwards
+ *   MODE     TTRACE_MODE_*    -> the mask
+ *   CLEAR    -                -> the mask; every ring's events are discarded
+ *   DUMP     struct traced_dump_request -> struct traced_dump_reply + data
+ *   FOLLOW   struct traced_dump_request -> struct traced_dump_reply + data
+ *   STRINGS  struct traced_strings_request -> struct traced_dump_reply + text
+ *   MAP      -                -> a read-only trace-read capability (tools
+ *                                that read the rings themselves)
+ *
+ * DUMP returns, page by page, the events the rings held when the dump
+ * began (the first request, with a zeroed cursor), merged from every CPU
+ * in timestamp order (each CPU's own order exact), that pass the filter.
+ * The reply's cursor goes into the next request with the same filter and
+ * format, until TRACED_DUMP_DONE. A cursor holds ring positions only, so
+ * it stays valid across a restart of traced; events overwritten between
+ * pages are reported as lost, never skipped silently. FOLLOW is the same
+ * without an end: a zeroed cursor starts at the newest event, each request
+ * returns what has arrived since (possibly nothing: poll again), and in
+ * drop mode traced publishes the follower's position as the ring's tail,
+ * so a follower that keeps up loses nothing.
+ *
+ * DATA. TRACED_FORMAT_TEXT gives lines of DESIGN.md's form, each ending
+ * in '\n':
+ *   [    1.234567] cpu=1 pid=3 tid=3 mem_pf vaddr=0x400000 rip=0x401020 err=0x6 outcome=0
+ * with lines describing the dump starting with '#':
+ *   # lost N events on cpu C          (in place: N entries were overwritten)
+ *   # end of dump: N events, L lost   (the last page of a dump)
+ * TRACED_FORMAT_BINARY gives each event as its ring slots, 64 bytes each
+ * (struct ttrace_entry, then its continuations, as abi/trace.h lays them
+ * out), and loss as a marker slot: a struct ttrace_entry with kind
+ * TRACED_KIND_LOST, ts 0, cpu C and data[0] = the entries lost.
+ */
+#ifndef SPOOR_ABI_TRACED_H
+#define SPOOR_ABI_TRACED_H
+
+#include <stdint.h>
+
+#include "abi/trace.h"
+
+#define TRACED_NAME	 "traced"
+#define TRACED_PROTOCOL	 1
+#define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
+
+#define TRACED_OP_STATUS  1
+#define TRACED_OP_ENABLE  2
+#define TRACED_OP_DISABLE 3
+#define TRACED_OP_MODE	  4
+#define TRACED_OP_CLEAR	  5
+#define TRACED_OP_DUMP	  6
+#define TRACED_OP_FOLLOW  7
+#define TRACED_OP_STRINGS 8
+#define TRACED_OP_MAP	  9
+
+#define TRACED_KIND_LOST 0 /* a binary dump's loss marker: no event kind has it */
+
+/* One CPU in a status reply, in entries, from one consistent snapshot. */
+struct traced_cpu_status {
+	uint64_t emitted; /* = stored + overwritten + dropped + cleared */
+	uint64_t stored;
+	uint64_t overwritten;
+	uint64_t dropped;
+	uint64_t cleared;
+};
+
+_Static_assert(sizeof(struct traced_cpu_status) == 40, "abi");
+
+struct traced_status {
+	uint64_t mask;		/* the enabled categories */
+	uint64_t uptime_ns;	/* since boot, when traced answered */
+	uint64_t aux_ring_size; /* bytes */
+	uint64_t aux_evicted;	/* aux records overwritten */
+	uint32_t mode;		/* TTRACE_MODE_* */
+	uint32_t num_cpus;
+	uint32_t ring_entries; /* per CPU */
+	uint16_t version_major;
+	uint16_t version_minor;
+	struct traced_cpu_status cpu[TTRACE_MAX_CPUS];
+};
+
+_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS, "abi");
+_Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
+
+/*
+ * Which events a dump returns: those passing every test whose flag is
+ * set. A field whose flag is clear must be zero.
+ */
+#define TRACED_F_CATS  (1u << 0) /* cats: the event's category bit is set */
+#define TRACED_F_KINDS (1u << 1) /* kinds: bit k of kinds[k / 64] is set for kind k */
+#define TRACED_F_CPUS  (1u << 2) /* cpus: bit c for CPU c */
+#define TRACED_F_PID   (1u << 3) /* pid */
+#define TRACED_F_TID   (1u << 4) /* tid */
+#define TRACED_F_SINCE (1u << 5) /* ts >= since_ns, in ns since boot */
+#define TRACED_F_UNTIL (1u << 6) /* ts < until_ns */
+#define TRACED_F_COUNT (1u << 7) /* at most count events: the first ones */
+#define TRACED_F_LAST  (1u << 8) /* at most count events: the last ones (DUMP only) */
+#define TRACED_F_ALL   0x1ffu
+
+#define TRACED_KIND_WORDS 4 /* kinds[]: room for kinds 0..255 */
+
+struct traced_filter {
+	uint32_t flags; /* TRACED_F_* */
+	uint32_t cpus;
+	uint64_t cats;
+	uint64_t kinds[TRACED_KIND_WORDS];
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t since_ns;
+	uint64_t until_ns;
+	uint64_t count; /* > 0 */
+};
+
+_Static_assert(sizeof(struct traced_filter) == 80, "abi");
+_Static_assert(__builtin_offsetof(struct traced_filter, kinds) == 16, "abi");
+_Static_assert(__builtin_offsetof(struct traced_filter, count) == 72, "abi");
+
+#define TRACED_CURSOR_MAGIC 0x52535543u /* "CURS" */
+
+/*
+ * Where a dump is. Zeroed: a new dump. Otherwise exactly as the last
+ * reply gave it; clients never change it.
+ */
+struct traced_cursor {
+	uint32_t magic;	  /* TRACED_CURSOR_MAGIC, or 0 for a new dump */
+	uint32_t ncpus;	  /* the trace area's num_cpus */
+	uint32_t synced;  /* bit c: next[c] starts an event */
+	uint32_t flags;	  /* TRACED_CURSOR_* */
+	uint64_t events;  /* events returned so far */
+	uint64_t lost;	  /* entries reported lost so far */
+	uint64_t skip;	  /* DUMP with TRACED_F_LAST: matching events still to pass over */
+	uint64_t next[TTRACE_MAX_CPUS]; /* per CPU: the next index to read */
+	uint64_t end[TTRACE_MAX_CPUS];	/* per CPU: DUMP stops at this index */
+};
+
+#define TRACED_CURSOR_FOLLOW 0x1u /* a FOLLOW cursor: no end */
+
+_Static_assert(sizeof(struct traced_cursor) == 40 + 16 * TTRACE_MAX_CPUS, "abi");
+_Static_assert(__builtin_offsetof(struct traced_cursor, next) == 40, "abi");
+
+#define TRACED_FORMAT_TEXT   0
+#define TRACED_FORMAT_BINARY 1
+
+struct traced_dump_request {
+	struct traced_filter filter;
+	struct traced_cursor cursor;
+	uint32_t format;   /* TRACED_FORMAT_* */
+	uint32_t reserved; /* zero */
+};
+
+_Static_assert(sizeof(struct traced_dump_request) == 80 + 168 + 8, "abi");
+
+#define TRACED_DUMP_DONE 0x1u /* the dump has nothing more: stop asking */
+
+/* The head of a DUMP, FOLLOW or STRINGS reply; len bytes of data follow. */
+struct traced_dump_reply {
+	struct traced_cursor cursor; /* for the next request */
+	uint32_t flags;		     /* TRACED_DUMP_* */
+	uint32_t len;		     /* data bytes after this structure */
+	uint32_t events;	     /* events (or strings) in this page */
+	uint32_t reserved;	     /* zero */
+};
+
+_Static_assert(sizeof(struct traced_dump_reply) == 168 + 16, "abi");
+
+#define TRACED_PAGE_DATA_MAX (TRACED_REPLY_MAX - sizeof(struct traced_dump_reply))
+
+/*
+ * STRINGS lists the aux buffer's records, one line each:
+ *   syscall 7 spawn
+ * the tag's name (TTRACE_AUX_* in lower case: syscall kind proc thread
+ * event text), the record's id, its string. tag 0 lists every tag. The
+ * reply's cursor.next[0] is the position to continue from (cursor magic
+ * set), as with DUMP; records evicted between pages are counted in a line
+ *   # N strings evicted while listing
+ */
+struct traced_strings_request {
+	uint32_t tag;	   /* TTRACE_AUX_*, or 0 for all */
+	uint32_t reserved; /* zero */
+	struct traced_cursor cursor;
+};
+
+_Static_assert(sizeof(struct traced_strings_request) == 8 + 168, "abi");
+
+#endif

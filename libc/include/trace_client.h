@@ -1,0 +1,83 @@
+/*
+ * trace_client: the client side of traced's protocol (abi/traced.h), one
+ * implementation for the init shell, tracecat and the tests' programs:
+ * finding traced, one request, paging through dumps, and the filter words
+ * people type (`cpu=1 pid=3 kind=mem_pf,mem_cow last=20`).
+ *
+ * Not thread-safe: one thread of a program talks to traced at a time.
+ */
+#ifndef SPOOR_LIBC_TRACE_CLIENT_H
+#define SPOOR_LIBC_TRACE_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/traced.h"
+
+/* How long a request waits for traced: a page of a dump is well below it. */
+#define TRACED_TIMEOUT_NS 20000000000ull
+
+/* Talks to traced through the endpoint in slot from now on (init: its own copy). */
+void traced_use(int slot);
+
+/*
+ * One request: op with word 1 = arg and body (len bytes, may be 0) as the
+ * buffer; traced's buffer lands in reply (reply_max bytes; NULL for none)
+ * and its word 1 in *result (may be NULL). Looks traced up on first use.
+ * Returns 0, traced's error, -ENOENT if there is no traced, -ETIMEDOUT if
+ * it did not answer in TRACED_TIMEOUT_NS, or another IPC error.
+ */
+long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+		    size_t reply_max, uint64_t *result);
+
+/* MAP: the slot of a read-only trace-read capability, or -E* as traced_request(). */
+long traced_map_cap(void);
+
+/* STATUS into *st. Returns as traced_request(). */
+long traced_status(struct traced_status *st);
+
+/* Pages through a DUMP, FOLLOW or STRINGS: the request it repeats, and the last reply. */
+struct traced_pager {
+	uint32_t op;
+	union {
+		struct traced_dump_request dump;
+		struct traced_strings_request strings;
+	} req;
+	union {
+		struct traced_dump_reply head;
+		uint8_t bytes[TRACED_REPLY_MAX];
+	} reply;
+};
+
+/* A new DUMP or FOLLOW with filter f (copied) in TRACED_FORMAT_* format. */
+void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
+		       uint32_t format);
+
+/* A new STRINGS listing of tag (TTRACE_AUX_*, 0 for all). */
+void traced_pager_strings(struct traced_pager *p, uint32_t tag);
+
+/*
+ * Fetches the next page: its data in *data (*len bytes, inside p) and
+ * its flags (TRACED_DUMP_DONE) in *flags. Returns as traced_request().
+ */
+long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len,
+		       uint32_t *flags);
+
+/*
+ * Parses filter words (cpu=N pid=N tid=N kind=NAME,... cat=NAME,...
+ * last=N count=N since=SECONDS until=SECONDS, seconds since boot as the
+ * dump's times show them) for an area of ncpus CPUs into *f. Returns 0,
+ * or -EINVAL with one line in why (NUL-terminated, no newline) naming the
+ * word that is wrong and what is allowed.
+ */
+int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct traced_filter *f,
+			char *why, size_t why_size);
+
+/*
+ * Parses a category list ("mem,ipc", "all") into *mask. Returns 0, or
+ * -EINVAL with why as traced_filter_parse(): "unknown category 'memm'
+ * (known: mem sched ... all)".
+ */
+int traced_categories_parse(const char *list, uint64_t *mask, char *why, size_t why_size);
+
+#endif

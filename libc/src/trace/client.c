@@ -1,0 +1,126 @@
+/*
+ * client: requests to traced and the pager over its dumps (trace_client.h).
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdbool.h>
+#include <string.h>
+#include <trace_client.h>
+
+static int traced_slot = -1;
+
+void traced_use(int slot)
+{
+	traced_slot = slot;
+}
+
+/* One call; a capability in the reply goes to *cap (IPC_NO_CAP if none). */
+static long call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+		 size_t reply_max, uint64_t *result, uint32_t *cap)
+{
+	struct ipc_regs m = {.info = IPC_INFO(op, 2)};
+	struct ipc_extra x = {
+	    .timeout_ns = TRACED_TIMEOUT_NS,
+	    .send_buf = (uint64_t)(uintptr_t)body,
+	    .send_len = (uint32_t)len,
+	    .send_cap = IPC_NO_CAP,
+	    .recv_buf = (uint64_t)(uintptr_t)reply,
+	    .recv_max = reply ? (uint32_t)reply_max : 0,
+	};
+
+	if (len > IPC_BUF_MAX || reply_max > IPC_BUF_MAX) {
+		return -E2BIG;
+	}
+	if (traced_slot < 0) {
+		long slot = lookup(TRACED_NAME);
+		if (slot < 0) {
+			return slot;
+		}
+		traced_slot = (int)slot;
+	}
+	m.words[0] = TRACED_PROTOCOL;
+	m.words[1] = arg;
+	*cap = IPC_NO_CAP;
+	long err = sys_ipc_call(traced_slot, &m, &x);
+	if (err) {
+		return err;
+	}
+	*cap = x.recv_cap;
+	if (result) {
+		*result = m.words[1];
+	}
+	return (long)(int64_t)m.words[0];
+}
+
+long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+		    size_t reply_max, uint64_t *result)
+{
+	uint32_t cap;
+	long err = call(op, arg, body, len, reply, reply_max, result, &cap);
+
+	if (cap != IPC_NO_CAP) {
+		sys_cap_delete((int)cap); /* only MAP sends one */
+	}
+	return err;
+}
+
+long traced_map_cap(void)
+{
+	uint32_t cap;
+	long err = call(TRACED_OP_MAP, 0, NULL, 0, NULL, 0, NULL, &cap);
+
+	if (!err && cap == IPC_NO_CAP) {
+		err = -EPROTO;
+	}
+	if (err && cap != IPC_NO_CAP) {
+		sys_cap_delete((int)cap);
+	}
+	return err ? err : (long)cap;
+}
+
+long traced_status(struct traced_status *st)
+{
+	return traced_request(TRACED_OP_STATUS, 0, NULL, 0, st, sizeof(*st), NULL);
+}
+
+void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
+		       uint32_t format)
+{
+	memset(p, 0, sizeof(*p));
+	p->op = op;
+	p->req.dump.filter = *f;
+	p->req.dump.format = format;
+}
+
+void traced_pager_strings(struct traced_pager *p, uint32_t tag)
+{
+	memset(p, 0, sizeof(*p));
+	p->op = TRACED_OP_STRINGS;
+	p->req.strings.tag = tag;
+}
+
+long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len,
+		       uint32_t *flags)
+{
+	bool strings = p->op == TRACED_OP_STRINGS;
+	long err = traced_request(p->op, 0, &p->req,
+				  strings ? sizeof(p->req.strings) : sizeof(p->req.dump),
+				  p->reply.bytes, sizeof(p->reply.bytes), NULL);
+
+	if (err) {
+		return err;
+	}
+	const struct traced_dump_reply *h = &p->reply.head;
+	if (h->len > sizeof(p->reply.bytes) - sizeof(*h)) {
+		return -EINVAL; /* not a reply traced would send */
+	}
+	if (strings) {
+		p->req.strings.cursor = h->cursor;
+	} else {
+		p->req.dump.cursor = h->cursor;
+	}
+	*data = p->reply.bytes + sizeof(*h);
+	*len = h->len;
+	*flags = h->flags;
+	return 0;
+}

@@ -1,0 +1,453 @@
+/*
+ * dump: DUMP and FOLLOW pages (abi/traced.h). Each CPU's ring is read
+ * with the lock-free reader of common/trace_ring.c, one event ahead; the
+ * page takes the oldest of the CPUs' next events until it is full, so the
+ * pages of one dump concatenate into one timestamp-ordered stream, each
+ * CPU's own order exact. Loss the reader counts becomes a line (a marker
+ * slot in binary) right where it happened in that CPU's stream.
+ *
+ * A DUMP is bounded by the heads its first page saw (cursor.end); a
+ * FOLLOW has no bound and starts at the heads. Everything a page needs to
+ * go on is in the cursor the client sends back, so traced keeps no state
+ * between requests and a restarted traced continues any dump.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <string.h>
+
+#include "common/format.h"
+#include "common/trace_format.h"
+#include "common/trace_names.h"
+#include "traced.h"
+
+#define LINE_MAX 512
+
+/* One CPU's stream: the committed position and the event read ahead of it. */
+struct source {
+	struct ttrace_cursor at;    /* committed: before the peeked event */
+	struct ttrace_cursor ahead; /* after the peeked event (or the skipped loss) */
+	struct ttrace_record rec;
+	uint64_t end;  /* stop at this index */
+	bool have;     /* rec holds the next event */
+	bool stalled;  /* an entry below end is still being written */
+	bool finished; /* nothing more below end */
+};
+
+struct dump {
+	const struct traced_filter *filter;
+	struct traced_cursor *cursor;
+	uint32_t format;
+	bool follow;
+	bool counting; /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
+	uint64_t matches;
+	uint32_t page_events;
+	uint8_t *out;
+	size_t len, max;
+	struct source src[TTRACE_MAX_CPUS];
+};
+
+static bool kind_known_bits(const uint64_t *kinds)
+{
+	for (uint32_t k = 0; k < TRACED_KIND_WORDS * 64; k++) {
+		if (kinds[k / 64] >> (k % 64) & 1 && !ttrace_kind_info(k)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+static int filter_check(const struct traced_filter *f, bool follow)
+{
+	uint32_t fl = f->flags;
+	bool counted = fl & (TRACED_F_COUNT | TRACED_F_LAST);
+
+	if (fl & ~TRACED_F_ALL || (fl & TRACED_F_COUNT && fl & TRACED_F_LAST) ||
+	    (follow && fl & TRACED_F_LAST) || counted != (f->count != 0)) {
+		return -EINVAL;
+	}
+	if (fl & TRACED_F_CATS ? !f->cats || f->cats & ~TTRACE_CAT_ALL : f->cats != 0) {
+		return -EINVAL;
+	}
+	if (fl & TRACED_F_CPUS ? !f->cpus || f->cpus >> traced.ncpus : f->cpus != 0) {
+		return -EINVAL;
+	}
+	bool any_kind = false;
+	for (int i = 0; i < TRACED_KIND_WORDS; i++) {
+		any_kind |= f->kinds[i] != 0;
+	}
+	if (fl & TRACED_F_KINDS ? !any_kind || !kind_known_bits(f->kinds) : any_kind) {
+		return -EINVAL;
+	}
+	if ((!(fl & TRACED_F_PID) && f->pid) || (!(fl & TRACED_F_TID) && f->tid) ||
+	    (!(fl & TRACED_F_SINCE) && f->since_ns) || (!(fl & TRACED_F_UNTIL) && f->until_ns)) {
+		return -EINVAL;
+	}
+	if (fl & TRACED_F_SINCE && fl & TRACED_F_UNTIL && f->since_ns >= f->until_ns) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool matches(const struct traced_filter *f, const struct ttrace_record *r)
+{
+	const struct ttrace_kind_info *k = ttrace_kind_info(r->kind);
+	uint32_t fl = f->flags;
+
+	if (fl & TRACED_F_CATS && !(k && k->category & f->cats)) {
+		return false;
+	}
+	if (fl & TRACED_F_KINDS && (r->kind >= TRACED_KIND_WORDS * 64 ||
+				    !(f->kinds[r->kind / 64] >> (r->kind % 64) & 1))) {
+		return false;
+	}
+	if ((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) || (fl & TRACED_F_PID && r->pid != f->pid) ||
+	    (fl & TRACED_F_TID && r->tid != f->tid)) {
+		return false;
+	}
+	uint64_t ns = traced_ns(r->ts);
+	return !(fl & TRACED_F_SINCE && ns < f->since_ns) && !(fl & TRACED_F_UNTIL && ns >= f->until_ns);
+}
+
+int cursor_check_common(const struct traced_cursor *c)
+{
+	if (c->magic != TRACED_CURSOR_MAGIC || c->ncpus != traced.ncpus ||
+	    c->synced >> traced.ncpus || c->flags & ~TRACED_CURSOR_FOLLOW) {
+		return -EINVAL;
+	}
+	for (uint32_t i = traced.ncpus; i < TTRACE_MAX_CPUS; i++) {
+		if (c->next[i] || c->end[i]) {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A cursor a client sent: zeroed (a new dump), or one traced could have given out. */
+static int cursor_check(const struct traced_cursor *c, const struct traced_filter *f, bool follow)
+{
+	static const struct traced_cursor zero;
+
+	if (!c->magic) {
+		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
+	}
+	if (cursor_check_common(c) || follow != !!(c->flags & TRACED_CURSOR_FOLLOW) ||
+	    (c->skip && !(f->flags & TRACED_F_LAST)) ||
+	    (f->count && c->events > f->count)) {
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
+		uint64_t head = __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
+		if (c->next[i] > head || (follow ? c->end[i] != 0 : c->end[i] > head || c->next[i] > c->end[i])) {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* A new dump starts at index 0 of every ring (all that is still there), up to the heads. */
+static void cursor_start(struct traced_cursor *c, bool follow)
+{
+	c->magic = TRACED_CURSOR_MAGIC;
+	c->ncpus = traced.ncpus;
+	c->flags = follow ? TRACED_CURSOR_FOLLOW : 0;
+	c->synced = (1u << traced.ncpus) - 1;
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		uint64_t head = __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
+		c->next[i] = follow ? head : 0;
+		c->end[i] = follow ? 0 : head;
+	}
+}
+
+static void sources_init(struct dump *d)
+{
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct source *s = &d->src[i];
+		ttrace_cursor_init(&s->at, d->cursor->next[i]);
+		s->at.synced = d->cursor->synced >> i & 1;
+		s->end = d->follow ? UINT64_MAX : d->cursor->end[i];
+		s->have = s->stalled = s->finished = false;
+	}
+}
+
+/* Entries of [at.index, end) that the read ahead skipped as lost. */
+static uint64_t lost_in_range(const struct source *s)
+{
+	uint64_t room = s->end > s->at.index ? s->end - s->at.index : 0;
+	return s->ahead.lost < room ? s->ahead.lost : room;
+}
+
+/* Reads source i's next event ahead, unless it has one or has finished. */
+static void peek(struct dump *d, uint32_t i)
+{
+	struct source *s = &d->src[i];
+
+	if (s->have || s->finished || s->stalled) {
+		return;
+	}
+	s->ahead = s->at;
+	s->ahead.lost = s->ahead.cleared = 0;
+	size_t n = ttrace_ring_read(&traced.ring[i], &s->ahead, &s->rec, 1);
+	if (n && s->rec.index < s->end) {
+		s->have = true;
+		return;
+	}
+	/*
+	 * No event below end: what the reader skipped on the way still gets
+	 * reported, and the position stops at end (a head value: an event
+	 * starts there), where the next page's cursor must stay.
+	 */
+	if (n || s->ahead.index >= s->end) {
+		s->finished = true;
+		if (s->ahead.index > s->end) {
+			s->ahead.index = s->end;
+			s->ahead.synced = true;
+		}
+	} else {
+		s->stalled = true; /* a write in progress, or nothing new for a follower */
+	}
+}
+
+static size_t lost_line(char *buf, size_t size, uint32_t cpu, uint64_t n)
+{
+	return (size_t)format_snprintf(buf, size, "# lost %llu events on cpu %u\n",
+				       (unsigned long long)n, cpu);
+}
+
+/* The marker slot of a binary dump for n entries lost on cpu. */
+static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
+{
+	memset(slot, 0, sizeof(*slot));
+	slot->e.kind = TRACED_KIND_LOST;
+	slot->e.cpu = (uint8_t)cpu;
+	slot->e.data[0] = n;
+}
+
+/* The event as the ring held it: its head entry, then its continuations. */
+static size_t event_slots(union ttrace_slot *slots, const struct ttrace_record *r)
+{
+	memset(slots, 0, sizeof(*slots) * (1 + r->ncont));
+	slots[0].e.ts = r->ts;
+	slots[0].e.seq = (uint32_t)r->index;
+	slots[0].e.kind = r->kind;
+	slots[0].e.cpu = r->cpu;
+	slots[0].e.ctx = TTRACE_CTX_MAKE(r->ctx, r->ncont);
+	slots[0].e.pid = r->pid;
+	slots[0].e.tid = r->tid;
+	memcpy(slots[0].e.data, r->data, sizeof(slots[0].e.data));
+	for (uint32_t j = 1; j <= r->ncont; j++) {
+		slots[j].c.ts = r->ts | TTRACE_TS_CONT;
+		memcpy(slots[j].c.data, &r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS],
+		       sizeof(slots[j].c.data));
+	}
+	return sizeof(*slots) * (1 + r->ncont);
+}
+
+/*
+ * Appends what source i reports before and with its next event: the loss
+ * (if any) and the event (if it has one and it matches). Returns false,
+ * having appended nothing, if that does not fit the page.
+ */
+static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
+{
+	uint8_t tmp[LINE_MAX + 1 + sizeof(union ttrace_slot) * (1 + TTRACE_CONT_MAX)];
+	size_t n = 0;
+
+	if (d->counting) {
+		return true;
+	}
+	if (lost && d->format == TRACED_FORMAT_TEXT) {
+		n += lost_line((char *)tmp, LINE_MAX, i, lost);
+	} else if (lost) {
+		lost_slot((union ttrace_slot *)tmp, i, lost);
+		n += sizeof(union ttrace_slot);
+	}
+	if (rec && d->format == TRACED_FORMAT_TEXT) {
+		int len = ttrace_format_record((char *)tmp + n, LINE_MAX, rec, &traced.area);
+		n += (size_t)len < LINE_MAX ? (size_t)len : LINE_MAX - 1;
+		tmp[n++] = '\n';
+	} else if (rec) {
+		n += event_slots((union ttrace_slot *)(tmp + n), rec);
+	}
+	if (d->len + n > d->max) {
+		return false;
+	}
+	memcpy(d->out + d->len, tmp, n);
+	d->len += n;
+	return true;
+}
+
+static bool count_reached(const struct dump *d)
+{
+	return d->filter->count && d->cursor->events >= d->filter->count && !d->counting;
+}
+
+/* Moves source i past what it read ahead. */
+static void commit(struct dump *d, uint32_t i, uint64_t lost)
+{
+	struct source *s = &d->src[i];
+
+	s->at = s->ahead;
+	s->have = false;
+	if (!d->counting && !d->cursor->skip) {
+		d->cursor->lost += lost;
+	}
+}
+
+/* The source whose next event is oldest, or -1 when none has one. */
+static int oldest(struct dump *d)
+{
+	int best = -1;
+
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		peek(d, i);
+		if (d->src[i].have && (best < 0 || d->src[i].rec.ts < d->src[best].rec.ts)) {
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+/* Reports the loss of sources that finished or stalled after skipping entries. */
+static bool flush_loss(struct dump *d)
+{
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct source *s = &d->src[i];
+		if (!s->have && (s->finished || s->stalled) && s->ahead.index != s->at.index) {
+			uint64_t lost = lost_in_range(s);
+			if (!emit(d, i, d->cursor->skip ? 0 : lost, NULL)) {
+				return false;
+			}
+			commit(d, i, lost);
+		}
+	}
+	return true;
+}
+
+/* Runs the merge until the page is full or the stream ends; true when it ended. */
+static bool merge(struct dump *d)
+{
+	for (;;) {
+		if (count_reached(d)) {
+			return true;
+		}
+		int i = oldest(d);
+		if (!flush_loss(d)) {
+			return false;
+		}
+		if (i < 0) {
+			break;
+		}
+		struct source *s = &d->src[i];
+		uint64_t lost = lost_in_range(s);
+		bool match = matches(d->filter, &s->rec);
+		bool show = match && !d->cursor->skip;
+		if (!emit(d, (uint32_t)i, d->cursor->skip ? 0 : lost, show ? &s->rec : NULL)) {
+			return false;
+		}
+		commit(d, (uint32_t)i, lost);
+		if (d->counting && match) {
+			d->matches++;
+		} else if (match && d->cursor->skip) {
+			d->cursor->skip--;
+		} else if (show) {
+			d->cursor->events++;
+			d->page_events++;
+		}
+	}
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		if (d->src[i].stalled && !d->follow) {
+			return false; /* a write below end is in progress: the client asks again */
+		}
+	}
+	return !d->follow;
+}
+
+/* Stores each source's position back into the cursor. */
+static void sources_save(struct dump *d)
+{
+	d->cursor->synced = 0;
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		d->cursor->next[i] = d->src[i].at.index;
+		d->cursor->synced |= (uint32_t)d->src[i].at.synced << i;
+	}
+}
+
+/* TRACED_F_LAST on a new dump: pass over all matches but the last count. */
+static void skip_to_last(struct dump *d)
+{
+	d->counting = true;
+	d->matches = 0;
+	sources_init(d);
+	merge(d);
+	d->counting = false;
+	d->cursor->skip = d->matches > d->filter->count ? d->matches - d->filter->count : 0;
+}
+
+/* Follow in drop mode: the follower has everything below its position. */
+static void publish_tails(const struct traced_cursor *c)
+{
+	if (__atomic_load_n(&traced.area.hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP) {
+		return;
+	}
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		ttrace_ring_publish_tail(&traced.ring[i], c->next[i]);
+	}
+}
+
+int dump_page(uint32_t op, const struct request *req, struct reply *rep)
+{
+	struct traced_dump_request r;
+	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
+	static struct dump d;
+	bool follow = op == TRACED_OP_FOLLOW;
+
+	if (req->len != sizeof(r)) {
+		return -EINVAL;
+	}
+	memcpy(&r, req->body, sizeof(r));
+	if ((r.format != TRACED_FORMAT_TEXT && r.format != TRACED_FORMAT_BINARY) || r.reserved ||
+	    filter_check(&r.filter, follow) || cursor_check(&r.cursor, &r.filter, follow)) {
+		return -EINVAL;
+	}
+	memset(&d, 0, sizeof(d));
+	d.filter = &r.filter;
+	d.cursor = &r.cursor;
+	d.format = r.format;
+	d.follow = follow;
+	d.out = rep->buf + sizeof(*head);
+	d.max = TRACED_PAGE_DATA_MAX;
+	if (!r.cursor.magic) {
+		cursor_start(&r.cursor, follow);
+		if (r.filter.flags & TRACED_F_LAST) {
+			skip_to_last(&d);
+		}
+	}
+	sources_init(&d);
+	bool done = merge(&d);
+	sources_save(&d);
+	if (done && d.format == TRACED_FORMAT_TEXT) {
+		char line[LINE_MAX];
+		size_t n = (size_t)format_snprintf(line, sizeof(line),
+						   "# end of dump: %llu events, %llu lost\n",
+						   (unsigned long long)r.cursor.events,
+						   (unsigned long long)r.cursor.lost);
+		if (d.len + n <= d.max) {
+			memcpy(d.out + d.len, line, n);
+			d.len += n;
+		} else {
+			done = false; /* the next page is just this line */
+		}
+	}
+	if (follow) {
+		publish_tails(&r.cursor);
+	}
+	memset(head, 0, sizeof(*head));
+	head->cursor = r.cursor;
+	head->flags = done ? TRACED_DUMP_DONE : 0;
+	head->len = (uint32_t)d.len;
+	head->events = d.page_events;
+	rep->len = (uint32_t)(sizeof(*head) + d.len);
+	rep->result = head->flags;
+	return 0;
+}

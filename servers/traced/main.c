@@ -1,0 +1,249 @@
+/*
+ * traced: maps the trace area init hands it (the trace-read capability in
+ * CAP_SLOT_TRACE_READ, trace control in CAP_SLOT_TRACE_CONTROL), refuses
+ * an area it cannot read with one line and exit status 1, then serves
+ * abi/traced.h on CAP_SLOT_SERVICE: receive, check, dispatch through the
+ * table below, reply. Every request is checked before it changes
+ * anything; a malformed one gets an error and traced goes on.
+ *
+ * The rings are kernel memory: when traced dies, init restarts it and it
+ * maps the same rings again; nothing recorded meanwhile is lost.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/trace_names.h"
+#include "traced.h"
+
+struct traced traced;
+
+uint64_t traced_ns(uint64_t ts)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+	uint64_t d = ts > h->boot_tsc ? ts - h->boot_tsc : 0;
+
+	if (!h->tsc_hz) {
+		return d;
+	}
+	/* d % tsc_hz < tsc_hz, so times 10^9 fits 64 bits for a TSC below 18 GHz */
+	return d / h->tsc_hz * 1000000000ull + d % h->tsc_hz * 1000000000ull / h->tsc_hz;
+}
+
+/* The part of a mapping of size bytes at base that region [off, off + ...) can use. */
+static void *region(uint8_t *base, uint64_t size, uint64_t off, uint64_t *len)
+{
+	*len = off < size ? size - off : 0;
+	return base + (off < size ? off : 0);
+}
+
+static void refuse(const char *what, const char *why)
+{
+	printf("traced: %s: %s; exiting\n", what, why);
+	exit(1);
+}
+
+static void setup(void)
+{
+	struct cap_info info;
+	char why[160];
+	long base = sys_trace_map(CAP_SLOT_TRACE_READ, TTRACE_MAP_AREA, NULL);
+
+	if (base < 0) {
+		refuse("cannot map the trace area", strerror((int)-base));
+	}
+	long err = sys_cap_identify(CAP_SLOT_TRACE_READ, &info);
+	if (err) {
+		refuse("cannot size the trace area", strerror((int)-err));
+	}
+	uint8_t *b = (uint8_t *)base;
+	struct ttrace_area *a = &traced.area;
+	a->hdr = (struct ttrace_header *)b;
+	a->hdr_len = info.size;
+	/* Offsets come from the header, which ttrace_area_check() then checks against the mapping. */
+	a->rings = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->ring_offset : 0,
+			  &a->rings_len);
+	a->aux = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->aux_offset : 0,
+			&a->aux_len);
+	long reader = sys_trace_map(CAP_SLOT_TRACE_CONTROL, TTRACE_MAP_READER, NULL);
+	if (reader < 0) {
+		refuse("cannot map the trace reader page", strerror((int)-reader));
+	}
+	a->reader = (struct ttrace_reader *)reader;
+	a->reader_len = TTRACE_PAGE_SIZE;
+	if (ttrace_area_check(a, why, sizeof(why))) {
+		refuse("trace area refused", why);
+	}
+	traced.ncpus = a->hdr->num_cpus;
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		ttrace_ring_get(&traced.ring[i], a, i);
+	}
+	traced.aux_copy_size = a->hdr->aux_ring_size;
+	long copy = sys_mem_map_anon(NULL, traced.aux_copy_size, PROT_READ | PROT_WRITE);
+	if (copy < 0) {
+		refuse("no memory for aux snapshots", strerror((int)-copy));
+	}
+	traced.aux_copy = (uint64_t *)copy;
+}
+
+static int no_body(const struct request *req)
+{
+	return req->len ? -EINVAL : 0;
+}
+
+static int op_status(const struct request *req, struct reply *rep)
+{
+	struct traced_status st = {0};
+	const struct ttrace_header *h = traced.area.hdr;
+
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	st.mask = __atomic_load_n(&h->mask, __ATOMIC_RELAXED);
+	st.mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED);
+	st.uptime_ns = (uint64_t)sys_clock_ns();
+	st.aux_ring_size = h->aux_ring_size;
+	st.aux_evicted = __atomic_load_n(&h->aux_evicted, __ATOMIC_RELAXED);
+	st.num_cpus = traced.ncpus;
+	st.ring_entries = h->ring_entries;
+	st.version_major = h->version_major;
+	st.version_minor = h->version_minor;
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct ttrace_counts c;
+		ttrace_ring_counts(&traced.ring[i], &c);
+		st.cpu[i] = (struct traced_cpu_status){
+		    .emitted = c.emitted,
+		    .stored = c.stored,
+		    .overwritten = c.overwritten,
+		    .dropped = c.dropped,
+		    .cleared = c.cleared,
+		};
+	}
+	memcpy(rep->buf, &st, sizeof(st));
+	rep->len = sizeof(st);
+	return 0;
+}
+
+/* ENABLE, DISABLE, MODE and CLEAR go to the kernel through trace control. */
+static int control(uint32_t op, uint64_t arg, struct reply *rep)
+{
+	long mask = sys_trace_control(CAP_SLOT_TRACE_CONTROL, op, arg);
+
+	if (mask < 0) {
+		return (int)mask;
+	}
+	rep->result = (uint64_t)mask;
+	return 0;
+}
+
+static int op_enable(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || !req->arg || req->arg & ~TTRACE_CAT_ALL) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_ENABLE, req->arg, rep);
+}
+
+static int op_disable(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || !req->arg || req->arg & ~TTRACE_CAT_ALL) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_DISABLE, req->arg, rep);
+}
+
+static int op_mode(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || (req->arg != TTRACE_MODE_OVERWRITE && req->arg != TTRACE_MODE_DROP)) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_MODE, req->arg, rep);
+}
+
+static int op_clear(const struct request *req, struct reply *rep)
+{
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_CLEAR, 0, rep);
+}
+
+static int op_dump(const struct request *req, struct reply *rep)
+{
+	return dump_page(TRACED_OP_DUMP, req, rep);
+}
+
+static int op_follow(const struct request *req, struct reply *rep)
+{
+	return dump_page(TRACED_OP_FOLLOW, req, rep);
+}
+
+/* MAP is answered in the loop: its reply carries a capability. */
+static int op_map(const struct request *req, struct reply *rep)
+{
+	(void)rep;
+	return no_body(req);
+}
+
+static int (*const ops[])(const struct request *, struct reply *) = {
+    [TRACED_OP_STATUS] = op_status, [TRACED_OP_ENABLE] = op_enable,
+    [TRACED_OP_DISABLE] = op_disable, [TRACED_OP_MODE] = op_mode,
+    [TRACED_OP_CLEAR] = op_clear,   [TRACED_OP_DUMP] = op_dump,
+    [TRACED_OP_FOLLOW] = op_follow, [TRACED_OP_STRINGS] = strings_page,
+    [TRACED_OP_MAP] = op_map,
+};
+
+#define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
+
+static int dispatch(const struct ipc_regs *m, const struct request *req, struct reply *rep)
+{
+	uint32_t op = IPC_INFO_LABEL(m->info);
+
+	if (IPC_INFO_WORDS(m->info) < 1 || m->words[0] != TRACED_PROTOCOL) {
+		return -EPROTO;
+	}
+	if (op >= NUM_OPS || !ops[op]) {
+		return -ENOSYS;
+	}
+	return ops[op](req, rep);
+}
+
+int main(void)
+{
+	static uint8_t in[IPC_BUF_MAX], out[TRACED_REPLY_MAX];
+	struct ipc_regs m = {0};
+	struct ipc_extra x = {.timeout_ns = TIMEOUT_FOREVER, .send_cap = IPC_NO_CAP};
+	long err;
+
+	setup();
+	x.recv_buf = (uint64_t)(uintptr_t)in;
+	x.recv_max = sizeof(in);
+	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
+	while (err != -EPIPE) {
+		if (err) {
+			m = (struct ipc_regs){0};
+			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
+			continue;
+		}
+		if (x.recv_cap != IPC_NO_CAP) {
+			sys_cap_delete((int)x.recv_cap); /* no request carries one */
+		}
+		struct request req = {.arg = m.words[1], .body = in, .len = x.recv_len};
+		struct reply rep = {.buf = out};
+		int result = dispatch(&m, &req, &rep);
+		bool map = !result && IPC_INFO_LABEL(m.info) == TRACED_OP_MAP;
+
+		m = (struct ipc_regs){.info = IPC_INFO(0, 2)};
+		m.words[0] = (uint64_t)(int64_t)result;
+		m.words[1] = rep.result;
+		x.send_buf = (uint64_t)(uintptr_t)out;
+		x.send_len = result ? 0 : rep.len;
+		/* A read-only copy that cannot be passed on: tools map the rings, nothing more. */
+		x.send_cap = map ? CAP_SLOT_TRACE_READ : IPC_NO_CAP;
+		x.send_cap_rights = CAP_RIGHT_READ;
+		err = sys_ipc_reply_recv(CAP_SLOT_SERVICE, &m, &x);
+	}
+	return 0;
+}

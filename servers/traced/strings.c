@@ -1,0 +1,147 @@
+/*
+ * strings: STRINGS pages (abi/traced.h), the aux buffer's records as
+ * lines: first the durable part (syscall and kind names), then a
+ * consistent snapshot of the aux ring. The cursor's next[0] is the
+ * position of the next record to list, so pages go on across new records
+ * and restarts; records evicted between two pages are reported, not
+ * skipped silently.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <string.h>
+
+#include "common/format.h"
+#include "common/trace_aux.h"
+#include "traced.h"
+
+static const char *const tag_names[] = {
+    [TTRACE_AUX_SYSCALL] = "syscall", [TTRACE_AUX_KIND] = "kind",   [TTRACE_AUX_PROC] = "proc",
+    [TTRACE_AUX_THREAD] = "thread",   [TTRACE_AUX_USER_EVENT] = "event", [TTRACE_AUX_TEXT] = "text",
+};
+
+#define TAG_LIMIT (sizeof(tag_names) / sizeof(tag_names[0]))
+
+struct listing {
+	uint32_t tag;
+	uint64_t pos; /* list records from here */
+	char *out;
+	size_t len, max;
+	uint32_t count;
+};
+
+/* Lists view v's records at or after l->pos; false when the page is full. */
+static bool list(struct listing *l, struct ttrace_aux_view *v)
+{
+	struct ttrace_aux_record rec;
+	const char *str;
+
+	while (ttrace_aux_next(v, &rec, &str) == 1) {
+		if (rec.pos < l->pos || (l->tag && rec.tag != l->tag)) {
+			continue;
+		}
+		char line[TTRACE_AUX_LEN_MAX + 64];
+		int n = format_snprintf(line, sizeof(line), "%s %llu ",
+					rec.tag < TAG_LIMIT && tag_names[rec.tag] ? tag_names[rec.tag]
+										  : "tag?",
+					(unsigned long long)rec.id);
+		for (uint32_t i = 0; i < rec.len; i++) {
+			/* A name must not break the line or the terminal. */
+			line[n++] = str[i] >= ' ' && str[i] < 0x7f ? str[i] : '?';
+		}
+		line[n++] = '\n';
+		if (l->len + (size_t)n > l->max) {
+			l->pos = rec.pos;
+			return false;
+		}
+		memcpy(l->out + l->len, line, (size_t)n);
+		l->len += (size_t)n;
+		l->count++;
+	}
+	l->pos = v->end;
+	return true;
+}
+
+static bool note(struct listing *l, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (l->len + n > l->max) {
+		return false;
+	}
+	memcpy(l->out + l->len, text, n);
+	l->len += n;
+	return true;
+}
+
+int strings_page(const struct request *req, struct reply *rep)
+{
+	static const struct traced_cursor zero;
+	struct traced_strings_request r;
+	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
+	const struct ttrace_header *h = traced.area.hdr;
+	struct ttrace_aux_view v;
+
+	if (req->len != sizeof(r)) {
+		return -EINVAL;
+	}
+	memcpy(&r, req->body, sizeof(r));
+	if (r.reserved || r.tag >= TAG_LIMIT) {
+		return -EINVAL;
+	}
+	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
+	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
+	if (r.cursor.magic ? cursor_check_common(&r.cursor) || r.cursor.flags ||
+				 r.cursor.events || r.cursor.lost || r.cursor.skip ||
+				 r.cursor.next[0] > last || r.cursor.end[0] > last
+			   : memcmp(&r.cursor, &zero, sizeof(zero)) != 0) {
+		return -EINVAL;
+	}
+	for (uint32_t i = 1; i < TTRACE_MAX_CPUS; i++) {
+		if (r.cursor.next[i] || r.cursor.end[i]) {
+			return -EINVAL;
+		}
+	}
+	if (!r.cursor.magic) {
+		/* The ring's oldest record when the listing began: what it promises to list. */
+		r.cursor.end[0] = __atomic_load_n(&h->aux_first, __ATOMIC_ACQUIRE);
+	}
+	struct listing l = {
+	    .tag = r.tag,
+	    .pos = r.cursor.next[0],
+	    .out = (char *)rep->buf + sizeof(*head),
+	    .max = TRACED_PAGE_DATA_MAX,
+	};
+	bool done = false;
+	ttrace_aux_durable(&traced.area, &v);
+	if (list(&l, &v)) {
+		int err = ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+		if (err) {
+			return err;
+		}
+		if (l.pos < r.cursor.end[0]) {
+			l.pos = r.cursor.end[0];
+		}
+		/* Records the listing promised were evicted before this page could copy them. */
+		if (l.pos < v.start) {
+			l.pos = v.start;
+			if (!note(&l, "# some strings were evicted while listing\n")) {
+				l.pos = r.cursor.end[0]; /* the page is full: the note comes next time */
+			} else {
+				done = list(&l, &v);
+			}
+		} else {
+			done = list(&l, &v);
+		}
+	}
+	memset(head, 0, sizeof(*head));
+	head->cursor = r.cursor;
+	head->cursor.magic = TRACED_CURSOR_MAGIC;
+	head->cursor.ncpus = traced.ncpus;
+	head->cursor.next[0] = l.pos;
+	head->flags = done ? TRACED_DUMP_DONE : 0;
+	head->len = (uint32_t)l.len;
+	head->events = l.count;
+	rep->len = (uint32_t)(sizeof(*head) + l.len);
+	rep->result = head->flags;
+	return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * traced: the trace server (abi/traced.h is its protocol). main.c maps
+ * the trace area and runs the receive -> dispatch -> reply loop; dump.c
+ * merges the rings into dumps and follows; strings.c lists the aux
+ * buffer. traced is single-threaded: one request at a time, so its state
+ * needs no lock.
+ */
+#ifndef SPOOR_TRACED_TRACED_H
+#define SPOOR_TRACED_TRACED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/traced.h"
+#include "common/trace_header.h"
+#include "common/trace_ring.h"
+
+/* The trace area as traced mapped it: read-only, but for the reader page. */
+struct traced {
+	struct ttrace_area area;
+	struct ttrace_ring ring[TTRACE_MAX_CPUS];
+	uint32_t ncpus;
+	uint64_t *aux_copy; /* room for a snapshot of the aux ring */
+	size_t aux_copy_size;
+};
+
+extern struct traced traced;
+
+/* What an operation gets: the request, and where its reply goes. */
+struct request {
+	uint64_t arg;	  /* word 1 */
+	const void *body; /* the request buffer */
+	uint32_t len;
+};
+
+struct reply {
+	uint64_t result; /* word 1 */
+	uint8_t *buf;	 /* TRACED_REPLY_MAX bytes */
+	uint32_t len;	 /* bytes of buf to send */
+};
+
+/* DUMP and FOLLOW: one page of events. 0 or -EINVAL. */
+int dump_page(uint32_t op, const struct request *req, struct reply *rep);
+
+/* STRINGS: one page of aux records. 0 or -EINVAL. */
+int strings_page(const struct request *req, struct reply *rep);
+
+/* Checks a cursor of a request against the area (DUMP, FOLLOW, STRINGS rules). */
+int cursor_check_common(const struct traced_cursor *c);
+
+/* ns since boot of a TSC value (0 before boot). */
+uint64_t traced_ns(uint64_t ts);
+
+#endif
