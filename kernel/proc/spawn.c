@@ -160,7 +160,7 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 	if (!err) {
 		uint64_t rsp = USER_STACK_TOP - (uint64_t)size;
 		TTRACE(proc_spawn, p->pid, parent ? parent->pid : 0,
-		       ttrace_aux_proc_name(p->pid, p->name));
+		       ttrace_aux_name(TTRACE_AUX_PROC, p->pid, p->name));
 		if (!thread_create_user(p, entry, rsp, argc, rsp + sizeof(uint64_t))) {
 			err = -ENOMEM;
 			if (parent) {

@@ -16,6 +16,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/sched.h"
+#include "trace/trace.h"
 
 #define RFLAGS_RESERVED	  (1ul << 1)
 #define SWITCH_SAVED_REGS 6 /* rbp rbx r12 r13 r14 r15, as switch.S pushes them */
@@ -85,6 +86,10 @@ struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp,
 		thread_stack_free(t->kstack);
 		kfree(t);
 		return NULL;
+	}
+	/* A thread is named after its process: `trace strings threads` maps tids to programs. */
+	if (TTRACE_ENABLED && __atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) & TTRACE_CAT(PROC)) {
+		ttrace_aux_name(TTRACE_AUX_THREAD, t->tid, p->name);
 	}
 	sched_start(t);
 	return t;

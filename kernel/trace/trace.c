@@ -154,14 +154,14 @@ void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 	ttrace_ring_write(&c->trace_ring, &ev);
 }
 
-uint64_t ttrace_aux_proc_name(uint32_t pid, const char *name)
+uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)
 {
 	struct ttrace_aux_item it = {
-	    .id = pid,
+	    .id = id,
 	    .ts = rdtsc(),
 	    .str = name,
 	    .len = (uint32_t)strlen(name),
-	    .tag = TTRACE_AUX_PROC,
+	    .tag = tag,
 	    .cpu = (uint8_t)this_cpu()->id,
 	};
 	uint64_t ref = 0;

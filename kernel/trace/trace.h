@@ -69,8 +69,11 @@ void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords);
  */
 void ttrace_init(uint32_t num_cpus);
 
-/* Records a process name in the aux buffer; returns the reference (0 on failure). */
-uint64_t ttrace_aux_proc_name(uint32_t pid, const char *name);
+/*
+ * Records a name in the aux buffer: tag TTRACE_AUX_PROC with a pid, or
+ * TTRACE_AUX_THREAD with a tid. Returns the reference (0 on failure).
+ */
+uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name);
 
 /* The control operations of trace-control capabilities (abi/trace.h). 0 or -EINVAL. */
 int ttrace_control(uint32_t op, uint64_t arg);
