@@ -71,6 +71,23 @@ static void put_string(struct line *l, uint64_t ref, const struct ttrace_area *a
 	put(l, "\"%s%s\"", s, len > STRING_MAX ? "..." : "");
 }
 
+/* A syscall number, then its name from the durable aux records (written at boot). */
+static void put_syscall(struct line *l, uint64_t nr, const struct ttrace_area *a)
+{
+	struct ttrace_aux_view v;
+	struct ttrace_aux_record rec;
+	const char *str;
+
+	put(l, "%llu", (unsigned long long)nr);
+	ttrace_aux_durable(a, &v);
+	while (ttrace_aux_next(&v, &rec, &str) == 1) {
+		if (rec.tag == TTRACE_AUX_SYSCALL && rec.id == nr) {
+			put(l, " name=%.*s", (int)rec.len, str);
+			return;
+		}
+	}
+}
+
 static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
 		    const struct ttrace_area *a)
 {
@@ -84,6 +101,9 @@ static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
 		break;
 	case 's':
 		put_string(l, v, a);
+		break;
+	case 'y':
+		put_syscall(l, v, a);
 		break;
 	default:
 		put(l, "%llu", (unsigned long long)v);

@@ -145,7 +145,8 @@ int ttrace_arg_next(const char **spec, struct ttrace_arg *arg)
 	arg->name = name;
 	arg->name_len = (size_t)(p - name);
 	arg->format = p[1];
-	if (arg->format != 'x' && arg->format != 'u' && arg->format != 'd' && arg->format != 's') {
+	if (arg->format != 'x' && arg->format != 'u' && arg->format != 'd' && arg->format != 's' &&
+	    arg->format != 'y') {
 		return -EINVAL;
 	}
 	if (p[2] && p[2] != ' ') {

@@ -137,11 +137,10 @@ void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
 
-	if (!c->trace_ring.hdr) {
-		return; /* a CPU beyond those the area was laid out for */
+	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
+		return; /* a CPU beyond those the area was laid out for; no such event */
 	}
 	struct ttrace_event ev = {
-	    .ts = rdtsc(),
 	    .pid = t && t->proc ? t->proc->pid : 0,
 	    .tid = t ? t->tid : 0,
 	    .kind = kind,
@@ -151,7 +150,20 @@ void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 	    .nwords = nwords,
 	    .data = data,
 	};
-	ttrace_ring_write(&c->trace_ring, &ev);
+	/*
+	 * The timestamp is taken with the reservation, interrupts off, so a
+	 * ring's timestamps rise with its indices: an interrupt's event cannot
+	 * slip between them, and readers merging CPUs by time see each CPU in
+	 * order. Filling the slots may be interrupted again (W2, W3).
+	 */
+	uint64_t index;
+	uint64_t flags = irq_save();
+	ev.ts = rdtsc();
+	bool stored = ttrace_ring_reserve(&c->trace_ring, TTRACE_EVENT_SLOTS(nwords), &index);
+	irq_restore(flags);
+	if (stored) {
+		ttrace_ring_commit(&c->trace_ring, index, &ev);
+	}
 }
 
 uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)

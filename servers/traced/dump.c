@@ -338,6 +338,15 @@ static bool merge(struct dump *d)
 		if (i < 0) {
 			break;
 		}
+		/*
+		 * A dump waits for an entry still being written below its end:
+		 * it may be older than every event the other CPUs offer.
+		 */
+		for (uint32_t j = 0; j < traced.ncpus && !d->follow; j++) {
+			if (d->src[j].stalled) {
+				return false;
+			}
+		}
 		struct source *s = &d->src[i];
 		uint64_t lost = lost_in_range(s);
 		bool match = matches(d->filter, &s->rec);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "abi/errno.h"
+#include "abi/syscall.h"
 #include "abi/trace.h"
 #include "common/trace_aux.h"
 #include "common/trace_format.h"
@@ -169,6 +170,7 @@ TEST(trace_names_argument_lists_parse)
 	    {"vaddr:x len:u", {1, 1, 0}, {"vaddr", "len"}, {'x', 'u'}},
 	    {"  status:d ", {1, 0, 0}, {"status"}, {'d'}},
 	    {"name:s", {1, 0, 0}, {"name"}, {'s'}},
+	    {"nr:y", {1, 0, 0}, {"nr"}, {'y'}},
 	    {"", {0, 0, 0}, {NULL}, {0}},
 	    {"bad", {-EINVAL, 0, 0}, {NULL}, {0}},
 	    {":x", {-EINVAL, 0, 0}, {NULL}, {0}},
@@ -199,11 +201,12 @@ TEST(trace_names_argument_lists_parse)
 #define HZ   1000000000ull /* 1 GHz: a microsecond is 1000 ticks */
 #define BOOT 5000000ull
 
-static void area_get(struct ttrace_area *a, uint64_t tsc_hz)
+/* An area of one CPU; with_names: the boot names in its durable aux part. */
+static void area_get(struct ttrace_area *a, uint64_t tsc_hz, bool with_names)
 {
 	struct ttrace_geometry g = {.num_cpus = 1,
 				    .ring_entries = TTRACE_RING_ENTRIES_MIN,
-				    .aux_durable_size = 64,
+				    .aux_durable_size = with_names ? ttrace_aux_names_size() : 64,
 				    .aux_ring_size = TTRACE_AUX_RING_MIN,
 				    .tsc_hz = tsc_hz,
 				    .boot_tsc = BOOT};
@@ -220,7 +223,8 @@ static void area_get(struct ttrace_area *a, uint64_t tsc_hz)
 	    .rings_len = h->ring_bytes,
 	    .aux_len = h->aux_durable_size + h->aux_ring_size,
 	};
-	if (!a->rings || !a->aux || ttrace_area_init(a)) {
+	if (!a->rings || !a->aux || ttrace_area_init(a) ||
+	    (with_names && ttrace_aux_write_names(a, BOOT))) {
 		abort();
 	}
 }
@@ -250,7 +254,7 @@ TEST(trace_format_prints_one_line_an_event)
 	char long_name[101];
 	uint64_t init, evicted, quoted, longer;
 
-	area_get(&a, HZ);
+	area_get(&a, HZ, false);
 	memset(long_name, 'n', 100);
 	long_name[100] = '\0';
 	evicted = write_name(&a, "gone");
@@ -324,13 +328,34 @@ TEST(trace_format_prints_one_line_an_event)
 	area_put(&a);
 }
 
+TEST(trace_format_names_syscalls_from_the_durable_aux_records)
+{
+	struct ttrace_area a;
+	struct ttrace_record rec = {.ts = BOOT, .kind = TTRACE_KIND_syscall_entry,
+				    .data = {SYS_spawn, 0x1000}};
+	char line[256];
+
+	area_get(&a, HZ, true);
+	ttrace_format_record(line, sizeof(line), &rec, &a);
+	CHECK_EQ_STR(line,
+		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=7 name=spawn a0=0x1000 "
+		     "a1=0x0 a2=0x0",
+		     "a known syscall");
+	rec.data[0] = SYS_COUNT;
+	ttrace_format_record(line, sizeof(line), &rec, &a);
+	CHECK_EQ_STR(line,
+		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=38 a0=0x1000 a1=0x0 a2=0x0",
+		     "a number no syscall has");
+	area_put(&a);
+}
+
 TEST(trace_format_without_a_tsc_rate_and_cut_short)
 {
 	struct ttrace_record rec = {.ts = 123456, .kind = TTRACE_KIND_test_tick, .data = {42}};
 	struct ttrace_area a;
 	char line[16];
 
-	area_get(&a, 0);
+	area_get(&a, 0, false);
 	CHECK_EQ_INT(ttrace_format_record(line, sizeof(line), &rec, &a), 43, "whole length");
 	CHECK_EQ_STR(line, "[123456] cpu=0 ", "cut, NUL-terminated");
 	area_put(&a);

@@ -1,0 +1,164 @@
+/*
+ * tracecat [-f] [-b] [FILTERS]: a client of traced (abi/traced.h) that
+ * speaks the protocol on its own, as any tool would.
+ *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
+ *   tracecat -f FILTERS  follows: prints events as they come, until Ctrl-C
+ *                        is typed at the shell (which kills it)
+ *   tracecat -b FILTERS  fetches the dump as binary ring entries and checks
+ *                        every one: known kinds and CPUs, continuations that
+ *                        carry their head's ts, timestamps in order, and (with
+ *                        no filter) per CPU sequence numbers that account for
+ *                        every entry, returned or reported lost; then prints
+ *                        tracecat: N events verified (E entries, L lost), kinds: K
+ *                        or the first check that failed (exit 1).
+ * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
+ */
+#include <spoor.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <trace_client.h>
+
+#include "common/trace_names.h"
+
+#define WHY_MAX	       1400
+#define FOLLOW_POLL_NS 100000000ull
+
+struct verify {
+	uint32_t ncpus;
+	bool ordered;  /* a dump is in timestamp order; a follow only per CPU */
+	bool complete; /* no filter: every entry is returned or reported lost */
+	uint64_t events, entries, lost;
+	uint64_t last_ts;
+	bool seen[TTRACE_MAX_CPUS];
+	uint64_t next_seq[TTRACE_MAX_CPUS]; /* the seq the CPU's next entry must have */
+	uint64_t pending_lost[TTRACE_MAX_CPUS];
+	uint64_t kinds[TRACED_KIND_WORDS];
+};
+
+static int fail(const char *what, const struct ttrace_entry *e)
+{
+	printf("tracecat: FAIL: %s (cpu %u seq %u kind %u ts %llu)\n", what, e->cpu, e->seq, e->kind,
+	       (unsigned long long)e->ts);
+	return -1;
+}
+
+/* Checks the slots of one page; returns 0 or -1 having said what is wrong. */
+static int verify_page(struct verify *v, const uint8_t *data, size_t len)
+{
+	const union ttrace_slot *s = (const union ttrace_slot *)data;
+	size_t n = len / sizeof(*s);
+
+	if (len % sizeof(*s)) {
+		printf("tracecat: FAIL: a page of %zu bytes is not whole entries\n", len);
+		return -1;
+	}
+	for (size_t i = 0; i < n;) {
+		const struct ttrace_entry *e = &s[i].e;
+		uint32_t ncont = TTRACE_NCONT_OF(e->ctx);
+		if (e->cpu >= v->ncpus) {
+			return fail("no such cpu", e);
+		}
+		if (e->kind == TRACED_KIND_LOST) {
+			v->pending_lost[e->cpu] += e->data[0];
+			v->lost += e->data[0];
+			i++;
+			continue;
+		}
+		if (!ttrace_kind_info(e->kind) || e->ts & TTRACE_TS_CONT || e->ts == TTRACE_TS_WRITING ||
+		    e->ctx >> 6 || i + 1 + ncont > n) {
+			return fail("not a valid head entry", e);
+		}
+		for (uint32_t j = 1; j <= ncont; j++) {
+			if (s[i + j].c.ts != (e->ts | TTRACE_TS_CONT)) {
+				return fail("a continuation without its head's ts", e);
+			}
+		}
+		if (v->ordered && e->ts < v->last_ts) {
+			return fail("out of timestamp order", e);
+		}
+		/* seq holds the index's low 32 bits: what was skipped must be what was reported lost. */
+		uint64_t want = (v->next_seq[e->cpu] + v->pending_lost[e->cpu]) & UINT32_MAX;
+		if (v->complete && v->seen[e->cpu] && e->seq != want) {
+			return fail("a sequence gap not reported as lost", e);
+		}
+		v->seen[e->cpu] = true;
+		v->pending_lost[e->cpu] = 0;
+		v->next_seq[e->cpu] = (uint64_t)e->seq + 1 + ncont;
+		v->last_ts = e->ts;
+		v->events++;
+		v->entries += 1 + ncont;
+		v->kinds[e->kind / 64] |= 1ull << (e->kind % 64);
+		i += 1 + ncont;
+	}
+	return 0;
+}
+
+static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t ncpus)
+{
+	static struct traced_pager pager;
+	struct verify v = {.ncpus = ncpus, .ordered = op == TRACED_OP_DUMP, .complete = !f->flags};
+	const uint8_t *data;
+	size_t len;
+	uint32_t flags = 0;
+
+	traced_pager_dump(&pager, op, f, binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
+	while (!(flags & TRACED_DUMP_DONE)) {
+		long err = traced_pager_next(&pager, &data, &len, &flags);
+		if (err) {
+			printf("tracecat: traced: %s\n", strerror((int)-err));
+			return 1;
+		}
+		if (binary && verify_page(&v, data, len)) {
+			return 1;
+		}
+		if (!binary) {
+			printf("%.*s", (int)len, (const char *)data);
+		}
+		if (op == TRACED_OP_FOLLOW && !len) {
+			sys_sleep_ns(FOLLOW_POLL_NS);
+		}
+	}
+	if (binary) {
+		printf("tracecat: %llu events verified (%llu entries, %llu lost), kinds:",
+		       (unsigned long long)v.events, (unsigned long long)v.entries,
+		       (unsigned long long)v.lost);
+		for (uint32_t k = 0; k < TRACED_KIND_WORDS * 64; k++) {
+			if (v.kinds[k / 64] >> (k % 64) & 1) {
+				printf(" %s", ttrace_kind_info(k)->name);
+			}
+		}
+		printf("\n");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct traced_status st;
+	struct traced_filter f;
+	char why[WHY_MAX];
+	bool follow = false, binary = false;
+	int first = 1;
+
+	for (; first < argc && argv[first][0] == '-'; first++) {
+		if (!strcmp(argv[first], "-f")) {
+			follow = true;
+		} else if (!strcmp(argv[first], "-b")) {
+			binary = true;
+		} else {
+			printf("tracecat: unknown option '%s' (known: -f -b)\n", argv[first]);
+			return 2;
+		}
+	}
+	long err = traced_status(&st);
+	if (err) {
+		printf("tracecat: traced: %s\n", strerror((int)-err));
+		return 1;
+	}
+	if (traced_filter_parse(argc - first, argv + first, st.num_cpus, &f, why, sizeof(why))) {
+		printf("tracecat: %s\n", why);
+		return 2;
+	}
+	return run(follow ? TRACED_OP_FOLLOW : TRACED_OP_DUMP, &f, binary, st.num_cpus);
+}
