@@ -67,7 +67,8 @@ static void emit_string(struct out *o, const struct spec *sp, const char *s)
 	if (!s) {
 		s = "(null)";
 	}
-	while (s[n] && (sp->precision < 0 || n < sp->precision)) {
+	/* The precision first: %.*s may be given bytes with no NUL after them. */
+	while ((sp->precision < 0 || n < sp->precision) && s[n]) {
 		n++;
 	}
 	emit_chars(o, sp, s, n);

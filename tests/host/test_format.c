@@ -289,3 +289,18 @@ TEST(format_truncation)
 		free(buf);
 	}
 }
+
+TEST(format_precision_bounds_reading_a_string)
+{
+	/* Exactly three bytes, no NUL: ASan fails the test if %.3s reads a fourth. */
+	char *abc = malloc(3);
+	char out[8];
+
+	if (!abc) {
+		abort();
+	}
+	memcpy(abc, "abc", 3);
+	CHECK_EQ_INT(format_snprintf(out, sizeof(out), "%.*s", 3, abc), 3, "%.*s");
+	CHECK_EQ_STR(out, "abc", "%.*s");
+	free(abc);
+}

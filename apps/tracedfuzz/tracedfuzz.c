@@ -1,0 +1,274 @@
+/*
+ * tracedfuzz [N]: sends traced N malformed requests (default 200) — wrong
+ * protocol versions, unknown operations, bodies of the wrong size, bad
+ * masks, modes, formats, filters and cursors, random bytes — and checks
+ * that each one is answered with an error, that tracing's mask and mode
+ * are what they were, and that traced still answers a good request:
+ *   tracedfuzz: 200 malformed requests refused, traced still answering
+ * or, for the first one that was not, what was sent and got (exit 1).
+ */
+#include <spoor.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <trace_client.h>
+
+#define DEFAULT_REQUESTS 200
+
+static uint64_t seed = 0x2545f4914f6cdd1dull;
+static struct traced_status status;
+
+static uint64_t rng(void)
+{
+	seed ^= seed << 13;
+	seed ^= seed >> 7;
+	seed ^= seed << 17;
+	return seed;
+}
+
+/* A dump request that traced would take: the base every malformed one spoils. */
+static void good_dump(struct traced_dump_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->format = TRACED_FORMAT_TEXT;
+}
+
+/* A cursor as traced gives one out: from a real first page. */
+static int real_cursor(struct traced_cursor *c)
+{
+	struct traced_pager p;
+	const uint8_t *data;
+	size_t len;
+	uint32_t flags;
+	struct traced_filter f = {.flags = TRACED_F_COUNT, .count = 1};
+
+	traced_pager_dump(&p, TRACED_OP_DUMP, &f, TRACED_FORMAT_BINARY);
+	long err = traced_pager_next(&p, &data, &len, &flags);
+	*c = p.req.dump.cursor;
+	return (int)err;
+}
+
+/* Spoils request r in way `how`; returns what it did, for the failure line. */
+static const char *spoil_dump(struct traced_dump_request *r, uint32_t how,
+			      const struct traced_cursor *real)
+{
+	struct traced_filter *f = &r->filter;
+	struct traced_cursor *c = &r->cursor;
+
+	switch (how) {
+	case 0:
+		r->format = 2 + (uint32_t)(rng() % 1000);
+		return "an unknown format";
+	case 1:
+		r->reserved = (uint32_t)rng() | 1;
+		return "a reserved field set";
+	case 2:
+		f->flags = TRACED_F_ALL + 1 + (uint32_t)(rng() % 1000) * 2;
+		return "unknown filter flags";
+	case 3:
+		f->flags = TRACED_F_CATS;
+		return "a category filter without categories";
+	case 4:
+		f->flags = TRACED_F_CATS;
+		f->cats = 1ull << (8 + rng() % 56);
+		return "an unknown category";
+	case 5:
+		f->flags = TRACED_F_CPUS;
+		f->cpus = 1u << (status.num_cpus + rng() % (32 - status.num_cpus));
+		return "a cpu that does not exist";
+	case 6:
+		f->flags = TRACED_F_KINDS;
+		f->kinds[rng() % 2 ? 0 : 3] = rng() % 2 ? 1 : 1ull << 63;
+		return "an unknown kind";
+	case 7:
+		f->flags = TRACED_F_SINCE | TRACED_F_UNTIL;
+		f->since_ns = 1000 + rng() % 1000;
+		f->until_ns = f->since_ns - rng() % 1000;
+		return "an empty time window";
+	case 8:
+		f->flags = TRACED_F_COUNT;
+		return "a count of 0";
+	case 9:
+		f->flags = TRACED_F_COUNT | TRACED_F_LAST;
+		f->count = 1 + rng() % 10;
+		return "both count and last";
+	case 10:
+		f->pid = 1 + (uint32_t)(rng() % 100);
+		return "a pid without its flag";
+	case 11:
+		c->magic = (uint32_t)rng() | 1;
+		return "a cursor with a wrong magic";
+	case 12:
+		c->events = 1 + rng() % 100;
+		return "a new cursor that is not zeroed";
+	case 13:
+		*c = *real;
+		c->ncpus = status.num_cpus + 1 + (uint32_t)(rng() % 7);
+		return "a cursor for other cpus";
+	case 14:
+		*c = *real;
+		c->next[rng() % status.num_cpus] = UINT64_MAX - rng() % 1000;
+		return "a cursor beyond the head";
+	case 15:
+		*c = *real;
+		c->end[rng() % status.num_cpus] += 1000000000 + rng() % 1000;
+		return "a cursor ending beyond the head";
+	case 16:
+		*c = *real;
+		c->synced |= 1u << (status.num_cpus + rng() % (32 - status.num_cpus));
+		return "a cursor with synced bits of no cpu";
+	case 17:
+		*c = *real;
+		c->flags = TRACED_CURSOR_FOLLOW;
+		return "a follow cursor in a dump";
+	case 18:
+		*c = *real;
+		c->skip = 1 + rng() % 100;
+		return "a cursor skipping without last";
+	default:
+		for (size_t i = 0; i < sizeof(*r); i++) {
+			((uint8_t *)r)[i] = (uint8_t)rng();
+		}
+		return "random bytes";
+	}
+}
+
+#define DUMP_SPOILS 20
+
+struct attempt {
+	uint32_t op;
+	uint64_t word0; /* the protocol word */
+	uint64_t arg;
+	uint8_t body[IPC_BUF_MAX];
+	size_t len;
+	const char *what;
+};
+
+/* The i-th malformed request. */
+static void make(struct attempt *a, uint32_t i, const struct traced_cursor *real)
+{
+	static const uint32_t unknown_ops[] = {0, TRACED_OP_MAP + 1, 100, 0xffffffffu};
+	struct traced_dump_request *d = (struct traced_dump_request *)a->body;
+
+	memset(a, 0, sizeof(*a));
+	a->word0 = TRACED_PROTOCOL;
+	switch (i % 12) {
+	case 0:
+		a->op = TRACED_OP_STATUS;
+		a->word0 = rng() % 2 ? 0 : TRACED_PROTOCOL + 1 + rng() % 100;
+		a->what = "another protocol version";
+		return;
+	case 1:
+		a->op = unknown_ops[rng() % 4];
+		a->what = "an unknown operation";
+		return;
+	case 2:
+		a->op = TRACED_OP_STATUS;
+		a->len = 1 + rng() % 64;
+		a->what = "a status request with a body";
+		return;
+	case 3:
+		a->op = rng() % 2 ? TRACED_OP_ENABLE : TRACED_OP_DISABLE;
+		a->arg = rng() % 2 ? 0 : 1ull << (8 + rng() % 56);
+		a->what = "a bad category mask";
+		return;
+	case 4:
+		a->op = TRACED_OP_MODE;
+		a->arg = 2 + rng() % 1000;
+		a->what = "an unknown mode";
+		return;
+	case 5:
+		a->op = rng() % 2 ? TRACED_OP_DUMP : TRACED_OP_FOLLOW;
+		a->len = rng() % 2 ? rng() % sizeof(*d) : sizeof(*d) + 1 + rng() % 64;
+		a->what = "a dump request of the wrong size";
+		return;
+	case 6:
+		a->op = TRACED_OP_FOLLOW;
+		good_dump(d);
+		d->filter.flags = TRACED_F_LAST;
+		d->filter.count = 1 + rng() % 10;
+		a->len = sizeof(*d);
+		a->what = "a follow with last";
+		return;
+	case 7: {
+		struct traced_strings_request *s = (struct traced_strings_request *)a->body;
+		a->op = TRACED_OP_STRINGS;
+		a->len = sizeof(*s);
+		if (rng() % 2) {
+			s->tag = 7 + (uint32_t)(rng() % 100);
+			a->what = "strings of an unknown tag";
+		} else {
+			s->cursor.magic = TRACED_CURSOR_MAGIC;
+			s->cursor.ncpus = status.num_cpus;
+			s->cursor.next[0] = UINT64_MAX - rng() % 100;
+			a->what = "strings from beyond the aux buffer";
+		}
+		return;
+	}
+	default:
+		a->op = TRACED_OP_DUMP;
+		good_dump(d);
+		a->what = spoil_dump(d, (uint32_t)(rng() % DUMP_SPOILS), real);
+		a->len = sizeof(*d);
+		return;
+	}
+}
+
+/* Sends a as is (its protocol word included); returns traced's answer. */
+static long send(const struct attempt *a)
+{
+	static uint8_t reply[TRACED_REPLY_MAX];
+	struct ipc_regs m = {.info = IPC_INFO(a->op, 2)};
+	struct ipc_extra x = {
+	    .timeout_ns = TRACED_TIMEOUT_NS,
+	    .send_buf = (uint64_t)(uintptr_t)a->body,
+	    .send_len = (uint32_t)a->len,
+	    .send_cap = IPC_NO_CAP,
+	    .recv_buf = (uint64_t)(uintptr_t)reply,
+	    .recv_max = sizeof(reply),
+	};
+	static long slot = -1;
+
+	if (slot < 0 && (slot = lookup(TRACED_NAME)) < 0) {
+		return slot;
+	}
+	m.words[0] = a->word0;
+	m.words[1] = a->arg;
+	long err = sys_ipc_call((int)slot, &m, &x);
+	return err ? err : (long)(int64_t)m.words[0];
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : DEFAULT_REQUESTS;
+	struct traced_cursor real;
+	static struct attempt a;
+
+	long err = traced_status(&status);
+	if (!err) {
+		err = real_cursor(&real);
+	}
+	if (err) {
+		printf("tracedfuzz: traced does not answer: %s\n", strerror((int)-err));
+		return 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct traced_status now;
+		make(&a, i, &real);
+		long got = send(&a);
+		if (got >= 0 || got == -ETIMEDOUT || got == -EPIPE) {
+			printf("tracedfuzz: FAIL: request %u (%s, op %u) got %ld\n", i, a.what, a.op,
+			       got);
+			return 1;
+		}
+		err = traced_status(&now);
+		if (err || now.mask != status.mask || now.mode != status.mode) {
+			printf("tracedfuzz: FAIL: after request %u (%s): status %ld, mask %#llx "
+			       "mode %u\n",
+			       i, a.what, err, (unsigned long long)now.mask, now.mode);
+			return 1;
+		}
+	}
+	printf("tracedfuzz: %u malformed requests refused, traced still answering\n", n);
+	return 0;
+}
