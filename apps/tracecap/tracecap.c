@@ -2,11 +2,15 @@
  * tracecap: checks that trace memory and trace control need their
  * capabilities. Run from the shell it holds none of them: every attempt
  * must fail with the error abi/cap.h documents for the slot it names.
- * Prints `tracecap: ok`, or each check that failed (exit 1).
+ * Then it asks traced for the read-only trace-read capability tools get
+ * (TRACED_OP_MAP) and checks that it maps the area read-only and no
+ * more: no writable mapping, no reader page, no control, no passing it
+ * on. Prints `tracecap: ok`, or each check that failed (exit 1).
  */
 #include <spoor.h>
 #include <stdio.h>
 #include <string.h>
+#include <trace_client.h>
 
 #include "abi/trace.h"
 
@@ -19,6 +23,47 @@ static void expect(const char *what, long got, long want)
 		       strerror((int)-got), want, strerror((int)-want));
 		failures++;
 	}
+}
+
+/* The capability traced hands out: it reads the area, and that is all. */
+static void read_only_checks(void)
+{
+	struct cap_info info;
+	long slot = traced_map_cap();
+
+	if (slot < 0) {
+		expect("ask traced for a trace-read capability", slot, 0);
+		return;
+	}
+	int s = (int)slot;
+	expect("identify it", sys_cap_identify(s, &info), 0);
+	expect("its kind", info.kind, CAP_KIND_TRACE_READ);
+	expect("its rights", info.rights, CAP_RIGHT_READ);
+	long base = sys_trace_map(s, TTRACE_MAP_AREA, NULL);
+	if (base < 0) {
+		expect("map the area", base, 0);
+		return;
+	}
+	const struct ttrace_header *h = (const struct ttrace_header *)base;
+	expect("the header's magic", h->magic, TTRACE_MAGIC);
+	expect("the area's size", (long)info.size, (long)h->area_size);
+	expect("make the header writable", sys_mem_protect((void *)base, TTRACE_PAGE_SIZE,
+							    PROT_READ | PROT_WRITE),
+	       -EACCES);
+	expect("make a ring writable",
+	       sys_mem_protect((void *)(base + h->ring_offset), TTRACE_PAGE_SIZE,
+			       PROT_READ | PROT_WRITE),
+	       -EACCES);
+	expect("map the reader page with it", sys_trace_map(s, TTRACE_MAP_READER, NULL), -ECAPKIND);
+	expect("control tracing with it", sys_trace_control(s, TTRACE_OP_CLEAR, 0), -ECAPKIND);
+	/* Without the grant right it stays here: sending it to a server is refused. */
+	long echo = lookup("echo");
+	struct ipc_regs m = {.info = IPC_INFO(0, 0)};
+	struct ipc_extra x = {.timeout_ns = TIMEOUT_FOREVER,
+			      .send_cap = (uint32_t)s,
+			      .send_cap_rights = CAP_RIGHT_READ};
+	expect("find the echo server", echo < 0 ? echo : 0, 0);
+	expect("send it to another process", sys_ipc_call((int)echo, &m, &x), -EACCES);
 }
 
 int main(void)
@@ -39,6 +84,7 @@ int main(void)
 	expect("clear with the console", sys_trace_control(CAP_SLOT_CONSOLE, TTRACE_OP_CLEAR, 0),
 	       -ECAPKIND);
 	expect("slot out of range", sys_trace_control(CAP_SLOTS, TTRACE_OP_CLEAR, 0), -EBADF);
+	read_only_checks();
 	if (failures) {
 		return 1;
 	}

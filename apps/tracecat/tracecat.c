@@ -1,5 +1,5 @@
 /*
- * tracecat [-f] [-b] [FILTERS]: a client of traced (abi/traced.h) that
+ * tracecat [-f] [-b] [-s MS] [FILTERS]: a client of traced (abi/traced.h) that
  * speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints events as they come, until Ctrl-C
@@ -11,11 +11,14 @@
  *                        every entry, returned or reported lost; then prints
  *                        tracecat: N events verified (E entries, L lost), kinds: K
  *                        or the first check that failed (exit 1).
+ *   -s MS                waits MS milliseconds between pages: a slow reader,
+ *                        for tests that change things in the middle of a dump
  * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
  */
 #include <spoor.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <trace_client.h>
 
@@ -23,6 +26,7 @@
 
 #define WHY_MAX	       1400
 #define FOLLOW_POLL_NS 100000000ull
+#define NS_PER_MS      1000000ull
 
 struct verify {
 	uint32_t ncpus;
@@ -94,7 +98,8 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 	return 0;
 }
 
-static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t ncpus)
+static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t ncpus,
+	       uint64_t pause_ns)
 {
 	static struct traced_pager pager;
 	struct verify v = {.ncpus = ncpus, .ordered = op == TRACED_OP_DUMP, .complete = !f->flags};
@@ -117,6 +122,8 @@ static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t
 		}
 		if (op == TRACED_OP_FOLLOW && !len) {
 			sys_sleep_ns(FOLLOW_POLL_NS);
+		} else if (pause_ns) {
+			sys_sleep_ns(pause_ns);
 		}
 	}
 	if (binary) {
@@ -139,15 +146,18 @@ int main(int argc, char **argv)
 	struct traced_filter f;
 	char why[WHY_MAX];
 	bool follow = false, binary = false;
+	uint64_t pause_ns = 0;
 	int first = 1;
 
 	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (!strcmp(argv[first], "-f")) {
+		if (!strcmp(argv[first], "-s") && first + 1 < argc) {
+			pause_ns = strtoull(argv[++first], NULL, 10) * NS_PER_MS;
+		} else if (!strcmp(argv[first], "-f")) {
 			follow = true;
 		} else if (!strcmp(argv[first], "-b")) {
 			binary = true;
 		} else {
-			printf("tracecat: unknown option '%s' (known: -f -b)\n", argv[first]);
+			printf("tracecat: unknown option '%s' (known: -f -b -s MS)\n", argv[first]);
 			return 2;
 		}
 	}
@@ -160,5 +170,5 @@ int main(int argc, char **argv)
 		printf("tracecat: %s\n", why);
 		return 2;
 	}
-	return run(follow ? TRACED_OP_FOLLOW : TRACED_OP_DUMP, &f, binary, st.num_cpus);
+	return run(follow ? TRACED_OP_FOLLOW : TRACED_OP_DUMP, &f, binary, st.num_cpus, pause_ns);
 }
