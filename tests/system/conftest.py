@@ -40,11 +40,30 @@ class KernelPanic(AssertionError):
     pass
 
 
+class Transcript:
+    """Everything the console printed, kept for tests and written to the log as it comes."""
+
+    def __init__(self, log):
+        self.log = log
+        self.text = []
+
+    def write(self, data):
+        self.text.append(data)
+        self.log.write(data)
+
+    def flush(self):
+        self.log.flush()
+
+
 class Spoor:
     """One running QEMU with Spoor on its serial console."""
 
     def __init__(self, child):
         self.child = child
+
+    def console(self):
+        """Everything the console has printed so far, including output between prompts."""
+        return "".join(self.child.logfile_read.text).replace("\r", "")
 
     def expect(self, pattern, timeout=COMMAND_TIMEOUT, allow_panic=False):
         """Waits for a regex; returns its match. A panic fails unless allowed."""
@@ -123,7 +142,7 @@ def boot(request, iso_cache):
         log.write(f"### qemu-system-x86_64 {' '.join(args)}\n")
         child = pexpect.spawn("qemu-system-x86_64", args, encoding="utf-8",
                               codec_errors="replace", timeout=COMMAND_TIMEOUT)
-        child.logfile_read = log
+        child.logfile_read = Transcript(log)
         children.append(child)
         spoor = Spoor(child)
         if wait_prompt:
