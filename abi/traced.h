@@ -145,13 +145,13 @@ _Static_assert(__builtin_offsetof(struct traced_filter, count) == 72, "abi");
  * reply gave it; clients never change it.
  */
 struct traced_cursor {
-	uint32_t magic;	  /* TRACED_CURSOR_MAGIC, or 0 for a new dump */
-	uint32_t ncpus;	  /* the trace area's num_cpus */
-	uint32_t synced;  /* bit c: next[c] starts an event */
-	uint32_t flags;	  /* TRACED_CURSOR_* */
-	uint64_t events;  /* events returned so far */
-	uint64_t lost;	  /* entries reported lost so far */
-	uint64_t skip;	  /* DUMP with TRACED_F_LAST: matching events still to pass over */
+	uint32_t magic;	 /* TRACED_CURSOR_MAGIC, or 0 for a new dump */
+	uint32_t ncpus;	 /* the trace area's num_cpus */
+	uint32_t synced; /* bit c: next[c] starts an event */
+	uint32_t flags;	 /* TRACED_CURSOR_* */
+	uint64_t events; /* events returned so far */
+	uint64_t lost;	 /* entries reported lost so far */
+	uint64_t skip;	 /* DUMP with TRACED_F_LAST: matching events still to pass over */
 	uint64_t next[TTRACE_MAX_CPUS]; /* per CPU: the next index to read */
 	uint64_t end[TTRACE_MAX_CPUS];	/* per CPU: DUMP stops at this index */
 };

@@ -40,16 +40,15 @@ static void read_only_checks(void)
 	expect("its kind", info.kind, CAP_KIND_TRACE_READ);
 	expect("its rights", info.rights, CAP_RIGHT_READ);
 	long base = sys_trace_map(s, TTRACE_MAP_AREA, NULL);
-	if (base < 0) {
+	if (base <= 0) { /* 0 is never a mapping: nothing maps below PROGRAM_BASE */
 		expect("map the area", base, 0);
 		return;
 	}
 	const struct ttrace_header *h = (const struct ttrace_header *)base;
 	expect("the header's magic", h->magic, TTRACE_MAGIC);
 	expect("the area's size", (long)info.size, (long)h->area_size);
-	expect("make the header writable", sys_mem_protect((void *)base, TTRACE_PAGE_SIZE,
-							    PROT_READ | PROT_WRITE),
-	       -EACCES);
+	expect("make the header writable",
+	       sys_mem_protect((void *)base, TTRACE_PAGE_SIZE, PROT_READ | PROT_WRITE), -EACCES);
 	expect("make a ring writable",
 	       sys_mem_protect((void *)(base + h->ring_offset), TTRACE_PAGE_SIZE,
 			       PROT_READ | PROT_WRITE),

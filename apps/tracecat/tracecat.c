@@ -42,8 +42,8 @@ struct verify {
 
 static int fail(const char *what, const struct ttrace_entry *e)
 {
-	printf("tracecat: FAIL: %s (cpu %u seq %u kind %u ts %llu)\n", what, e->cpu, e->seq, e->kind,
-	       (unsigned long long)e->ts);
+	printf("tracecat: FAIL: %s (cpu %u seq %u kind %u ts %llu)\n", what, e->cpu, e->seq,
+	       e->kind, (unsigned long long)e->ts);
 	return -1;
 }
 
@@ -69,8 +69,8 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 			i++;
 			continue;
 		}
-		if (!ttrace_kind_info(e->kind) || e->ts & TTRACE_TS_CONT || e->ts == TTRACE_TS_WRITING ||
-		    e->ctx >> 6 || i + 1 + ncont > n) {
+		if (!ttrace_kind_info(e->kind) || e->ts & TTRACE_TS_CONT ||
+		    e->ts == TTRACE_TS_WRITING || e->ctx >> 6 || i + 1 + ncont > n) {
 			return fail("not a valid head entry", e);
 		}
 		for (uint32_t j = 1; j <= ncont; j++) {
@@ -81,7 +81,8 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 		if (v->ordered && e->ts < v->last_ts) {
 			return fail("out of timestamp order", e);
 		}
-		/* seq holds the index's low 32 bits: what was skipped must be what was reported lost. */
+		/* seq holds the index's low 32 bits: what was skipped must be what was reported
+		 * lost. */
 		uint64_t want = (v->next_seq[e->cpu] + v->pending_lost[e->cpu]) & UINT32_MAX;
 		if (v->complete && v->seen[e->cpu] && e->seq != want) {
 			return fail("a sequence gap not reported as lost", e);

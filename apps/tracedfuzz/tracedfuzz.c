@@ -257,8 +257,8 @@ int main(int argc, char **argv)
 		make(&a, i, &real);
 		long got = send(&a);
 		if (got >= 0 || got == -ETIMEDOUT || got == -EPIPE) {
-			printf("tracedfuzz: FAIL: request %u (%s, op %u) got %ld\n", i, a.what, a.op,
-			       got);
+			printf("tracedfuzz: FAIL: request %u (%s, op %u) got %ld\n", i, a.what,
+			       a.op, got);
 			return 1;
 		}
 		err = traced_status(&now);

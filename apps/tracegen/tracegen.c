@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 	if (argc == 3) {
 		long err = sys_thread_set_cpu(atoi(argv[2]));
 		if (err) {
-			printf("tracegen: cannot run on cpu %s: %s\n", argv[2], strerror((int)-err));
+			printf("tracegen: cannot run on cpu %s: %s\n", argv[2],
+			       strerror((int)-err));
 			return 1;
 		}
 	}

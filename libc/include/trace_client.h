@@ -60,8 +60,7 @@ void traced_pager_strings(struct traced_pager *p, uint32_t tag);
  * Fetches the next page: its data in *data (*len bytes, inside p) and
  * its flags (TRACED_DUMP_DONE) in *flags. Returns as traced_request().
  */
-long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len,
-		       uint32_t *flags);
+long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags);
 
 /*
  * Parses filter words (cpu=N pid=N tid=N kind=NAME,... cat=NAME,...

@@ -71,7 +71,9 @@ static int start(struct service *s)
 	    {.src = CAP_SLOT_TRACE_READ,
 	     .dst = CAP_SLOT_TRACE_READ,
 	     .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT},
-	    {.src = CAP_SLOT_TRACE_CONTROL, .dst = CAP_SLOT_TRACE_CONTROL, .rights = CAP_RIGHT_WRITE},
+	    {.src = CAP_SLOT_TRACE_CONTROL,
+	     .dst = CAP_SLOT_TRACE_CONTROL,
+	     .rights = CAP_RIGHT_WRITE},
 	};
 	bool tracer = !strcmp(s->name, TRACED_NAME);
 	struct spawn_args args = {

@@ -14,11 +14,11 @@
 #include "common/trace_names.h"
 #include "init.h"
 
-#define WHY_MAX		 1400
-#define FOLLOW_POLL_NS	 100000000ull
-#define CATEGORIES_MAX	 128
-#define NS_PER_MS	 1000000ull
-#define MS_PER_S	 1000ull
+#define WHY_MAX	       1400
+#define FOLLOW_POLL_NS 100000000ull
+#define CATEGORIES_MAX 128
+#define NS_PER_MS      1000000ull
+#define MS_PER_S       1000ull
 
 struct trace_verb {
 	const char *name;
@@ -55,8 +55,8 @@ static void switch_categories(int argc, char **argv, bool on)
 	uint64_t mask, now;
 
 	if (argc > 2 || (on && argc < 2)) {
-		printf("trace: usage: trace %s\n", on ? "on CATS (e.g. mem,ipc or all)"
-						      : "off [CATS]");
+		printf("trace: usage: trace %s\n",
+		       on ? "on CATS (e.g. mem,ipc or all)" : "off [CATS]");
 		return;
 	}
 	if (traced_categories_parse(argc == 2 ? argv[1] : "all", &mask, why, sizeof(why))) {
@@ -107,14 +107,15 @@ static void verb_status(int argc, char **argv)
 	       names, st.mode == TTRACE_MODE_DROP ? "drop" : "overwrite", st.num_cpus,
 	       st.ring_entries, (unsigned long long)st.aux_ring_size / 1024,
 	       (unsigned long long)st.aux_evicted, st.version_major, st.version_minor,
-	       TRACED_PROTOCOL, (unsigned long long)(st.uptime_ns / NS_PER_MS / MS_PER_S),
+	       (unsigned)TRACED_PROTOCOL, (unsigned long long)(st.uptime_ns / NS_PER_MS / MS_PER_S),
 	       (unsigned long long)(st.uptime_ns / NS_PER_MS % MS_PER_S));
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];
-		printf("cpu %u: emitted %llu stored %llu overwritten %llu dropped %llu cleared %llu\n",
-		       i, (unsigned long long)c->emitted, (unsigned long long)c->stored,
-		       (unsigned long long)c->overwritten, (unsigned long long)c->dropped,
-		       (unsigned long long)c->cleared);
+		printf(
+		    "cpu %u: emitted %llu stored %llu overwritten %llu dropped %llu cleared %llu\n",
+		    i, (unsigned long long)c->emitted, (unsigned long long)c->stored,
+		    (unsigned long long)c->overwritten, (unsigned long long)c->dropped,
+		    (unsigned long long)c->cleared);
 	}
 }
 
@@ -228,8 +229,9 @@ static void verb_follow(int argc, char **argv)
 }
 
 static const char *const string_tags[] = {
-    [TTRACE_AUX_SYSCALL] = "syscalls", [TTRACE_AUX_KIND] = "kinds",   [TTRACE_AUX_PROC] = "procs",
-    [TTRACE_AUX_THREAD] = "threads",   [TTRACE_AUX_USER_EVENT] = "events", [TTRACE_AUX_TEXT] = "text",
+    [TTRACE_AUX_SYSCALL] = "syscalls",	[TTRACE_AUX_KIND] = "kinds",
+    [TTRACE_AUX_PROC] = "procs",	[TTRACE_AUX_THREAD] = "threads",
+    [TTRACE_AUX_USER_EVENT] = "events", [TTRACE_AUX_TEXT] = "text",
 };
 
 #define NUM_TAGS (sizeof(string_tags) / sizeof(string_tags[0]))

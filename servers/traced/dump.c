@@ -100,12 +100,13 @@ static bool matches(const struct traced_filter *f, const struct ttrace_record *r
 				    !(f->kinds[r->kind / 64] >> (r->kind % 64) & 1))) {
 		return false;
 	}
-	if ((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) || (fl & TRACED_F_PID && r->pid != f->pid) ||
-	    (fl & TRACED_F_TID && r->tid != f->tid)) {
+	if ((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) ||
+	    (fl & TRACED_F_PID && r->pid != f->pid) || (fl & TRACED_F_TID && r->tid != f->tid)) {
 		return false;
 	}
 	uint64_t ns = traced_ns(r->ts);
-	return !(fl & TRACED_F_SINCE && ns < f->since_ns) && !(fl & TRACED_F_UNTIL && ns >= f->until_ns);
+	return !(fl & TRACED_F_SINCE && ns < f->since_ns) &&
+	       !(fl & TRACED_F_UNTIL && ns >= f->until_ns);
 }
 
 int cursor_check_common(const struct traced_cursor *c)
@@ -131,14 +132,14 @@ static int cursor_check(const struct traced_cursor *c, const struct traced_filte
 		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
 	}
 	if (cursor_check_common(c) || follow != !!(c->flags & TRACED_CURSOR_FOLLOW) ||
-	    (c->skip && !(f->flags & TRACED_F_LAST)) ||
-	    (f->count && c->events > f->count)) {
+	    (c->skip && !(f->flags & TRACED_F_LAST)) || (f->count && c->events > f->count)) {
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
 		uint64_t head = __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
-		if (c->next[i] > head || (follow ? c->end[i] != 0 : c->end[i] > head || c->next[i] > c->end[i])) {
+		if (c->next[i] > head ||
+		    (follow ? c->end[i] != 0 : c->end[i] > head || c->next[i] > c->end[i])) {
 			return -EINVAL;
 		}
 	}
@@ -437,10 +438,9 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	sources_save(&d);
 	if (done && d.format == TRACED_FORMAT_TEXT) {
 		char line[LINE_MAX];
-		size_t n = (size_t)format_snprintf(line, sizeof(line),
-						   "# end of dump: %llu events, %llu lost\n",
-						   (unsigned long long)r.cursor.events,
-						   (unsigned long long)r.cursor.lost);
+		size_t n = (size_t)format_snprintf(
+		    line, sizeof(line), "# end of dump: %llu events, %llu lost\n",
+		    (unsigned long long)r.cursor.events, (unsigned long long)r.cursor.lost);
 		if (d.len + n <= d.max) {
 			memcpy(d.out + d.len, line, n);
 			d.len += n;

@@ -62,7 +62,8 @@ static void setup(void)
 	struct ttrace_area *a = &traced.area;
 	a->hdr = (struct ttrace_header *)b;
 	a->hdr_len = info.size;
-	/* Offsets come from the header, which ttrace_area_check() then checks against the mapping. */
+	/* Offsets come from the header, which ttrace_area_check() then checks against the mapping.
+	 */
 	a->rings = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->ring_offset : 0,
 			  &a->rings_len);
 	a->aux = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->aux_offset : 0,
@@ -188,10 +189,10 @@ static int op_map(const struct request *req, struct reply *rep)
 }
 
 static int (*const ops[])(const struct request *, struct reply *) = {
-    [TRACED_OP_STATUS] = op_status, [TRACED_OP_ENABLE] = op_enable,
+    [TRACED_OP_STATUS] = op_status,   [TRACED_OP_ENABLE] = op_enable,
     [TRACED_OP_DISABLE] = op_disable, [TRACED_OP_MODE] = op_mode,
-    [TRACED_OP_CLEAR] = op_clear,   [TRACED_OP_DUMP] = op_dump,
-    [TRACED_OP_FOLLOW] = op_follow, [TRACED_OP_STRINGS] = strings_page,
+    [TRACED_OP_CLEAR] = op_clear,     [TRACED_OP_DUMP] = op_dump,
+    [TRACED_OP_FOLLOW] = op_follow,   [TRACED_OP_STRINGS] = strings_page,
     [TRACED_OP_MAP] = op_map,
 };
 

@@ -15,7 +15,7 @@
 #include "traced.h"
 
 static const char *const tag_names[] = {
-    [TTRACE_AUX_SYSCALL] = "syscall", [TTRACE_AUX_KIND] = "kind",   [TTRACE_AUX_PROC] = "proc",
+    [TTRACE_AUX_SYSCALL] = "syscall", [TTRACE_AUX_KIND] = "kind",	 [TTRACE_AUX_PROC] = "proc",
     [TTRACE_AUX_THREAD] = "thread",   [TTRACE_AUX_USER_EVENT] = "event", [TTRACE_AUX_TEXT] = "text",
 };
 
@@ -40,10 +40,10 @@ static bool list(struct listing *l, struct ttrace_aux_view *v)
 			continue;
 		}
 		char line[TTRACE_AUX_LEN_MAX + 64];
-		int n = format_snprintf(line, sizeof(line), "%s %llu ",
-					rec.tag < TAG_LIMIT && tag_names[rec.tag] ? tag_names[rec.tag]
-										  : "tag?",
-					(unsigned long long)rec.id);
+		int n = format_snprintf(
+		    line, sizeof(line), "%s %llu ",
+		    rec.tag < TAG_LIMIT && tag_names[rec.tag] ? tag_names[rec.tag] : "tag?",
+		    (unsigned long long)rec.id);
 		for (uint32_t i = 0; i < rec.len; i++) {
 			/* A name must not break the line or the terminal. */
 			line[n++] = str[i] >= ' ' && str[i] < 0x7f ? str[i] : '?';
@@ -90,9 +90,9 @@ int strings_page(const struct request *req, struct reply *rep)
 	}
 	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
 	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
-	if (r.cursor.magic ? cursor_check_common(&r.cursor) || r.cursor.flags ||
-				 r.cursor.events || r.cursor.lost || r.cursor.skip ||
-				 r.cursor.next[0] > last || r.cursor.end[0] > last
+	if (r.cursor.magic ? cursor_check_common(&r.cursor) || r.cursor.flags || r.cursor.events ||
+				 r.cursor.lost || r.cursor.skip || r.cursor.next[0] > last ||
+				 r.cursor.end[0] > last
 			   : memcmp(&r.cursor, &zero, sizeof(zero)) != 0) {
 		return -EINVAL;
 	}
@@ -114,7 +114,8 @@ int strings_page(const struct request *req, struct reply *rep)
 	bool done = false;
 	ttrace_aux_durable(&traced.area, &v);
 	if (list(&l, &v)) {
-		int err = ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+		int err =
+		    ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
 		if (err) {
 			return err;
 		}
@@ -125,7 +126,9 @@ int strings_page(const struct request *req, struct reply *rep)
 		if (l.pos < v.start) {
 			l.pos = v.start;
 			if (!note(&l, "# some strings were evicted while listing\n")) {
-				l.pos = r.cursor.end[0]; /* the page is full: the note comes next time */
+				l.pos =
+				    r.cursor
+					.end[0]; /* the page is full: the note comes next time */
 			} else {
 				done = list(&l, &v);
 			}

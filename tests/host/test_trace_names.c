@@ -331,8 +331,8 @@ TEST(trace_format_prints_one_line_an_event)
 TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 {
 	struct ttrace_area a;
-	struct ttrace_record rec = {.ts = BOOT, .kind = TTRACE_KIND_syscall_entry,
-				    .data = {SYS_spawn, 0x1000}};
+	struct ttrace_record rec = {
+	    .ts = BOOT, .kind = TTRACE_KIND_syscall_entry, .data = {SYS_spawn, 0x1000}};
 	char line[256];
 
 	area_get(&a, HZ, true);

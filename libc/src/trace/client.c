@@ -99,8 +99,7 @@ void traced_pager_strings(struct traced_pager *p, uint32_t tag)
 	p->req.strings.tag = tag;
 }
 
-long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len,
-		       uint32_t *flags)
+long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags)
 {
 	bool strings = p->op == TRACED_OP_STRINGS;
 	long err = traced_request(p->op, 0, &p->req,

@@ -33,7 +33,8 @@ int traced_categories_parse(const char *list, uint64_t *mask, char *why, size_t 
 		return 0;
 	}
 	for (uint32_t bit = 0; ttrace_category_name(bit); bit++) {
-		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s ", ttrace_category_name(bit));
+		n += (size_t)snprintf(known + n, sizeof(known) - n, "%s ",
+				      ttrace_category_name(bit));
 	}
 	snprintf(why, why_size, "unknown category '%.*s' (known: %sall)", (int)bad_len, bad, known);
 	return -EINVAL;
@@ -98,7 +99,8 @@ static int kinds_parse(const char *list, uint64_t *kinds, char *why, size_t size
 			for (uint32_t i = 0; i < TTRACE_KIND_LIMIT; i++) {
 				if (ttrace_kind_info(i)) {
 					n += (size_t)snprintf(known + n, sizeof(known) - n, "%s%s",
-							      n ? " " : "", ttrace_kind_info(i)->name);
+							      n ? " " : "",
+							      ttrace_kind_info(i)->name);
 				}
 			}
 			snprintf(why, size, "unknown kind '%.*s' (known: %s)", (int)len, p, known);
@@ -131,14 +133,16 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
 		}
 		if (KEY("cpu")) {
 			if (!number(v, &n) || n >= ncpus) {
-				snprintf(why, why_size, "bad cpu '%s' (cpus: 0 to %u)", v, ncpus - 1);
+				snprintf(why, why_size, "bad cpu '%s' (cpus: 0 to %u)", v,
+					 ncpus - 1);
 				return -EINVAL;
 			}
 			f->flags |= TRACED_F_CPUS;
 			f->cpus |= 1u << n;
 		} else if (KEY("pid") || KEY("tid")) {
 			if (!number(v, &n) || n > UINT32_MAX) {
-				return fail(why, why_size, "bad id in '%.*s' (a number)", w, strlen(w));
+				return fail(why, why_size, "bad id in '%.*s' (a number)", w,
+					    strlen(w));
 			}
 			f->flags |= KEY("pid") ? TRACED_F_PID : TRACED_F_TID;
 			*(KEY("pid") ? &f->pid : &f->tid) = (uint32_t)n;
@@ -156,8 +160,8 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
 			f->cats |= mask;
 		} else if (KEY("last") || KEY("count")) {
 			if (!number(v, &n) || !n) {
-				return fail(why, why_size, "bad count in '%.*s' (a number above 0)", w,
-					    strlen(w));
+				return fail(why, why_size, "bad count in '%.*s' (a number above 0)",
+					    w, strlen(w));
 			}
 			f->flags &= ~(TRACED_F_LAST | TRACED_F_COUNT);
 			f->flags |= KEY("last") ? TRACED_F_LAST : TRACED_F_COUNT;
@@ -165,8 +169,8 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
 		} else if (KEY("since") || KEY("until")) {
 			if (!seconds(v, &n)) {
 				return fail(why, why_size,
-					    "bad time in '%.*s' (seconds since boot, such as 1.5)", w,
-					    strlen(w));
+					    "bad time in '%.*s' (seconds since boot, such as 1.5)",
+					    w, strlen(w));
 			}
 			f->flags |= KEY("since") ? TRACED_F_SINCE : TRACED_F_UNTIL;
 			*(KEY("since") ? &f->since_ns : &f->until_ns) = n;
