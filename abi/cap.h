@@ -24,6 +24,7 @@
 #define CAP_KIND_CONSOLE       4 /* the serial console */
 #define CAP_KIND_TRACE_READ    5 /* the trace header, rings and aux buffer */
 #define CAP_KIND_TRACE_CONTROL 6 /* tracing mask, mode, clear */
+#define CAP_KIND_UEVENT	       7 /* a user-defined trace event: write it (abi/uevent.h) */
 
 /* Rights: what a capability allows. Meaning depends on the kind. */
 #define CAP_RIGHT_READ	(1u << 0) /* frame: read, map; console: read; endpoint: recv */
@@ -45,7 +46,7 @@
 struct cap_info {
 	uint32_t kind;
 	uint32_t rights;
-	uint64_t size; /* frame, trace-read: bytes; process: pid; endpoint: badge; otherwise 0 */
+	uint64_t size; /* frame, trace-read: bytes; process: pid; endpoint: badge; user event: id; else 0 */
 };
 
 _Static_assert(sizeof(struct cap_info) == 16, "abi");

@@ -472,6 +472,8 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *   TTRACE_MAP_READER  the reader page alone, read-write; needs a
  *                      trace-control capability: the drop-mode tail decides
  *                      what the kernel drops.
+ *   TTRACE_MAP_UEVENT_STATUS  the user-event status page, read-only; needs
+ *                      a user-event capability (abi/uevent.h).
  * trace_control(slot, op, arg), with a trace-control capability:
  *   TTRACE_OP_ENABLE   arg: category bits to turn on
  *   TTRACE_OP_DISABLE  arg: category bits to turn off
@@ -480,8 +482,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */
-#define TTRACE_MAP_AREA	  0
-#define TTRACE_MAP_READER 1
+#define TTRACE_MAP_AREA		  0
+#define TTRACE_MAP_READER	  1
+#define TTRACE_MAP_UEVENT_STATUS 2 /* with a user-event capability: abi/uevent.h */
 
 #define TTRACE_OP_ENABLE  0
 #define TTRACE_OP_DISABLE 1

@@ -162,4 +162,81 @@ _Static_assert(offsetof(struct uevent_def, field) == 72, "abi");
 _Static_assert(UEVENT_PAYLOAD_MAX == 200, "abi: 25 data words after the event id");
 _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations reach it all");
 
+/*
+ * THE KERNEL'S SIDE. The kernel keeps up to UEVENT_MAX events, each with
+ * an id (0..UEVENT_MAX-1, its byte in the status page) and a generation
+ * (counts the reuses of the id, so a reader never decodes an old event
+ * with a new definition).
+ *
+ * Registering is traced's job (abi/traced.h): it calls
+ *   uevent_register(trace-control slot, desc, len) -> slot
+ * which parses desc, and returns a new user-event capability (rights
+ * WRITE | GRANT) for the event of that name: the existing one if its
+ * definition is the same, a new one otherwise, or -EADDRINUSE for the
+ * same name with other fields (nothing changes), -ENOSPC when all
+ * UEVENT_MAX ids are taken, or the parser's errors. traced passes the
+ * capability to its client. Holding one is holding the event: a process
+ * that exits lets go of its events with its capabilities.
+ *
+ * Writing: uevent_write(slot, payload, len) with a user-event capability
+ * with the WRITE right. The slot is the write index: -EINVAL for a
+ * negative one, -ENOENT for a slot that holds no user event (one the
+ * caller never registered); -EBADF while the event is not enabled;
+ * -EFAULT for a payload the caller cannot read, then the payload checks
+ * above (-EINVAL, -E2BIG, -EFAULT). A write that fails after the event
+ * was found stores nothing and counts in the event's rejected counter.
+ * Otherwise it writes one event of kind user into the caller's CPU's
+ * ring: data[0] = UEVENT_WORD0(id, generation, len), then the payload,
+ * zero padded to whole words; -ENOSPC if drop mode dropped it (counted in
+ * the ring's dropped).
+ *
+ * The status page: trace_map(user-event slot, TTRACE_MAP_UEVENT_STATUS, 0)
+ * maps it read-only; byte id is non-zero while the event is enabled, so a
+ * program checks it before it pays for a write. An event is enabled while
+ * the user category is on and either every event is (UEVENT_OP_ENABLE_ALL)
+ * or this one is (UEVENT_OP_ENABLE).
+ *
+ * Control: uevent_control(trace-control slot, op, id, arg), traced's:
+ *   UEVENT_OP_INFO        arg: struct uevent_info * to fill; -ENOENT for a
+ *                         free id
+ *   UEVENT_OP_ENABLE      this event; UEVENT_OP_DISABLE: not this one
+ *   UEVENT_OP_ENABLE_ALL  every event, also those registered later;
+ *   UEVENT_OP_DISABLE_ALL none (id ignored)
+ *   UEVENT_OP_DELETE      frees the id: -EBUSY while anyone holds the
+ *                         event or it is enabled
+ * -EINVAL for an unknown op or an id >= UEVENT_MAX.
+ */
+#define UEVENT_MAX 256 /* events at once: ids 0..255 */
+
+#define UEVENT_WORD0(id, gen, len)                                                                 \
+	((uint64_t)(id) | (uint64_t)(gen) << 16 | (uint64_t)(len) << 48)
+#define UEVENT_WORD0_ID(w)  ((uint32_t)((w)&0xffffu))
+#define UEVENT_WORD0_GEN(w) ((uint32_t)((w) >> 16) & 0xffffffffu)
+#define UEVENT_WORD0_LEN(w) ((uint32_t)((w) >> 48))
+
+#define UEVENT_OP_INFO	      0
+#define UEVENT_OP_ENABLE      1
+#define UEVENT_OP_DISABLE     2
+#define UEVENT_OP_ENABLE_ALL  3
+#define UEVENT_OP_DISABLE_ALL 4
+#define UEVENT_OP_DELETE      5
+
+struct uevent_info {
+	uint32_t id;
+	uint32_t generation;
+	uint32_t holders;  /* capabilities that name it */
+	uint8_t enabled;   /* its status byte */
+	uint8_t selected;  /* enabled on its own (UEVENT_OP_ENABLE) */
+	uint16_t reserved; /* zero */
+	uint64_t written;  /* events stored or dropped by the ring */
+	uint64_t rejected; /* writes refused */
+	char desc[UEVENT_DESC_MAX + 1]; /* the canonical description, NUL-terminated */
+	uint8_t pad[7];			/* zero */
+};
+
+_Static_assert(UEVENT_MAX <= TTRACE_PAGE_SIZE, "abi: one status byte an event, one page");
+_Static_assert(sizeof(struct uevent_info) == 32 + 520, "abi");
+_Static_assert(offsetof(struct uevent_info, written) == 16, "abi");
+_Static_assert(offsetof(struct uevent_info, desc) == 32, "abi");
+
 #endif
