@@ -9,6 +9,7 @@
 #include "lib/string.h"
 #include "mm/memobj.h"
 #include "proc/process.h"
+#include "trace/uevent.h"
 
 void cap_get(const struct cap *c)
 {
@@ -21,6 +22,9 @@ void cap_get(const struct cap *c)
 		break;
 	case CAP_KIND_ENDPOINT:
 		endpoint_get(c->obj, c->rights);
+		break;
+	case CAP_KIND_UEVENT:
+		uevent_get(c->obj);
 		break;
 	default:
 		break;
@@ -38,6 +42,9 @@ void cap_put(struct cap *c)
 		break;
 	case CAP_KIND_ENDPOINT:
 		endpoint_put(c->obj, c->rights);
+		break;
+	case CAP_KIND_UEVENT:
+		uevent_put(c->obj);
 		break;
 	default:
 		break;

@@ -26,6 +26,7 @@
 #include "sched/sched.h"
 #include "sched/thread.h"
 #include "trace/trace.h"
+#include "trace/uevent.h"
 
 #define SPOOR_VERSION	      "0.1.0"
 #define TICK_CHECK_TICKS      3
@@ -92,6 +93,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	sched_init();					/* run queues, the resched IPI */
 	timer_calibrate();				/* TSC and LAPIC timer against the PIT */
 	ttrace_init(trace_cpus());			/* tracing, from here on if ttrace= */
+	uevent_init();					/* the user events' status page */
 	timer_start_cpu();				/* periodic tick on this CPU */
 	serial_enable_rx_irq();				/* console input by interrupt */
 	console_init();					/* ... which wakes console readers */

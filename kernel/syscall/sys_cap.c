@@ -9,6 +9,7 @@
 #include "proc/process.h"
 #include "syscall/syscall.h"
 #include "trace/trace.h"
+#include "trace/uevent.h"
 
 int64_t sys_cap_copy(struct trap_frame *f)
 {
@@ -46,6 +47,8 @@ int64_t sys_cap_identify(struct trap_frame *f)
 		info.size = ((struct process *)c.obj)->pid;
 	} else if (c.kind == CAP_KIND_ENDPOINT) {
 		info.size = c.badge;
+	} else if (c.kind == CAP_KIND_UEVENT) {
+		info.size = uevent_id(c.obj);
 	} else if (c.kind == CAP_KIND_TRACE_READ) {
 		info.size = ttrace_area_object() ? ttrace_area_object()->npages * PAGE_SIZE : 0;
 	}

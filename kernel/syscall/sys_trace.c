@@ -10,31 +10,48 @@
 #include "proc/process.h"
 #include "syscall/syscall.h"
 #include "trace/trace.h"
+#include "trace/uevent.h"
 
-int64_t sys_trace_map(struct trap_frame *f)
+/* The capability each TTRACE_MAP_* needs, and what it maps with which protection. */
+static int map_source(struct process *p, uint32_t slot, uint32_t what, struct memobj **obj,
+		      uint32_t *prot)
 {
-	struct process *p = process_current();
-	uint32_t what = sysarg_u32(SYSARG1(f));
-	bool reader = what == TTRACE_MAP_READER;
+	static const struct {
+		uint32_t kind, rights, prot;
+	} need[] = {
+	    [TTRACE_MAP_AREA] = {CAP_KIND_TRACE_READ, CAP_RIGHT_READ, PROT_READ},
+	    [TTRACE_MAP_READER] = {CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, PROT_READ | PROT_WRITE},
+	    [TTRACE_MAP_UEVENT_STATUS] = {CAP_KIND_UEVENT, 0, PROT_READ},
+	};
 	struct cap c;
-	uint64_t addr = 0;
 
-	if (what != TTRACE_MAP_AREA && !reader) {
+	if (what >= sizeof(need) / sizeof(need[0])) {
 		return -EINVAL;
 	}
-	int err = reader ? cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_TRACE_CONTROL,
-				      CAP_RIGHT_WRITE, &c)
-			 : cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_TRACE_READ,
-				      CAP_RIGHT_READ, &c);
+	int err = cspace_get(&p->caps, slot, need[what].kind, need[what].rights, &c);
 	if (err) {
 		return err;
 	}
 	cap_put(&c);
-	struct memobj *obj = reader ? ttrace_reader_object() : ttrace_area_object();
-	if (!obj) {
-		return -ENOMEM; /* tracing could not be set up */
+	*obj = what == TTRACE_MAP_AREA	   ? ttrace_area_object()
+	       : what == TTRACE_MAP_READER ? ttrace_reader_object()
+					   : uevent_status_object();
+	*prot = need[what].prot;
+	return *obj ? 0 : -ENOMEM; /* tracing could not be set up */
+}
+
+int64_t sys_trace_map(struct trap_frame *f)
+{
+	struct process *p = process_current();
+	struct memobj *obj;
+	uint32_t prot;
+	uint64_t addr = 0;
+
+	int err = map_source(p, sysarg_u32(SYSARG0(f)), sysarg_u32(SYSARG1(f)), &obj, &prot);
+	if (err) {
+		return err;
 	}
-	uint32_t prot = reader ? PROT_READ | PROT_WRITE : PROT_READ;
+	/* prot is also the most the mapping may ever get: read-only stays read-only. */
 	err = uvm_map_frame(&p->vm, obj, SYSARG2(f), prot, prot, &addr);
 	return err ? err : (int64_t)addr;
 }

@@ -25,6 +25,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/thread.h"
+#include "trace/uevent.h"
 
 #define FLIGHT_RECORDER_EVENTS 16
 #define ENTRY_BYTES	       64
@@ -132,19 +133,21 @@ void ttrace_init(uint32_t num_cpus)
 	       h.aux_ring_size / KIB, names);
 }
 
-void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
+/* Writes one event into this CPU's ring; false if it was not stored. */
+static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
 
 	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
-		return; /* a CPU beyond those the area was laid out for; no such event */
+		return false; /* a CPU beyond those the area was laid out for; no such event */
 	}
 	struct ttrace_event ev = {
 	    .pid = t && t->proc ? t->proc->pid : 0,
 	    .tid = t ? t->tid : 0,
 	    .kind = kind,
-	    .ctx = c->irq_depth	  ? TTRACE_CTX_IRQ
+	    .ctx = user		  ? TTRACE_CTX_USER
+		   : c->irq_depth ? TTRACE_CTX_IRQ
 		   : t && t->proc ? t->trace_ctx
 				  : TTRACE_CTX_KERNEL,
 	    .nwords = nwords,
@@ -164,6 +167,17 @@ void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 	if (stored) {
 		ttrace_ring_commit(&c->trace_ring, index, &ev);
 	}
+	return stored;
+}
+
+void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
+{
+	emit(kind, data, nwords, false);
+}
+
+bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
+{
+	return emit(TTRACE_KIND_user, data, nwords, true);
 }
 
 uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)
@@ -202,6 +216,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 			err = -EINVAL;
 		} else {
 			set_mask(op == TTRACE_OP_ENABLE ? ttrace_mask | arg : ttrace_mask & ~arg);
+			uevent_refresh();
 		}
 		break;
 	case TTRACE_OP_MODE:

@@ -19,6 +19,7 @@
 #ifndef SPOOR_TRACE_TRACE_H
 #define SPOOR_TRACE_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "abi/trace.h"
@@ -34,6 +35,9 @@ enum {
 extern uint64_t ttrace_mask;
 
 void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords);
+
+/* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
+bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 
 #ifndef TTRACE_ENABLED
 #define TTRACE_ENABLED 1

@@ -268,6 +268,24 @@ static inline long sys_trace_control(int slot, uint32_t op, uint64_t arg)
 	return __syscall3(trace_control, slot, op, arg);
 }
 
+/* Registers a user event (abi/uevent.h): traced's, with trace control. Returns a slot. */
+static inline long sys_uevent_register(int control_slot, const char *desc, size_t len)
+{
+	return __syscall3(uevent_register, control_slot, desc, len);
+}
+
+/* Writes a user event's payload; slot is its write index (abi/uevent.h). */
+static inline long sys_uevent_write(long slot, const void *payload, size_t len)
+{
+	return __syscall3(uevent_write, slot, payload, len);
+}
+
+/* Controls user events (UEVENT_OP_*): traced's, with trace control. */
+static inline long sys_uevent_control(int control_slot, uint32_t op, uint64_t id, void *arg)
+{
+	return __syscall4(uevent_control, control_slot, op, id, arg);
+}
+
 /* Emits n test_tick events (abi/trace.h); returns how many the test category let through. */
 static inline long sys_trace_test(uint64_t n)
 {
