@@ -12,6 +12,7 @@
 #include "common/format.h"
 #include "common/trace_aux.h"
 #include "common/trace_names.h"
+#include "common/uevent.h"
 
 #define US_PER_S 1000000ull
 
@@ -111,6 +112,39 @@ static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
 	}
 }
 
+/* What every line starts with: the time and who. */
+static void put_prefix(struct line *l, const struct ttrace_record *rec, const struct ttrace_area *a)
+{
+	if (l->size) {
+		l->buf[0] = '\0';
+	}
+	put_time(l, rec->ts, a->hdr);
+	put(l, " cpu=%u pid=%u tid=%u", rec->cpu, rec->pid, rec->tid);
+}
+
+int ttrace_format_user(char *buf, size_t size, const struct ttrace_record *rec,
+		       const struct ttrace_area *a, const struct uevent_def *def)
+{
+	struct line l = {.buf = buf, .size = size};
+	uint8_t payload[UEVENT_PAYLOAD_MAX];
+	uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
+
+	put_prefix(&l, rec, a);
+	put(&l, " user:%s", def->name);
+	if (len > sizeof(payload)) {
+		put(&l, " <bad length %u>", len);
+		return (int)l.len;
+	}
+	__builtin_memcpy(payload, &rec->data[1], len);
+	if (!def->nfields) {
+		return (int)l.len;
+	}
+	put(&l, " ");
+	l.len += (size_t)uevent_payload_format(def, payload, len, l.len < l.size ? l.buf + l.len : NULL,
+					       l.len < l.size ? l.size - l.len : 0);
+	return (int)l.len;
+}
+
 int ttrace_format_record(char *buf, size_t size, const struct ttrace_record *rec,
 			 const struct ttrace_area *a)
 {
@@ -118,11 +152,7 @@ int ttrace_format_record(char *buf, size_t size, const struct ttrace_record *rec
 	struct line l = {.buf = buf, .size = size};
 	uint32_t n = 0; /* data words printed */
 
-	if (size) {
-		buf[0] = '\0';
-	}
-	put_time(&l, rec->ts, a->hdr);
-	put(&l, " cpu=%u pid=%u tid=%u", rec->cpu, rec->pid, rec->tid);
+	put_prefix(&l, rec, a);
 	if (!k) {
 		put(&l, " kind=%u", rec->kind);
 		for (; n < TTRACE_HEAD_WORDS; n++) {
@@ -131,22 +161,24 @@ int ttrace_format_record(char *buf, size_t size, const struct ttrace_record *rec
 		return (int)l.len;
 	}
 	put(&l, " %s", k->name);
+	if (rec->kind == TTRACE_KIND_user) {
+		/* Without its definition: the event's word 0 decoded, then the payload words. */
+		uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
+		uint32_t words = len > UEVENT_PAYLOAD_MAX ? TTRACE_EVENT_WORDS_MAX - 1 : (len + 7) / 8;
+
+		put(&l, " event=%u gen=%u len=%u", UEVENT_WORD0_ID(rec->data[0]),
+		    UEVENT_WORD0_GEN(rec->data[0]), len);
+		for (const char *sep = " data="; n < words; n++, sep = ",") {
+			put(&l, "%s0x%llx", sep, (unsigned long long)rec->data[1 + n]);
+		}
+		return (int)l.len;
+	}
 
 	const char *spec = k->args;
 	struct ttrace_arg arg;
 
 	while (n < TTRACE_EVENT_WORDS_MAX && ttrace_arg_next(&spec, &arg) == 1) {
 		put_arg(&l, &arg, rec->data[n++], a);
-	}
-	if (rec->kind == TTRACE_KIND_user) {
-		uint32_t last = TTRACE_EVENT_WORDS_MAX;
-
-		while (last > n && !rec->data[last - 1]) {
-			last--;
-		}
-		for (const char *sep = " data="; n < last; n++, sep = ",") {
-			put(&l, "%s0x%llx", sep, (unsigned long long)rec->data[n]);
-		}
 	}
 	return (int)l.len;
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "abi/uevent.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
 
@@ -22,10 +23,21 @@
  * and returns the length the whole line has, like snprintf. The time is
  * (ts - boot_tsc) / tsc_hz seconds from a's header (the raw TSC when
  * tsc_hz is 0). Kinds the table does not know print as kind=N with their
- * first five words; user events print their definition's id and the
- * payload words up to the last non-zero one.
+ * first five words; user events print their id, generation and length
+ * (abi/uevent.h) and their payload words: ttrace_format_user() decodes
+ * them with their definition.
  */
 int ttrace_format_record(char *buf, size_t size, const struct ttrace_record *rec,
 			 const struct ttrace_area *a);
+
+/*
+ * Writes a user event rec (kind user, abi/uevent.h) whose definition is
+ * def as its line, fields named and decoded:
+ *   [    1.234567] cpu=1 pid=3 tid=3 user:name a=1 s="hi"
+ * Returns the whole line's length, like ttrace_format_record(). The
+ * caller checks that def is the definition of rec's id and generation.
+ */
+int ttrace_format_user(char *buf, size_t size, const struct ttrace_record *rec,
+		       const struct ttrace_area *a, const struct uevent_def *def);
 
 #endif

@@ -19,6 +19,7 @@
 #include "common/trace_format.h"
 #include "common/trace_header.h"
 #include "common/trace_names.h"
+#include "common/uevent.h"
 #include "test.h"
 
 TEST(trace_names_every_kind_is_named_once_with_parsable_args)
@@ -308,11 +309,11 @@ TEST(trace_format_prints_one_line_an_event)
 	      .tid = 10,
 	      .kind = TTRACE_KIND_user,
 	      .ncont = 1,
-	      .data = {3, 0x10, 0, 0x20}},
-	     "[    0.000000] cpu=0 pid=9 tid=10 user event=3 data=0x10,0x0,0x20"},
+	      .data = {UEVENT_WORD0(3, 2, 20), 0x10, 0, 0x20}},
+	     "[    0.000000] cpu=0 pid=9 tid=10 user event=3 gen=2 len=20 data=0x10,0x0,0x20"},
 	    {"a user event without payload",
-	     {.ts = BOOT, .kind = TTRACE_KIND_user, .data = {4}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 user event=4"},
+	     {.ts = BOOT, .kind = TTRACE_KIND_user, .data = {UEVENT_WORD0(4, 1, 0)}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 user event=4 gen=1 len=0"},
 	    {"a kind the table does not know",
 	     {.ts = BOOT, .kind = 999, .data = {1, 2}},
 	     "[    0.000000] cpu=0 pid=0 tid=0 kind=999 d0=0x1 d1=0x2 d2=0x0 d3=0x0 d4=0x0"},
@@ -341,11 +342,32 @@ TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=7 name=spawn a0=0x1000 "
 		     "a1=0x0 a2=0x0",
 		     "a known syscall");
-	rec.data[0] = SYS_COUNT;
+	rec.data[0] = 999;
 	ttrace_format_record(line, sizeof(line), &rec, &a);
 	CHECK_EQ_STR(line,
-		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=38 a0=0x1000 a1=0x0 a2=0x0",
+		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
 		     "a number no syscall has");
+	area_put(&a);
+}
+
+TEST(trace_format_decodes_user_events_with_their_definition)
+{
+	struct ttrace_area a;
+	struct uevent_def def;
+	struct ttrace_record rec = {.ts = BOOT, .pid = 5, .tid = 6, .kind = TTRACE_KIND_user};
+	const char payload[] = "\x01\x00\x00\x00hi";
+	char line[256];
+
+	area_get(&a, HZ, false);
+	CHECK_EQ_INT(uevent_parse("demo u32 a;char[3] s", 20, &def, NULL, 0), 0, "parse");
+	rec.data[0] = UEVENT_WORD0(7, 1, 7);
+	memcpy(&rec.data[1], payload, 7);
+	ttrace_format_user(line, sizeof(line), &rec, &a, &def);
+	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 user:demo a=1 s=\"hi\"", "fields");
+	CHECK_EQ_INT(uevent_parse("empty", 5, &def, NULL, 0), 0, "parse");
+	rec.data[0] = UEVENT_WORD0(8, 1, 0);
+	ttrace_format_user(line, sizeof(line), &rec, &a, &def);
+	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 user:empty", "no fields");
 	area_put(&a);
 }
 
