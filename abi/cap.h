@@ -46,7 +46,8 @@
 struct cap_info {
 	uint32_t kind;
 	uint32_t rights;
-	uint64_t size; /* frame, trace-read: bytes; process: pid; endpoint: badge; user event: id; else 0 */
+	uint64_t size; /* frame, trace-read: bytes; process: pid; endpoint: badge; user event: id;
+			  else 0 */
 };
 
 _Static_assert(sizeof(struct cap_info) == 16, "abi");

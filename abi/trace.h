@@ -482,8 +482,8 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */
-#define TTRACE_MAP_AREA		  0
-#define TTRACE_MAP_READER	  1
+#define TTRACE_MAP_AREA		 0
+#define TTRACE_MAP_READER	 1
 #define TTRACE_MAP_UEVENT_STATUS 2 /* with a user-event capability: abi/uevent.h */
 
 #define TTRACE_OP_ENABLE  0

@@ -31,6 +31,26 @@
  *   STRINGS  struct traced_strings_request -> struct traced_dump_reply + text
  *   MAP      -                -> a read-only trace-read capability (tools
  *                                that read the rings themselves)
+ *   REGISTER description text (abi/uevent.h, no NUL) -> the user event's
+ *            id; the reply carries a user-event capability (the write
+ *            right only): its slot is the write index, its id the byte
+ *            in the status page. -EADDRINUSE for a name registered with
+ *            other fields, -ENOSPC, or the parser's errors.
+ *   UNREGISTER the event's name -> 0; -ENOENT, or -EBUSY while a program
+ *            holds it or a consumer enables it
+ *   EVENT_ON the event's name -> the mask: enables that one event (and
+ *            the user category). ENABLE with the user bit enables them all.
+ *   EVENT_OFF the event's name -> the mask: that one event off
+ *   EVENTS   struct traced_strings_request (tag 0) -> paged text, as
+ *            Linux's user_events_status, one event a line and a detail
+ *            line after it, then the totals:
+ *              1:demo # used
+ *              #   holders 2, written 100, rejected 3: demo u32 a;char[16] s
+ *              Active: 1
+ *              Busy: 1
+ *              Max: 256
+ *            "# used" marks an enabled event; Active counts events, Busy
+ *            enabled ones, Max is UEVENT_MAX.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor), merged from every CPU
@@ -66,15 +86,20 @@
 #define TRACED_PROTOCOL	 1
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
-#define TRACED_OP_STATUS  1
-#define TRACED_OP_ENABLE  2
-#define TRACED_OP_DISABLE 3
-#define TRACED_OP_MODE	  4
-#define TRACED_OP_CLEAR	  5
-#define TRACED_OP_DUMP	  6
-#define TRACED_OP_FOLLOW  7
-#define TRACED_OP_STRINGS 8
-#define TRACED_OP_MAP	  9
+#define TRACED_OP_STATUS     1
+#define TRACED_OP_ENABLE     2
+#define TRACED_OP_DISABLE    3
+#define TRACED_OP_MODE	     4
+#define TRACED_OP_CLEAR	     5
+#define TRACED_OP_DUMP	     6
+#define TRACED_OP_FOLLOW     7
+#define TRACED_OP_STRINGS    8
+#define TRACED_OP_MAP	     9
+#define TRACED_OP_REGISTER   10
+#define TRACED_OP_UNREGISTER 11
+#define TRACED_OP_EVENT_ON   12
+#define TRACED_OP_EVENT_OFF  13
+#define TRACED_OP_EVENTS     14
 
 #define TRACED_KIND_LOST 0 /* a binary dump's loss marker: no event kind has it */
 

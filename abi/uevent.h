@@ -208,11 +208,10 @@ _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations rea
  */
 #define UEVENT_MAX 256 /* events at once: ids 0..255 */
 
-#define UEVENT_WORD0(id, gen, len)                                                                 \
-	((uint64_t)(id) | (uint64_t)(gen) << 16 | (uint64_t)(len) << 48)
-#define UEVENT_WORD0_ID(w)  ((uint32_t)((w)&0xffffu))
-#define UEVENT_WORD0_GEN(w) ((uint32_t)((w) >> 16) & 0xffffffffu)
-#define UEVENT_WORD0_LEN(w) ((uint32_t)((w) >> 48))
+#define UEVENT_WORD0(id, gen, len) ((uint64_t)(id) | (uint64_t)(gen) << 16 | (uint64_t)(len) << 48)
+#define UEVENT_WORD0_ID(w)	   ((uint32_t)((w)&0xffffu))
+#define UEVENT_WORD0_GEN(w)	   ((uint32_t)((w) >> 16) & 0xffffffffu)
+#define UEVENT_WORD0_LEN(w)	   ((uint32_t)((w) >> 48))
 
 #define UEVENT_OP_INFO	      0
 #define UEVENT_OP_ENABLE      1
@@ -224,12 +223,12 @@ _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations rea
 struct uevent_info {
 	uint32_t id;
 	uint32_t generation;
-	uint32_t holders;  /* capabilities that name it */
-	uint8_t enabled;   /* its status byte */
-	uint8_t selected;  /* enabled on its own (UEVENT_OP_ENABLE) */
-	uint16_t reserved; /* zero */
-	uint64_t written;  /* events stored or dropped by the ring */
-	uint64_t rejected; /* writes refused */
+	uint32_t holders;		/* capabilities that name it */
+	uint8_t enabled;		/* its status byte */
+	uint8_t selected;		/* enabled on its own (UEVENT_OP_ENABLE) */
+	uint16_t reserved;		/* zero */
+	uint64_t written;		/* events stored or dropped by the ring */
+	uint64_t rejected;		/* writes refused */
 	char desc[UEVENT_DESC_MAX + 1]; /* the canonical description, NUL-terminated */
 	uint8_t pad[7];			/* zero */
 };

@@ -140,8 +140,9 @@ int ttrace_format_user(char *buf, size_t size, const struct ttrace_record *rec,
 		return (int)l.len;
 	}
 	put(&l, " ");
-	l.len += (size_t)uevent_payload_format(def, payload, len, l.len < l.size ? l.buf + l.len : NULL,
-					       l.len < l.size ? l.size - l.len : 0);
+	l.len +=
+	    (size_t)uevent_payload_format(def, payload, len, l.len < l.size ? l.buf + l.len : NULL,
+					  l.len < l.size ? l.size - l.len : 0);
 	return (int)l.len;
 }
 
@@ -164,7 +165,8 @@ int ttrace_format_record(char *buf, size_t size, const struct ttrace_record *rec
 	if (rec->kind == TTRACE_KIND_user) {
 		/* Without its definition: the event's word 0 decoded, then the payload words. */
 		uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
-		uint32_t words = len > UEVENT_PAYLOAD_MAX ? TTRACE_EVENT_WORDS_MAX - 1 : (len + 7) / 8;
+		uint32_t words =
+		    len > UEVENT_PAYLOAD_MAX ? TTRACE_EVENT_WORDS_MAX - 1 : (len + 7) / 8;
 
 		put(&l, " event=%u gen=%u len=%u", UEVENT_WORD0_ID(rec->data[0]),
 		    UEVENT_WORD0_GEN(rec->data[0]), len);

@@ -16,12 +16,12 @@
 #include "trace/trace.h"
 
 struct uevent {
-	uint32_t id;	     /* [I] */
-	uint32_t generation; /* [I] */
-	uint32_t refs;	     /* [a] capabilities naming it */
-	bool selected;	     /* [lock] enabled on its own */
-	uint64_t written;    /* [a] */
-	uint64_t rejected;   /* [a] */
+	uint32_t id;	       /* [I] */
+	uint32_t generation;   /* [I] */
+	uint32_t refs;	       /* [a] capabilities naming it */
+	bool selected;	       /* [lock] enabled on its own */
+	uint64_t written;      /* [a] */
+	uint64_t rejected;     /* [a] */
 	struct uevent_def def; /* [I] */
 };
 
@@ -56,7 +56,8 @@ static bool enabled(const struct uevent *ev)
 static void refresh_locked(void)
 {
 	for (uint32_t id = 0; id < UEVENT_MAX && status; id++) {
-		/* relaxed: a program that reads a stale byte only makes one write too many or few */
+		/* relaxed: a program that reads a stale byte only makes one write too many or few
+		 */
 		__atomic_store_n(&status[id], events[id] && enabled(events[id]), __ATOMIC_RELAXED);
 	}
 }
@@ -208,8 +209,8 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 	struct uevent *gone = NULL;
 	int err = 0;
 
-	if (op > UEVENT_OP_DELETE || (id >= UEVENT_MAX && op != UEVENT_OP_ENABLE_ALL &&
-				      op != UEVENT_OP_DISABLE_ALL)) {
+	if (op > UEVENT_OP_DELETE ||
+	    (id >= UEVENT_MAX && op != UEVENT_OP_ENABLE_ALL && op != UEVENT_OP_DISABLE_ALL)) {
 		return -EINVAL;
 	}
 	uint64_t flags = spin_lock_irqsave(&lock);
@@ -239,7 +240,8 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 			ev->selected = false;
 		} else if (__atomic_load_n(&ev->refs, __ATOMIC_ACQUIRE) || all_selected ||
 			   ev->selected) {
-			err = -EBUSY; /* UEVENT_OP_DELETE of an event held, or enabled by a consumer */
+			err = -EBUSY; /* UEVENT_OP_DELETE of an event held, or enabled by a consumer
+				       */
 		} else {
 			events[id] = NULL;
 			gone = ev;

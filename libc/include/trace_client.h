@@ -9,10 +9,13 @@
 #ifndef SPOOR_LIBC_TRACE_CLIENT_H
 #define SPOOR_LIBC_TRACE_CLIENT_H
 
+#include <spoor.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "abi/traced.h"
+#include "abi/uevent.h"
 
 /* How long a request waits for traced: a page of a dump is well below it. */
 #define TRACED_TIMEOUT_NS 20000000000ull
@@ -78,5 +81,45 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
  * (known: mem sched ... all)".
  */
 int traced_categories_parse(const char *list, uint64_t *mask, char *why, size_t why_size);
+
+/*
+ * User events (abi/uevent.h), as a program defines and writes its own:
+ *
+ *	struct trace_uevent ev;
+ *	if (!trace_uevent_register("demo u32 n", &ev) && trace_uevent_enabled(&ev))
+ *		trace_uevent_write(&ev, &n, sizeof(n));
+ *
+ * Checking trace_uevent_enabled() costs one load from the status page, no
+ * syscall: a program pays for a write only while someone listens.
+ */
+struct trace_uevent {
+	long index;			/* the write index: the capability's slot */
+	uint32_t id;			/* the event's byte in the status page */
+	const volatile uint8_t *status; /* the status page, mapped read-only */
+};
+
+/*
+ * Registers the event desc describes with traced (the same event again if
+ * it has the same fields) and maps the status page on first use. Returns
+ * 0, or -E* as traced_request(): -EADDRINUSE for the name of an event with
+ * other fields, the parser's errors for a bad description.
+ */
+long trace_uevent_register(const char *desc, struct trace_uevent *ev);
+
+/* Whether a write of ev would be stored now. */
+static inline bool trace_uevent_enabled(const struct trace_uevent *ev)
+{
+	return ev->status[ev->id] != 0;
+}
+
+/* Writes one event: the payload as abi/uevent.h lays it out. 0 or -E*. */
+static inline long trace_uevent_write(const struct trace_uevent *ev, const void *payload,
+				      size_t len)
+{
+	return sys_uevent_write(ev->index, payload, len);
+}
+
+/* Lets go of ev: the program no longer holds the event. 0 or -E*. */
+long trace_uevent_release(struct trace_uevent *ev);
 
 #endif

@@ -13,6 +13,7 @@
 #define SPOOR_LIBC_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Maps len bytes (a multiple of the page size) of zeroed memory, page
@@ -65,5 +66,13 @@ int __libc_file_write(struct file *f, const char *s, size_t len);
 
 /* argv[0], or "?" before main() or when there is none: the name in fatal messages. */
 extern const char *__libc_progname;
+
+/*
+ * One request to traced (trace_client.h's traced_request), with the
+ * capability its reply carries, if any, left in *cap (IPC_NO_CAP if none)
+ * for the caller to keep or delete.
+ */
+long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+			size_t reply_max, uint64_t *result, uint32_t *cap);
 
 #endif

@@ -20,7 +20,7 @@
 #include "common/trace_names.h"
 #include "traced.h"
 
-#define LINE_MAX 512
+#define LINE_MAX 1024 /* a user event with 200 bytes of escaped payload fits */
 
 /* One CPU's stream: the committed position and the event read ahead of it. */
 struct source {
@@ -264,7 +264,13 @@ static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_
 		n += sizeof(union ttrace_slot);
 	}
 	if (rec && d->format == TRACED_FORMAT_TEXT) {
-		int len = ttrace_format_record((char *)tmp + n, LINE_MAX, rec, &traced.area);
+		const struct uevent_def *def =
+		    rec->kind == TTRACE_KIND_user
+			? uevents_def(UEVENT_WORD0_ID(rec->data[0]), UEVENT_WORD0_GEN(rec->data[0]))
+			: NULL;
+		int len =
+		    def ? ttrace_format_user((char *)tmp + n, LINE_MAX, rec, &traced.area, def)
+			: ttrace_format_record((char *)tmp + n, LINE_MAX, rec, &traced.area);
 		n += (size_t)len < LINE_MAX ? (size_t)len : LINE_MAX - 1;
 		tmp[n++] = '\n';
 	} else if (rec) {

@@ -139,12 +139,14 @@ static int control(uint32_t op, uint64_t arg, struct reply *rep)
 	return 0;
 }
 
+/* The user category stands for every user event: they go on and off with it. */
 static int op_enable(const struct request *req, struct reply *rep)
 {
 	if (no_body(req) || !req->arg || req->arg & ~TTRACE_CAT_ALL) {
 		return -EINVAL;
 	}
-	return control(TTRACE_OP_ENABLE, req->arg, rep);
+	int err = req->arg & TTRACE_CAT(USER) ? uevents_all(true) : 0;
+	return err ? err : control(TTRACE_OP_ENABLE, req->arg, rep);
 }
 
 static int op_disable(const struct request *req, struct reply *rep)
@@ -152,7 +154,8 @@ static int op_disable(const struct request *req, struct reply *rep)
 	if (no_body(req) || !req->arg || req->arg & ~TTRACE_CAT_ALL) {
 		return -EINVAL;
 	}
-	return control(TTRACE_OP_DISABLE, req->arg, rep);
+	int err = control(TTRACE_OP_DISABLE, req->arg, rep);
+	return err || !(req->arg & TTRACE_CAT(USER)) ? err : uevents_all(false);
 }
 
 static int op_mode(const struct request *req, struct reply *rep)
@@ -181,19 +184,32 @@ static int op_follow(const struct request *req, struct reply *rep)
 	return dump_page(TRACED_OP_FOLLOW, req, rep);
 }
 
-/* MAP is answered in the loop: its reply carries a capability. */
 static int op_map(const struct request *req, struct reply *rep)
 {
-	(void)rep;
-	return no_body(req);
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	/* A read-only copy that cannot be passed on: tools map the rings, nothing more. */
+	rep->cap = CAP_SLOT_TRACE_READ;
+	rep->cap_rights = CAP_RIGHT_READ;
+	return 0;
 }
 
 static int (*const ops[])(const struct request *, struct reply *) = {
-    [TRACED_OP_STATUS] = op_status,   [TRACED_OP_ENABLE] = op_enable,
-    [TRACED_OP_DISABLE] = op_disable, [TRACED_OP_MODE] = op_mode,
-    [TRACED_OP_CLEAR] = op_clear,     [TRACED_OP_DUMP] = op_dump,
-    [TRACED_OP_FOLLOW] = op_follow,   [TRACED_OP_STRINGS] = strings_page,
+    [TRACED_OP_STATUS] = op_status,
+    [TRACED_OP_ENABLE] = op_enable,
+    [TRACED_OP_DISABLE] = op_disable,
+    [TRACED_OP_MODE] = op_mode,
+    [TRACED_OP_CLEAR] = op_clear,
+    [TRACED_OP_DUMP] = op_dump,
+    [TRACED_OP_FOLLOW] = op_follow,
+    [TRACED_OP_STRINGS] = strings_page,
     [TRACED_OP_MAP] = op_map,
+    [TRACED_OP_REGISTER] = uevents_register,
+    [TRACED_OP_UNREGISTER] = uevents_unregister,
+    [TRACED_OP_EVENT_ON] = uevents_on,
+    [TRACED_OP_EVENT_OFF] = uevents_off,
+    [TRACED_OP_EVENTS] = uevents_list,
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -232,18 +248,28 @@ int main(void)
 			sys_cap_delete((int)x.recv_cap); /* no request carries one */
 		}
 		struct request req = {.arg = m.words[1], .body = in, .len = x.recv_len};
-		struct reply rep = {.buf = out};
+		struct reply rep = {.buf = out, .cap = IPC_NO_CAP};
 		int result = dispatch(&m, &req, &rep);
-		bool map = !result && IPC_INFO_LABEL(m.info) == TRACED_OP_MAP;
 
 		m = (struct ipc_regs){.info = IPC_INFO(0, 2)};
 		m.words[0] = (uint64_t)(int64_t)result;
 		m.words[1] = rep.result;
 		x.send_buf = (uint64_t)(uintptr_t)out;
 		x.send_len = result ? 0 : rep.len;
-		/* A read-only copy that cannot be passed on: tools map the rings, nothing more. */
-		x.send_cap = map ? CAP_SLOT_TRACE_READ : IPC_NO_CAP;
-		x.send_cap_rights = CAP_RIGHT_READ;
+		x.send_cap = result ? IPC_NO_CAP : rep.cap;
+		x.send_cap_rights = rep.cap_rights;
+		/*
+		 * A registration's capability is the client's alone once the
+		 * reply has taken its copy: traced's goes before the next
+		 * request, which may be to unregister the event.
+		 */
+		if (!result && rep.cap_delete) {
+			sys_ipc_reply(&m, &x);
+			sys_cap_delete((int)rep.cap);
+			m = (struct ipc_regs){0};
+			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
+			continue;
+		}
 		err = sys_ipc_reply_recv(CAP_SLOT_SERVICE, &m, &x);
 	}
 	return 0;

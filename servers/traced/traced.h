@@ -8,10 +8,12 @@
 #ifndef SPOOR_TRACED_TRACED_H
 #define SPOOR_TRACED_TRACED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "abi/traced.h"
+#include "abi/uevent.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
 
@@ -34,9 +36,12 @@ struct request {
 };
 
 struct reply {
-	uint64_t result; /* word 1 */
-	uint8_t *buf;	 /* TRACED_REPLY_MAX bytes */
-	uint32_t len;	 /* bytes of buf to send */
+	uint64_t result;     /* word 1 */
+	uint8_t *buf;	     /* TRACED_REPLY_MAX bytes */
+	uint32_t len;	     /* bytes of buf to send */
+	uint32_t cap;	     /* a slot whose capability goes along, or IPC_NO_CAP */
+	uint32_t cap_rights; /* the rights the client's copy keeps */
+	bool cap_delete;     /* traced's copy goes once sent */
 };
 
 /* DUMP and FOLLOW: one page of events. 0 or -EINVAL. */
@@ -44,6 +49,21 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep);
 
 /* STRINGS: one page of aux records. 0 or -EINVAL. */
 int strings_page(const struct request *req, struct reply *rep);
+
+/*
+ * User events (uevents.c): REGISTER, UNREGISTER, EVENT_ON, EVENT_OFF and
+ * EVENTS, each 0 or -E*; uevents_all() turns every event on or off with
+ * the user category.
+ */
+int uevents_register(const struct request *req, struct reply *rep);
+int uevents_unregister(const struct request *req, struct reply *rep);
+int uevents_on(const struct request *req, struct reply *rep);
+int uevents_off(const struct request *req, struct reply *rep);
+int uevents_list(const struct request *req, struct reply *rep);
+int uevents_all(bool on);
+
+/* The definition of user event id at generation, or NULL if the kernel has it no more. */
+const struct uevent_def *uevents_def(uint32_t id, uint32_t generation);
 
 /* Checks a cursor of a request against the area (DUMP, FOLLOW, STRINGS rules). */
 int cursor_check_common(const struct traced_cursor *c);

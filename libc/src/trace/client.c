@@ -7,6 +7,8 @@
 #include <string.h>
 #include <trace_client.h>
 
+#include "../internal.h"
+
 static int traced_slot = -1;
 
 void traced_use(int slot)
@@ -14,9 +16,20 @@ void traced_use(int slot)
 	traced_slot = slot;
 }
 
-/* One call; a capability in the reply goes to *cap (IPC_NO_CAP if none). */
-static long call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
-		 size_t reply_max, uint64_t *result, uint32_t *cap)
+static long slot_get(void)
+{
+	if (traced_slot < 0) {
+		long slot = lookup(TRACED_NAME);
+		if (slot < 0) {
+			return slot;
+		}
+		traced_slot = (int)slot;
+	}
+	return traced_slot;
+}
+
+long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+			size_t reply_max, uint64_t *result, uint32_t *cap)
 {
 	struct ipc_regs m = {.info = IPC_INFO(op, 2)};
 	struct ipc_extra x = {
@@ -28,20 +41,17 @@ static long call(uint32_t op, uint64_t arg, const void *body, size_t len, void *
 	    .recv_max = reply ? (uint32_t)reply_max : 0,
 	};
 
+	*cap = IPC_NO_CAP;
 	if (len > IPC_BUF_MAX || reply_max > IPC_BUF_MAX) {
 		return -E2BIG;
 	}
-	if (traced_slot < 0) {
-		long slot = lookup(TRACED_NAME);
-		if (slot < 0) {
-			return slot;
-		}
-		traced_slot = (int)slot;
+	long slot = slot_get();
+	if (slot < 0) {
+		return slot;
 	}
 	m.words[0] = TRACED_PROTOCOL;
 	m.words[1] = arg;
-	*cap = IPC_NO_CAP;
-	long err = sys_ipc_call(traced_slot, &m, &x);
+	long err = sys_ipc_call((int)slot, &m, &x);
 	if (err) {
 		return err;
 	}
@@ -56,7 +66,7 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
 		    size_t reply_max, uint64_t *result)
 {
 	uint32_t cap;
-	long err = call(op, arg, body, len, reply, reply_max, result, &cap);
+	long err = __libc_traced_call(op, arg, body, len, reply, reply_max, result, &cap);
 
 	if (cap != IPC_NO_CAP) {
 		sys_cap_delete((int)cap); /* only MAP sends one */
@@ -67,7 +77,7 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
 long traced_map_cap(void)
 {
 	uint32_t cap;
-	long err = call(TRACED_OP_MAP, 0, NULL, 0, NULL, 0, NULL, &cap);
+	long err = __libc_traced_call(TRACED_OP_MAP, 0, NULL, 0, NULL, 0, NULL, &cap);
 
 	if (!err && cap == IPC_NO_CAP) {
 		err = -EPROTO;

@@ -1,0 +1,49 @@
+/*
+ * uevent: registering user events with traced and mapping their status
+ * page (trace_client.h). The page is one for every event, mapped once.
+ */
+#include <errno.h>
+#include <string.h>
+#include <trace_client.h>
+
+#include "../internal.h"
+
+static const volatile uint8_t *status_page; /* mapped on the first registration */
+
+long trace_uevent_register(const char *desc, struct trace_uevent *ev)
+{
+	uint64_t id;
+	uint32_t cap;
+	long err = __libc_traced_call(TRACED_OP_REGISTER, 0, desc, strnlen(desc, IPC_BUF_MAX), NULL,
+				      0, &id, &cap);
+
+	if (!err && cap == IPC_NO_CAP) {
+		err = -EPROTO;
+	}
+	if (err) {
+		if (cap != IPC_NO_CAP) {
+			sys_cap_delete((int)cap);
+		}
+		return err;
+	}
+	if (!status_page) {
+		long page = sys_trace_map((int)cap, TTRACE_MAP_UEVENT_STATUS, NULL);
+		if (page < 0) {
+			sys_cap_delete((int)cap);
+			return page;
+		}
+		status_page = (const volatile uint8_t *)page;
+	}
+	ev->index = cap;
+	ev->id = (uint32_t)id;
+	ev->status = status_page;
+	return 0;
+}
+
+long trace_uevent_release(struct trace_uevent *ev)
+{
+	long err = sys_cap_delete((int)ev->index);
+
+	ev->index = -1;
+	return err;
+}

@@ -1,0 +1,199 @@
+/*
+ * uevents: traced's side of user-defined events (abi/uevent.h). The
+ * kernel keeps the events, their definitions and counters; traced
+ * registers them for clients, turns them on and off by name, lists them,
+ * and decodes their events in dumps with definitions it asks the kernel
+ * for (cached by id and generation, so a reused id is never decoded with
+ * the old definition).
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <string.h>
+
+#include "common/format.h"
+#include "common/uevent.h"
+#include "traced.h"
+
+/* Definitions of the events seen in dumps, by id. */
+static struct {
+	uint32_t generation; /* 0: nothing cached */
+	struct uevent_def def;
+} defs[UEVENT_MAX];
+
+static struct uevent_info info; /* one INFO answer at a time: traced is single-threaded */
+
+static long query(uint32_t id)
+{
+	return sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_INFO, id, &info);
+}
+
+const struct uevent_def *uevents_def(uint32_t id, uint32_t generation)
+{
+	if (id >= UEVENT_MAX || !generation) {
+		return NULL;
+	}
+	if (defs[id].generation != generation) {
+		if (query(id) || info.generation != generation ||
+		    uevent_parse(info.desc, strlen(info.desc), &defs[id].def, NULL, 0)) {
+			return NULL; /* deleted, and maybe reused since: print it raw */
+		}
+		defs[id].generation = generation;
+	}
+	return &defs[id].def;
+}
+
+/* The id of the event called name (body, len bytes), or -ENOENT. */
+static long find(const struct request *req)
+{
+	if (!req->len || req->len > UEVENT_NAME_MAX) {
+		return -EINVAL;
+	}
+	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
+		if (!query(id) && strlen(info.desc) >= req->len &&
+		    !memcmp(info.desc, req->body, req->len) &&
+		    (info.desc[req->len] == ' ' || !info.desc[req->len])) {
+			return id;
+		}
+	}
+	return -ENOENT;
+}
+
+int uevents_register(const struct request *req, struct reply *rep)
+{
+	struct cap_info ci;
+
+	if (!req->len) {
+		return -EINVAL;
+	}
+	long slot = sys_uevent_register(CAP_SLOT_TRACE_CONTROL, req->body, req->len);
+	if (slot < 0) {
+		return (int)slot;
+	}
+	sys_cap_identify((int)slot, &ci);
+	rep->result = ci.size;
+	rep->cap = (uint32_t)slot;
+	rep->cap_rights = CAP_RIGHT_WRITE; /* the client may write; passing it on is traced's job */
+	rep->cap_delete = true;
+	return 0;
+}
+
+int uevents_unregister(const struct request *req, struct reply *rep)
+{
+	long id = find(req);
+
+	(void)rep;
+	return id < 0 ? (int)id
+		      : (int)sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_DELETE,
+						(uint64_t)id, NULL);
+}
+
+static int switch_one(const struct request *req, struct reply *rep, bool on)
+{
+	long id = find(req);
+
+	if (id < 0) {
+		return (int)id;
+	}
+	long err = sys_uevent_control(
+	    CAP_SLOT_TRACE_CONTROL, on ? UEVENT_OP_ENABLE : UEVENT_OP_DISABLE, (uint64_t)id, NULL);
+	if (err) {
+		return (int)err;
+	}
+	long mask =
+	    on ? sys_trace_control(CAP_SLOT_TRACE_CONTROL, TTRACE_OP_ENABLE, TTRACE_CAT(USER))
+	       : (long)__atomic_load_n(&traced.area.hdr->mask, __ATOMIC_RELAXED);
+	if (mask < 0) {
+		return (int)mask;
+	}
+	rep->result = (uint64_t)mask;
+	return 0;
+}
+
+int uevents_on(const struct request *req, struct reply *rep)
+{
+	return switch_one(req, rep, true);
+}
+
+int uevents_off(const struct request *req, struct reply *rep)
+{
+	return switch_one(req, rep, false);
+}
+
+int uevents_all(bool on)
+{
+	return (int)sys_uevent_control(CAP_SLOT_TRACE_CONTROL,
+				       on ? UEVENT_OP_ENABLE_ALL : UEVENT_OP_DISABLE_ALL, 0, NULL);
+}
+
+/* Appends text to the page; false if it does not fit. */
+static bool append(char *out, size_t *len, size_t max, const char *text, size_t n)
+{
+	if (*len + n > max) {
+		return false;
+	}
+	memcpy(out + *len, text, n);
+	*len += n;
+	return true;
+}
+
+int uevents_list(const struct request *req, struct reply *rep)
+{
+	static const struct traced_cursor zero;
+	struct traced_strings_request r;
+	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
+	char *out = (char *)rep->buf + sizeof(*head);
+	char line[UEVENT_DESC_MAX + 128];
+	size_t len = 0;
+	uint32_t id, count = 0;
+
+	if (req->len != sizeof(r)) {
+		return -EINVAL;
+	}
+	memcpy(&r, req->body, sizeof(r));
+	if (r.tag || r.reserved ||
+	    (r.cursor.magic ? cursor_check_common(&r.cursor) || r.cursor.flags || r.cursor.events ||
+				  r.cursor.lost || r.cursor.skip || r.cursor.next[0] > UEVENT_MAX ||
+				  r.cursor.end[0]
+			    : memcmp(&r.cursor, &zero, sizeof(zero)) != 0)) {
+		return -EINVAL;
+	}
+	for (id = (uint32_t)r.cursor.next[0]; id < UEVENT_MAX; id++) {
+		if (query(id)) {
+			continue;
+		}
+		int n = format_snprintf(
+		    line, sizeof(line),
+		    "%u:%.*s%s\n#   holders %u, written %llu, rejected %llu: %s\n", id,
+		    (int)strcspn(info.desc, " "), info.desc, info.enabled ? " # used" : "",
+		    info.holders, (unsigned long long)info.written,
+		    (unsigned long long)info.rejected, info.desc);
+		if (!append(out, &len, TRACED_PAGE_DATA_MAX, line, (size_t)n)) {
+			break;
+		}
+		count++;
+	}
+	bool done = id == UEVENT_MAX;
+	if (done) {
+		uint32_t active = 0, busy = 0;
+		for (uint32_t i = 0; i < UEVENT_MAX; i++) {
+			if (!query(i)) {
+				active++;
+				busy += info.enabled;
+			}
+		}
+		int n = format_snprintf(line, sizeof(line), "Active: %u\nBusy: %u\nMax: %u\n",
+					active, busy, UEVENT_MAX);
+		done = append(out, &len, TRACED_PAGE_DATA_MAX, line, (size_t)n);
+	}
+	memset(head, 0, sizeof(*head));
+	head->cursor = r.cursor;
+	head->cursor.magic = TRACED_CURSOR_MAGIC;
+	head->cursor.ncpus = traced.ncpus;
+	head->cursor.next[0] = id;
+	head->flags = done ? TRACED_DUMP_DONE : 0;
+	head->len = (uint32_t)len;
+	head->events = count;
+	rep->len = (uint32_t)(sizeof(*head) + len);
+	rep->result = head->flags;
+	return 0;
+}
