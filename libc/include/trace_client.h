@@ -59,6 +59,9 @@ void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_
 /* A new STRINGS listing of tag (TTRACE_AUX_*, 0 for all). */
 void traced_pager_strings(struct traced_pager *p, uint32_t tag);
 
+/* A new EVENTS listing: the user events. */
+void traced_pager_events(struct traced_pager *p);
+
 /*
  * Fetches the next page: its data in *data (*len bytes, inside p) and
  * its flags (TRACED_DUMP_DONE) in *flags. Returns as traced_request().

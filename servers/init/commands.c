@@ -161,23 +161,60 @@ static void cmd_help(int argc, char **argv)
 	}
 }
 
+/*
+ * Splits line in place into words at spaces and tabs; a word may be
+ * quoted with ' or " to hold spaces and semicolons (trace register 'ev
+ * u32 a;char[8] s'). Returns the word count, or -1 having said why.
+ */
+static int split(char *line, char **argv)
+{
+	int argc = 0;
+	char *in = line;
+
+	for (;;) {
+		while (*in == ' ' || *in == '\t') {
+			in++;
+		}
+		if (!*in) {
+			return argc;
+		}
+		if (argc == ARGS_MAX) {
+			printf("too many words (at most %d)\n", ARGS_MAX);
+			return -1;
+		}
+		char *out = in;
+		argv[argc++] = out;
+		while (*in && *in != ' ' && *in != '\t') {
+			if (*in == '\'' || *in == '"') {
+				char *close = strchr(in + 1, *in);
+				if (!close) {
+					printf("unterminated %c quote\n", *in);
+					return -1;
+				}
+				size_t n = (size_t)(close - in - 1);
+				memmove(out, in + 1, n);
+				out += n;
+				in = close + 1;
+			} else {
+				*out++ = *in++;
+			}
+		}
+		if (*in) {
+			in++;
+		}
+		*out = '\0';
+	}
+}
+
 void shell_run(char *line)
 {
 	char *argv[ARGS_MAX + 1];
-	int argc = 0;
-	char *save;
+	int argc = split(line, argv);
 
-	for (char *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (argc == ARGS_MAX) {
-			printf("too many words (at most %d)\n", ARGS_MAX);
-			return;
-		}
-		argv[argc++] = w;
-	}
-	argv[argc] = NULL;
-	if (!argc) {
+	if (argc <= 0) {
 		return;
 	}
+	argv[argc] = NULL;
 	for (size_t i = 0; i < NUM_COMMANDS; i++) {
 		if (!strcmp(argv[0], commands[i].name)) {
 			commands[i].run(argc, argv);

@@ -48,23 +48,65 @@ static void print_mask(const char *what, uint64_t mask)
 	printf("trace: %s; tracing now: %s\n", what, names);
 }
 
-/* on/off: the categories of argv[1] ("all" if absent and allowed). */
+#define EVENT_PREFIX "user:"
+
+/* on/off for one user event: `trace on user:NAME`. */
+static bool switch_event(const char *name, bool on)
+{
+	uint64_t now;
+	long err = traced_request(on ? TRACED_OP_EVENT_ON : TRACED_OP_EVENT_OFF, 0, name,
+				  strlen(name), NULL, 0, &now);
+
+	if (err == -ENOENT || err == -EINVAL) {
+		printf("trace: no user event '%s' (see trace events)\n", name);
+		return false;
+	}
+	if (failed(err)) {
+		return false;
+	}
+	char what[UEVENT_NAME_MAX + 32];
+	snprintf(what, sizeof(what), "%s user event %s", on ? "enabled" : "disabled", name);
+	print_mask(what, now);
+	return true;
+}
+
+/*
+ * on/off: the categories and user events (user:NAME) of argv[1], comma
+ * separated ("all" if absent and allowed).
+ */
 static void switch_categories(int argc, char **argv, bool on)
 {
 	char why[WHY_MAX];
+	char cats[LINE_MAX] = "";
 	uint64_t mask, now;
 
 	if (argc > 2 || (on && argc < 2)) {
 		printf("trace: usage: trace %s\n",
-		       on ? "on CATS (e.g. mem,ipc or all)" : "off [CATS]");
+		       on ? "on CATS (e.g. mem,ipc or all or user:NAME)" : "off [CATS]");
 		return;
 	}
-	if (traced_categories_parse(argc == 2 ? argv[1] : "all", &mask, why, sizeof(why))) {
-		printf("trace: %s\n", why);
-		return;
+	/* User events by name go one by one; the categories go in one request. */
+	char *save;
+	int words = 0;
+	for (char *w = strtok_r(argc == 2 ? argv[1] : NULL, ",", &save); w;
+	     w = strtok_r(NULL, ",", &save), words++) {
+		if (!strncmp(w, EVENT_PREFIX, strlen(EVENT_PREFIX))) {
+			if (!switch_event(w + strlen(EVENT_PREFIX), on)) {
+				return;
+			}
+		} else {
+			strcat(strcat(cats, *cats ? "," : ""), w);
+		}
 	}
-	if (!mask) {
+	if (argc == 2 && !words) {
 		printf("trace: no category given (e.g. mem,ipc or all)\n");
+		return;
+	}
+	if (argc == 2 && !*cats) {
+		return; /* only user events, each confirmed */
+	}
+	if (traced_categories_parse(argc == 2 ? cats : "all", &mask, why, sizeof(why))) {
+		printf("trace: %s\n", why);
 		return;
 	}
 	if (failed(traced_request(on ? TRACED_OP_ENABLE : TRACED_OP_DISABLE, mask, NULL, 0, NULL, 0,
@@ -228,6 +270,99 @@ static void verb_follow(int argc, char **argv)
 	       (unsigned long long)c->lost);
 }
 
+/* Prints a paged text listing (STRINGS, EVENTS) to its end; returns its entries. */
+static uint64_t print_listing(struct traced_pager *pager)
+{
+	const uint8_t *data;
+	size_t len;
+	uint32_t flags = 0;
+	uint64_t count = 0;
+
+	while (!(flags & TRACED_DUMP_DONE)) {
+		if (failed(traced_pager_next(pager, &data, &len, &flags))) {
+			break;
+		}
+		printf("%.*s", (int)len, (const char *)data);
+		count += pager->reply.head.events;
+		if (interrupted(0)) {
+			printf("^C\n");
+			break;
+		}
+	}
+	return count;
+}
+
+static void verb_events(int argc, char **argv)
+{
+	static struct traced_pager pager;
+
+	(void)argv;
+	if (argc != 1) {
+		printf("trace: usage: trace events\n");
+		return;
+	}
+	traced_pager_events(&pager);
+	print_listing(&pager);
+}
+
+/* The user events the shell registered: it holds them until `trace unregister`. */
+static struct trace_uevent held[UEVENT_MAX];
+static char held_names[UEVENT_MAX][UEVENT_NAME_MAX + 1];
+
+static void verb_register(int argc, char **argv)
+{
+	struct trace_uevent ev;
+	char desc[LINE_MAX] = "";
+
+	if (argc < 2) {
+		printf("trace: usage: trace register 'NAME [TYPE FIELD;...]'\n");
+		return;
+	}
+	/* The words again, so that the quotes may be left out. */
+	for (int i = 1; i < argc; i++) {
+		strcat(strcat(desc, i > 1 ? " " : ""), argv[i]);
+	}
+	long err = trace_uevent_register(desc, &ev);
+	if (err && err != -ETIMEDOUT && err != -EPIPE && err != -ENOENT) {
+		printf("trace: cannot register '%s': %s\n", desc, strerror((int)-err));
+		return;
+	}
+	if (failed(err)) {
+		return;
+	}
+	if (held[ev.id].status) {
+		trace_uevent_release(&held[ev.id]); /* the same event again: one hold is enough */
+	}
+	held[ev.id] = ev;
+	snprintf(held_names[ev.id], sizeof(held_names[ev.id]), "%.*s", (int)strcspn(desc, " \t"),
+		 desc);
+	printf("trace: registered user event %u '%s' (write index %ld)\n", ev.id, held_names[ev.id],
+	       ev.index);
+}
+
+static void verb_unregister(int argc, char **argv)
+{
+	if (argc != 2) {
+		printf("trace: usage: trace unregister NAME\n");
+		return;
+	}
+	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
+		if (held[id].status && !strcmp(held_names[id], argv[1])) {
+			trace_uevent_release(&held[id]);
+			held[id].status = NULL;
+		}
+	}
+	long err = traced_request(TRACED_OP_UNREGISTER, 0, argv[1], strlen(argv[1]), NULL, 0, NULL);
+	if (err == -ENOENT || err == -EINVAL) {
+		printf("trace: no user event '%s' (see trace events)\n", argv[1]);
+	} else if (err == -EBUSY) {
+		printf("trace: user event '%s' is busy: a program holds it or tracing has it on\n",
+		       argv[1]);
+	} else if (!failed(err)) {
+		printf("trace: unregistered user event '%s'\n", argv[1]);
+	}
+}
+
 static const char *const string_tags[] = {
     [TTRACE_AUX_SYSCALL] = "syscalls",	[TTRACE_AUX_KIND] = "kinds",
     [TTRACE_AUX_PROC] = "procs",	[TTRACE_AUX_THREAD] = "threads",
@@ -239,10 +374,7 @@ static const char *const string_tags[] = {
 static void verb_strings(int argc, char **argv)
 {
 	static struct traced_pager pager;
-	const uint8_t *data;
-	size_t len;
-	uint32_t tag = 0, flags = 0;
-	uint64_t count = 0;
+	uint32_t tag = 0;
 
 	if (argc > 2) {
 		printf("trace: usage: trace strings [syscalls|kinds|procs|threads|events|text]\n");
@@ -257,18 +389,7 @@ static void verb_strings(int argc, char **argv)
 		return;
 	}
 	traced_pager_strings(&pager, tag);
-	while (!(flags & TRACED_DUMP_DONE)) {
-		if (failed(traced_pager_next(&pager, &data, &len, &flags))) {
-			return;
-		}
-		printf("%.*s", (int)len, (const char *)data);
-		count += pager.reply.head.events;
-		if (interrupted(0)) {
-			printf("^C\n");
-			break;
-		}
-	}
-	printf("# %llu strings\n", (unsigned long long)count);
+	printf("# %llu strings\n", (unsigned long long)print_listing(&pager));
 }
 
 static const struct trace_verb verbs[] = {
@@ -280,6 +401,9 @@ static const struct trace_verb verbs[] = {
     {"mode", "mode overwrite|drop: when a ring is full", verb_mode},
     {"follow", "follow [FILTERS]: print events as they come (Ctrl-C stops)", verb_follow},
     {"strings", "strings [syscalls|kinds|procs|threads|events|text]", verb_strings},
+    {"events", "events: the user events, as Linux's user_events_status", verb_events},
+    {"register", "register 'NAME [TYPE FIELD;...]': define a user event", verb_register},
+    {"unregister", "unregister NAME: delete a user event nobody holds", verb_unregister},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
@@ -296,7 +420,7 @@ void cmd_trace(int argc, char **argv)
 	if (!verb) {
 		if (argc > 1) {
 			printf("trace: unknown command '%s' (known: on off status dump clear mode "
-			       "follow strings)\n",
+			       "follow strings events register unregister)\n",
 			       argv[1]);
 			return;
 		}

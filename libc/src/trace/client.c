@@ -109,9 +109,15 @@ void traced_pager_strings(struct traced_pager *p, uint32_t tag)
 	p->req.strings.tag = tag;
 }
 
+void traced_pager_events(struct traced_pager *p)
+{
+	traced_pager_strings(p, 0);
+	p->op = TRACED_OP_EVENTS;
+}
+
 long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags)
 {
-	bool strings = p->op == TRACED_OP_STRINGS;
+	bool strings = p->op == TRACED_OP_STRINGS || p->op == TRACED_OP_EVENTS;
 	long err = traced_request(p->op, 0, &p->req,
 				  strings ? sizeof(p->req.strings) : sizeof(p->req.dump),
 				  p->reply.bytes, sizeof(p->reply.bytes), NULL);
