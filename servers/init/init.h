@@ -43,6 +43,9 @@ void jobs_wait_foreground(struct job *job);
 /* Prints and forgets background jobs that have exited. */
 void jobs_reap(void);
 
+/* Whether a background job has exited that jobs_reap() would report. */
+bool jobs_reap_pending(void);
+
 /* Kills the job with that pid; -ENOENT if init has none. */
 int jobs_kill(uint32_t pid);
 

@@ -104,6 +104,17 @@ void jobs_wait_foreground(struct job *job)
 	forget(job);
 }
 
+bool jobs_reap_pending(void)
+{
+	for (int i = 0; i < MAX_JOBS; i++) {
+		int64_t status;
+		if (jobs[i].slot && jobs[i].background && !sys_wait(jobs[i].slot, &status, 0)) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void jobs_reap(void)
 {
 	for (int i = 0; i < MAX_JOBS; i++) {

@@ -34,6 +34,14 @@ bool shell_read_line(char *line)
 		char c;
 		long n = sys_console_read(CAP_SLOT_CONSOLE, &c, 1, REAP_INTERVAL_NS);
 		if (n <= 0) {
+			/* Reported on lines of their own, then the prompt and the line so far
+			 * again. */
+			if (jobs_reap_pending()) {
+				echo("\n");
+				jobs_reap();
+				printf(INIT_PROMPT "%.*s", (int)len, line);
+				fflush(stdout);
+			}
 			continue;
 		}
 		if (c == '\r' || c == '\n') {

@@ -11,7 +11,7 @@ import time
 
 from test_ipc import pid_of
 
-EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) (\w+)(.*)$", re.MULTILINE)
+EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) ([\w:]+)(.*)$", re.MULTILINE)
 LOST = re.compile(r"^# lost (\d+) events on cpu (\d+)$", re.MULTILINE)
 END = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$", re.MULTILINE)
 STATUS_CPU = re.compile(r"^cpu (\d+): emitted (\d+) stored (\d+) overwritten (\d+) dropped (\d+) "
