@@ -344,9 +344,9 @@ TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 		     "a known syscall");
 	rec.data[0] = 999;
 	ttrace_format_record(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(line,
-		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
-		     "a number no syscall has");
+	CHECK_EQ_STR(
+	    line, "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
+	    "a number no syscall has");
 	area_put(&a);
 }
 
