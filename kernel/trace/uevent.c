@@ -209,7 +209,7 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 	struct uevent *gone = NULL;
 	int err = 0;
 
-	if (op > UEVENT_OP_DELETE ||
+	if (op > UEVENT_OP_DELETE || (op == UEVENT_OP_INFO && !info) ||
 	    (id >= UEVENT_MAX && op != UEVENT_OP_ENABLE_ALL && op != UEVENT_OP_DISABLE_ALL)) {
 		return -EINVAL;
 	}

@@ -12,6 +12,7 @@
 #include <trace_client.h>
 
 #include "common/trace_names.h"
+#include "common/uevent.h"
 #include "init.h"
 
 #define WHY_MAX	       1400
@@ -86,9 +87,9 @@ static void switch_categories(int argc, char **argv, bool on)
 		return;
 	}
 	/* User events by name go one by one; the categories go in one request. */
-	char *save;
+	char *save = NULL;
 	int words = 0;
-	for (char *w = strtok_r(argc == 2 ? argv[1] : NULL, ",", &save); w;
+	for (char *w = argc == 2 ? strtok_r(argv[1], ",", &save) : NULL; w;
 	     w = strtok_r(NULL, ",", &save), words++) {
 		if (!strncmp(w, EVENT_PREFIX, strlen(EVENT_PREFIX))) {
 			if (!switch_event(w + strlen(EVENT_PREFIX), on)) {
@@ -115,7 +116,11 @@ static void switch_categories(int argc, char **argv, bool on)
 	}
 	char what[CATEGORIES_MAX + 16];
 	char names[CATEGORIES_MAX];
-	ttrace_category_format(mask, names, sizeof(names));
+	if (mask == TTRACE_CAT_ALL) {
+		snprintf(names, sizeof(names), "all");
+	} else {
+		ttrace_category_format(mask, names, sizeof(names));
+	}
 	snprintf(what, sizeof(what), "%s %s", on ? "enabled" : "disabled", names);
 	print_mask(what, now);
 }
@@ -321,6 +326,13 @@ static void verb_register(int argc, char **argv)
 	/* The words again, so that the quotes may be left out. */
 	for (int i = 1; i < argc; i++) {
 		strcat(strcat(desc, i > 1 ? " " : ""), argv[i]);
+	}
+	/* The parser the kernel runs, run here first for its reason in words. */
+	static struct uevent_def def;
+	char why[WHY_MAX];
+	if (uevent_parse(desc, strlen(desc), &def, why, sizeof(why))) {
+		printf("trace: cannot register '%s': %s\n", desc, why);
+		return;
 	}
 	long err = trace_uevent_register(desc, &ev);
 	if (err && err != -ETIMEDOUT && err != -EPIPE && err != -ENOENT) {
