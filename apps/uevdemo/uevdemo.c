@@ -13,6 +13,9 @@
  *                    before it looks at the payload), and prints how many
  *                    the events counted:
  *                    uevdemo: 8 bad writes refused, 5 counted as rejected
+ *   uevdemo big      writes one event of a third kind with a payload of
+ *                    184 bytes, which takes continuation entries:
+ *                    uevdemo_big u32 n;char[180] text
  *   uevdemo watch    prints the tick event's status byte each time it
  *                    changes, without a syscall to look, until it has
  *                    been on and off again (or 60 s pass)
@@ -25,6 +28,8 @@
 
 #define TICK_DESC      "uevdemo_tick u32 seq;char[16] tag"
 #define MSG_DESC       "uevdemo_msg u64 value;__data_loc char[] text"
+#define BIG_DESC       "uevdemo_big u32 n;char[180] text"
+#define BIG_TEXT       180
 #define WATCH_POLL_NS  10000000ull
 #define WATCH_LIMIT_NS 60000000000ull
 #define EMPTY_SLOT     (CAP_SLOTS - 1)
@@ -127,6 +132,30 @@ static int bad(void)
 	return 0;
 }
 
+/* One event as big as a payload gets, but for 16 bytes: a head entry and three continuations. */
+static int big(void)
+{
+	struct __attribute__((packed)) {
+		uint32_t n;
+		char text[BIG_TEXT];
+	} payload = {.n = 7};
+	struct trace_uevent ev;
+	long err = trace_uevent_register(BIG_DESC, &ev);
+
+	for (size_t i = 0; i + 1 < sizeof(payload.text); i++) {
+		payload.text[i] = (char)('a' + i % 26);
+	}
+	if (!err) {
+		err = trace_uevent_write(&ev, &payload, sizeof(payload));
+	}
+	if (err) {
+		printf("uevdemo: big event: %s\n", strerror((int)-err));
+		return 1;
+	}
+	printf("uevdemo: big event written (%zu bytes)\n", sizeof(payload));
+	return 0;
+}
+
 static int watch(void)
 {
 	int last = -1, flips = 0;
@@ -158,11 +187,14 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "bad")) {
 		return bad();
 	}
+	if (argc == 2 && !strcmp(argv[1], "big")) {
+		return big();
+	}
 	if (argc == 2 && !strcmp(argv[1], "watch")) {
 		return watch();
 	}
 	if (argc < 2 || argc > 3 || argv[1][0] < '0' || argv[1][0] > '9') {
-		printf("uevdemo: usage: uevdemo N [CPU] | bad | watch\n");
+		printf("uevdemo: usage: uevdemo N [CPU] | bad | big | watch\n");
 		return 2;
 	}
 	if (argc == 3 && sys_thread_set_cpu(atoi(argv[2]))) {

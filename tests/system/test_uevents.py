@@ -74,6 +74,19 @@ def test_register_enable_write_dump_disable_and_cleanup(boot):
         spoor.command("trace on user:nosuch")
 
 
+def test_a_long_payload_takes_continuation_entries(boot):
+    spoor = boot(smp=1)
+    spoor.command("trace on user")
+    out = spoor.command("run uevdemo big")
+    assert "uevdemo: big event written (184 bytes)" in out, out
+    found, _ = dump(spoor, "cat=user")
+    text = "".join(chr(ord("a") + i % 26) for i in range(179))
+    assert len(found) == 1 and found[0].line.endswith(f' user:uevdemo_big n=7 text="{text}"'), \
+        [e.line for e in found]
+    out = spoor.command("run tracecat -b")
+    assert "tracecat: 1 events verified (4 entries, 0 lost)" in out, out
+
+
 def test_the_status_byte_flips_without_a_syscall(boot):
     spoor = boot(smp=2)
     after(spoor, spoor.command("run uevdemo watch &"), r"uevdemo: uevdemo_tick is off")
