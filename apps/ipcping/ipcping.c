@@ -1,17 +1,18 @@
 /*
- * ipcping: IPC round trips, measured in TSC cycles. A server thread and a
- * client thread of this process talk over a fresh endpoint, pinned either
- * to one CPU or to two; the fast path is a register-only call answered
- * with a register-only reply_recv, the slow path the same exchange with a
- * small buffer attached (struct ipc_extra), which the kernel never takes
- * the fast path for. Prints cycles per round trip for each case and the
- * fast/slow ratio on one CPU, all from this one run.
+ * ipcping: IPC round trips, measured in TSC cycles. The client, this
+ * program's main thread on CPU 0, talks to one server thread per case over
+ * an endpoint of the case's own: a server on CPU 0 or on CPU 1, on the fast
+ * path (a register-only call answered with a register-only reply_recv) or
+ * the slow path (the same exchange with a small buffer attached in a
+ * struct ipc_extra, which the kernel never takes the fast path for).
+ * Prints cycles per round trip for each case and the fast/slow ratio on
+ * one CPU, all from this one run.
  *
  * Under emulation the host steals time from the guest in bursts, and
- * stolen time only ever adds cycles. So the rounds of each case are split
- * into batches, the batches of all cases are run in turn (fast, slow,
- * fast, slow, ...) so that a busy stretch of the host hits all of them
- * alike, and each case reports its best batch.
+ * stolen time only ever adds cycles. So each case's rounds are split into
+ * batches short enough for many to fall between bursts, the batches of all
+ * cases run in turn (fast, slow, fast, slow, ...) so that a busy stretch
+ * of the host hits them alike, and each case reports its best batch.
  */
 #include <spoor.h>
 #include <stdbool.h>
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 
 #define DEFAULT_ROUNDS 20000
-#define BATCHES	       5
+#define BATCHES	       10
 #define WARMUP	       200
 #define PAYLOAD	       8
 #define STOP_LABEL     0xdead

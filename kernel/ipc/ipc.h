@@ -3,9 +3,11 @@
  *
  * All IPC state — endpoint queues and the reply links between a caller and
  * the server holding its reply — is guarded by one spinlock, ipc_lock
- * (ipc.c), taken before any scheduler lock. A message is staged in the
- * sending thread's struct ipc_msg and copied into the receiver's; each
- * thread moves user memory in and out only in its own context.
+ * (ipc.c), taken after a cspace's lock (endpoint references are counted
+ * under both) and before any scheduler lock. A message is staged in the
+ * sending thread's struct ipc_msg and copied into the receiver's, or, for
+ * a receiver waiting on the fast path, straight into its saved registers;
+ * each thread moves user memory in and out only in its own context.
  *
  * Lock legend for the fields below: [ipc] ipc_lock, [o] the thread itself.
  */

@@ -13,6 +13,8 @@ LOAD_TIMEOUT = 120  # stress, churn and ipcping: seconds under TCG, minutes if s
 # ipcping's rounds per figure. Its default (20000) takes minutes when the host is
 # busy: a round trip across CPUs then costs milliseconds of waking an idle vCPU.
 IPCPING_ROUNDS = 5000
+# How many times fewer cycles a same-CPU round trip takes on the fast path (in hundredths).
+FAST_PATH_MIN_RATIO_PERCENT = 200
 
 
 def run_ipctest(spoor, name, timeout=30):
@@ -100,14 +102,17 @@ def test_eight_clients_make_10000_calls_each_without_lost_replies(boot):
     assert (int(match.group(1)), int(match.group(2))) == (8, 80000), out
 
 
-def test_ipcping_fast_path_beats_slow_path(boot):
+def test_ipcping_fast_path_takes_at_most_half_the_cycles_of_the_slow_path(boot):
     spoor = boot(smp=4)
-    # The host adds noise to TCG's cycle counts, and noise only ever adds
-    # cycles: the lower figure of two runs is the better estimate.
-    runs = [ipcping_figures(spoor) for _ in range(2)]
-    fast = min(run["same cpu", "fast path"] for run in runs)
-    slow = min(run["same cpu", "slow path"] for run in runs)
-    assert fast < slow, runs
+    # ipcping reports each figure as its best batch, the batches of the fast
+    # and the slow path taken in turn, so host load, which only ever adds
+    # cycles, falls on both alike. Measured: 2.4 to 2.8 with the host idle,
+    # busy looping on both cores, or building; 2.1 in the worst memory
+    # layout seen (one CPU, where the server's stack and the per-CPU data
+    # meet in QEMU's TLB).
+    figures = ipcping_figures(spoor)
+    fast, slow = figures["same cpu", "fast path"], figures["same cpu", "slow path"]
+    assert slow * 100 // fast >= FAST_PATH_MIN_RATIO_PERCENT, figures
 
 
 def test_churn_with_killed_clients_leaves_free_memory_unchanged(boot):
