@@ -78,6 +78,10 @@ def test_badges_identify_three_clients(boot):
     run_ipctest(boot(), "badge")
 
 
+def test_capability_sent_to_register_only_receiver_is_dropped(boot):
+    run_ipctest(boot(), "cap-drop")
+
+
 def test_recv_and_call_time_out_with_etimedout(boot):
     run_ipctest(boot(), "timeout")
 
