@@ -11,6 +11,13 @@
  * `badge` mints three badged copies of one endpoint, gives one to each of
  * three client processes, and checks that every call arrives with the
  * badge of its client's copy.
+ *
+ * `cap-drop` sends an endpoint copy to a server thread that receives with
+ * registers only, so has nowhere to put it: once in its first, generic
+ * receive, once waiting on the fast path (in a register-only reply_recv,
+ * after a register-only call). The copy must be dropped: a receiver on
+ * that endpoint gets -EPIPE as soon as our own copy, the last other one
+ * that can call, goes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +155,82 @@ int test_badge(int argc, char **argv)
 				 i);
 			check(what, (long)status, 0);
 		}
+	}
+	finish();
+}
+
+/* Serves the endpoint arg with registers only, adding 1 to word 0, until LABEL_STOP. */
+static int serve_registers(void *arg)
+{
+	int ep = (int)(intptr_t)arg;
+	struct ipc_regs m = {0};
+	long err = sys_ipc_recv(ep, &m, NULL);
+
+	while (!err && IPC_INFO_LABEL(m.info) != LABEL_STOP) {
+		m.words[0]++;
+		err = sys_ipc_reply_recv(ep, &m, NULL);
+	}
+	sys_ipc_reply(&m, NULL);
+	return (int)err;
+}
+
+/* Makes warm_calls register-only calls to ep's server, then checks it drops an endpoint sent. */
+static void check_dropped(long ep, int warm_calls, const char *where)
+{
+	uint32_t me = (uint32_t)sys_getpid();
+	struct ipc_regs m = {.info = IPC_INFO(LABEL_SEQ, 1)};
+	struct ipc_extra x = extra_with(PROMPT_NS);
+	char what[96];
+
+	for (int i = 0; i < warm_calls; i++) {
+		check("a register-only call first", sys_ipc_call((int)ep, &m, NULL), 0);
+	}
+	long sent = sys_endpoint_create();
+	long r = sent < 0 ? sent : sys_cap_copy((int)sent, RECV_RIGHTS);
+	if (r < 0) {
+		fatal("endpoint_create or cap_copy", r);
+	}
+	m = (struct ipc_regs){.info = IPC_INFO(LABEL_SEQ, 1), .words = {7}};
+	x.send_cap = (uint32_t)sent;
+	x.send_cap_rights = CALL_RIGHTS;
+	snprintf(what, sizeof(what), "a call carrying an endpoint to %s", where);
+	if (check(what, sys_ipc_call((int)ep, &m, &x), 0)) {
+		check("its reply", (long)m.words[0], 8);
+		check_no_cap("no capability came back", x.recv_cap);
+	}
+	struct caller rc = {.slot = (int)r, .recv = true, .timeout_ns = PROMPT_NS};
+	caller_start(&rc);
+	check_true("a receiver waits on the endpoint sent",
+		   wait_blocked(me, (uint32_t)rc.tid, PROMPT_NS), "it did not block");
+	sys_cap_delete((int)sent);
+	snprintf(what, sizeof(what), "that receiver once our copy goes (sent to %s)", where);
+	check(what, caller_join(&rc), -EPIPE);
+	sys_cap_delete((int)r);
+}
+
+int test_cap_drop(int argc, char **argv)
+{
+	static const char *const where[] = {"a server in its first receive",
+					    "a server waiting on the fast path"};
+
+	(void)argc;
+	(void)argv;
+	for (int warm_calls = 0; warm_calls < 2; warm_calls++) {
+		long ep = sys_endpoint_create();
+		if (ep < 0) {
+			fatal("endpoint_create", ep);
+		}
+		int tid = thread_spawn(serve_registers, (void *)(intptr_t)ep, 0);
+		if (tid < 0) {
+			fatal("thread_spawn", tid);
+		}
+		check_dropped(ep, warm_calls, where[warm_calls]);
+		struct ipc_regs m = {.info = IPC_INFO(LABEL_STOP, 0)};
+		check("stopping the server", sys_ipc_call((int)ep, &m, NULL), 0);
+		int64_t status = -1;
+		check("join the server thread", thread_join(tid, &status), 0);
+		check("the server thread's status", (long)status, 0);
+		sys_cap_delete((int)ep);
 	}
 	finish();
 }

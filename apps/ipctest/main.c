@@ -19,6 +19,7 @@ static const struct entry entries[] = {
     {"efault", "bad buffers on either side give -EFAULT and nothing breaks", test_efault},
     {"frame", "a frame sent over IPC is readable; its rights cannot grow", test_frame},
     {"badge", "badges tell three client processes apart", test_badge},
+    {"cap-drop", "a capability sent to a register-only receiver is dropped", test_cap_drop},
     {"timeout", "recv and call time out with -ETIMEDOUT, in bounds", test_timeout},
     {"server-death", "callers of a server that dies get -EPIPE", test_server_death},
     {"endpoint-delete", "deleting the last cap of a side wakes the other with -EPIPE",

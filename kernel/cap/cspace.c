@@ -76,21 +76,10 @@ void cspace_destroy(struct cspace *cs)
 
 int cspace_get(struct cspace *cs, uint32_t slot, uint32_t kind, uint32_t rights, struct cap *out)
 {
-	int err = 0;
-
-	if (slot >= CAP_SLOTS) {
-		return -EBADF;
-	}
 	uint64_t flags = spin_lock_irqsave(&cs->lock);
-	const struct cap *c = &cs->slots[slot];
-	if (c->kind == CAP_KIND_NONE) {
-		err = -EBADF;
-	} else if (kind != CAP_KIND_NONE && c->kind != kind) {
-		err = -ECAPKIND;
-	} else if ((c->rights & rights) != rights) {
-		err = -EACCES;
-	} else {
-		*out = *c;
+	int err = cspace_peek(cs, slot, kind, rights, out);
+
+	if (!err) {
 		cap_get(out);
 	}
 	spin_unlock_irqrestore(&cs->lock, flags);

@@ -9,8 +9,21 @@
  * of its operation under the lock, so no wake-up is ever lost and no link
  * is left dangling. Capability references are never dropped under
  * ipc_lock: dropping an endpoint capability takes the lock itself.
+ *
+ * The fast path (ipc_fast_call, ipc_fast_reply_recv) is the generic
+ * operation cut down to the one case that matters for speed: a message in
+ * registers, a partner already blocked waiting for it that may run here,
+ * nothing else queued, no timeout. It checks all of that first, with no
+ * side effect, and otherwise leaves the operation to the generic path.
+ * When it applies it does in one pass under ipc_lock what the generic path
+ * does in several: it finds the capability, counts the reference the
+ * operation holds while it waits (as the generic caller's cspace_get()
+ * does), completes the partner's operation, queues or links the caller,
+ * and then switches to the partner without the run queues.
  */
 #include "ipc/ipc.h"
+
+#include <stddef.h>
 
 #include "abi/errno.h"
 #include "lib/spinlock.h"
@@ -37,6 +50,40 @@ static uint32_t next_endpoint_id = 1; /* [a] */
 static struct thread *thread_of(struct list *node)
 {
 	return list_entry(node, struct thread, ipc.node);
+}
+
+/* Where message words 0..7 travel: their registers' slots in the trap frame. */
+static const uint8_t word_offsets[IPC_WORDS] = {
+    offsetof(struct trap_frame, r10), offsetof(struct trap_frame, r8),
+    offsetof(struct trap_frame, r9),  offsetof(struct trap_frame, r12),
+    offsetof(struct trap_frame, r13), offsetof(struct trap_frame, r14),
+    offsetof(struct trap_frame, r15), offsetof(struct trap_frame, rbx)};
+
+/* Unrolled, the loops below fold the offsets into plain moves: every message comes this way. */
+bool ipc_load_regs(struct ipc_msg *m, const struct trap_frame *f)
+{
+	if (f->rsi & IPC_INFO_RESERVED || IPC_INFO_WORDS(f->rsi) > IPC_WORDS) {
+		return false;
+	}
+	m->info = f->rsi;
+	m->len = 0;
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < IPC_WORDS; i++) {
+		m->words[i] = i < IPC_INFO_WORDS(m->info)
+				  ? *(const uint64_t *)((const uint8_t *)f + word_offsets[i])
+				  : 0;
+	}
+	return true;
+}
+
+void ipc_store_regs(struct trap_frame *f, const struct ipc_msg *m)
+{
+	f->rsi = m->info;
+	f->rdi = m->badge;
+#pragma GCC unroll 8
+	for (unsigned i = 0; i < IPC_WORDS; i++) {
+		*(uint64_t *)((uint8_t *)f + word_offsets[i]) = m->words[i];
+	}
 }
 
 void ipc_thread_init(struct thread *t)
@@ -84,25 +131,68 @@ static void fail_queue(struct list *queue, int result)
 	}
 }
 
-/* Copies src's message into dst's; moves the capability. ipc_lock held. */
-static void transfer(struct thread *dst, struct thread *src)
+/* Counts a reference with rights. ipc_lock held. */
+static inline void count_ref(struct endpoint *ep, uint32_t rights)
+{
+	__atomic_fetch_add(&ep->refs, 1, __ATOMIC_RELAXED);
+	ep->callers += rights & CAP_RIGHT_WRITE ? 1 : 0;
+	ep->receivers += rights & CAP_RIGHT_READ ? 1 : 0;
+}
+
+/*
+ * Takes a reference's rights off the counts; a side left with none fails
+ * the other side's queue. ipc_lock held; unref() follows, outside it.
+ */
+static inline void uncount_rights(struct endpoint *ep, uint32_t rights)
+{
+	if (rights & CAP_RIGHT_WRITE && !--ep->callers) {
+		fail_queue(&ep->waiting, -EPIPE); /* nobody can call any more */
+	}
+	if (rights & CAP_RIGHT_READ && !--ep->receivers) {
+		fail_queue(&ep->senders, -EPIPE); /* nobody can receive any more */
+	}
+}
+
+/* Drops the reference whose rights uncount_rights() took off. ipc_lock not held. */
+static inline void unref(struct endpoint *ep)
+{
+	/* acq_rel: the last put sees every use through other references */
+	if (!__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_ACQ_REL)) {
+		kfree(ep);
+	}
+}
+
+/*
+ * Copies src's message into dst's, or straight into its registers if it
+ * waits on the fast path, which would only copy it there (and which has
+ * no room for a buffer: len is 0); moves the capability. ipc_lock held.
+ */
+static inline void transfer(struct thread *dst, struct thread *src)
 {
 	struct ipc_msg *d = &dst->ipc.msg;
 	struct ipc_msg *s = &src->ipc.msg;
 
-	d->info = s->info;
-	memcpy(d->words, s->words, sizeof(d->words));
-	d->badge = s->badge;
-	d->len = s->len;
-	if (s->len) {
-		memcpy(d->buf, s->buf, s->len); /* recv_max >= len made dst allocate it */
+	if (dst->ipc.in_regs) {
+		ipc_store_regs(dst->frame, s);
+	} else {
+		d->info = s->info;
+		/* Unrolled word moves: memcpy() goes byte by byte, and this is every message. */
+#pragma GCC unroll 8
+		for (unsigned i = 0; i < IPC_WORDS; i++) {
+			d->words[i] = s->words[i];
+		}
+		d->badge = s->badge;
+		d->len = s->len;
+		if (s->len) {
+			memcpy(d->buf, s->buf, s->len); /* recv_max >= len made dst allocate it */
+		}
 	}
 	d->has_cap = s->has_cap;
 	d->cap = s->cap;
 	s->has_cap = false;
 }
 
-static void block_current(struct thread *t, uint64_t deadline_ns)
+static inline void block_current(struct thread *t, uint64_t deadline_ns)
 {
 	t->wake_reason = WAKE_EVENT;
 	/* seq_cst: pairs with sched_wake()'s compare-and-swap and thread_kill() */
@@ -133,40 +223,42 @@ static int cancel(struct thread *t)
 	return t->wake_reason == WAKE_KILL ? -EINTR : -ETIMEDOUT;
 }
 
+/* The result of t's operation once t runs again, and t idle. ipc_lock held. */
+static inline int collect(struct thread *t)
+{
+	int result = t->ipc.phase == IPC_DONE ? t->ipc.result : cancel(t);
+
+	t->ipc.phase = IPC_IDLE;
+	return result;
+}
+
 /*
- * Gives up the CPU until the operation is done: to partner directly when
- * fast and possible, else through the scheduler. Called with ipc_lock held
- * (taken with spin_lock_irqsave into flags); returns the result with the
- * lock dropped and interrupts as they were.
+ * Gives up the CPU through the scheduler until the operation is done,
+ * waking partner, if any, to run. Called with ipc_lock held (taken with
+ * spin_lock_irqsave into flags); returns the result with the lock dropped
+ * and interrupts as they were.
  */
-static int wait_done(struct thread *t, const struct endpoint *ep, struct thread *partner, bool fast,
+static int wait_done(struct thread *t, const struct endpoint *ep, struct thread *partner,
 		     uint64_t deadline_ns, uint64_t flags)
 {
-	uint32_t label = IPC_INFO_LABEL(t->ipc.msg.info);
-
 	spin_unlock(&ipc_lock); /* interrupts stay off until we are switched out */
 	sched_block_check_kill(t);
-	if (partner && fast && sched_handoff(partner)) {
-		TTRACE(ipc_fastpath, ep->id, label, partner->tid);
-	} else {
-		if (partner) {
-			TTRACE(ipc_slowpath, ep->id, label, partner->tid);
-			sched_wake(partner, WAKE_EVENT);
-		}
-		schedule();
+	if (partner) {
+		TTRACE(ipc_slowpath, ep->id, IPC_INFO_LABEL(t->ipc.msg.info), partner->tid);
+		sched_wake(partner, WAKE_EVENT);
 	}
+	schedule();
 	if (deadline_ns) {
 		sched_timer_remove(t);
 	}
 	spin_lock(&ipc_lock);
-	int result = t->ipc.phase == IPC_DONE ? t->ipc.result : cancel(t);
-	t->ipc.phase = IPC_IDLE;
+	int result = collect(t);
 	spin_unlock_irqrestore(&ipc_lock, flags);
 	return result;
 }
 
 /* Links caller to server: server now owes caller a reply. ipc_lock held. */
-static void take_call(struct endpoint *ep, struct thread *server, struct thread *caller)
+static inline void take_call(struct endpoint *ep, struct thread *server, struct thread *caller)
 {
 	TTRACE(ipc_recv, ep->id, IPC_INFO_LABEL(caller->ipc.msg.info), caller->tid);
 	transfer(server, caller);
@@ -203,8 +295,17 @@ static struct thread *next_sender(struct endpoint *ep, uint32_t recv_max)
 	return NULL;
 }
 
-int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t deadline_ns,
-	     bool fast)
+/* Hands caller's message to server, which was waiting for one. ipc_lock held. */
+static inline void deliver_call(struct endpoint *ep, struct thread *server, struct thread *caller)
+{
+	list_remove(&server->ipc.node);
+	server->ipc.ep = NULL;
+	take_call(ep, server, caller);
+	server->ipc.result = 0;
+	server->ipc.phase = IPC_DONE;
+}
+
+int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t deadline_ns)
 {
 	struct thread *me = thread_current();
 	struct thread *server = NULL;
@@ -223,23 +324,28 @@ int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t de
 			spin_unlock_irqrestore(&ipc_lock, flags);
 			return -E2BIG;
 		}
-		list_remove(&server->ipc.node);
-		server->ipc.ep = NULL;
-		take_call(ep, server, me);
-		server->ipc.result = 0;
-		server->ipc.phase = IPC_DONE;
+		deliver_call(ep, server, me);
 	} else {
 		list_add_tail(&ep->senders, &me->ipc.node);
 		me->ipc.ep = ep;
 		me->ipc.phase = IPC_SENDING;
 	}
 	block_current(me, deadline_ns);
-	return wait_done(me, ep, server, fast, deadline_ns, flags);
+	return wait_done(me, ep, server, deadline_ns, flags);
+}
+
+/* Queues me on ep to receive a message. ipc_lock held. */
+static inline void wait_for_call(struct endpoint *ep, struct thread *me, uint32_t recv_max)
+{
+	me->ipc.recv_max = recv_max;
+	list_add_tail(&ep->waiting, &me->ipc.node);
+	me->ipc.ep = ep;
+	me->ipc.phase = IPC_RECEIVING;
 }
 
 /* Receives with ipc_lock held; blocks (returning through wait_done) if nobody calls. */
 static int receive_locked(struct thread *me, struct endpoint *ep, uint32_t recv_max,
-			  uint64_t deadline_ns, struct thread *partner, bool fast, uint64_t flags)
+			  uint64_t deadline_ns, struct thread *partner, uint64_t flags)
 {
 	drop_reply(me);
 	struct thread *caller = next_sender(ep, recv_max);
@@ -258,19 +364,28 @@ static int receive_locked(struct thread *me, struct endpoint *ep, uint32_t recv_
 		spin_unlock_irqrestore(&ipc_lock, flags);
 		return -EPIPE;
 	}
-	me->ipc.recv_max = recv_max;
-	list_add_tail(&ep->waiting, &me->ipc.node);
-	me->ipc.ep = ep;
-	me->ipc.phase = IPC_RECEIVING;
+	wait_for_call(ep, me, recv_max);
 	block_current(me, deadline_ns);
-	return wait_done(me, ep, partner, fast, deadline_ns, flags);
+	return wait_done(me, ep, partner, deadline_ns, flags);
 }
 
 int ipc_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns)
 {
 	uint64_t flags = spin_lock_irqsave(&ipc_lock);
 
-	return receive_locked(thread_current(), ep, recv_max, deadline_ns, NULL, false, flags);
+	return receive_locked(thread_current(), ep, recv_max, deadline_ns, NULL, flags);
+}
+
+/* Hands our reply to caller, which has room for it. ipc_lock held. */
+static inline void deliver_reply(struct thread *me, struct thread *caller)
+{
+	me->ipc.reply_to = NULL;
+	caller->ipc.replier = NULL;
+	me->ipc.msg.badge = 0; /* badges name callers; a reply carries none */
+	TTRACE(ipc_reply, 0, IPC_INFO_LABEL(me->ipc.msg.info), caller->tid);
+	transfer(caller, me);
+	caller->ipc.result = 0;
+	caller->ipc.phase = IPC_DONE;
 }
 
 /* Delivers our message to the caller we owe; returns it (to wake) or NULL. */
@@ -282,18 +397,14 @@ static struct thread *reply_locked(struct thread *me, int *result)
 	if (!caller) {
 		return NULL; /* gone (died, timed out): the reply is dropped */
 	}
-	me->ipc.reply_to = NULL;
-	caller->ipc.replier = NULL;
 	if (me->ipc.msg.len > caller->ipc.recv_max) {
+		me->ipc.reply_to = NULL;
+		caller->ipc.replier = NULL;
 		*result = -E2BIG;
 		finish(caller, -E2BIG);
 		return NULL;
 	}
-	me->ipc.msg.badge = 0; /* badges name callers; a reply carries none */
-	TTRACE(ipc_reply, 0, IPC_INFO_LABEL(me->ipc.msg.info), caller->tid);
-	transfer(caller, me);
-	caller->ipc.result = 0;
-	caller->ipc.phase = IPC_DONE;
+	deliver_reply(me, caller);
 	return caller;
 }
 
@@ -329,7 +440,7 @@ int ipc_reply(void)
 	return result;
 }
 
-int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns, bool fast)
+int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns)
 {
 	struct thread *me = thread_current();
 	struct cap unsent;
@@ -349,7 +460,96 @@ int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns,
 		spin_lock(&ipc_lock);
 	}
 	/* A reply that failed is the caller's problem; we go on receiving. */
-	return receive_locked(me, ep, recv_max, deadline_ns, caller, fast, flags);
+	return receive_locked(me, ep, recv_max, deadline_ns, caller, flags);
+}
+
+/*
+ * The fast path's first step: the endpoint in slot of cs, if it is one with
+ * rights, returned with ipc_lock held and its capability in *c. The slot's
+ * reference keeps the endpoint alive until we hold ipc_lock, which
+ * endpoint_put() needs before it can let go of it. Interrupts off.
+ */
+static inline struct endpoint *lock_endpoint(struct cspace *cs, uint32_t slot, uint32_t rights,
+					     struct cap *c)
+{
+	spin_lock(&cs->lock);
+	int err = cspace_peek(cs, slot, CAP_KIND_ENDPOINT, rights, c);
+	if (!err) {
+		spin_lock(&ipc_lock);
+	}
+	spin_unlock(&cs->lock);
+	return err ? NULL : c->obj;
+}
+
+/*
+ * The fast path's last step: me, its operation handed over or queued,
+ * blocks and switches to partner, claimed with sched_claim(); once it runs
+ * again it collects its result and drops the reference c that the
+ * operation counted. Called with ipc_lock held, returns with it dropped.
+ */
+static inline int handoff(struct thread *me, struct endpoint *ep, const struct cap *c,
+			  struct thread *partner)
+{
+	me->ipc.in_regs = true;
+	block_current(me, 0);
+	spin_unlock(&ipc_lock);
+	sched_block_check_kill(me);
+	TTRACE(ipc_fastpath, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), partner->tid);
+	sched_handoff(partner);
+	spin_lock(&ipc_lock);
+	int result = collect(me);
+	me->ipc.in_regs = false;
+	uncount_rights(ep, c->rights);
+	spin_unlock(&ipc_lock);
+	unref(ep);
+	return result;
+}
+
+bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result)
+{
+	struct thread *me = thread_current();
+	struct cap c;
+	struct endpoint *ep;
+
+	if (!ipc_load_regs(&me->ipc.msg, f) ||
+	    !(ep = lock_endpoint(cs, slot, CAP_RIGHT_WRITE, &c))) {
+		return false;
+	}
+	struct thread *server =
+	    ep->receivers && !list_empty(&ep->waiting) ? thread_of(ep->waiting.next) : NULL;
+	if (!server || !sched_claim(server)) {
+		spin_unlock(&ipc_lock);
+		return false;
+	}
+	count_ref(ep, c.rights);
+	me->ipc.msg.badge = c.badge;
+	me->ipc.recv_max = 0;
+	TTRACE(ipc_call, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), 0);
+	deliver_call(ep, server, me);
+	*result = handoff(me, ep, &c, server);
+	return true;
+}
+
+bool ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result)
+{
+	struct thread *me = thread_current();
+	struct cap c;
+	struct endpoint *ep;
+
+	if (!ipc_load_regs(&me->ipc.msg, f) ||
+	    !(ep = lock_endpoint(cs, slot, CAP_RIGHT_READ, &c))) {
+		return false;
+	}
+	struct thread *caller = me->ipc.reply_to;
+	if (!caller || !list_empty(&ep->senders) || !ep->callers || !sched_claim(caller)) {
+		spin_unlock(&ipc_lock);
+		return false;
+	}
+	count_ref(ep, c.rights);
+	deliver_reply(me, caller);
+	wait_for_call(ep, me, 0);
+	*result = handoff(me, ep, &c, caller);
+	return true;
 }
 
 void ipc_thread_exit(struct thread *t)
@@ -395,9 +595,7 @@ void endpoint_get(struct endpoint *ep, uint32_t rights)
 {
 	uint64_t flags = spin_lock_irqsave(&ipc_lock);
 
-	__atomic_fetch_add(&ep->refs, 1, __ATOMIC_RELAXED);
-	ep->callers += rights & CAP_RIGHT_WRITE ? 1 : 0;
-	ep->receivers += rights & CAP_RIGHT_READ ? 1 : 0;
+	count_ref(ep, rights);
 	spin_unlock_irqrestore(&ipc_lock, flags);
 }
 
@@ -405,15 +603,7 @@ void endpoint_put(struct endpoint *ep, uint32_t rights)
 {
 	uint64_t flags = spin_lock_irqsave(&ipc_lock);
 
-	if (rights & CAP_RIGHT_WRITE && !--ep->callers) {
-		fail_queue(&ep->waiting, -EPIPE); /* nobody can call any more */
-	}
-	if (rights & CAP_RIGHT_READ && !--ep->receivers) {
-		fail_queue(&ep->senders, -EPIPE); /* nobody can receive any more */
-	}
+	uncount_rights(ep, rights);
 	spin_unlock_irqrestore(&ipc_lock, flags);
-	/* acq_rel: the last put sees every use through other references */
-	if (!__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_ACQ_REL)) {
-		kfree(ep);
-	}
+	unref(ep);
 }

@@ -3,9 +3,11 @@
  *
  * All IPC state — endpoint queues and the reply links between a caller and
  * the server holding its reply — is guarded by one spinlock, ipc_lock
- * (ipc.c), taken before any scheduler lock. A message is staged in the
- * sending thread's struct ipc_msg and copied into the receiver's; each
- * thread moves user memory in and out only in its own context.
+ * (ipc.c), taken after a cspace's lock (endpoint references are counted
+ * under both) and before any scheduler lock. A message is staged in the
+ * sending thread's struct ipc_msg and copied into the receiver's, or, for
+ * a receiver waiting on the fast path, straight into its saved registers;
+ * each thread moves user memory in and out only in its own context.
  *
  * Lock legend for the fields below: [ipc] ipc_lock, [o] the thread itself.
  */
@@ -16,6 +18,7 @@
 #include <stdint.h>
 
 #include "abi/ipc.h"
+#include "arch/x86_64/idt.h"
 #include "cap/cspace.h"
 #include "lib/list.h"
 
@@ -46,8 +49,18 @@ struct ipc_state {
 	struct list node;	 /* [ipc] in ep's send or receive queue */
 	struct thread *reply_to; /* [ipc] server side: the caller owed a reply */
 	struct thread *replier;	 /* [ipc] client side: the server holding our reply */
+	bool in_regs;		 /* [ipc] waits on the fast path: messages go to its registers */
 	struct ipc_msg msg;	 /* [ipc] the message to send, then the one received */
 };
+
+/*
+ * The message registers of abi/ipc.h. ipc_load_regs() takes the info and
+ * the words it counts from f, the others zero, and no buffer; it returns
+ * false, having done nothing, for an info with reserved bits set or too
+ * many words. ipc_store_regs() puts info, badge and all eight words in f.
+ */
+bool ipc_load_regs(struct ipc_msg *m, const struct trap_frame *f);
+void ipc_store_regs(struct trap_frame *f, const struct ipc_msg *m);
 
 void ipc_thread_init(struct thread *t);
 /* Breaks t's reply links and drops what it holds; at thread exit. */
@@ -59,14 +72,30 @@ void ipc_thread_free(struct thread *t);
  * The operations, on the current thread. The message to send is in
  * thread_current()->ipc.msg (its buffer and capability already taken in
  * from user space), and the message received replaces it. recv_max is the
- * room for a received buffer; deadline_ns 0 means none; fast allows the
- * direct switch of the fast path. Results: 0 or -E* as abi/ipc.h says.
+ * room for a received buffer; deadline_ns 0 means none. Results: 0 or -E*
+ * as abi/ipc.h says. They may block.
  */
-int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t deadline_ns,
-	     bool fast);
+int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t deadline_ns);
 int ipc_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns);
 int ipc_reply(void);
-int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns, bool fast);
+int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns);
+
+/*
+ * The fast path of a register-only call or reply_recv through the endpoint
+ * capability in slot of cs, with the message in the caller's registers f:
+ * no buffer, capability, room to receive either, or timeout goes with it.
+ * It applies only when the partner already waits (a receiver for
+ * call, a caller owed our reply for reply_recv) and may run on this CPU,
+ * and, for reply_recv, when no other caller is queued; then it switches
+ * straight to the partner, returns true once the operation is over, and
+ * sets *result as the generic operation would. A message received is then
+ * in f already, but for a capability a generic sender may have sent, left
+ * in ipc.msg for the caller to drop.
+ * Otherwise it returns false having done nothing, bad slots included: the
+ * generic path takes over. Called, and returns, with interrupts off.
+ */
+bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result);
+bool ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result);
 
 /* A page for the thread's message buffer, if it has none. 0 or -ENOMEM. */
 int ipc_buffer_ensure(struct thread *t);

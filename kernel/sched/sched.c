@@ -271,12 +271,11 @@ void schedule(void)
 	irq_restore(flags);
 }
 
-bool sched_handoff(struct thread *next)
+bool sched_claim(struct thread *next)
 {
-	struct cpu *c = this_cpu();
 	uint32_t blocked = THREAD_BLOCKED;
 
-	if (next->pin_cpu >= 0 && (uint32_t)next->pin_cpu != c->id) {
+	if (next->pin_cpu >= 0 && (uint32_t)next->pin_cpu != this_cpu()->id) {
 		return false;
 	}
 	/*
@@ -288,9 +287,15 @@ bool sched_handoff(struct thread *next)
 		return false;
 	}
 	next->wake_reason = WAKE_EVENT;
+	return true;
+}
+
+void sched_handoff(struct thread *next)
+{
+	struct cpu *c = this_cpu();
+
 	spin_lock(&c->rq.lock);
 	switch_to(c, c->current, next);
-	return true;
 }
 
 void sched_pin(int cpu)

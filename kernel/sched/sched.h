@@ -25,12 +25,17 @@ void sched_init(void);
 void schedule(void);
 
 /*
- * Switches straight from the current thread, which the caller has made
- * BLOCKED, to next, which must be BLOCKED too (the IPC fast path): no run
- * queue is touched. Returns false, having done nothing, if next may not run
- * on this CPU or was woken meanwhile. Interrupts off.
+ * The IPC fast path's direct switch, in two steps. sched_claim() takes a
+ * BLOCKED thread for this CPU: it returns false, having done nothing, if
+ * next may not run here or was woken meanwhile; on true, next is READY on
+ * no run queue, so no wake-up can run it, and the caller must hand it the
+ * CPU with sched_handoff() before it enables interrupts. sched_handoff()
+ * switches from the current thread, which the caller has made BLOCKED, to
+ * the claimed next without touching a run queue, and returns once the
+ * current thread runs again. Interrupts off for both.
  */
-bool sched_handoff(struct thread *next);
+bool sched_claim(struct thread *next);
+void sched_handoff(struct thread *next);
 
 /* Pins the calling thread to cpu (moving it there), or unpins it for -1. */
 void sched_pin(int cpu);

@@ -25,11 +25,6 @@ extern char thread_first_entry[];
 
 static uint32_t next_tid = 1; /* [a] */
 
-struct thread *thread_current(void)
-{
-	return this_cpu()->current;
-}
-
 static struct thread *thread_alloc(void)
 {
 	struct thread *t = kzalloc(sizeof(*t));

@@ -4,12 +4,20 @@
  * cross-CPU round trips). Each operation loads the message from the
  * caller's registers and optional struct ipc_extra, runs, and stores the
  * received message back (registers layout in abi/ipc.h).
+ *
+ * A register-only call or reply_recv tries the IPC fast path first
+ * (sys_ipc_fastpath, straight from the syscall entry with interrupts still
+ * off), which needs none of the generic decoding: no ipc_extra, no buffer,
+ * and the capability looked up once, without a reference of its own. Where
+ * it does not apply it has done nothing, and the handler below starts over
+ * and makes every check itself, so errors come in the same order either way.
  */
 #include <stddef.h>
 
 #include "abi/errno.h"
 #include "abi/ipc.h"
 #include "abi/syscall.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
 #include "ipc/ipc.h"
 #include "mm/usercopy.h"
@@ -23,15 +31,6 @@ struct ipc_request {
 	struct ipc_extra extra;
 	uint64_t deadline_ns;
 };
-
-/* The eight message words, in their registers' order. */
-static uint64_t *word_reg(struct trap_frame *f, unsigned i)
-{
-	uint64_t *regs[IPC_WORDS] = {&f->r10, &f->r8,  &f->r9,	&f->r12,
-				     &f->r13, &f->r14, &f->r15, &f->rbx};
-
-	return regs[i];
-}
 
 static int load_extra(struct trap_frame *f, struct ipc_request *req)
 {
@@ -59,16 +58,10 @@ static int load_message(struct trap_frame *f, const struct ipc_request *req)
 {
 	struct thread *t = thread_current();
 	struct ipc_msg *msg = &t->ipc.msg;
-	uint64_t info = SYSARG1(f);
 
-	if (info & IPC_INFO_RESERVED || IPC_INFO_WORDS(info) > IPC_WORDS) {
+	if (!ipc_load_regs(msg, f)) {
 		return -EINVAL;
 	}
-	msg->info = info;
-	for (unsigned i = 0; i < IPC_WORDS; i++) {
-		msg->words[i] = i < IPC_INFO_WORDS(info) ? *word_reg(f, i) : 0;
-	}
-	msg->len = 0;
 	if (!req->has_extra) {
 		return 0;
 	}
@@ -114,11 +107,7 @@ static int store_message(struct trap_frame *f, const struct ipc_request *req)
 	uint32_t cap_slot = IPC_NO_CAP;
 	int err = 0;
 
-	f->rsi = msg->info;
-	f->rdi = msg->badge;
-	for (unsigned i = 0; i < IPC_WORDS; i++) {
-		*word_reg(f, i) = msg->words[i];
-	}
+	ipc_store_regs(f, msg);
 	if (msg->has_cap) {
 		/* Without an ipc_extra there is nowhere to report the slot: the cap is dropped. */
 		int slot = req->has_extra ? cspace_insert(&t->proc->caps, &msg->cap, CAP_SLOT_ANY)
@@ -188,7 +177,6 @@ static int64_t do_ipc(struct trap_frame *f, int op)
 	struct cap c = {0};
 	int err = load_extra(f, &req);
 	uint32_t recv_max = req.has_extra ? req.extra.recv_max : 0;
-	bool fast = !req.has_extra;
 
 	if (!err && op != SYS_ipc_reply) {
 		err = get_endpoint(f, op == SYS_ipc_call ? CAP_RIGHT_WRITE : CAP_RIGHT_READ, &c);
@@ -199,7 +187,7 @@ static int64_t do_ipc(struct trap_frame *f, int op)
 	if (!err) {
 		switch (op) {
 		case SYS_ipc_call:
-			err = ipc_call(c.obj, c.badge, recv_max, req.deadline_ns, fast);
+			err = ipc_call(c.obj, c.badge, recv_max, req.deadline_ns);
 			break;
 		case SYS_ipc_recv:
 			err = ipc_recv(c.obj, recv_max, req.deadline_ns);
@@ -208,7 +196,7 @@ static int64_t do_ipc(struct trap_frame *f, int op)
 			err = ipc_reply();
 			break;
 		default:
-			err = ipc_reply_recv(c.obj, recv_max, req.deadline_ns, fast);
+			err = ipc_reply_recv(c.obj, recv_max, req.deadline_ns);
 			break;
 		}
 	}
@@ -221,6 +209,31 @@ static int64_t do_ipc(struct trap_frame *f, int op)
 		err = store_message(f, &req);
 	}
 	return err;
+}
+
+bool sys_ipc_fastpath(struct trap_frame *f, int64_t *result)
+{
+	uint64_t nr = f->rax;
+	int err;
+
+	if ((nr != SYS_ipc_call && nr != SYS_ipc_reply_recv) || SYSARG2(f)) {
+		return false;
+	}
+	struct thread *t = thread_current();
+	struct cspace *caps = &t->proc->caps;
+	uint32_t slot = sysarg_u32(SYSARG0(f));
+	bool done = nr == SYS_ipc_call ? ipc_fast_call(caps, slot, f, &err)
+				       : ipc_fast_reply_recv(caps, slot, f, &err);
+	if (!done) {
+		return false;
+	}
+	/* The message came straight into our registers; a capability has nowhere to go. */
+	if (t->ipc.msg.has_cap) {
+		irq_enable(); /* dropping it may free its object: not with interrupts off */
+		unload_message();
+	}
+	*result = err;
+	return true;
 }
 
 int64_t sys_ipc_call(struct trap_frame *f)

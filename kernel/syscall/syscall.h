@@ -6,6 +6,7 @@
 #ifndef SPOOR_SYSCALL_SYSCALL_H
 #define SPOOR_SYSCALL_SYSCALL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86_64/idt.h"
@@ -32,8 +33,17 @@ static inline uint32_t sysarg_u32(uint64_t v)
 #include "abi/syscalls.def"
 #undef SYSCALL
 
-/* Called by syscall_entry.S with interrupts enabled. */
+/* Called by syscall_entry.S with interrupts still masked; it enables them. */
 void syscall_dispatch(struct trap_frame *f);
+
+/*
+ * The IPC fast path for a register-only ipc_call or ipc_reply_recv, tried
+ * before any handler with interrupts off (and left off: the return to user
+ * mode restores them). True when it has done the syscall, its result in
+ * *result; false, having changed nothing, for any other syscall or when
+ * the fast path does not apply (ipc_fast_call() in ipc/ipc.h says when).
+ */
+bool sys_ipc_fastpath(struct trap_frame *f, int64_t *result);
 
 /* A deadline in clock time for a timeout argument (abi/syscall.h). */
 uint64_t syscall_deadline(uint64_t timeout_ns);

@@ -3,6 +3,7 @@
  */
 #include "abi/errno.h"
 #include "abi/syscall.h"
+#include "arch/x86_64/cpu.h"
 #include "arch/x86_64/timer.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
@@ -23,7 +24,12 @@ void syscall_dispatch(struct trap_frame *f)
 
 	thread_current()->trace_ctx = TTRACE_CTX_SYSCALL;
 	TTRACE(syscall_entry, nr, SYSARG0(f), SYSARG1(f), SYSARG2(f));
-	f->rax = nr < SYS_COUNT ? (uint64_t)table[nr](f) : (uint64_t)-ENOSYS;
+	int64_t result;
+	if (!sys_ipc_fastpath(f, &result)) {
+		irq_enable();
+		result = nr < SYS_COUNT ? table[nr](f) : -ENOSYS;
+	}
+	f->rax = (uint64_t)result;
 	TTRACE(syscall_exit, nr, f->rax);
 	sched_return_to_user();
 }

@@ -13,6 +13,12 @@ LOAD_TIMEOUT = 120  # stress, churn and ipcping: seconds under TCG, minutes if s
 # ipcping's rounds per figure. Its default (20000) takes minutes when the host is
 # busy: a round trip across CPUs then costs milliseconds of waking an idle vCPU.
 IPCPING_ROUNDS = 5000
+# How many times fewer cycles a same-CPU round trip takes on the fast path, at
+# least (in hundredths). Measured over some 80 runs, idle or loaded host, 1 to 8
+# CPUs, 128 MiB to 1 GiB: 2.08 to 2.92. Where kernel objects land moves both
+# figures by up to a third under TCG (conflicts in QEMU's direct-mapped TLB),
+# and the ISO's programs change that with every build: hence the headroom.
+FAST_PATH_MIN_RATIO_PERCENT = 175
 
 
 def run_ipctest(spoor, name, timeout=30):
@@ -76,6 +82,10 @@ def test_badges_identify_three_clients(boot):
     run_ipctest(boot(), "badge")
 
 
+def test_capability_sent_to_register_only_receiver_is_dropped(boot):
+    run_ipctest(boot(), "cap-drop")
+
+
 def test_recv_and_call_time_out_with_etimedout(boot):
     run_ipctest(boot(), "timeout")
 
@@ -100,14 +110,14 @@ def test_eight_clients_make_10000_calls_each_without_lost_replies(boot):
     assert (int(match.group(1)), int(match.group(2))) == (8, 80000), out
 
 
-def test_ipcping_fast_path_beats_slow_path(boot):
+def test_ipcping_fast_path_is_clearly_faster_than_slow_path(boot):
     spoor = boot(smp=4)
-    # The host adds noise to TCG's cycle counts, and noise only ever adds
-    # cycles: the lower figure of two runs is the better estimate.
-    runs = [ipcping_figures(spoor) for _ in range(2)]
-    fast = min(run["same cpu", "fast path"] for run in runs)
-    slow = min(run["same cpu", "slow path"] for run in runs)
-    assert fast < slow, runs
+    # ipcping reports each figure as its best batch, the batches of the fast
+    # and the slow path taken in turn, so host load, which only ever adds
+    # cycles, falls on both alike: one run is enough.
+    figures = ipcping_figures(spoor)
+    fast, slow = figures["same cpu", "fast path"], figures["same cpu", "slow path"]
+    assert slow * 100 // fast >= FAST_PATH_MIN_RATIO_PERCENT, figures
 
 
 def test_churn_with_killed_clients_leaves_free_memory_unchanged(boot):

@@ -4,7 +4,10 @@
  * The CPU left the user rip in rcx and rflags in r11, with interrupts
  * masked (MSR_FMASK) and still on the user stack. We switch GS and the
  * stack, build a struct trap_frame like the interrupt stubs do, so that
- * every path back to user mode is trap_return, and call syscall_dispatch.
+ * every path back to user mode is trap_return, and call syscall_dispatch,
+ * still masked: it enables interrupts itself, after the IPC fast path,
+ * which runs without them (under TCG each sti costs a return to QEMU's
+ * main loop, a good part of a fast round trip).
  */
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap_frame.inc"
@@ -28,7 +31,6 @@ syscall_entry:
 	pushq $VECTOR_SYSCALL		/* vector */
 	push_general_registers
 	xorl %ebp, %ebp			/* the stack walk ends here */
-	sti
 	movq %rsp, %rdi
 	call syscall_dispatch
 	jmp trap_return

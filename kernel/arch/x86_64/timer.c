@@ -25,8 +25,11 @@
 #define PORT_B_OUT2	0x20
 #define CALIBRATE_MS	20
 
+#define NS_SHIFT 32
+
 static uint64_t tsc_hz;		/* [I] after timer_calibrate() */
 static uint64_t tsc_boot;	/* [I] */
+static uint64_t ns_per_cycle;	/* [I] nanoseconds per cycle << NS_SHIFT */
 static uint32_t lapic_per_tick; /* [I] LAPIC timer counts per 1/TIMER_HZ s */
 
 static void timer_tick(struct trap_frame *f)
@@ -66,6 +69,7 @@ void timer_calibrate(void)
 		panic("timer: calibration failed (tsc %lu Hz, lapic %lu Hz)", tsc_hz, apic_hz);
 	}
 	tsc_boot = tsc_start;
+	ns_per_cycle = (1000000000ull << NS_SHIFT) / tsc_hz;
 	idt_set_handler(VECTOR_TIMER, timer_tick);
 }
 
@@ -88,8 +92,13 @@ uint64_t timer_now_ns(void)
 {
 	uint64_t cycles = rdtsc() - tsc_boot;
 
-	/* Split to keep cycles * 1e9 from overflowing 64 bits. */
-	return cycles / tsc_hz * 1000000000 + cycles % tsc_hz * 1000000000 / tsc_hz;
+	/*
+	 * A multiply instead of two divisions: the scheduler asks at every
+	 * switch. The 128-bit product cannot overflow; ns_per_cycle is short
+	 * by under one part in 10^9 for a TSC below 4 GHz, which makes the
+	 * clock lose under a millisecond in 11 days.
+	 */
+	return (uint64_t)(((unsigned __int128)cycles * ns_per_cycle) >> NS_SHIFT);
 }
 
 void timer_delay_us(uint64_t us)
