@@ -219,8 +219,8 @@ _Static_assert(sizeof(struct traced_dump_reply) == 168 + 16, "abi");
  * the tag's name (TTRACE_AUX_* in lower case: syscall kind proc thread
  * event text), the record's id, its string. tag 0 lists every tag. The
  * reply's cursor.next[0] is the position to continue from (cursor magic
- * set), as with DUMP; records evicted between pages are counted in a line
- *   # N strings evicted while listing
+ * set), as with DUMP; records evicted between pages are reported with
+ *   # some strings were evicted while listing
  */
 struct traced_strings_request {
 	uint32_t tag;	   /* TTRACE_AUX_*, or 0 for all */

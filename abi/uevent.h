@@ -181,7 +181,8 @@ _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations rea
  * Writing: uevent_write(slot, payload, len) with a user-event capability
  * with the WRITE right. The slot is the write index: -EINVAL for a
  * negative one, -ENOENT for a slot that holds no user event (one the
- * caller never registered); -EBADF while the event is not enabled;
+ * caller never registered); -EACCES for a copy without the WRITE right;
+ * -EBADF while the event is not enabled;
  * -EFAULT for a payload the caller cannot read, then the payload checks
  * above (-EINVAL, -E2BIG, -EFAULT). A write that fails after the event
  * was found stores nothing and counts in the event's rejected counter.

@@ -2,8 +2,9 @@
  * tracecat [-f] [-b] [-s MS] [FILTERS]: a client of traced (abi/traced.h) that
  * speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
- *   tracecat -f FILTERS  follows: prints events as they come, until Ctrl-C
- *                        is typed at the shell (which kills it)
+ *   tracecat -f FILTERS  follows: prints `# following` once it has its
+ *                        starting point, then events as they come, until it
+ *                        is killed
  *   tracecat -b FILTERS  fetches the dump as binary ring entries and checks
  *                        every one: known kinds and CPUs, continuations that
  *                        carry their head's ts, timestamps in order, and (with
@@ -107,6 +108,7 @@ static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
+	int started = 0;
 
 	traced_pager_dump(&pager, op, f, binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
 	while (!(flags & TRACED_DUMP_DONE)) {
@@ -117,6 +119,10 @@ static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t
 		}
 		if (binary && verify_page(&v, data, len)) {
 			return 1;
+		}
+		if (op == TRACED_OP_FOLLOW && !started++) {
+			/* From here on nothing new is missed: a script may start its workload. */
+			printf("# following\n");
 		}
 		if (!binary) {
 			printf("%.*s", (int)len, (const char *)data);

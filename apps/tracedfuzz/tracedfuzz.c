@@ -2,8 +2,10 @@
  * tracedfuzz [N]: sends traced N malformed requests (default 200) — wrong
  * protocol versions, unknown operations, bodies of the wrong size, bad
  * masks, modes, formats, filters and cursors, random bytes — and checks
- * that each one is answered with an error, that tracing's mask and mode
- * are what they were, and that traced still answers a good request:
+ * and for the user-event operations, names that are missing, too long or
+ * nobody's — and checks that each one is answered with its error, that
+ * tracing's mask, mode and counters are what they were, and that traced
+ * still answers a good request:
  *   tracedfuzz: 200 malformed requests refused, traced still answering
  * or, for the first one that was not, what was sent and got (exit 1).
  */
@@ -142,26 +144,62 @@ struct attempt {
 	uint8_t body[IPC_BUF_MAX];
 	size_t len;
 	const char *what;
+	long want; /* the error traced must give */
 };
 
 /* The i-th malformed request. */
 static void make(struct attempt *a, uint32_t i, const struct traced_cursor *real)
 {
-	static const uint32_t unknown_ops[] = {0, TRACED_OP_MAP + 1, 100, 0xffffffffu};
+	static const uint32_t unknown_ops[] = {0, TRACED_OP_EVENTS + 1, 100, 0xffffffffu};
+	static const uint32_t by_name[] = {TRACED_OP_UNREGISTER, TRACED_OP_EVENT_ON,
+					   TRACED_OP_EVENT_OFF};
 	struct traced_dump_request *d = (struct traced_dump_request *)a->body;
 
 	memset(a, 0, sizeof(*a));
 	a->word0 = TRACED_PROTOCOL;
-	switch (i % 12) {
+	a->want = -EINVAL;
+	switch (i % 16) {
 	case 0:
 		a->op = TRACED_OP_STATUS;
 		a->word0 = rng() % 2 ? 0 : TRACED_PROTOCOL + 1 + rng() % 100;
 		a->what = "another protocol version";
+		a->want = -EPROTO;
 		return;
 	case 1:
 		a->op = unknown_ops[rng() % 4];
 		a->what = "an unknown operation";
+		a->want = -ENOSYS;
 		return;
+	case 12:
+		a->op = TRACED_OP_REGISTER;
+		a->len = rng() % 2 ? 0 : 1 + rng() % 8;
+		memset(a->body, a->len ? ' ' : 0, a->len);
+		a->what = "a registration without a name";
+		return;
+	case 13:
+		a->op = by_name[rng() % 3];
+		a->len = rng() % 2 ? 0 : UEVENT_NAME_MAX + 1 + rng() % 100;
+		memset(a->body, 'n', a->len);
+		a->what = "no name, or one too long";
+		return;
+	case 14:
+		a->op = by_name[rng() % 3];
+		a->len = 8;
+		memcpy(a->body, "nosuch_e", 8);
+		a->what = "an event nobody registered";
+		a->want = -ENOENT;
+		return;
+	case 15: {
+		struct traced_strings_request *s = (struct traced_strings_request *)a->body;
+		a->op = TRACED_OP_EVENTS;
+		a->len = sizeof(*s);
+		s->tag = rng() % 2 ? 1 + (uint32_t)(rng() % 10) : 0;
+		s->cursor.magic = s->tag ? 0 : TRACED_CURSOR_MAGIC;
+		s->cursor.ncpus = status.num_cpus;
+		s->cursor.next[0] = s->tag ? 0 : UEVENT_MAX + 1 + rng() % 100;
+		a->what = "an events listing with a tag or a cursor past the last event";
+		return;
+	}
 	case 2:
 		a->op = TRACED_OP_STATUS;
 		a->len = 1 + rng() % 64;
@@ -256,13 +294,15 @@ int main(int argc, char **argv)
 		struct traced_status now;
 		make(&a, i, &real);
 		long got = send(&a);
-		if (got >= 0 || got == -ETIMEDOUT || got == -EPIPE) {
+		if (got != a.want) {
 			printf("tracedfuzz: FAIL: request %u (%s, op %u) got %ld\n", i, a.what,
 			       a.op, got);
 			return 1;
 		}
 		err = traced_status(&now);
-		if (err || now.mask != status.mask || now.mode != status.mode) {
+		/* With tracing off, not even a counter may move. */
+		if (err || now.mask != status.mask || now.mode != status.mode ||
+		    (!status.mask && memcmp(now.cpu, status.cpu, sizeof(now.cpu)))) {
 			printf("tracedfuzz: FAIL: after request %u (%s): status %ld, mask %#llx "
 			       "mode %u\n",
 			       i, a.what, err, (unsigned long long)now.mask, now.mode);

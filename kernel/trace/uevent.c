@@ -30,7 +30,7 @@ static struct uevent *events[UEVENT_MAX]; /* [lock] */
 static uint32_t generations[UEVENT_MAX];  /* [lock] of each id: its reuses */
 static bool all_selected;		  /* [lock] UEVENT_OP_ENABLE_ALL */
 static struct memobj *status_obj;	  /* [I] after uevent_init() */
-static volatile uint8_t *status;	  /* [I] its page; bytes [lock], read by anyone */
+static uint8_t *status;			  /* [I] its page; bytes [lock], read by anyone */
 
 void uevent_init(void)
 {
@@ -56,8 +56,7 @@ static bool enabled(const struct uevent *ev)
 static void refresh_locked(void)
 {
 	for (uint32_t id = 0; id < UEVENT_MAX && status; id++) {
-		/* relaxed: a program that reads a stale byte only makes one write too many or few
-		 */
+		/* relaxed: a stale byte costs a program one write too many or too few */
 		__atomic_store_n(&status[id], events[id] && enabled(events[id]), __ATOMIC_RELAXED);
 	}
 }
@@ -240,8 +239,7 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 			ev->selected = false;
 		} else if (__atomic_load_n(&ev->refs, __ATOMIC_ACQUIRE) || all_selected ||
 			   ev->selected) {
-			err = -EBUSY; /* UEVENT_OP_DELETE of an event held, or enabled by a consumer
-				       */
+			err = -EBUSY; /* DELETE: held, or enabled by a consumer */
 		} else {
 			events[id] = NULL;
 			gone = ev;

@@ -104,11 +104,18 @@ void jobs_wait_foreground(struct job *job)
 	forget(job);
 }
 
+/* Whether job is a background job that has exited, with its status in *status. */
+static bool background_done(const struct job *job, int64_t *status)
+{
+	return job->slot && job->background && !sys_wait(job->slot, status, 0);
+}
+
 bool jobs_reap_pending(void)
 {
+	int64_t status;
+
 	for (int i = 0; i < MAX_JOBS; i++) {
-		int64_t status;
-		if (jobs[i].slot && jobs[i].background && !sys_wait(jobs[i].slot, &status, 0)) {
+		if (background_done(&jobs[i], &status)) {
 			return true;
 		}
 	}
@@ -117,9 +124,10 @@ bool jobs_reap_pending(void)
 
 void jobs_reap(void)
 {
+	int64_t status;
+
 	for (int i = 0; i < MAX_JOBS; i++) {
-		int64_t status;
-		if (jobs[i].slot && jobs[i].background && !sys_wait(jobs[i].slot, &status, 0)) {
+		if (background_done(&jobs[i], &status)) {
 			report(&jobs[i], status);
 			forget(&jobs[i]);
 		}

@@ -368,6 +368,7 @@ static void verb_unregister(int argc, char **argv)
 	if (err == -ENOENT || err == -EINVAL) {
 		printf("trace: no user event '%s' (see trace events)\n", argv[1]);
 	} else if (err == -EBUSY) {
+		/* The shell's own hold is gone all the same: unregistering is letting go. */
 		printf("trace: user event '%s' is busy: a program holds it or tracing has it on\n",
 		       argv[1]);
 	} else if (!failed(err)) {

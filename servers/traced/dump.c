@@ -20,7 +20,15 @@
 #include "common/trace_names.h"
 #include "traced.h"
 
-#define LINE_MAX 1024 /* a user event with 200 bytes of escaped payload fits */
+/*
+ * The longest line: the prefix, "user:" and a 63-character name, 32
+ * fields of " name=" with 31-character names, and 200 payload bytes
+ * escaped as \xNN at most: about 2100 bytes.
+ */
+#define LINE_MAX 2560
+
+/* A write in progress takes microseconds: yielding this often covers it many times over. */
+#define STALL_RETRIES 1000
 
 /* One CPU's stream: the committed position and the event read ahead of it. */
 struct source {
@@ -171,10 +179,14 @@ static void sources_init(struct dump *d)
 	}
 }
 
-/* Entries of [at.index, end) that the read ahead skipped as lost. */
+/*
+ * Entries of [at.index, end) that the read ahead skipped as lost. Entries
+ * a clear discarded meanwhile are not lost: someone asked for that.
+ */
 static uint64_t lost_in_range(const struct source *s)
 {
-	uint64_t room = s->end > s->at.index ? s->end - s->at.index : 0;
+	uint64_t from = s->at.index + s->ahead.cleared;
+	uint64_t room = s->end > from ? s->end - from : 0;
 	return s->ahead.lost < room ? s->ahead.lost : room;
 }
 
@@ -395,19 +407,34 @@ static void skip_to_last(struct dump *d)
 	d->counting = true;
 	d->matches = 0;
 	sources_init(d);
-	merge(d);
+	/* Counting emits nothing, so it stops early only at an entry still being written. */
+	for (int tries = 0; !merge(d) && tries < STALL_RETRIES; tries++) {
+		sys_yield();
+		for (uint32_t i = 0; i < traced.ncpus; i++) {
+			d->src[i].stalled = false;
+		}
+	}
 	d->counting = false;
 	d->cursor->skip = d->matches > d->filter->count ? d->matches - d->filter->count : 0;
 }
 
-/* Follow in drop mode: the follower has everything below its position. */
+/*
+ * Follow in drop mode: the follower has everything below its position.
+ * The tail only moves forward, so no cursor a client sends can pin it and
+ * make the writers drop everything; with several followers the furthest
+ * one sets it, and the others may find entries reused (counted as lost).
+ */
 static void publish_tails(const struct traced_cursor *c)
 {
 	if (__atomic_load_n(&traced.area.hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP) {
 		return;
 	}
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		ttrace_ring_publish_tail(&traced.ring[i], c->next[i]);
+		/* relaxed: traced is the tail's only writer */
+		uint64_t tail = __atomic_load_n(&traced.area.reader->cpu[i].tail, __ATOMIC_RELAXED);
+		if (c->next[i] > tail) {
+			ttrace_ring_publish_tail(&traced.ring[i], c->next[i]);
+		}
 	}
 }
 

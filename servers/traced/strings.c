@@ -57,7 +57,10 @@ static bool list(struct listing *l, struct ttrace_aux_view *v)
 		l->len += (size_t)n;
 		l->count++;
 	}
-	l->pos = v->end;
+	/* Past the view, never back: the durable pass must not undo a position in the ring. */
+	if (l->pos < v->end) {
+		l->pos = v->end;
+	}
 	return true;
 }
 
@@ -122,15 +125,17 @@ int strings_page(const struct request *req, struct reply *rep)
 		if (l.pos < r.cursor.end[0]) {
 			l.pos = r.cursor.end[0];
 		}
-		/* Records the listing promised were evicted before this page could copy them. */
-		if (l.pos < v.start) {
-			l.pos = v.start;
-			if (!note(&l, "# some strings were evicted while listing\n")) {
-				l.pos =
-				    r.cursor
-					.end[0]; /* the page is full: the note comes next time */
-			} else {
+		/*
+		 * Records the listing promised were evicted before this page
+		 * could copy them (v.next: the first intact record of the copy).
+		 */
+		if (l.pos < v.next) {
+			uint64_t resume = l.pos;
+			l.pos = v.next;
+			if (note(&l, "# some strings were evicted while listing\n")) {
 				done = list(&l, &v);
+			} else {
+				l.pos = resume; /* the page is full: the note comes next time */
 			}
 		} else {
 			done = list(&l, &v);

@@ -49,9 +49,9 @@ static long find(const struct request *req)
 		return -EINVAL;
 	}
 	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
-		if (!query(id) && strlen(info.desc) >= req->len &&
-		    !memcmp(info.desc, req->body, req->len) &&
-		    (info.desc[req->len] == ' ' || !info.desc[req->len])) {
+		/* The canonical description starts with the name and a space, if it has fields. */
+		if (!query(id) && strcspn(info.desc, " ") == req->len &&
+		    !memcmp(info.desc, req->body, req->len)) {
 			return id;
 		}
 	}
@@ -142,7 +142,8 @@ int uevents_list(const struct request *req, struct reply *rep)
 	struct traced_strings_request r;
 	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
 	char *out = (char *)rep->buf + sizeof(*head);
-	char line[UEVENT_DESC_MAX + 128];
+	/* An event's two lines: the name twice, the description, three counters. */
+	char line[2 * UEVENT_NAME_MAX + UEVENT_DESC_MAX + 128];
 	size_t len = 0;
 	uint32_t id, count = 0;
 
@@ -167,7 +168,8 @@ int uevents_list(const struct request *req, struct reply *rep)
 		    (int)strcspn(info.desc, " "), info.desc, info.enabled ? " # used" : "",
 		    info.holders, (unsigned long long)info.written,
 		    (unsigned long long)info.rejected, info.desc);
-		if (!append(out, &len, TRACED_PAGE_DATA_MAX, line, (size_t)n)) {
+		if (!append(out, &len, TRACED_PAGE_DATA_MAX, line,
+			    (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1)) {
 			break;
 		}
 		count++;

@@ -20,7 +20,6 @@ VERIFIED = re.compile(r"tracecat: (\d+) events verified \((\d+) entries, (\d+) l
 USER_LOW, USER_HIGH = 0x10000, 0x800000000000
 KERNEL_LOW = 0xffff800000000000
 DUMP_TIMEOUT = 120
-FOLLOWER_CATCH_UP_S = 2
 
 
 class Event:
@@ -59,6 +58,12 @@ def status(spoor):
                          dropped=dropped, cleared=cleared)
     assert cpus, out
     return cpus
+
+
+def after_line(spoor, out, pattern):
+    """Waits for a line a background program prints: in a command's output, or after it."""
+    if not re.search(pattern, out):
+        spoor.expect(pattern)
 
 
 def spawned_pid(spoor, name):
@@ -203,12 +208,15 @@ def test_small_ring_counts_every_event_in_both_modes(boot):
     spoor.command("trace clear")
     dropped_before = status(spoor)[1]["dropped"]
     start = len(spoor.console())
-    spoor.command("run tracecat -f kind=test_tick &")
+    after_line(spoor, spoor.command("run tracecat -f kind=test_tick &"), r"# following")
     assert f"emitted {n} of {n}" in spoor.command(f"run tracegen {n} 1")
-    time.sleep(FOLLOWER_CATCH_UP_S)  # it polls every 100 ms
+    deadline = time.monotonic() + DUMP_TIMEOUT
+    while True:  # the follower polls every 100 ms: wait until it has caught up
+        received = re.findall(r"test_tick seq=(\d+)", spoor.console()[start:])
+        dropped = status(spoor)[1]["dropped"] - dropped_before
+        if len(received) + dropped >= n or time.monotonic() > deadline:
+            break
     spoor.command(f"kill {pid_of(spoor, 'tracecat')}")
-    received = re.findall(r"test_tick seq=(\d+)", spoor.console()[start:])
-    dropped = status(spoor)[1]["dropped"] - dropped_before
     assert dropped > 0 and len(received) + dropped == n, (len(received), dropped)
     assert [int(seq) for seq in received] == sorted(int(seq) for seq in received)
 
@@ -262,9 +270,16 @@ def test_traced_refuses_malformed_requests_and_the_shell_says_when_it_is_gone(bo
     assert re.search(r"^syscall 7 spawn$", out, re.MULTILINE), out
     count = re.search(r"^# (\d+) strings$", out, re.MULTILINE)
     assert count and int(count.group(1)) == len(re.findall(r"^syscall \d+ \w+$", out, re.MULTILINE))
-    for line in ("trace", "trace bogus", "trace mode fast", "trace on", "trace strings files"):
+    for line, answer in (
+            ("trace", "  trace dump [cpu=N pid=N tid=N kind=K,... cat=C,... last=N since=S]"),
+            ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
+                            "mode follow strings events register unregister)"),
+            ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
+            ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),
+            ("trace strings files", "trace: unknown strings 'files' (known: syscalls kinds procs "
+                                    "threads events text)")):
         out = spoor.command(line)
-        assert out.strip(), line
+        assert answer in out.splitlines(), (line, out)
 
     # Quick deaths in a row and init gives up on traced: the shell says so.
     for _ in range(8):

@@ -6,7 +6,7 @@ and four writers on four CPUs with exact accounting."""
 import re
 import time
 
-from test_traced import VERIFIED, dump, status
+from test_traced import VERIFIED, after_line, dump, status
 
 TICK = "uevdemo_tick u32 seq;char[16] tag"
 MSG = "uevdemo_msg u64 value;__data_loc char[] text"
@@ -25,12 +25,6 @@ def events(spoor):
     totals = re.search(r"^Active: (\d+)\nBusy: (\d+)\nMax: (\d+)$", out, re.MULTILINE)
     assert totals, out
     return found, tuple(int(t) for t in totals.groups())
-
-
-def after(spoor, out, pattern):
-    """Waits for a line a background program prints: in a command's output, or after it."""
-    if not re.search(pattern, out):
-        spoor.expect(pattern)
 
 
 def rounds(out):
@@ -89,9 +83,9 @@ def test_a_long_payload_takes_continuation_entries(boot):
 
 def test_the_status_byte_flips_without_a_syscall(boot):
     spoor = boot(smp=2)
-    after(spoor, spoor.command("run uevdemo watch &"), r"uevdemo: uevdemo_tick is off")
-    after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
-    after(spoor, spoor.command("trace off user:uevdemo_tick"), r"uevdemo: uevdemo_tick is off")
+    after_line(spoor, spoor.command("run uevdemo watch &"), r"uevdemo: uevdemo_tick is off")
+    after_line(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
+    after_line(spoor, spoor.command("trace off user:uevdemo_tick"), r"uevdemo: uevdemo_tick is off")
     spoor.expect(r"\[done\] uevdemo \(pid \d+\): exit status 0")
 
 
@@ -144,16 +138,34 @@ def test_registration_rules_and_unregister(boot):
     assert "trace: no user event 'demo' (see trace events)" in out, out
 
     # A program's hold goes with it: its events are free to delete once it exits.
-    after(spoor, spoor.command("run uevdemo watch &"), r"uevdemo: uevdemo_tick is off")
+    after_line(spoor, spoor.command("run uevdemo watch &"), r"uevdemo: uevdemo_tick is off")
     found, _ = events(spoor)
     assert found["uevdemo_tick"][2] == 1, found
     assert "is busy" in spoor.command("trace unregister uevdemo_tick")
-    after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
-    after(spoor, spoor.command("trace off user:uevdemo_tick"),
+    after_line(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
+    after_line(spoor, spoor.command("trace off user:uevdemo_tick"),
           r"\[done\] uevdemo \(pid \d+\): exit status 0")
     found, _ = events(spoor)
     assert found["uevdemo_tick"][2] == 0, found
     assert "unregistered user event 'uevdemo_tick'" in spoor.command("trace unregister uevdemo_tick")
+
+
+def test_listings_longer_than_a_page_end_with_each_entry_once(boot):
+    spoor = boot(smp=1)
+    names = [f"event_{i:02d}" for i in range(25)]
+    for name in names:
+        fields = ";".join(f"u32 {name}_field_{j}_long_name" for j in range(5))
+        out = spoor.command(f"trace register '{name} {fields}'")
+        assert f"'{name}'" in out, out
+    out = spoor.command("trace strings events")
+    listed = re.findall(r"^event \d+ (event_\d\d) ", out, re.MULTILINE)
+    assert listed == names, out[-1500:]
+    assert re.search(r"^# 25 strings$", out, re.MULTILINE), out[-500:]
+    found, totals = events(spoor)
+    assert sorted(found) == names and totals == (25, 0, 256), totals
+    out = spoor.command("trace strings")
+    assert len(re.findall(r"^event \d+ event_", out, re.MULTILINE)) == 25
+    assert re.search(r"^syscall 7 spawn$", out, re.MULTILINE), out[:500]
 
 
 def test_four_writers_on_four_cpus_account_for_every_event(boot):
@@ -178,16 +190,16 @@ def test_four_writers_on_four_cpus_account_for_every_event(boot):
     spoor.command("trace off")
     found, _ = events(spoor)
     assert found["uevdemo_tick"][3] + found["uevdemo_msg"][3] == written, found
-    after = status(spoor)
-    emitted = sum(after[c]["emitted"] - before[c]["emitted"] for c in after)
-    assert emitted == written, (before, after)
+    now = status(spoor)
+    emitted = sum(now[c]["emitted"] - before[c]["emitted"] for c in now)
+    assert emitted == written, (before, now)
     for cpu in range(4):
-        assert after[cpu]["emitted"] - before[cpu]["emitted"] == 2 * n, (cpu, before, after)
+        assert now[cpu]["emitted"] - before[cpu]["emitted"] == 2 * n, (cpu, before, now)
     # A reader gets every stored event, and the rest are counted lost.
     out = spoor.command("run tracecat -b", timeout=LOAD_TIMEOUT)
     verified = VERIFIED.search(out)
     assert verified, out
-    stored = sum(after[c]["stored"] for c in after)
-    overwritten = sum(after[c]["overwritten"] - before[c]["overwritten"] for c in after)
+    stored = sum(now[c]["stored"] for c in now)
+    overwritten = sum(now[c]["overwritten"] - before[c]["overwritten"] for c in now)
     assert int(verified.group(2)) == stored
     assert int(verified.group(3)) == overwritten
