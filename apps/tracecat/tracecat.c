@@ -1,5 +1,5 @@
 /*
- * tracecat [-f] [-b] [-s MS] [FILTERS]: a client of traced (abi/traced.h) that
+ * tracecat [-f] [-b] [-s MS] [-i MS] [FILTERS]: a client of traced (abi/traced.h) that
  * speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
@@ -14,6 +14,8 @@
  *                        or the first check that failed (exit 1).
  *   -s MS                waits MS milliseconds between pages: a slow reader,
  *                        for tests that change things in the middle of a dump
+ *   -i MS                ends a follow after MS milliseconds without events
+ *                        (with -b, then prints what it verified)
  * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
  */
 #include <spoor.h>
@@ -100,40 +102,54 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 	return 0;
 }
 
-static int run(uint32_t op, const struct traced_filter *f, bool binary, uint32_t ncpus,
-	       uint64_t pause_ns)
+struct options {
+	bool follow, binary;
+	uint64_t pause_ns; /* -s: between pages */
+	uint64_t idle_ns;  /* -i: a follow ends after this long without events; 0 never */
+};
+
+static int run(const struct traced_filter *f, uint32_t ncpus, const struct options *o)
 {
 	static struct traced_pager pager;
-	struct verify v = {.ncpus = ncpus, .ordered = op == TRACED_OP_DUMP, .complete = !f->flags};
+	uint32_t op = o->follow ? TRACED_OP_FOLLOW : TRACED_OP_DUMP;
+	struct verify v = {.ncpus = ncpus, .ordered = !o->follow, .complete = !f->flags};
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
-	int started = 0;
+	bool started = false;
+	uint64_t last_event_ns = (uint64_t)sys_clock_ns();
 
-	traced_pager_dump(&pager, op, f, binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
+	traced_pager_dump(&pager, op, f, o->binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
 	while (!(flags & TRACED_DUMP_DONE)) {
 		long err = traced_pager_next(&pager, &data, &len, &flags);
 		if (err) {
 			printf("tracecat: traced: %s\n", strerror((int)-err));
 			return 1;
 		}
-		if (binary && verify_page(&v, data, len)) {
+		if (o->binary && verify_page(&v, data, len)) {
 			return 1;
 		}
-		if (op == TRACED_OP_FOLLOW && !started++) {
+		if (o->follow && !started) {
 			/* From here on nothing new is missed: a script may start its workload. */
 			printf("# following\n");
+			started = true;
 		}
-		if (!binary) {
+		if (!o->binary) {
 			printf("%.*s", (int)len, (const char *)data);
 		}
-		if (op == TRACED_OP_FOLLOW && !len) {
+		uint64_t now = (uint64_t)sys_clock_ns();
+		if (len) {
+			last_event_ns = now;
+		} else if (o->follow && o->idle_ns && now - last_event_ns >= o->idle_ns) {
+			break;
+		}
+		if (o->follow && !len) {
 			sys_sleep_ns(FOLLOW_POLL_NS);
-		} else if (pause_ns) {
-			sys_sleep_ns(pause_ns);
+		} else if (o->pause_ns) {
+			sys_sleep_ns(o->pause_ns);
 		}
 	}
-	if (binary) {
+	if (o->binary) {
 		printf("tracecat: %llu events verified (%llu entries, %llu lost), kinds:",
 		       (unsigned long long)v.events, (unsigned long long)v.entries,
 		       (unsigned long long)v.lost);
@@ -151,20 +167,22 @@ int main(int argc, char **argv)
 {
 	struct traced_status st;
 	struct traced_filter f;
+	struct options o = {0};
 	char why[WHY_MAX];
-	bool follow = false, binary = false;
-	uint64_t pause_ns = 0;
 	int first = 1;
 
 	for (; first < argc && argv[first][0] == '-'; first++) {
 		if (!strcmp(argv[first], "-s") && first + 1 < argc) {
-			pause_ns = strtoull(argv[++first], NULL, 10) * NS_PER_MS;
+			o.pause_ns = strtoull(argv[++first], NULL, 10) * NS_PER_MS;
+		} else if (!strcmp(argv[first], "-i") && first + 1 < argc) {
+			o.idle_ns = strtoull(argv[++first], NULL, 10) * NS_PER_MS;
 		} else if (!strcmp(argv[first], "-f")) {
-			follow = true;
+			o.follow = true;
 		} else if (!strcmp(argv[first], "-b")) {
-			binary = true;
+			o.binary = true;
 		} else {
-			printf("tracecat: unknown option '%s' (known: -f -b -s MS)\n", argv[first]);
+			printf("tracecat: unknown option '%s' (known: -f -b -s MS -i MS)\n",
+			       argv[first]);
 			return 2;
 		}
 	}
@@ -177,5 +195,5 @@ int main(int argc, char **argv)
 		printf("tracecat: %s\n", why);
 		return 2;
 	}
-	return run(follow ? TRACED_OP_FOLLOW : TRACED_OP_DUMP, &f, binary, st.num_cpus, pause_ns);
+	return run(&f, st.num_cpus, &o);
 }
