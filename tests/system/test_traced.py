@@ -7,7 +7,6 @@ middle of a dump, malformed requests, and a shell without traced.
 """
 
 import re
-import time
 
 from test_ipc import pid_of
 
