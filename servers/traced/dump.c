@@ -117,20 +117,6 @@ static bool matches(const struct traced_filter *f, const struct ttrace_record *r
 	       !(fl & TRACED_F_UNTIL && ns >= f->until_ns);
 }
 
-int cursor_check_common(const struct traced_cursor *c)
-{
-	if (c->magic != TRACED_CURSOR_MAGIC || c->ncpus != traced.ncpus ||
-	    c->synced >> traced.ncpus || c->flags & ~TRACED_CURSOR_FOLLOW) {
-		return -EINVAL;
-	}
-	for (uint32_t i = traced.ncpus; i < TTRACE_MAX_CPUS; i++) {
-		if (c->next[i] || c->end[i]) {
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* A cursor a client sent: zeroed (a new dump), or one traced could have given out. */
 static int cursor_check(const struct traced_cursor *c, const struct traced_filter *f, bool follow)
 {
@@ -441,7 +427,6 @@ static void publish_tails(const struct traced_cursor *c)
 int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 {
 	struct traced_dump_request r;
-	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
 	static struct dump d;
 	bool follow = op == TRACED_OP_FOLLOW;
 
@@ -458,7 +443,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	d.cursor = &r.cursor;
 	d.format = r.format;
 	d.follow = follow;
-	d.out = rep->buf + sizeof(*head);
+	d.out = rep->buf + sizeof(struct traced_dump_reply);
 	d.max = TRACED_PAGE_DATA_MAX;
 	if (!r.cursor.magic) {
 		cursor_start(&r.cursor, follow);
@@ -484,12 +469,6 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	if (follow) {
 		publish_tails(&r.cursor);
 	}
-	memset(head, 0, sizeof(*head));
-	head->cursor = r.cursor;
-	head->flags = done ? TRACED_DUMP_DONE : 0;
-	head->len = (uint32_t)d.len;
-	head->events = d.page_events;
-	rep->len = (uint32_t)(sizeof(*head) + d.len);
-	rep->result = head->flags;
+	page_finish(rep, &r.cursor, done, (uint32_t)d.len, d.page_events);
 	return 0;
 }

@@ -78,9 +78,7 @@ static bool note(struct listing *l, const char *text)
 
 int strings_page(const struct request *req, struct reply *rep)
 {
-	static const struct traced_cursor zero;
 	struct traced_strings_request r;
-	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
 	const struct ttrace_header *h = traced.area.hdr;
 	struct ttrace_aux_view v;
 
@@ -93,16 +91,8 @@ int strings_page(const struct request *req, struct reply *rep)
 	}
 	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
 	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
-	if (r.cursor.magic ? cursor_check_common(&r.cursor) || r.cursor.flags || r.cursor.events ||
-				 r.cursor.lost || r.cursor.skip || r.cursor.next[0] > last ||
-				 r.cursor.end[0] > last
-			   : memcmp(&r.cursor, &zero, sizeof(zero)) != 0) {
+	if (listing_cursor_check(&r.cursor, last, last)) {
 		return -EINVAL;
-	}
-	for (uint32_t i = 1; i < TTRACE_MAX_CPUS; i++) {
-		if (r.cursor.next[i] || r.cursor.end[i]) {
-			return -EINVAL;
-		}
 	}
 	if (!r.cursor.magic) {
 		/* The ring's oldest record when the listing began: what it promises to list. */
@@ -111,7 +101,7 @@ int strings_page(const struct request *req, struct reply *rep)
 	struct listing l = {
 	    .tag = r.tag,
 	    .pos = r.cursor.next[0],
-	    .out = (char *)rep->buf + sizeof(*head),
+	    .out = (char *)rep->buf + sizeof(struct traced_dump_reply),
 	    .max = TRACED_PAGE_DATA_MAX,
 	};
 	bool done = false;
@@ -141,15 +131,7 @@ int strings_page(const struct request *req, struct reply *rep)
 			done = list(&l, &v);
 		}
 	}
-	memset(head, 0, sizeof(*head));
-	head->cursor = r.cursor;
-	head->cursor.magic = TRACED_CURSOR_MAGIC;
-	head->cursor.ncpus = traced.ncpus;
-	head->cursor.next[0] = l.pos;
-	head->flags = done ? TRACED_DUMP_DONE : 0;
-	head->len = (uint32_t)l.len;
-	head->events = l.count;
-	rep->len = (uint32_t)(sizeof(*head) + l.len);
-	rep->result = head->flags;
+	listing_cursor_at(&r.cursor, l.pos);
+	page_finish(rep, &r.cursor, done, (uint32_t)l.len, l.count);
 	return 0;
 }

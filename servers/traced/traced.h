@@ -2,7 +2,8 @@
  * traced: the trace server (abi/traced.h is its protocol). main.c maps
  * the trace area and runs the receive -> dispatch -> reply loop; dump.c
  * merges the rings into dumps and follows; strings.c lists the aux
- * buffer. traced is single-threaded: one request at a time, so its state
+ * buffer, uevents.c user events, page.c what their paged replies share.
+ * traced is single-threaded: one request at a time, so its state
  * needs no lock.
  */
 #ifndef SPOOR_TRACED_TRACED_H
@@ -65,8 +66,21 @@ int uevents_all(bool on);
 /* The definition of user event id at generation, or NULL if the kernel has it no more. */
 const struct uevent_def *uevents_def(uint32_t id, uint32_t generation);
 
-/* Checks a cursor of a request against the area (DUMP, FOLLOW, STRINGS rules). */
+/*
+ * Paged replies (page.c). cursor_check_common() checks what every cursor
+ * traced gave out has: its magic, the area's CPU count, nothing for CPUs
+ * the area lacks. A listing (STRINGS, EVENTS) keeps its position in
+ * next[0] and may use end[0]; listing_cursor_check() takes a zeroed one
+ * (a new listing) or one with nothing else set, next[0] <= next_max and
+ * end[0] <= end_max, and listing_cursor_at() moves one to next. Each
+ * returns 0 or -EINVAL. page_finish() writes the reply's head in front of
+ * the len data bytes already at rep->buf + sizeof(struct traced_dump_reply).
+ */
 int cursor_check_common(const struct traced_cursor *c);
+int listing_cursor_check(const struct traced_cursor *c, uint64_t next_max, uint64_t end_max);
+void listing_cursor_at(struct traced_cursor *c, uint64_t next);
+void page_finish(struct reply *rep, const struct traced_cursor *c, bool done, uint32_t len,
+		 uint32_t count);
 
 /* ns since boot of a TSC value (0 before boot). */
 uint64_t traced_ns(uint64_t ts);

@@ -138,10 +138,8 @@ static bool append(char *out, size_t *len, size_t max, const char *text, size_t 
 
 int uevents_list(const struct request *req, struct reply *rep)
 {
-	static const struct traced_cursor zero;
 	struct traced_strings_request r;
-	struct traced_dump_reply *head = (struct traced_dump_reply *)rep->buf;
-	char *out = (char *)rep->buf + sizeof(*head);
+	char *out = (char *)rep->buf + sizeof(struct traced_dump_reply);
 	/* An event's two lines: the name twice, the description, three counters. */
 	char line[2 * UEVENT_NAME_MAX + UEVENT_DESC_MAX + 128];
 	size_t len = 0;
@@ -151,11 +149,7 @@ int uevents_list(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (r.tag || r.reserved ||
-	    (r.cursor.magic ? cursor_check_common(&r.cursor) || r.cursor.flags || r.cursor.events ||
-				  r.cursor.lost || r.cursor.skip || r.cursor.next[0] > UEVENT_MAX ||
-				  r.cursor.end[0]
-			    : memcmp(&r.cursor, &zero, sizeof(zero)) != 0)) {
+	if (r.tag || r.reserved || listing_cursor_check(&r.cursor, UEVENT_MAX, 0)) {
 		return -EINVAL;
 	}
 	for (id = (uint32_t)r.cursor.next[0]; id < UEVENT_MAX; id++) {
@@ -187,15 +181,7 @@ int uevents_list(const struct request *req, struct reply *rep)
 					active, busy, UEVENT_MAX);
 		done = append(out, &len, TRACED_PAGE_DATA_MAX, line, (size_t)n);
 	}
-	memset(head, 0, sizeof(*head));
-	head->cursor = r.cursor;
-	head->cursor.magic = TRACED_CURSOR_MAGIC;
-	head->cursor.ncpus = traced.ncpus;
-	head->cursor.next[0] = id;
-	head->flags = done ? TRACED_DUMP_DONE : 0;
-	head->len = (uint32_t)len;
-	head->events = count;
-	rep->len = (uint32_t)(sizeof(*head) + len);
-	rep->result = head->flags;
+	listing_cursor_at(&r.cursor, id);
+	page_finish(rep, &r.cursor, done, (uint32_t)len, count);
 	return 0;
 }
