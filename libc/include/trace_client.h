@@ -27,8 +27,10 @@ void traced_use(int slot);
  * One request: op with word 1 = arg and body (len bytes, may be 0) as the
  * buffer; traced's buffer lands in reply (reply_max bytes; NULL for none)
  * and its word 1 in *result (may be NULL). Looks traced up on first use.
- * Returns 0, traced's error, -ENOENT if there is no traced, -ETIMEDOUT if
- * it did not answer in TRACED_TIMEOUT_NS, or another IPC error.
+ * A request traced died with is sent again to the traced init restarts
+ * (an UNREGISTER that had taken effect then answers -ENOENT). Returns 0,
+ * traced's error, -ENOENT if there is no traced, -ETIMEDOUT if it did not
+ * answer in TRACED_TIMEOUT_NS, or another IPC error.
  */
 long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
 		    size_t reply_max, uint64_t *result);

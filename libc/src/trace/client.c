@@ -9,6 +9,9 @@
 
 #include "../internal.h"
 
+/* Between sends of a request whose traced died: init restarts it within about 0.1 s. */
+#define RESEND_DELAY_NS 10000000ull
+
 static int traced_slot = -1;
 
 void traced_use(int slot)
@@ -51,7 +54,18 @@ long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len,
 	}
 	m.words[0] = TRACED_PROTOCOL;
 	m.words[1] = arg;
+	/*
+	 * -EPIPE: traced died with the request in hand. init restarts it on
+	 * the same endpoint, and every request is safe to send again (a
+	 * dump's cursor is in the request), so it goes to the new one.
+	 */
+	uint64_t deadline = (uint64_t)sys_clock_ns() + TRACED_TIMEOUT_NS;
 	long err = sys_ipc_call((int)slot, &m, &x);
+	for (uint64_t now; err == -EPIPE && (now = (uint64_t)sys_clock_ns()) < deadline;) {
+		sys_sleep_ns(RESEND_DELAY_NS);
+		x.timeout_ns = deadline - now;
+		err = sys_ipc_call((int)slot, &m, &x);
+	}
 	if (err) {
 		return err;
 	}
