@@ -33,9 +33,15 @@ CRT0 := $(BUILD)/user/libc/arch/x86_64/crt0.S.o
 LIBC_SRCS := $(sort $(shell find libc -name '*.c' -o -name '*.S' 2>/dev/null | grep -v crt0.S)) \
 	$(wildcard common/*.c)
 LIBC_OBJS := $(LIBC_SRCS:%=$(BUILD)/user/%.o)
+# The product's programs go to build/bin and into every image; the
+# programs only tests use (tests/programs/) go to build/tests/bin and into
+# the images the system tests boot (tools/mkiso's module arguments).
 PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
+TEST_PROGRAM_DIRS := $(sort $(wildcard tests/programs/*/))
 PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
-USER_OBJS := $(foreach d,$(PROGRAM_DIRS),$(patsubst %,$(BUILD)/user/%.o,$(wildcard $(d)*.c)))
+TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(d:/=)))
+USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
+	$(patsubst %,$(BUILD)/user/%.o,$(wildcard $(d)*.c)))
 
 # Host unit tests: the kernel's pure sources compiled natively with sanitizers.
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
@@ -48,7 +54,7 @@ HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -serial mon:stdio \
 	-display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
-LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host -name '*.c' -o -name '*.h' 2>/dev/null)
+LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host tests/programs -name '*.c' -o -name '*.h' 2>/dev/null)
 
 .PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
@@ -90,15 +96,17 @@ $(BUILD)/libc.a: $(LIBC_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# A program is every .c file of its folder, linked after crt0 with libc.
+# A program is every .c file of its folder ($(1)), linked after crt0 with
+# libc into the folder $(2).
 define program_rule
-$(BUILD)/bin/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+$(2)/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
 		$(BUILD)/libc.a libc/arch/x86_64/user.ld
-	@mkdir -p $(BUILD)/bin
+	@mkdir -p $(2)
 	$(LD) $(USER_LDFLAGS) -o $$@ $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
 		$(BUILD)/libc.a
 endef
-$(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d))))
+$(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/bin)))
+$(foreach d,$(TEST_PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/tests/bin)))
 
 $(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)'
@@ -128,7 +136,7 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 	$(BUILD)/host/run_tests
 	$(foreach t,$(HOST_EXTRA_TESTS),$(t) &&) true
 
-test-system: $(BUILD)/spoor.iso
+test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS)
 	$(PYTHON) -m pytest -q tests/system
 
 bench: deps $(BUILD)/spoor.iso
@@ -145,7 +153,7 @@ lint: deps
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem -D__GNUC__ '-D__asm__(reg)=' \
 		-Ikernel -I. -Ilibc/include \
-		$(wildcard abi common kernel libc servers apps tests/host)
+		$(wildcard abi common kernel libc servers apps tests/host tests/programs)
 
 clean:
 	rm -rf $(BUILD)

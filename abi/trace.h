@@ -424,13 +424,25 @@ _Static_assert(offsetof(struct ttrace_reader_cpu, reserved) == 8, "abi");
 _Static_assert(sizeof(struct ttrace_reader) == 512, "abi");
 _Static_assert(sizeof(struct ttrace_reader) <= TTRACE_PAGE_SIZE, "abi");
 
-/* Aux record tags, and what id means for each. */
-#define TTRACE_AUX_SYSCALL    1 /* id: syscall number; the name (durable) */
-#define TTRACE_AUX_KIND	      2 /* id: TTRACE_KIND_*; "name category args" (durable) */
-#define TTRACE_AUX_PROC	      3 /* id: pid; the process name, at spawn */
-#define TTRACE_AUX_THREAD     4 /* id: tid; the thread name */
-#define TTRACE_AUX_USER_EVENT 5 /* id: the user event's index; its definition */
-#define TTRACE_AUX_TEXT	      6 /* id: the writer's choice; free text */
+/*
+ * Aux record tags: value, NAME (TTRACE_AUX_<NAME>), the name a listing
+ * prints for one record and the name of the whole set (`trace strings
+ * procs`), and what id means for each.
+ */
+#define TTRACE_AUX_TAGS(X)                                                                         \
+	X(1, SYSCALL, syscall, syscalls)  /* id: syscall number; the name (durable) */             \
+	X(2, KIND, kind, kinds)		  /* id: TTRACE_KIND_*; "name category args" (durable) */  \
+	X(3, PROC, proc, procs)		  /* id: pid; the process name, at spawn */                \
+	X(4, THREAD, thread, threads)	  /* id: tid; the thread name */                           \
+	X(5, USER_EVENT, event, events) /* id: the user event's index; its definition */         \
+	X(6, TEXT, text, text)		  /* id: the writer's choice; free text */
+
+enum {
+#define TTRACE_AUX_TAG_(value, NAME, one, all) TTRACE_AUX_##NAME = value,
+	TTRACE_AUX_TAGS(TTRACE_AUX_TAG_)
+#undef TTRACE_AUX_TAG_
+	TTRACE_AUX_TAG_LIMIT /* one past the highest tag */
+};
 
 #define TTRACE_AUX_VALID   0x01u /* flags: a written record (zeroed memory is not one) */
 #define TTRACE_AUX_LEN_MAX 1024	 /* string bytes in one record */

@@ -1,7 +1,7 @@
 /*
  * trace_names: the tables generated from abi/trace_kinds.def and the
- * category list of abi/trace.h, and the small parsers over them (see
- * trace_names.h). Nothing here is kept in sync by hand.
+ * category and aux tag lists of abi/trace.h, and the small parsers over
+ * them (see trace_names.h). Nothing here is kept in sync by hand.
  */
 #include "common/trace_names.h"
 
@@ -24,6 +24,15 @@ static const char *const category_names[] = {TTRACE_CATEGORIES(CAT_NAME)};
 #define NCATEGORIES (sizeof(category_names) / sizeof(category_names[0]))
 
 _Static_assert(NCATEGORIES <= 64, "categories are bits of a u64");
+
+#define AUX_TAG_NAME(value, NAME, one, all) [value] = {#one, #all},
+static const char *const aux_tag_names[TTRACE_AUX_TAG_LIMIT][2] = {TTRACE_AUX_TAGS(AUX_TAG_NAME)};
+#undef AUX_TAG_NAME
+
+const char *ttrace_aux_tag_name(uint32_t tag, bool plural)
+{
+	return tag < TTRACE_AUX_TAG_LIMIT ? aux_tag_names[tag][plural] : NULL;
+}
 
 const struct ttrace_kind_info *ttrace_kind_info(uint32_t kind)
 {

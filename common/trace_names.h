@@ -1,13 +1,14 @@
 /*
  * trace_names: what trace numbers are called. The kind table generated
  * from abi/trace_kinds.def (name, category, argument names), the category
- * names of abi/trace.h, and the parsing and printing of category lists
+ * and aux tag names of abi/trace.h, and the parsing and printing of category lists
  * ("mem,sched", "all") for the kernel command line and the shell. Pure
  * code on constant tables, compiled by the kernel, libc and the host tests.
  */
 #ifndef SPOOR_COMMON_TRACE_NAMES_H
 #define SPOOR_COMMON_TRACE_NAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,12 @@ const struct ttrace_kind_info *ttrace_kind_info(uint32_t kind);
 
 /* The name of category bit `bit` ("mem" for TTRACE_CAT_BIT_MEM), or NULL. */
 const char *ttrace_category_name(uint32_t bit);
+
+/*
+ * The name of aux tag `tag` (TTRACE_AUX_*): for one record ("proc"), or
+ * for the set of them when plural ("procs"); NULL for a number no tag has.
+ */
+const char *ttrace_aux_tag_name(uint32_t tag, bool plural);
 
 /*
  * Parses a list of category names separated by commas or spaces, "all"

@@ -9,7 +9,7 @@
 #include "lib/string.h"
 #include "mm/memobj.h"
 #include "proc/process.h"
-#include "trace/uevent.h"
+#include "trace/uevent_table.h"
 
 void cap_get(const struct cap *c)
 {

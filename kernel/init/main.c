@@ -25,8 +25,8 @@
 #include "proc/spawn.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
-#include "trace/uevent.h"
+#include "trace/ktrace.h"
+#include "trace/uevent_table.h"
 
 #define SPOOR_VERSION	      "0.1.0"
 #define TICK_CHECK_TICKS      3

@@ -14,9 +14,11 @@ struct kernel_options kopts = {
     .ttrace_aux_kb = 1024,
 };
 
-/* Indexed by enum selftest_kind. */
-static const char *const selftest_names[] = {
-    "none", "pagefault", "gpf", "divide", "ud", "doublefault", "tlb", "heap", "tracebench", NULL,
+/* Indexed by enum selftest_kind; NULL ends the choices. */
+static const char *const selftest_names[SELFTEST_LIMIT + 1] = {
+#define SELFTEST_NAME_(NAME, word) [SELFTEST_##NAME] = #word,
+    SELFTEST_KINDS(SELFTEST_NAME_)
+#undef SELFTEST_NAME_
 };
 
 static const struct cmdline_option options[] = {

@@ -20,17 +20,7 @@
 
 #include <stdint.h>
 
-enum selftest_kind {
-	SELFTEST_NONE,
-	SELFTEST_PAGEFAULT,
-	SELFTEST_GPF,
-	SELFTEST_DIVIDE,
-	SELFTEST_UD,
-	SELFTEST_DOUBLE_FAULT,
-	SELFTEST_TLB,
-	SELFTEST_HEAP,
-	SELFTEST_TRACEBENCH,
-};
+#include "init/selftest.h"
 
 #define TTRACE_OPTION_MAX 96
 

@@ -115,42 +115,53 @@ static void selftest_heap(void)
 	printk("selftest heap: ok (%u blocks x %u rounds)\n", HEAP_BLOCKS, HEAP_ROUNDS);
 }
 
+static void selftest_pagefault(void)
+{
+	printk("selftest: reading 0x%lx\n", SELFTEST_FAULT_ADDR);
+	(void)*(volatile uint64_t *)SELFTEST_FAULT_ADDR;
+}
+
+static void selftest_gpf(void)
+{
+	printk("selftest: reading non-canonical 0x%lx\n", SELFTEST_NONCANONICAL);
+	(void)*(volatile uint64_t *)SELFTEST_NONCANONICAL;
+}
+
+static void selftest_divide(void)
+{
+	uint64_t zero = 0, low = 1, high = 0;
+
+	printk("selftest: dividing by zero\n");
+	__asm__ volatile("divq %2" : "+a"(low), "+d"(high) : "r"(zero));
+}
+
+static void selftest_ud(void)
+{
+	printk("selftest: executing ud2\n");
+	__asm__ volatile("ud2");
+}
+
+/* The #UD cannot be delivered on an unmapped stack; the #DF runs on IST1. */
+static void selftest_double_fault(void)
+{
+	printk("selftest: faulting with rsp at 0x%lx\n", SELFTEST_FAULT_ADDR);
+	__asm__ volatile("movq %0, %%rsp; ud2" : : "r"(SELFTEST_FAULT_ADDR));
+}
+
+static void (*const selftests[SELFTEST_LIMIT])(void) = {
+    [SELFTEST_PAGEFAULT] = selftest_pagefault,
+    [SELFTEST_GPF] = selftest_gpf,
+    [SELFTEST_DIVIDE] = selftest_divide,
+    [SELFTEST_UD] = selftest_ud,
+    [SELFTEST_DOUBLE_FAULT] = selftest_double_fault,
+    [SELFTEST_TLB] = selftest_tlb,
+    [SELFTEST_HEAP] = selftest_heap,
+    [SELFTEST_TRACEBENCH] = ttrace_bench,
+};
+
 void selftest_run(uint32_t kind)
 {
-	switch (kind) {
-	case SELFTEST_PAGEFAULT:
-		printk("selftest: reading 0x%lx\n", SELFTEST_FAULT_ADDR);
-		(void)*(volatile uint64_t *)SELFTEST_FAULT_ADDR;
-		break;
-	case SELFTEST_GPF:
-		printk("selftest: reading non-canonical 0x%lx\n", SELFTEST_NONCANONICAL);
-		(void)*(volatile uint64_t *)SELFTEST_NONCANONICAL;
-		break;
-	case SELFTEST_DIVIDE: {
-		printk("selftest: dividing by zero\n");
-		uint64_t zero = 0, low = 1, high = 0;
-		__asm__ volatile("divq %2" : "+a"(low), "+d"(high) : "r"(zero));
-		break;
-	}
-	case SELFTEST_UD:
-		printk("selftest: executing ud2\n");
-		__asm__ volatile("ud2");
-		break;
-	case SELFTEST_DOUBLE_FAULT:
-		/* The #UD cannot be delivered on an unmapped stack; the #DF runs on IST1. */
-		printk("selftest: faulting with rsp at 0x%lx\n", SELFTEST_FAULT_ADDR);
-		__asm__ volatile("movq %0, %%rsp; ud2" : : "r"(SELFTEST_FAULT_ADDR));
-		break;
-	case SELFTEST_TLB:
-		selftest_tlb();
-		break;
-	case SELFTEST_HEAP:
-		selftest_heap();
-		break;
-	case SELFTEST_TRACEBENCH:
-		ttrace_bench();
-		break;
-	default:
-		break;
+	if (kind < SELFTEST_LIMIT && selftests[kind]) {
+		selftests[kind]();
 	}
 }

@@ -7,6 +7,29 @@
 
 #include <stdint.h>
 
+/*
+ * The kinds, in one list: SELFTEST_<NAME> and the option's word for each
+ * are generated from it (options.c), and selftest.c's dispatch table is
+ * indexed by them.
+ */
+#define SELFTEST_KINDS(X)                                                                          \
+	X(NONE, none)                                                                              \
+	X(PAGEFAULT, pagefault)                                                                    \
+	X(GPF, gpf)                                                                                \
+	X(DIVIDE, divide)                                                                          \
+	X(UD, ud)                                                                                  \
+	X(DOUBLE_FAULT, doublefault)                                                               \
+	X(TLB, tlb)                                                                                \
+	X(HEAP, heap)                                                                              \
+	X(TRACEBENCH, tracebench)
+
+enum selftest_kind {
+#define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,
+	SELFTEST_KINDS(SELFTEST_ENUM_)
+#undef SELFTEST_ENUM_
+	SELFTEST_LIMIT
+};
+
 /* Runs one self-test; the exception kinds do not return. */
 void selftest_run(uint32_t kind);
 

@@ -33,7 +33,7 @@
 #include "mm/pmm.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 struct endpoint {
 	uint32_t refs;	     /* [a] */

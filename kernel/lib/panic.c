@@ -18,7 +18,7 @@
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define STACK_WALK_DEPTH 8
 #define NO_CPU		 (-1)

@@ -11,7 +11,7 @@
 #include "lib/spinlock.h"
 #include "mm/frame_bitmap.h"
 #include "mm/memlayout.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define LOW_MEMORY_END 0x100000 /* BIOS data, EBDA, the AP trampoline page */
 #define MIB	       (1024 * 1024)

@@ -5,7 +5,7 @@
 
 #include "abi/errno.h"
 #include "mm/memlayout.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 long usercopy(void *dst, const void *src, size_t n);
 extern char usercopy_start[], usercopy_end[], usercopy_fixup[];

@@ -16,7 +16,7 @@
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/pmm.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
 #define UNMAP_BATCH	 64

@@ -13,7 +13,7 @@
 #include "mm/heap.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 static struct spinlock table_lock = SPINLOCK_INIT;
 static struct list table = LIST_INIT(table); /* [table_lock] live processes */

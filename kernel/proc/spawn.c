@@ -18,7 +18,7 @@
 #include "proc/loader.h"
 #include "proc/process.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define PROCESS_CAP_RIGHTS (CAP_RIGHT_WAIT | CAP_RIGHT_KILL | CAP_RIGHT_GRANT)
 

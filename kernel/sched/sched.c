@@ -20,7 +20,7 @@
 #include "mm/heap.h"
 #include "proc/process.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 void switch_context(uint64_t *prev_rsp, uint64_t next_rsp);
 

@@ -16,7 +16,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/sched.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define RFLAGS_RESERVED	  (1ul << 1)
 #define SWITCH_SAVED_REGS 6 /* rbp rbx r12 r13 r14 r15, as switch.S pushes them */

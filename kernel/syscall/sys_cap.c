@@ -8,8 +8,8 @@
 #include "mm/usercopy.h"
 #include "proc/process.h"
 #include "syscall/syscall.h"
-#include "trace/trace.h"
-#include "trace/uevent.h"
+#include "trace/ktrace.h"
+#include "trace/uevent_table.h"
 
 int64_t sys_cap_copy(struct trap_frame *f)
 {

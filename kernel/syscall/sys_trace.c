@@ -9,8 +9,8 @@
 #include "mm/uvm.h"
 #include "proc/process.h"
 #include "syscall/syscall.h"
-#include "trace/trace.h"
-#include "trace/uevent.h"
+#include "trace/ktrace.h"
+#include "trace/uevent_table.h"
 
 /* The capability each TTRACE_MAP_* needs, and what it maps with which protection. */
 static int map_source(struct process *p, uint32_t slot, uint32_t what, struct memobj **obj,

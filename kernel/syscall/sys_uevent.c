@@ -10,7 +10,7 @@
 #include "mm/usercopy.h"
 #include "proc/process.h"
 #include "syscall/syscall.h"
-#include "trace/uevent.h"
+#include "trace/uevent_table.h"
 
 #define UEVENT_RIGHTS (CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
 

@@ -7,7 +7,7 @@
 #include "arch/x86_64/timer.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 #include "syscall/syscall.h"
 
 typedef int64_t (*syscall_fn)(struct trap_frame *f);

@@ -9,7 +9,7 @@
 
 #include "arch/x86_64/cpu.h"
 #include "lib/printk.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define BENCH_ROUNDS 200000
 

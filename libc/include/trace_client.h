@@ -81,6 +81,12 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
 			char *why, size_t why_size);
 
 /*
+ * Writes the filter words traced_filter_parse() takes, as a usage line
+ * ("cpu=N pid=N ... until=SECONDS"), NUL-terminated, cut to size.
+ */
+void traced_filter_usage(char *buf, size_t size);
+
+/*
  * Parses a category list ("mem,ipc", "all") into *mask. Returns 0, or
  * -EINVAL with why as traced_filter_parse(): "unknown category 'memm'
  * (known: mem sched ... all)".

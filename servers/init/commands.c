@@ -11,6 +11,7 @@
 
 #define THREADS_MAX  128
 #define KIB_PER_PAGE 4
+#define TRACE_VERBS_MAX 160
 
 struct command {
 	const char *name;
@@ -146,7 +147,7 @@ static const struct command commands[] = {
     {"mem", "free physical memory", cmd_mem},
     {"run", "run PROG [ARGS] [&]: start a program (& in the background)", cmd_run},
     {"kill", "kill PID: end a program started from this shell", cmd_kill},
-    {"trace", "trace on|off|status|dump|clear|mode|follow|strings: see `trace`", cmd_trace},
+    {"trace", NULL, cmd_trace}, /* the usage comes from trace_cmd.c's list of verbs */
     {"halt", "power the machine off", cmd_halt},
 };
 
@@ -154,10 +155,17 @@ static const struct command commands[] = {
 
 static void cmd_help(int argc, char **argv)
 {
+	char verbs[TRACE_VERBS_MAX];
+
 	(void)argc;
 	(void)argv;
+	trace_verbs_format(verbs, sizeof(verbs), "|");
 	for (size_t i = 0; i < NUM_COMMANDS; i++) {
-		printf("  %-5s %s\n", commands[i].name, commands[i].usage);
+		if (commands[i].usage) {
+			printf("  %-5s %s\n", commands[i].name, commands[i].usage);
+		} else {
+			printf("  %-5s trace %s: see `trace`\n", commands[i].name, verbs);
+		}
 	}
 }
 

@@ -75,6 +75,9 @@ int services_endpoint(const char *name);
 /* The shell's `trace` verbs (trace_cmd.c), talking to traced. */
 void cmd_trace(int argc, char **argv);
 
+/* The trace verbs' names, "on off ...", separated by sep, cut to size. */
+void trace_verbs_format(char *buf, size_t size, const char *sep);
+
 /* A lock for what the shell and the keeper thread share. */
 struct init_lock {
 	int held;

@@ -18,14 +18,27 @@
 #define WHY_MAX	       1400
 #define FOLLOW_POLL_NS 100000000ull
 #define CATEGORIES_MAX 128
+#define LIST_MAX       160 /* a list of verbs, keys or sets, in one line */
 #define NS_PER_MS      1000000ull
 #define MS_PER_S       1000ull
 
+/*
+ * One verb: its name, its arguments and what it does. verbs[] at the end
+ * is the one list the dispatch, `trace`'s listing, `help`'s line, the
+ * usage errors and the unknown-verb error are made from.
+ */
 struct trace_verb {
 	const char *name;
-	const char *usage;
-	void (*run)(int argc, char **argv);
+	const char *args; /* "CATS (e.g. ...)", or "" */
+	const char *what;
+	void (*run)(const struct trace_verb *verb, int argc, char **argv);
 };
+
+/* The verb's usage error: "trace: usage: trace mode overwrite|drop". */
+static void usage(const struct trace_verb *verb)
+{
+	printf("trace: usage: trace %s%s%s\n", verb->name, *verb->args ? " " : "", verb->args);
+}
 
 /* Says why a request failed; true if it did. */
 static bool failed(long err)
@@ -75,15 +88,14 @@ static bool switch_event(const char *name, bool on)
  * on/off: the categories and user events (user:NAME) of argv[1], comma
  * separated ("all" if absent and allowed).
  */
-static void switch_categories(int argc, char **argv, bool on)
+static void switch_categories(const struct trace_verb *verb, int argc, char **argv, bool on)
 {
 	char why[WHY_MAX];
 	char cats[LINE_MAX] = "";
 	uint64_t mask, now;
 
 	if (argc > 2 || (on && argc < 2)) {
-		printf("trace: usage: trace %s\n",
-		       on ? "on CATS (e.g. mem,ipc or all or user:NAME)" : "off [CATS]");
+		usage(verb);
 		return;
 	}
 	/* User events by name go one by one; the categories go in one request. */
@@ -125,24 +137,24 @@ static void switch_categories(int argc, char **argv, bool on)
 	print_mask(what, now);
 }
 
-static void verb_on(int argc, char **argv)
+static void verb_on(const struct trace_verb *verb, int argc, char **argv)
 {
-	switch_categories(argc, argv, true);
+	switch_categories(verb, argc, argv, true);
 }
 
-static void verb_off(int argc, char **argv)
+static void verb_off(const struct trace_verb *verb, int argc, char **argv)
 {
-	switch_categories(argc, argv, false);
+	switch_categories(verb, argc, argv, false);
 }
 
-static void verb_status(int argc, char **argv)
+static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 {
 	struct traced_status st;
 	char names[CATEGORIES_MAX];
 
 	(void)argv;
 	if (argc != 1) {
-		printf("trace: usage: trace status\n");
+		usage(verb);
 		return;
 	}
 	if (failed(traced_status(&st))) {
@@ -166,13 +178,13 @@ static void verb_status(int argc, char **argv)
 	}
 }
 
-static void verb_clear(int argc, char **argv)
+static void verb_clear(const struct trace_verb *verb, int argc, char **argv)
 {
 	uint64_t now;
 
 	(void)argv;
 	if (argc != 1) {
-		printf("trace: usage: trace clear\n");
+		usage(verb);
 		return;
 	}
 	if (!failed(traced_request(TRACED_OP_CLEAR, 0, NULL, 0, NULL, 0, &now))) {
@@ -180,12 +192,12 @@ static void verb_clear(int argc, char **argv)
 	}
 }
 
-static void verb_mode(int argc, char **argv)
+static void verb_mode(const struct trace_verb *verb, int argc, char **argv)
 {
 	uint64_t mode;
 
 	if (argc != 2 || (strcmp(argv[1], "overwrite") && strcmp(argv[1], "drop"))) {
-		printf("trace: usage: trace mode overwrite|drop\n");
+		usage(verb);
 		return;
 	}
 	mode = strcmp(argv[1], "drop") ? TTRACE_MODE_OVERWRITE : TTRACE_MODE_DROP;
@@ -218,7 +230,7 @@ static bool filter_words(int argc, char **argv, struct traced_filter *f)
 	return true;
 }
 
-static void verb_dump(int argc, char **argv)
+static void verb_dump(const struct trace_verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
 	struct traced_filter f;
@@ -226,6 +238,7 @@ static void verb_dump(int argc, char **argv)
 	size_t len;
 	uint32_t flags = 0;
 
+	(void)verb;
 	if (!filter_words(argc, argv, &f)) {
 		return;
 	}
@@ -242,7 +255,7 @@ static void verb_dump(int argc, char **argv)
 	}
 }
 
-static void verb_follow(int argc, char **argv)
+static void verb_follow(const struct trace_verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
 	struct traced_filter f;
@@ -250,6 +263,7 @@ static void verb_follow(int argc, char **argv)
 	size_t len;
 	uint32_t flags;
 
+	(void)verb;
 	if (!filter_words(argc, argv, &f)) {
 		return;
 	}
@@ -297,13 +311,13 @@ static uint64_t print_listing(struct traced_pager *pager)
 	return count;
 }
 
-static void verb_events(int argc, char **argv)
+static void verb_events(const struct trace_verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
 
 	(void)argv;
 	if (argc != 1) {
-		printf("trace: usage: trace events\n");
+		usage(verb);
 		return;
 	}
 	traced_pager_events(&pager);
@@ -314,13 +328,13 @@ static void verb_events(int argc, char **argv)
 static struct trace_uevent held[UEVENT_MAX];
 static char held_names[UEVENT_MAX][UEVENT_NAME_MAX + 1];
 
-static void verb_register(int argc, char **argv)
+static void verb_register(const struct trace_verb *verb, int argc, char **argv)
 {
 	struct trace_uevent ev;
 	char desc[LINE_MAX] = "";
 
 	if (argc < 2) {
-		printf("trace: usage: trace register 'NAME [TYPE FIELD;...]'\n");
+		usage(verb);
 		return;
 	}
 	/* The words again, so that the quotes may be left out. */
@@ -352,10 +366,10 @@ static void verb_register(int argc, char **argv)
 	       ev.index);
 }
 
-static void verb_unregister(int argc, char **argv)
+static void verb_unregister(const struct trace_verb *verb, int argc, char **argv)
 {
 	if (argc != 2) {
-		printf("trace: usage: trace unregister NAME\n");
+		usage(verb);
 		return;
 	}
 	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
@@ -376,29 +390,34 @@ static void verb_unregister(int argc, char **argv)
 	}
 }
 
-static const char *const string_tags[] = {
-    [TTRACE_AUX_SYSCALL] = "syscalls",	[TTRACE_AUX_KIND] = "kinds",
-    [TTRACE_AUX_PROC] = "procs",	[TTRACE_AUX_THREAD] = "threads",
-    [TTRACE_AUX_USER_EVENT] = "events", [TTRACE_AUX_TEXT] = "text",
-};
+/* The aux tags' set names, "syscalls kinds ...", separated by sep. */
+static void tag_names(char *buf, size_t size, const char *sep)
+{
+	size_t n = 0;
 
-#define NUM_TAGS (sizeof(string_tags) / sizeof(string_tags[0]))
+	buf[0] = '\0';
+	for (uint32_t tag = 1; tag < TTRACE_AUX_TAG_LIMIT && n < size; tag++) {
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", tag > 1 ? sep : "",
+				      ttrace_aux_tag_name(tag, true));
+	}
+}
 
-static void verb_strings(int argc, char **argv)
+static void verb_strings(const struct trace_verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
+	char known[LIST_MAX];
 	uint32_t tag = 0;
 
 	if (argc > 2) {
-		printf("trace: usage: trace strings [syscalls|kinds|procs|threads|events|text]\n");
+		usage(verb);
 		return;
 	}
-	while (argc == 2 && ++tag < NUM_TAGS && strcmp(argv[1], string_tags[tag])) {
+	while (argc == 2 && ++tag < TTRACE_AUX_TAG_LIMIT &&
+	       strcmp(argv[1], ttrace_aux_tag_name(tag, true))) {
 	}
-	if (tag == NUM_TAGS) {
-		printf("trace: unknown strings '%s' (known: syscalls kinds procs threads events "
-		       "text)\n",
-		       argv[1]);
+	if (tag == TTRACE_AUX_TAG_LIMIT) {
+		tag_names(known, sizeof(known), " ");
+		printf("trace: unknown strings '%s' (known: %s)\n", argv[1], known);
 		return;
 	}
 	traced_pager_strings(&pager, tag);
@@ -406,24 +425,50 @@ static void verb_strings(int argc, char **argv)
 }
 
 static const struct trace_verb verbs[] = {
-    {"on", "on CATS: start tracing categories (mem,sched,... or all)", verb_on},
-    {"off", "off [CATS]: stop tracing them (all if none given)", verb_off},
-    {"status", "status: mask, mode, per-CPU counts", verb_status},
-    {"dump", "dump [cpu=N pid=N tid=N kind=K,... cat=C,... last=N since=S]", verb_dump},
-    {"clear", "clear: discard every ring's events", verb_clear},
-    {"mode", "mode overwrite|drop: when a ring is full", verb_mode},
-    {"follow", "follow [FILTERS]: print events as they come (Ctrl-C stops)", verb_follow},
-    {"strings", "strings [syscalls|kinds|procs|threads|events|text]", verb_strings},
-    {"events", "events: the user events, as Linux's user_events_status", verb_events},
-    {"register", "register 'NAME [TYPE FIELD;...]': define a user event", verb_register},
-    {"unregister", "unregister NAME: delete a user event nobody holds", verb_unregister},
+    {"on", "CATS (e.g. mem,ipc or all or user:NAME)", "start tracing them", verb_on},
+    {"off", "[CATS]", "stop tracing them (all if none given)", verb_off},
+    {"status", "", "mask, mode, per-CPU counts", verb_status},
+    {"dump", "[FILTERS]", "the events that pass the filters, oldest first", verb_dump},
+    {"clear", "", "discard every ring's events", verb_clear},
+    {"mode", "overwrite|drop", "when a ring is full", verb_mode},
+    {"follow", "[FILTERS]", "print events as they come (Ctrl-C stops)", verb_follow},
+    {"strings", "[SET]", "the aux strings, of one set or all", verb_strings},
+    {"events", "", "the user events, as Linux's user_events_status", verb_events},
+    {"register", "'NAME [TYPE FIELD;...]'", "define a user event", verb_register},
+    {"unregister", "NAME", "delete a user event nobody holds", verb_unregister},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
 
+void trace_verbs_format(char *buf, size_t size, const char *sep)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NUM_VERBS && n < size; i++) {
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? sep : "", verbs[i].name);
+	}
+}
+
+/* `trace` alone: every verb, then what FILTERS and SET stand for. */
+static void list_verbs(void)
+{
+	char list[LIST_MAX];
+
+	for (size_t i = 0; i < NUM_VERBS; i++) {
+		printf("  trace %s%s%s: %s\n", verbs[i].name, *verbs[i].args ? " " : "",
+		       verbs[i].args, verbs[i].what);
+	}
+	traced_filter_usage(list, sizeof(list));
+	printf("  FILTERS: %s\n", list);
+	tag_names(list, sizeof(list), "|");
+	printf("  SET: %s\n", list);
+}
+
 void cmd_trace(int argc, char **argv)
 {
 	const struct trace_verb *verb = NULL;
+	char known[LIST_MAX];
 
 	for (size_t i = 0; argc > 1 && i < NUM_VERBS; i++) {
 		if (!strcmp(argv[1], verbs[i].name)) {
@@ -432,14 +477,11 @@ void cmd_trace(int argc, char **argv)
 	}
 	if (!verb) {
 		if (argc > 1) {
-			printf("trace: unknown command '%s' (known: on off status dump clear mode "
-			       "follow strings events register unregister)\n",
-			       argv[1]);
+			trace_verbs_format(known, sizeof(known), " ");
+			printf("trace: unknown command '%s' (known: %s)\n", argv[1], known);
 			return;
 		}
-		for (size_t i = 0; i < NUM_VERBS; i++) {
-			printf("  trace %s\n", verbs[i].usage);
-		}
+		list_verbs();
 		return;
 	}
 	int slot = services_endpoint(TRACED_NAME);
@@ -448,5 +490,5 @@ void cmd_trace(int argc, char **argv)
 		return;
 	}
 	traced_use(slot);
-	verb->run(argc - 1, argv + 1);
+	verb->run(verb, argc - 1, argv + 1);
 }

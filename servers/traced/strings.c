@@ -12,14 +12,8 @@
 
 #include "common/format.h"
 #include "common/trace_aux.h"
+#include "common/trace_names.h"
 #include "traced.h"
-
-static const char *const tag_names[] = {
-    [TTRACE_AUX_SYSCALL] = "syscall", [TTRACE_AUX_KIND] = "kind",	 [TTRACE_AUX_PROC] = "proc",
-    [TTRACE_AUX_THREAD] = "thread",   [TTRACE_AUX_USER_EVENT] = "event", [TTRACE_AUX_TEXT] = "text",
-};
-
-#define TAG_LIMIT (sizeof(tag_names) / sizeof(tag_names[0]))
 
 struct listing {
 	uint32_t tag;
@@ -42,7 +36,7 @@ static bool list(struct listing *l, struct ttrace_aux_view *v)
 		char line[TTRACE_AUX_LEN_MAX + 64];
 		int n = format_snprintf(
 		    line, sizeof(line), "%s %llu ",
-		    rec.tag < TAG_LIMIT && tag_names[rec.tag] ? tag_names[rec.tag] : "tag?",
+		    ttrace_aux_tag_name(rec.tag, false) ? ttrace_aux_tag_name(rec.tag, false) : "tag?",
 		    (unsigned long long)rec.id);
 		for (uint32_t i = 0; i < rec.len; i++) {
 			/* A name must not break the line or the terminal. */
@@ -86,7 +80,7 @@ int strings_page(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (r.reserved || r.tag >= TAG_LIMIT) {
+	if (r.reserved || r.tag >= TTRACE_AUX_TAG_LIMIT) {
 		return -EINVAL;
 	}
 	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */

@@ -2,7 +2,7 @@
  * traced: the trace server (abi/traced.h is its protocol). main.c maps
  * the trace area and runs the receive -> dispatch -> reply loop; dump.c
  * merges the rings into dumps and follows; strings.c lists the aux
- * buffer, uevents.c user events, page.c what their paged replies share.
+ * buffer, uevent_ops.c user events, page.c what their paged replies share.
  * traced is single-threaded: one request at a time, so its state
  * needs no lock.
  */
@@ -52,7 +52,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep);
 int strings_page(const struct request *req, struct reply *rep);
 
 /*
- * User events (uevents.c): REGISTER, UNREGISTER, EVENT_ON, EVENT_OFF and
+ * User events (uevent_ops.c): REGISTER, UNREGISTER, EVENT_ON, EVENT_OFF and
  * EVENTS, each 0 or -E*; uevents_all() turns every event on or off with
  * the user category.
  */

@@ -96,6 +96,13 @@ class Spoor:
         return self.child.exitstatus
 
 
+# The programs only tests use (tests/programs/), loaded into every image
+# the tests boot; `make run` boots without them. echo is a server init
+# starts and keeps.
+TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
+                "tracegen", "tracedfuzz")
+
+
 class IsoCache:
     """One ISO per kernel command line and extra modules, built once per test session."""
 
@@ -104,7 +111,8 @@ class IsoCache:
         self.isos = {}
 
     def get(self, cmdline, modules=()):
-        key = (cmdline, tuple(modules))
+        modules = TEST_MODULES + tuple(modules)
+        key = (cmdline, modules)
         if key not in self.isos:
             iso = self.directory / f"spoor-{len(self.isos)}.iso"
             subprocess.run([str(ROOT / "tools" / "mkiso"), str(iso), str(KERNEL), cmdline,
@@ -126,8 +134,8 @@ def iso_cache():
 def boot(request, iso_cache):
     """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True) -> Spoor.
 
-    modules are extra module2 lines ("NAME [ATTRIBUTES]") for programs of
-    build/bin that the standard grub.cfg does not load.
+    modules are module2 lines ("NAME [ATTRIBUTES]") for programs of
+    build/tests/bin or build/bin beyond grub.cfg's and TEST_MODULES.
     """
     children = []
     LOGS.mkdir(parents=True, exist_ok=True)

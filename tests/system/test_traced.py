@@ -266,7 +266,8 @@ def test_traced_refuses_malformed_requests_and_the_shell_says_when_it_is_gone(bo
     count = re.search(r"^# (\d+) strings$", out, re.MULTILINE)
     assert count and int(count.group(1)) == len(re.findall(r"^syscall \d+ \w+$", out, re.MULTILINE))
     for line, answer in (
-            ("trace", "  trace dump [cpu=N pid=N tid=N kind=K,... cat=C,... last=N since=S]"),
+            ("trace", "  FILTERS: cpu=N pid=N tid=N kind=NAME,... cat=NAME,... last=N count=N "
+                      "since=SECONDS until=SECONDS"),
             ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
                             "mode follow strings events register unregister)"),
             ("trace mode fast", "trace: usage: trace mode overwrite|drop"),

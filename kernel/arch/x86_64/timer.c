@@ -13,7 +13,7 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "sched/sched.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define PIT_HZ		1193182
 #define PIT_CH2_DATA	0x42

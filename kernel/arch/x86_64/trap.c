@@ -16,7 +16,7 @@
 #include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
 #define PF_WRITE    (1u << 1)

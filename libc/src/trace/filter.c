@@ -1,7 +1,8 @@
 /*
  * filter: the words people type to choose events (trace_client.h), turned
- * into a struct traced_filter. Every error names the word that is wrong
- * and what would be right, in one line.
+ * into a struct traced_filter. The keys are one table (keys[] below) from
+ * which the parser, the usage line and the errors are made. Every error
+ * names the word that is wrong and what would be right, in one line.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,6 +16,7 @@
 #define NS_PER_S      1000000000ull
 #define SECONDS_MAX   1000000000ull /* ~31 years: keeps seconds * 10^9 within 64 bits */
 #define NS_DIGITS_MAX 9
+#define KNOWN_MAX     160 /* the keys with their values, in one line */
 
 static int fail(char *why, size_t size, const char *fmt, const char *word, size_t len)
 {
@@ -113,74 +115,163 @@ static int kinds_parse(const char *list, uint64_t *kinds, char *why, size_t size
 	return 0;
 }
 
+/* One filter key: its name, the form of its value, and how the value goes into *f. */
+struct filter_key {
+	const char *name;
+	const char *value; /* for the usage line: "N", "NAME,..." */
+	int (*parse)(const struct filter_key *k, const char *word, const char *value,
+		     uint32_t ncpus, struct traced_filter *f, char *why, size_t size);
+	uint32_t flag; /* TRACED_F_* */
+};
+
+static int key_cpu(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
+		   struct traced_filter *f, char *why, size_t size)
+{
+	uint64_t n;
+
+	(void)w;
+	if (!number(v, &n) || n >= ncpus) {
+		snprintf(why, size, "bad cpu '%s' (cpus: 0 to %u)", v, ncpus - 1);
+		return -EINVAL;
+	}
+	f->flags |= k->flag;
+	f->cpus |= 1u << n;
+	return 0;
+}
+
+static int key_id(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
+		  struct traced_filter *f, char *why, size_t size)
+{
+	uint64_t n;
+
+	(void)ncpus;
+	if (!number(v, &n) || n > UINT32_MAX) {
+		return fail(why, size, "bad id in '%.*s' (a number)", w, strlen(w));
+	}
+	f->flags |= k->flag;
+	*(k->flag == TRACED_F_PID ? &f->pid : &f->tid) = (uint32_t)n;
+	return 0;
+}
+
+static int key_kind(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
+		    struct traced_filter *f, char *why, size_t size)
+{
+	(void)w;
+	(void)ncpus;
+	if (kinds_parse(v, f->kinds, why, size)) {
+		return -EINVAL;
+	}
+	f->flags |= k->flag;
+	return 0;
+}
+
+static int key_cat(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
+		   struct traced_filter *f, char *why, size_t size)
+{
+	uint64_t mask;
+
+	(void)w;
+	(void)ncpus;
+	if (traced_categories_parse(v, &mask, why, size)) {
+		return -EINVAL;
+	}
+	f->flags |= k->flag;
+	f->cats |= mask;
+	return 0;
+}
+
+/* last= and count= exclude each other: the later word wins. */
+static int key_count(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
+		     struct traced_filter *f, char *why, size_t size)
+{
+	uint64_t n;
+
+	(void)ncpus;
+	if (!number(v, &n) || !n) {
+		return fail(why, size, "bad count in '%.*s' (a number above 0)", w, strlen(w));
+	}
+	f->flags &= ~(TRACED_F_LAST | TRACED_F_COUNT);
+	f->flags |= k->flag;
+	f->count = n;
+	return 0;
+}
+
+static int key_time(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
+		    struct traced_filter *f, char *why, size_t size)
+{
+	uint64_t ns;
+
+	(void)ncpus;
+	if (!seconds(v, &ns)) {
+		return fail(why, size, "bad time in '%.*s' (seconds since boot, such as 1.5)", w,
+			    strlen(w));
+	}
+	f->flags |= k->flag;
+	*(k->flag == TRACED_F_SINCE ? &f->since_ns : &f->until_ns) = ns;
+	return 0;
+}
+
+/* The filter words: the one list the parser, the usage line and the errors come from. */
+static const struct filter_key keys[] = {
+    {"cpu", "N", key_cpu, TRACED_F_CPUS},
+    {"pid", "N", key_id, TRACED_F_PID},
+    {"tid", "N", key_id, TRACED_F_TID},
+    {"kind", "NAME,...", key_kind, TRACED_F_KINDS},
+    {"cat", "NAME,...", key_cat, TRACED_F_CATS},
+    {"last", "N", key_count, TRACED_F_LAST},
+    {"count", "N", key_count, TRACED_F_COUNT},
+    {"since", "SECONDS", key_time, TRACED_F_SINCE},
+    {"until", "SECONDS", key_time, TRACED_F_UNTIL},
+};
+
+#define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* The keys as "cpu=N pid=N ..." (with values) or "cpu= pid= ..." (without). */
+static void keys_format(char *buf, size_t size, bool values)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NUM_KEYS && n < size; i++) {
+		n += (size_t)snprintf(buf + n, size - n, "%s%s=%s", i ? " " : "", keys[i].name,
+				      values ? keys[i].value : "");
+	}
+}
+
+void traced_filter_usage(char *buf, size_t size)
+{
+	keys_format(buf, size, true);
+}
+
 int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct traced_filter *f,
 			char *why, size_t why_size)
 {
+	char known[KNOWN_MAX];
+
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i];
 		const char *eq = strchr(w, '=');
-		const char *v = eq ? eq + 1 : "";
-		size_t key = eq ? (size_t)(eq - w) : strlen(w);
-		uint64_t n;
+		size_t len = eq ? (size_t)(eq - w) : strlen(w);
+		const struct filter_key *k = keys;
 
-#define KEY(name) (key == sizeof(name) - 1 && !strncmp(w, name, key))
-		if (!eq || !*v) {
-			return fail(why, why_size,
-				    "bad filter '%.*s' (known: cpu=N pid=N tid=N kind=NAME,... "
-				    "cat=NAME,... last=N count=N since=SECONDS until=SECONDS)",
-				    w, strlen(w));
+		if (!eq || !eq[1]) {
+			keys_format(known, sizeof(known), true);
+			snprintf(why, why_size, "bad filter '%s' (known: %s)", w, known);
+			return -EINVAL;
 		}
-		if (KEY("cpu")) {
-			if (!number(v, &n) || n >= ncpus) {
-				snprintf(why, why_size, "bad cpu '%s' (cpus: 0 to %u)", v,
-					 ncpus - 1);
-				return -EINVAL;
-			}
-			f->flags |= TRACED_F_CPUS;
-			f->cpus |= 1u << n;
-		} else if (KEY("pid") || KEY("tid")) {
-			if (!number(v, &n) || n > UINT32_MAX) {
-				return fail(why, why_size, "bad id in '%.*s' (a number)", w,
-					    strlen(w));
-			}
-			f->flags |= KEY("pid") ? TRACED_F_PID : TRACED_F_TID;
-			*(KEY("pid") ? &f->pid : &f->tid) = (uint32_t)n;
-		} else if (KEY("kind")) {
-			if (kinds_parse(v, f->kinds, why, why_size)) {
-				return -EINVAL;
-			}
-			f->flags |= TRACED_F_KINDS;
-		} else if (KEY("cat")) {
-			uint64_t mask;
-			if (traced_categories_parse(v, &mask, why, why_size)) {
-				return -EINVAL;
-			}
-			f->flags |= TRACED_F_CATS;
-			f->cats |= mask;
-		} else if (KEY("last") || KEY("count")) {
-			if (!number(v, &n) || !n) {
-				return fail(why, why_size, "bad count in '%.*s' (a number above 0)",
-					    w, strlen(w));
-			}
-			f->flags &= ~(TRACED_F_LAST | TRACED_F_COUNT);
-			f->flags |= KEY("last") ? TRACED_F_LAST : TRACED_F_COUNT;
-			f->count = n;
-		} else if (KEY("since") || KEY("until")) {
-			if (!seconds(v, &n)) {
-				return fail(why, why_size,
-					    "bad time in '%.*s' (seconds since boot, such as 1.5)",
-					    w, strlen(w));
-			}
-			f->flags |= KEY("since") ? TRACED_F_SINCE : TRACED_F_UNTIL;
-			*(KEY("since") ? &f->since_ns : &f->until_ns) = n;
-		} else {
-			return fail(why, why_size,
-				    "unknown filter '%.*s' (known: cpu= pid= tid= kind= cat= last= "
-				    "count= since= until=)",
-				    w, key);
+		while (k < keys + NUM_KEYS && !(strlen(k->name) == len && !strncmp(w, k->name, len))) {
+			k++;
 		}
-#undef KEY
+		if (k == keys + NUM_KEYS) {
+			keys_format(known, sizeof(known), false);
+			snprintf(why, why_size, "unknown filter '%.*s' (known: %s)", (int)len, w,
+				 known);
+			return -EINVAL;
+		}
+		if (k->parse(k, w, eq + 1, ncpus, f, why, why_size)) {
+			return -EINVAL;
+		}
 	}
 	if (f->flags & TRACED_F_SINCE && f->flags & TRACED_F_UNTIL && f->since_ns >= f->until_ns) {
 		snprintf(why, why_size, "empty time window (since= must be below until=)");

@@ -1,5 +1,5 @@
 /*
- * trace: the kernel's side of tracing (the contract is abi/trace.h).
+ * ktrace: the kernel's side of tracing (the contract is abi/trace.h).
  *
  * One area of physically contiguous memory holds the header, the reader
  * page, a ring per CPU and the aux buffer; the kernel writes it through
@@ -16,8 +16,8 @@
  * be preempted (the kernel never is) and may run in any context,
  * interrupt handlers included.
  */
-#ifndef SPOOR_TRACE_TRACE_H
-#define SPOOR_TRACE_TRACE_H
+#ifndef SPOOR_TRACE_KTRACE_H
+#define SPOOR_TRACE_KTRACE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
 /*
- * trace: the area, the emit path, the aux writer lock, control, the trace
+ * ktrace: the area, the emit path, the aux writer lock, control, the trace
  * capabilities' memory and the panic-time flight recorder.
  *
  * Lock order: control_lock (mask, mode, clear) and aux_lock (every aux
  * write, from thread context only) are leaves. The emit path takes none.
  */
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 #include "abi/errno.h"
 #include "arch/x86_64/cpu.h"
@@ -25,7 +25,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/thread.h"
-#include "trace/uevent.h"
+#include "trace/uevent_table.h"
 
 #define FLIGHT_RECORDER_EVENTS 16
 #define ENTRY_BYTES	       64

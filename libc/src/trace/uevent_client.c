@@ -1,6 +1,7 @@
 /*
- * uevent: registering user events with traced and mapping their status
- * page (trace_client.h). The page is one for every event, mapped once.
+ * uevent_client: registering user events with traced and mapping their
+ * status page (trace_client.h). The page is one for every event, mapped
+ * once.
  */
 #include <errno.h>
 #include <string.h>

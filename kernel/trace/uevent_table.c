@@ -1,8 +1,8 @@
 /*
- * uevent: the table of user events, their status page and their writes
- * (see uevent.h and abi/uevent.h).
+ * uevent_table: the table of user events, their status page and their writes
+ * (see uevent_table.h and abi/uevent.h).
  */
-#include "trace/uevent.h"
+#include "trace/uevent_table.h"
 
 #include "abi/errno.h"
 #include "abi/trace.h"
@@ -13,7 +13,7 @@
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/usercopy.h"
-#include "trace/trace.h"
+#include "trace/ktrace.h"
 
 struct uevent {
 	uint32_t id;	       /* [I] */

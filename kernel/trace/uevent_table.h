@@ -1,5 +1,5 @@
 /*
- * uevent: user-defined trace events in the kernel (the contract is
+ * uevent_table: user-defined trace events in the kernel (the contract is
  * abi/uevent.h). A table of up to UEVENT_MAX events, each a definition
  * parsed by common/uevent.c; capabilities of kind CAP_KIND_UEVENT name
  * them, and a process holds an event by holding such a capability. The
@@ -12,8 +12,8 @@
  * then uevent. Writes take no lock: the writer's capability keeps its
  * event alive, and the definition never changes.
  */
-#ifndef SPOOR_TRACE_UEVENT_H
-#define SPOOR_TRACE_UEVENT_H
+#ifndef SPOOR_TRACE_UEVENT_TABLE_H
+#define SPOOR_TRACE_UEVENT_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * uevents: traced's side of user-defined events (abi/uevent.h). The
+ * uevent_ops: traced's side of user-defined events (abi/uevent.h). The
  * kernel keeps the events, their definitions and counters; traced
  * registers them for clients, turns them on and off by name, lists them,
  * and decodes their events in dumps with definitions it asks the kernel
