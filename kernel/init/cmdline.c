@@ -111,13 +111,16 @@ static int apply(const char *word, const struct cmdline_option *opts, size_t nop
 	const char *value = word + name_len + 1;
 
 	switch (o->type) {
-	case CMDLINE_UINT: {
+	case CMDLINE_UINT:
+	case CMDLINE_POW2: {
 		uint64_t v;
-		if (!parse_uint(value, &v) || v < o->min || v > o->max) {
+		bool pow2 = o->type == CMDLINE_POW2;
+		if (!parse_uint(value, &v) || v < o->min || v > o->max || (pow2 && (v & (v - 1)))) {
 			format_snprintf(
 			    msg, sizeof(msg),
-			    "cmdline: bad value '%s' for '%s' (expected %lu..%lu), ignored", value,
-			    o->name, (unsigned long)o->min, (unsigned long)o->max);
+			    "cmdline: bad value '%s' for '%s' (expected %s%lu..%lu), ignored", value,
+			    o->name, pow2 ? "a power of two in " : "", (unsigned long)o->min,
+			    (unsigned long)o->max);
 			warn(msg);
 			return 1;
 		}

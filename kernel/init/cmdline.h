@@ -15,6 +15,7 @@
 
 enum cmdline_type {
 	CMDLINE_UINT,	/* decimal or 0x-hex, within [min, max]; value is uint64_t * */
+	CMDLINE_POW2,	/* as CMDLINE_UINT, and a power of two */
 	CMDLINE_CHOICE, /* one of choices[]; value is uint32_t *, set to the index */
 	CMDLINE_STRING, /* copied into value, a char buffer of size bytes */
 };
@@ -23,7 +24,7 @@ struct cmdline_option {
 	const char *name;
 	enum cmdline_type type;
 	void *value;
-	uint64_t min, max;	    /* CMDLINE_UINT */
+	uint64_t min, max;	    /* CMDLINE_UINT, CMDLINE_POW2 */
 	const char *const *choices; /* CMDLINE_CHOICE, NULL-terminated */
 	size_t size;		    /* CMDLINE_STRING */
 };

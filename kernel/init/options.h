@@ -13,7 +13,8 @@
  *                  syscall ipc irq proc user test, or all
  *   ttrace.ring_kb=N  KiB of trace ring per CPU (4..65536, a power of
  *                  two; default 1024)
- *   ttrace.aux_kb=N   KiB of aux string ring (4..65536; default 1024)
+ *   ttrace.aux_kb=N   KiB of aux string ring (4..65536, a power of two;
+ *                  default 1024)
  */
 #ifndef SPOOR_INIT_OPTIONS_H
 #define SPOOR_INIT_OPTIONS_H

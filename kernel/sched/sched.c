@@ -323,7 +323,11 @@ void sched_finish_switch(void)
 	uint8_t *kstack = prev->kstack;
 	struct process *proc = prev->proc;
 
-	/* release: prev's registers are saved; pairs with the acquire in schedule() */
+	/*
+	 * release: prev's registers are saved; pairs with the acquire loads
+	 * of on_cpu in switch_to() and first_runnable() (a CPU about to run
+	 * or steal prev), thread_free() and the process teardown's wait.
+	 */
 	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	spin_unlock(&c->rq.lock);
 	if (exited) {

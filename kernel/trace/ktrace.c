@@ -39,16 +39,6 @@ static struct memobj *reader_obj; /* [I] */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
 
-static uint64_t round_down_pow2(uint64_t v)
-{
-	uint64_t p = 1;
-
-	while (p * 2 <= v) {
-		p *= 2;
-	}
-	return p;
-}
-
 /* Lays out the header for ring_kb; returns the area's size, or 0. */
 static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb)
 {
@@ -56,7 +46,7 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
 	    .num_cpus = num_cpus,
 	    .ring_entries = (uint32_t)(ring_kb * KIB / ENTRY_BYTES),
 	    .aux_durable_size = (ttrace_aux_names_size() + 7) & ~7ull,
-	    .aux_ring_size = round_down_pow2(kopts.ttrace_aux_kb) * KIB,
+	    .aux_ring_size = kopts.ttrace_aux_kb * KIB /* a power of two: options.c */,
 	    .tsc_hz = timer_tsc_hz(),
 	    .boot_tsc = timer_boot_tsc(),
 	};
@@ -64,6 +54,12 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
 	return ttrace_header_init(h, &g) ? 0 : h->area_size;
 }
 
+/*
+ * Both stores are relaxed: the mask orders nothing. A tracepoint reads
+ * ttrace_mask alone and either emits or not (the ring protocol orders
+ * what it writes); readers of the header's copy only report it. Under
+ * control_lock, so the two copies never disagree for long.
+ */
 static void set_mask(uint64_t mask)
 {
 	__atomic_store_n(&area.hdr->mask, mask, __ATOMIC_RELAXED);
@@ -89,7 +85,7 @@ static uint64_t boot_mask(void)
 void ttrace_init(uint32_t num_cpus)
 {
 	struct ttrace_header h;
-	uint64_t ring_kb = round_down_pow2(kopts.ttrace_ring_kb);
+	uint64_t ring_kb = kopts.ttrace_ring_kb; /* a power of two: options.c */
 	uint64_t size = layout(&h, num_cpus, ring_kb);
 	uint64_t phys;
 
@@ -223,7 +219,12 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		if (arg != TTRACE_MODE_OVERWRITE && arg != TTRACE_MODE_DROP) {
 			err = -EINVAL;
 		} else {
-			__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELEASE);
+			/*
+			 * relaxed: the mode orders nothing either. A write racing
+			 * the change may use either mode, and both count exactly
+			 * (the writer's load in ttrace_ring_reserve() is relaxed).
+			 */
+			__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELAXED);
 		}
 		break;
 	case TTRACE_OP_CLEAR:

@@ -79,7 +79,11 @@ void ttrace_init(uint32_t num_cpus);
  */
 uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name);
 
-/* The control operations of trace-control capabilities (abi/trace.h). 0 or -EINVAL. */
+/*
+ * The control operations of trace-control capabilities (abi/trace.h).
+ * Returns the mask in force afterwards (>= 0), -EINVAL for an unknown op,
+ * mode or category bit, or -ENOMEM when boot left tracing without an area.
+ */
 int ttrace_control(uint32_t op, uint64_t arg);
 
 /* The frame objects behind the trace capabilities: the whole area, the reader page. */
