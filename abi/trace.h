@@ -434,7 +434,7 @@ _Static_assert(sizeof(struct ttrace_reader) <= TTRACE_PAGE_SIZE, "abi");
 	X(2, KIND, kind, kinds)		  /* id: TTRACE_KIND_*; "name category args" (durable) */  \
 	X(3, PROC, proc, procs)		  /* id: pid; the process name, at spawn */                \
 	X(4, THREAD, thread, threads)	  /* id: tid; the thread name */                           \
-	X(5, USER_EVENT, event, events) /* id: the user event's index; its definition */         \
+	X(5, USER_EVENT, event, events) /* id: UEVENT_AUX_ID(); its definition */         \
 	X(6, TEXT, text, text)		  /* id: the writer's choice; free text */
 
 enum {

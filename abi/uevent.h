@@ -214,6 +214,14 @@ _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations rea
 #define UEVENT_WORD0_GEN(w)	   ((uint32_t)((w) >> 16) & 0xffffffffu)
 #define UEVENT_WORD0_LEN(w)	   ((uint32_t)((w) >> 48))
 
+/*
+ * The id of the aux record (TTRACE_AUX_USER_EVENT, abi/trace.h) holding
+ * the canonical description of event id at generation: UEVENT_WORD0
+ * without the length. The kernel writes it when the event is made,
+ * before any of its events can be written.
+ */
+#define UEVENT_AUX_ID(id, gen) ((uint64_t)(id) | (uint64_t)(gen) << 16)
+
 #define UEVENT_OP_INFO	      0
 #define UEVENT_OP_ENABLE      1
 #define UEVENT_OP_DISABLE     2

@@ -11,6 +11,7 @@
 #include "abi/errno.h"
 #include "common/format.h"
 #include "common/trace_aux.h"
+#include "common/trace_decoder.h"
 #include "common/trace_names.h"
 #include "common/uevent.h"
 
@@ -73,24 +74,19 @@ static void put_string(struct line *l, uint64_t ref, const struct ttrace_area *a
 }
 
 /* A syscall number, then its name from the durable aux records (written at boot). */
-static void put_syscall(struct line *l, uint64_t nr, const struct ttrace_area *a)
+static void put_syscall(struct line *l, uint64_t nr, const struct ttrace_decoder *d)
 {
-	struct ttrace_aux_view v;
-	struct ttrace_aux_record rec;
-	const char *str;
+	size_t len;
+	const char *name = ttrace_decoder_syscall(d, nr, &len);
 
 	put(l, "%llu", (unsigned long long)nr);
-	ttrace_aux_durable(a, &v);
-	while (ttrace_aux_next(&v, &rec, &str) == 1) {
-		if (rec.tag == TTRACE_AUX_SYSCALL && rec.id == nr) {
-			put(l, " name=%.*s", (int)rec.len, str);
-			return;
-		}
+	if (name) {
+		put(l, " name=%.*s", (int)len, name);
 	}
 }
 
 static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
-		    const struct ttrace_area *a)
+		    const struct ttrace_decoder *d)
 {
 	put(l, " %.*s=", (int)arg->name_len, arg->name);
 	switch (arg->format) {
@@ -101,10 +97,10 @@ static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
 		put(l, "%lld", (long long)v);
 		break;
 	case 's':
-		put_string(l, v, a);
+		put_string(l, v, d->area);
 		break;
 	case 'y':
-		put_syscall(l, v, a);
+		put_syscall(l, v, d);
 		break;
 	default:
 		put(l, "%llu", (unsigned long long)v);
@@ -122,65 +118,71 @@ static void put_prefix(struct line *l, const struct ttrace_record *rec, const st
 	put(l, " cpu=%u pid=%u tid=%u", rec->cpu, rec->pid, rec->tid);
 }
 
-int ttrace_format_user(char *buf, size_t size, const struct ttrace_record *rec,
-		       const struct ttrace_area *a, const struct uevent_def *def)
+/* A user event decoded with its definition: "user:name a=1 s=\"hi\"". */
+static void put_user(struct line *l, const struct ttrace_record *rec, const struct uevent_def *def)
 {
-	struct line l = {.buf = buf, .size = size};
 	uint8_t payload[UEVENT_PAYLOAD_MAX];
 	uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
 
-	put_prefix(&l, rec, a);
-	put(&l, " user:%s", def->name);
+	put(l, " user:%s", def->name);
 	if (len > sizeof(payload)) {
-		put(&l, " <bad length %u>", len);
-		return (int)l.len;
+		put(l, " <bad length %u>", len);
+		return;
 	}
 	__builtin_memcpy(payload, &rec->data[1], len);
 	if (!def->nfields) {
-		return (int)l.len;
+		return;
 	}
-	put(&l, " ");
-	l.len +=
-	    (size_t)uevent_payload_format(def, payload, len, l.len < l.size ? l.buf + l.len : NULL,
-					  l.len < l.size ? l.size - l.len : 0);
-	return (int)l.len;
+	put(l, " ");
+	l->len += (size_t)uevent_payload_format(def, payload, len,
+						l->len < l->size ? l->buf + l->len : NULL,
+						l->len < l->size ? l->size - l->len : 0);
 }
 
-int ttrace_format_record(char *buf, size_t size, const struct ttrace_record *rec,
-			 const struct ttrace_area *a)
+/* A user event without its definition: word 0 decoded, then the payload words. */
+static void put_user_raw(struct line *l, const struct ttrace_record *rec)
+{
+	uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
+	uint32_t words = len > UEVENT_PAYLOAD_MAX ? TTRACE_EVENT_WORDS_MAX - 1 : (len + 7) / 8;
+
+	put(l, " user event=%u gen=%u len=%u", UEVENT_WORD0_ID(rec->data[0]),
+	    UEVENT_WORD0_GEN(rec->data[0]), len);
+	for (uint32_t n = 0; n < words; n++) {
+		put(l, "%s0x%llx", n ? "," : " data=", (unsigned long long)rec->data[1 + n]);
+	}
+}
+
+int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
+			struct ttrace_decoder *d)
 {
 	const struct ttrace_kind_info *k = ttrace_kind_info(rec->kind);
 	struct line l = {.buf = buf, .size = size};
-	uint32_t n = 0; /* data words printed */
 
-	put_prefix(&l, rec, a);
+	put_prefix(&l, rec, d->area);
 	if (!k) {
 		put(&l, " kind=%u", rec->kind);
-		for (; n < TTRACE_HEAD_WORDS; n++) {
+		for (uint32_t n = 0; n < TTRACE_HEAD_WORDS; n++) {
 			put(&l, " d%u=0x%llx", n, (unsigned long long)rec->data[n]);
 		}
 		return (int)l.len;
 	}
-	put(&l, " %s", k->name);
 	if (rec->kind == TTRACE_KIND_user) {
-		/* Without its definition: the event's word 0 decoded, then the payload words. */
-		uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
-		uint32_t words =
-		    len > UEVENT_PAYLOAD_MAX ? TTRACE_EVENT_WORDS_MAX - 1 : (len + 7) / 8;
-
-		put(&l, " event=%u gen=%u len=%u", UEVENT_WORD0_ID(rec->data[0]),
-		    UEVENT_WORD0_GEN(rec->data[0]), len);
-		for (const char *sep = " data="; n < words; n++, sep = ",") {
-			put(&l, "%s0x%llx", sep, (unsigned long long)rec->data[1 + n]);
+		const struct uevent_def *def = ttrace_decoder_uevent(
+		    d, UEVENT_WORD0_ID(rec->data[0]), UEVENT_WORD0_GEN(rec->data[0]));
+		if (def) {
+			put_user(&l, rec, def);
+		} else {
+			put_user_raw(&l, rec);
 		}
 		return (int)l.len;
 	}
+	put(&l, " %s", k->name);
 
 	const char *spec = k->args;
 	struct ttrace_arg arg;
 
-	while (n < TTRACE_EVENT_WORDS_MAX && ttrace_arg_next(&spec, &arg) == 1) {
-		put_arg(&l, &arg, rec->data[n++], a);
+	for (uint32_t n = 0; n < TTRACE_EVENT_WORDS_MAX && ttrace_arg_next(&spec, &arg) == 1; n++) {
+		put_arg(&l, &arg, rec->data[n], d);
 	}
 	return (int)l.len;
 }

@@ -165,7 +165,6 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 
 int main(int argc, char **argv)
 {
-	struct traced_status st;
 	struct traced_filter f;
 	struct options o = {0};
 	char why[WHY_MAX];
@@ -186,14 +185,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	long err = traced_status(&st);
-	if (err) {
-		printf("tracecat: traced: %s\n", strerror((int)-err));
+	long ncpus = traced_num_cpus();
+	if (ncpus < 0) {
+		printf("tracecat: traced: %s\n", strerror((int)-ncpus));
 		return 1;
 	}
-	if (traced_filter_parse(argc - first, argv + first, st.num_cpus, &f, why, sizeof(why))) {
+	if (traced_filter_parse(argc - first, argv + first, (uint32_t)ncpus, &f, why, sizeof(why))) {
 		printf("tracecat: %s\n", why);
 		return 2;
 	}
-	return run(&f, st.num_cpus, &o);
+	return run(&f, (uint32_t)ncpus, &o);
 }

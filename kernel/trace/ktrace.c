@@ -36,6 +36,7 @@ uint64_t ttrace_mask;
 static struct ttrace_area area;	  /* [I] after ttrace_init() */
 static struct memobj *area_obj;	  /* [I] */
 static struct memobj *reader_obj; /* [I] */
+static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
 
@@ -121,6 +122,8 @@ void ttrace_init(uint32_t num_cpus)
 	for (uint32_t i = 0; i < num_cpus; i++) {
 		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
 	}
+	/* No cache of user-event definitions: the flight recorder prints them raw. */
+	ttrace_decoder_init(&decoder, &area, NULL);
 	set_mask(boot_mask());
 
 	char names[128];
@@ -273,7 +276,7 @@ void ttrace_panic_dump(uint32_t cpu)
 	size_t first = n > FLIGHT_RECORDER_EVENTS ? n - FLIGHT_RECORDER_EVENTS : 0;
 	printk("flight recorder: last %lu events on cpu %u\n", n - first, cpu);
 	for (size_t i = first; i < n; i++) {
-		ttrace_format_record(line, sizeof(line), &records[i], &area);
+		ttrace_format_event(line, sizeof(line), &records[i], &decoder);
 		printk("  %s\n", line);
 	}
 }

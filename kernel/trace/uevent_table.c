@@ -85,7 +85,7 @@ static void record_definition(const struct uevent *ev)
 	char text[UEVENT_DESC_MAX + 1];
 
 	uevent_def_format(&ev->def, text, sizeof(text));
-	ttrace_aux_name(TTRACE_AUX_USER_EVENT, ev->id, text);
+	ttrace_aux_name(TTRACE_AUX_USER_EVENT, UEVENT_AUX_ID(ev->id, ev->generation), text);
 }
 
 int uevent_register(const char *desc, size_t len, struct uevent **out)

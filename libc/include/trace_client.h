@@ -41,6 +41,13 @@ long traced_map_cap(void);
 /* STATUS into *st. Returns as traced_request(). */
 long traced_status(struct traced_status *st);
 
+/*
+ * The trace area's CPU count, asked of traced once (STATUS) and then
+ * remembered, so filters can be checked without a request each time.
+ * Returns it, or -E* as traced_request().
+ */
+long traced_num_cpus(void);
+
 /* Pages through a DUMP, FOLLOW or STRINGS: the request it repeats, and the last reply. */
 struct traced_pager {
 	uint32_t op;

@@ -217,13 +217,13 @@ static bool interrupted(uint64_t timeout_ns)
 /* The filter words after the verb; false (having said why) if they are wrong. */
 static bool filter_words(int argc, char **argv, struct traced_filter *f)
 {
-	struct traced_status st;
 	char why[WHY_MAX];
+	long ncpus = traced_num_cpus();
 
-	if (failed(traced_status(&st))) {
+	if (ncpus < 0 && failed(ncpus)) {
 		return false;
 	}
-	if (traced_filter_parse(argc - 1, argv + 1, st.num_cpus, f, why, sizeof(why))) {
+	if (traced_filter_parse(argc - 1, argv + 1, (uint32_t)ncpus, f, why, sizeof(why))) {
 		printf("trace: %s\n", why);
 		return false;
 	}

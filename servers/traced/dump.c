@@ -262,13 +262,7 @@ static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_
 		n += sizeof(union ttrace_slot);
 	}
 	if (rec && d->format == TRACED_FORMAT_TEXT) {
-		const struct uevent_def *def =
-		    rec->kind == TTRACE_KIND_user
-			? uevents_def(UEVENT_WORD0_ID(rec->data[0]), UEVENT_WORD0_GEN(rec->data[0]))
-			: NULL;
-		int len =
-		    def ? ttrace_format_user((char *)tmp + n, LINE_MAX, rec, &traced.area, def)
-			: ttrace_format_record((char *)tmp + n, LINE_MAX, rec, &traced.area);
+		int len = ttrace_format_event((char *)tmp + n, LINE_MAX, rec, &traced.decoder);
 		n += (size_t)len < LINE_MAX ? (size_t)len : LINE_MAX - 1;
 		tmp[n++] = '\n';
 	} else if (rec) {

@@ -19,6 +19,7 @@
 #include "traced.h"
 
 struct traced traced;
+static struct ttrace_uevent_slot uevent_slots[UEVENT_MAX]; /* the decoder's definitions */
 
 uint64_t traced_ns(uint64_t ts)
 {
@@ -87,6 +88,7 @@ static void setup(void)
 		refuse("no memory for aux snapshots", strerror((int)-copy));
 	}
 	traced.aux_copy = (uint64_t *)copy;
+	ttrace_decoder_init(&traced.decoder, &traced.area, uevent_slots);
 }
 
 static int no_body(const struct request *req)

@@ -15,6 +15,7 @@
 
 #include "abi/traced.h"
 #include "abi/uevent.h"
+#include "common/trace_decoder.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
 
@@ -25,6 +26,7 @@ struct traced {
 	uint32_t ncpus;
 	uint64_t *aux_copy; /* room for a snapshot of the aux ring */
 	size_t aux_copy_size;
+	struct ttrace_decoder decoder; /* names and user-event definitions, found once */
 };
 
 extern struct traced traced;
@@ -62,9 +64,6 @@ int uevents_on(const struct request *req, struct reply *rep);
 int uevents_off(const struct request *req, struct reply *rep);
 int uevents_list(const struct request *req, struct reply *rep);
 int uevents_all(bool on);
-
-/* The definition of user event id at generation, or NULL if the kernel has it no more. */
-const struct uevent_def *uevents_def(uint32_t id, uint32_t generation);
 
 /*
  * Paged replies (page.c). cursor_check_common() checks what every cursor

@@ -1,45 +1,22 @@
 /*
  * uevent_ops: traced's side of user-defined events (abi/uevent.h). The
  * kernel keeps the events, their definitions and counters; traced
- * registers them for clients, turns them on and off by name, lists them,
- * and decodes their events in dumps with definitions it asks the kernel
- * for (cached by id and generation, so a reused id is never decoded with
- * the old definition).
+ * registers them for clients, turns them on and off by name and lists
+ * them. Dumps decode their events with the definitions the kernel wrote
+ * in the aux buffer (common/trace_decoder.h), not through this file.
  */
 #include <errno.h>
 #include <spoor.h>
 #include <string.h>
 
 #include "common/format.h"
-#include "common/uevent.h"
 #include "traced.h"
-
-/* Definitions of the events seen in dumps, by id. */
-static struct {
-	uint32_t generation; /* 0: nothing cached */
-	struct uevent_def def;
-} defs[UEVENT_MAX];
 
 static struct uevent_info info; /* one INFO answer at a time: traced is single-threaded */
 
 static long query(uint32_t id)
 {
 	return sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_INFO, id, &info);
-}
-
-const struct uevent_def *uevents_def(uint32_t id, uint32_t generation)
-{
-	if (id >= UEVENT_MAX || !generation) {
-		return NULL;
-	}
-	if (defs[id].generation != generation) {
-		if (query(id) || info.generation != generation ||
-		    uevent_parse(info.desc, strlen(info.desc), &defs[id].def, NULL, 0)) {
-			return NULL; /* deleted, and maybe reused since: print it raw */
-		}
-		defs[id].generation = generation;
-	}
-	return &defs[id].def;
 }
 
 /* The id of the event called name (body, len bytes), or -ENOENT. */

@@ -107,6 +107,21 @@ long traced_status(struct traced_status *st)
 	return traced_request(TRACED_OP_STATUS, 0, NULL, 0, st, sizeof(*st), NULL);
 }
 
+long traced_num_cpus(void)
+{
+	static uint32_t ncpus; /* the trace area's: it never changes */
+	struct traced_status st;
+
+	if (!ncpus) {
+		long err = traced_status(&st);
+		if (err) {
+			return err;
+		}
+		ncpus = st.num_cpus;
+	}
+	return ncpus;
+}
+
 void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
 		       uint32_t format)
 {

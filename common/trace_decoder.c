@@ -1,0 +1,101 @@
+/*
+ * trace_decoder: the syscall name table and the cache of user-event
+ * definitions (see trace_decoder.h), both filled from the aux buffer
+ * with its lock-free reader.
+ */
+#include "common/trace_decoder.h"
+
+#include <stdbool.h>
+
+#include "abi/errno.h"
+#include "common/trace_aux.h"
+#include "common/uevent.h"
+
+void ttrace_decoder_init(struct ttrace_decoder *d, const struct ttrace_area *a,
+			 struct ttrace_uevent_slot *uevents)
+{
+	struct ttrace_aux_view v;
+	struct ttrace_aux_record rec;
+	const char *str;
+
+	__builtin_memset(d, 0, sizeof(*d));
+	d->area = a;
+	d->uevents = uevents;
+	if (uevents) {
+		__builtin_memset(uevents, 0, sizeof(*uevents) * UEVENT_MAX);
+	}
+	/* The durable records never change: pointers into them stay right. */
+	ttrace_aux_durable(a, &v);
+	while (ttrace_aux_next(&v, &rec, &str) == 1) {
+		if (rec.tag == TTRACE_AUX_SYSCALL && rec.id < TTRACE_DECODER_SYSCALLS) {
+			d->syscall_name[rec.id] = str;
+			d->syscall_len[rec.id] = rec.len;
+		}
+	}
+}
+
+const char *ttrace_decoder_syscall(const struct ttrace_decoder *d, uint64_t nr, size_t *len)
+{
+	if (nr >= TTRACE_DECODER_SYSCALLS || !d->syscall_name[nr]) {
+		return NULL;
+	}
+	*len = d->syscall_len[nr];
+	return d->syscall_name[nr];
+}
+
+/*
+ * The newest aux ring record with tag and id, its string into text (size
+ * bytes, NUL-terminated): 0, or -ENOENT. The walk goes record by record
+ * from the oldest; one evicted under it resumes at the new oldest.
+ */
+static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char *text,
+		    size_t size)
+{
+	const struct ttrace_header *h = a->hdr;
+	struct ttrace_aux_record rec;
+	char none[1];
+	int found = -ENOENT;
+	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
+	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
+	/* relaxed: ttrace_aux_lookup() validates every position it is given (A3) */
+	uint64_t pos = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
+
+	while (pos < last) {
+		int len = ttrace_aux_lookup(a, pos, &rec, none, sizeof(none));
+		if (len == -ENOENT) {
+			/* relaxed: first only grows, and the lookup saw it above pos */
+			pos = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (len < 0) {
+			break; /* not a record: nothing after it can be trusted */
+		}
+		if (rec.tag == tag && rec.id == id && ttrace_aux_lookup(a, pos, &rec, text, size) >= 0) {
+			found = 0; /* keep going: a newer one wins */
+		}
+		pos += TTRACE_AUX_RECORD_SIZE(rec.len);
+	}
+	return found;
+}
+
+const struct uevent_def *ttrace_decoder_uevent(struct ttrace_decoder *d, uint32_t id,
+					       uint32_t generation)
+{
+	char text[TTRACE_AUX_LEN_MAX + 1];
+
+	if (!d->uevents || id >= UEVENT_MAX || !generation) {
+		return NULL;
+	}
+	struct ttrace_uevent_slot *s = &d->uevents[id];
+	uint64_t key = UEVENT_AUX_ID(id, generation);
+	/*
+	 * The kernel records a definition before it hands out the capability
+	 * that writes its events: one missing now was evicted, for good.
+	 */
+	if (s->key != key) {
+		s->key = key;
+		s->found = !aux_find(d->area, TTRACE_AUX_USER_EVENT, key, text, sizeof(text)) &&
+			   !uevent_parse(text, __builtin_strlen(text), &s->def, NULL, 0);
+	}
+	return s->found ? &s->def : NULL;
+}
