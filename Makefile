@@ -56,6 +56,9 @@ QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -seri
 
 LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host tests/programs -name '*.c' -o -name '*.h' 2>/dev/null)
 
+# `make` alone builds all, whatever rules the included fragments define first.
+.DEFAULT_GOAL := all
+
 .PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
 all: $(BUILD)/spoor.iso
@@ -128,6 +131,13 @@ HOST_EXTRA_OBJS :=
 HOST_EXTRA_TESTS :=
 -include libc/host.mk
 -include $(wildcard tests/host/*.mk)
+
+# Host tools (tools/NAME/, e.g. spoor-trace): each folder's NAME.mk builds
+# its program into build/host/ and adds it to HOST_TOOLS, which `make`
+# builds with the image.
+HOST_TOOLS :=
+-include $(wildcard tools/*/*.mk)
+all: $(HOST_TOOLS)
 
 $(BUILD)/host/run_tests: $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(HOST_OBJS) $(HOST_EXTRA_OBJS)

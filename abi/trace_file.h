@@ -1,0 +1,156 @@
+/*
+ * A saved trace: the file `trace save` writes to the host
+ * (build/traces/NAME.spoor) and tools/spoor-trace reads. It holds what a
+ * reader needs to decode the saved events exactly as `trace dump` prints
+ * them, with nothing else of the machine: the trace header's fields, the
+ * events as their raw ring slots (abi/trace.h), the aux records they refer
+ * to, and each CPU's ledger with the losses the save saw, so that loss
+ * survives export. A reader written only from this file and abi/trace.h
+ * must work. Everything is little-endian.
+ *
+ * LAYOUT. A header, then sections, each a struct ttrace_file_section and
+ * size bytes of payload (size a multiple of 8, so every section starts
+ * 8-byte aligned), in this order:
+ *
+ *   struct ttrace_file_header
+ *   EVENTS ...     any number, together the selected events in order
+ *   AUX_DURABLE    exactly one
+ *   AUX_RING       exactly one
+ *   LEDGER         exactly one
+ *   END            exactly one, the last bytes of the file
+ *
+ * EVENTS: whole 64-byte slots, as a binary dump carries them (abi/traced.h
+ * DATA): each event is its head entry (struct ttrace_entry) followed by
+ * its TTRACE_NCONT_OF(ctx) continuations, and a loss is a marker slot of
+ * kind TRACED_KIND_LOST with ts 0, cpu C and data[0] = the entries lost
+ * on CPU C at that point of the stream. Events are in timestamp order
+ * across CPUs, each CPU's own order exact. An event never spans sections.
+ *
+ * AUX_DURABLE: the bytes of the aux buffer's durable part, positions
+ * [0, size): its records (syscall and kind names), as abi/trace.h's THE
+ * AUX BUFFER lays them out. size <= aux_durable_size.
+ *
+ * AUX_RING: struct ttrace_file_aux_ring, then the bytes of aux positions
+ * [first, last) in position order (the ring's wrap undone): a consistent
+ * copy of the ring's records (A2), from first, which starts a record.
+ * Events refer to records by position; a reference below first was
+ * evicted before the save and prints as <evicted>.
+ *
+ * LEDGER: num_cpus struct ttrace_file_ledger, CPU 0 first, taken when the
+ * events were all read: the ring's counters (abi/trace.h ACCOUNTING) and
+ * the entries this save found lost on that CPU (the sum of its markers).
+ *
+ * END: struct ttrace_file_end: the totals of the EVENTS sections and the
+ * checksum of every byte of the file before the END section's own head.
+ *
+ * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC,
+ * whose version_major is not its own or whose version_minor is older than
+ * its own. A newer minor may append fields to the header (header_size
+ * grows) and add section types, which a reader skips; an older reader
+ * then still reads the file. Numbers here are append-only.
+ */
+#ifndef SPOOR_ABI_TRACE_FILE_H
+#define SPOOR_ABI_TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/trace.h"
+#include "abi/traced.h"
+
+#define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
+#define TTRACE_FILE_VERSION_MAJOR 1
+#define TTRACE_FILE_VERSION_MINOR 0
+#define TTRACE_FILE_SUFFIX	  ".spoor"
+#define TTRACE_FILE_NAME_MAX	  64 /* a name's bytes: [A-Za-z0-9._-], not starting with '.' */
+
+struct ttrace_file_header {
+	uint32_t magic;		/* TTRACE_FILE_MAGIC */
+	uint16_t version_major; /* TTRACE_FILE_VERSION_MAJOR */
+	uint16_t version_minor; /* TTRACE_FILE_VERSION_MINOR */
+	uint32_t header_size;	/* sizeof(struct ttrace_file_header) of the writer */
+	uint32_t num_cpus;	/* 1..TTRACE_MAX_CPUS: markers and events name CPUs below it */
+
+	/* From the trace header (abi/trace.h) the events were saved from. */
+	uint64_t tsc_hz;	       /* TSC ticks a second; 0 if unknown */
+	uint64_t boot_tsc;	       /* the TSC at boot: time 0 */
+	uint64_t aux_durable_size;     /* aux positions below it are durable */
+	uint64_t aux_ring_size;	       /* a power of two */
+	uint64_t mask;		       /* the categories enabled when saved */
+	uint32_t mode;		       /* TTRACE_MODE_* when saved */
+	uint32_t ring_entries;	       /* slots per CPU ring */
+	uint16_t trace_version_major;  /* the trace header's version */
+	uint16_t trace_version_minor;  /* */
+	uint32_t entry_size;	       /* TTRACE_ENTRY_SIZE */
+	uint64_t saved_ns;	       /* ns since boot when the save began */
+	struct traced_filter filter;   /* what was selected (abi/traced.h) */
+	uint64_t reserved[4];	       /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_file_header) == 80 + 80 + 32, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, magic) == 0, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, version_major) == 4, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, version_minor) == 6, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, header_size) == 8, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, num_cpus) == 12, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, tsc_hz) == 16, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, boot_tsc) == 24, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, aux_durable_size) == 32, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, aux_ring_size) == 40, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, mask) == 48, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, mode) == 56, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, ring_entries) == 60, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, trace_version_major) == 64, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, entry_size) == 68, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, saved_ns) == 72, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, filter) == 80, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, reserved) == 160, "abi");
+
+#define TTRACE_FILE_EVENTS	1
+#define TTRACE_FILE_AUX_DURABLE 2
+#define TTRACE_FILE_AUX_RING	3
+#define TTRACE_FILE_LEDGER	4
+#define TTRACE_FILE_END		5
+
+struct ttrace_file_section {
+	uint32_t type;	   /* TTRACE_FILE_* */
+	uint32_t reserved; /* zero */
+	uint64_t size;	   /* payload bytes after this head, a multiple of 8 */
+};
+
+_Static_assert(sizeof(struct ttrace_file_section) == 16, "abi");
+
+/* The head of AUX_RING's payload; last - first bytes follow. */
+struct ttrace_file_aux_ring {
+	uint64_t first; /* the position of the first record copied */
+	uint64_t last;	/* one past the last record's end */
+};
+
+_Static_assert(sizeof(struct ttrace_file_aux_ring) == 16, "abi");
+
+/* One CPU's entry of LEDGER, in entries. */
+struct ttrace_file_ledger {
+	uint64_t emitted; /* = stored + overwritten + dropped + cleared */
+	uint64_t stored;
+	uint64_t overwritten;
+	uint64_t dropped;
+	uint64_t cleared;
+	uint64_t lost; /* what the save's markers for this CPU add up to */
+};
+
+_Static_assert(sizeof(struct ttrace_file_ledger) == 48, "abi");
+
+struct ttrace_file_end {
+	uint64_t events;   /* events in the EVENTS sections */
+	uint64_t lost;	   /* the entries their markers add up to */
+	uint64_t checksum; /* FNV-1a 64 of the file's bytes before this section's head */
+	uint64_t reserved; /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_file_end) == 32, "abi");
+
+/* FNV-1a, 64 bits: the file's checksum and the export channel's. */
+#define TTRACE_FNV_OFFSET 0xcbf29ce484222325ull
+#define TTRACE_FNV_PRIME  0x00000100000001b3ull
+
+#endif
