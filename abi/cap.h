@@ -25,10 +25,12 @@
 #define CAP_KIND_TRACE_READ    5 /* the trace header, rings and aux buffer */
 #define CAP_KIND_TRACE_CONTROL 6 /* tracing mask, mode, clear */
 #define CAP_KIND_UEVENT	       7 /* a user-defined trace event: write it (abi/uevent.h) */
+#define CAP_KIND_IOPORT	       8 /* a range of I/O ports: read and write them (below) */
 
 /* Rights: what a capability allows. Meaning depends on the kind. */
-#define CAP_RIGHT_READ	(1u << 0) /* frame: read, map; console: read; endpoint: recv */
-#define CAP_RIGHT_WRITE (1u << 1) /* frame: write, map writable; console: write; endpoint: call */
+#define CAP_RIGHT_READ	(1u << 0) /* frame: read, map; console, ioport: read; endpoint: recv */
+#define CAP_RIGHT_WRITE (1u << 1) /* frame: write, map writable; console, ioport: write;
+				     endpoint: call */
 #define CAP_RIGHT_GRANT (1u << 2) /* may be copied to another process */
 #define CAP_RIGHT_WAIT	(1u << 3) /* process: wait for its exit status */
 #define CAP_RIGHT_KILL	(1u << 4) /* process: kill it */
@@ -41,13 +43,29 @@
 #define CAP_SLOT_TRACE_READ    2 /* traced: trace memory */
 #define CAP_SLOT_TRACE_CONTROL 3 /* traced: tracing control */
 #define CAP_SLOT_SERVICE       4 /* a server: the endpoint it receives on */
+#define CAP_SLOT_EXPORT_PORT   5 /* traced: the export channel's serial port (COM2), if any */
+#define CAP_SLOT_EXPORT_WINDOW 6 /* traced: the export window (a frame of device memory), if any */
 #define CAP_SLOT_FIRST_FREE    8 /* the kernel and spawn never fill slots below this unasked */
+
+/*
+ * I/O ports. A capability of kind CAP_KIND_IOPORT names ports base to
+ * base + count - 1 of one device; user space has no I/O privilege of its
+ * own (IOPL 0, no I/O bitmap), so an in or out instruction faults and
+ * these are the only way to a port:
+ *   ioport_read(slot, offset, buf, len)   reads len bytes, one at a time,
+ *                                         from port base + offset (READ)
+ *   ioport_write(slot, offset, buf, len)  writes them to it (WRITE)
+ * They return len, or -EINVAL for an offset >= count, a len of 0 or above
+ * IOPORT_XFER_MAX, -EFAULT for a buffer the caller cannot reach, and the
+ * slot errors above. cap_identify gives count as the size.
+ */
+#define IOPORT_XFER_MAX 4096
 
 struct cap_info {
 	uint32_t kind;
 	uint32_t rights;
 	uint64_t size; /* frame, trace-read: bytes; process: pid; endpoint: badge; user event: id;
-			  else 0 */
+			  ioport: ports; else 0 */
 };
 
 _Static_assert(sizeof(struct cap_info) == 16, "abi");

@@ -14,6 +14,7 @@
 #include "arch/x86_64/syscall.h"
 #include "cap/cspace.h"
 #include "console/console.h"
+#include "dev/export.h"
 #include "init/boot_info.h"
 #include "init/options.h"
 #include "init/selftest.h"
@@ -40,21 +41,39 @@ static uint32_t trace_cpus(void)
 	return acpi_madt.ncpus < kopts.smp ? acpi_madt.ncpus : (uint32_t)kopts.smp;
 }
 
-/* The root task: init, with the boot capabilities in their well-known slots. */
+/*
+ * The root task: init, with the boot capabilities in their well-known
+ * slots; the export devices' only when the machine has them.
+ */
 static void start_init(void)
 {
-	static const struct spawn_request req = {
+	struct spawn_request req = {
 	    .name = "init",
 	    .ncaps = 3,
 	    .caps = {{.src = 0, .dst = CAP_SLOT_CONSOLE, .rights = CAP_RIGHTS_ALL},
 		     {.src = 1, .dst = CAP_SLOT_TRACE_READ, .rights = CAP_RIGHTS_ALL},
 		     {.src = 2, .dst = CAP_SLOT_TRACE_CONTROL, .rights = CAP_RIGHTS_ALL}},
 	};
-	const struct cap boot_caps[] = {
+	struct cap boot_caps[5] = {
 	    {.kind = CAP_KIND_CONSOLE, .rights = CAP_RIGHTS_ALL},
 	    {.kind = CAP_KIND_TRACE_READ, .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT},
 	    {.kind = CAP_KIND_TRACE_CONTROL, .rights = CAP_RIGHT_WRITE | CAP_RIGHT_GRANT},
 	};
+	const uint32_t io_rights = CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT;
+	if (export_port()) {
+		boot_caps[req.ncaps] = (struct cap){
+		    .kind = CAP_KIND_IOPORT, .rights = io_rights, .obj = (void *)export_port()};
+		req.caps[req.ncaps] = (struct spawn_cap){
+		    .src = req.ncaps, .dst = CAP_SLOT_EXPORT_PORT, .rights = CAP_RIGHTS_ALL};
+		req.ncaps++;
+	}
+	if (export_window()) {
+		boot_caps[req.ncaps] =
+		    (struct cap){.kind = CAP_KIND_FRAME, .rights = io_rights, .obj = export_window()};
+		req.caps[req.ncaps] = (struct spawn_cap){
+		    .src = req.ncaps, .dst = CAP_SLOT_EXPORT_WINDOW, .rights = CAP_RIGHTS_ALL};
+		req.ncaps++;
+	}
 	int err = spawn(NULL, &req, boot_caps);
 
 	if (err < 0) {
@@ -93,6 +112,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	sched_init();					/* run queues, the resched IPI */
 	timer_calibrate();				/* TSC and LAPIC timer against the PIT */
 	ttrace_init(trace_cpus());			/* tracing, from here on if ttrace= */
+	export_init();					/* COM2 and the export window, if any */
 	uevent_init();					/* the user events' status page */
 	timer_start_cpu();				/* periodic tick on this CPU */
 	serial_enable_rx_irq();				/* console input by interrupt */

@@ -30,6 +30,15 @@ static uint32_t *frame_refs;	/* [a] per frame: references to frames in use */
 
 extern char _kernel_phys_start[];
 
+/*
+ * Device memory user space may map (a PCI BAR, the export window): frames
+ * the allocator never owns and never frees, so references to them are
+ * not counted. Set at boot, before any mapping of them.
+ */
+#define DEVICE_RANGES 2
+static struct range device[DEVICE_RANGES]; /* [I] */
+static uint32_t ndevice;		   /* [I] */
+
 /* Ranges that must never be handed out: filled by collect_reserved(). */
 static struct range reserved[BOOT_MODULES_MAX + 3]; /* low, image, modules, bitmap */
 static uint32_t nreserved;
@@ -156,8 +165,41 @@ void pmm_free_frames(uint64_t phys, uint64_t count)
 	}
 }
 
+static bool is_device(uint64_t phys)
+{
+	for (uint32_t i = 0; i < ndevice; i++) {
+		if (phys >= device[i].start && phys < device[i].end) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int pmm_add_device_memory(uint64_t phys, uint64_t npages)
+{
+	struct range r = {phys, phys + npages * PAGE_SIZE};
+
+	if (phys % PAGE_SIZE || !npages || r.end < r.start) {
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < boot_info.nmmap; i++) {
+		const struct boot_mmap_entry *e = &boot_info.mmap[i];
+		if (e->type == BOOT_MEM_USABLE && r.start < e->base + e->length && e->base < r.end) {
+			return -EINVAL; /* RAM: its references must be counted */
+		}
+	}
+	if (ndevice == DEVICE_RANGES) {
+		return -ENOSPC;
+	}
+	device[ndevice++] = r;
+	return 0;
+}
+
 void pmm_frame_ref(uint64_t phys)
 {
+	if (is_device(phys)) {
+		return;
+	}
 	uint32_t old = __atomic_fetch_add(&frame_refs[phys / PAGE_SIZE], 1, __ATOMIC_RELAXED);
 
 	if (!old) {
@@ -167,6 +209,9 @@ void pmm_frame_ref(uint64_t phys)
 
 void pmm_frame_unref(uint64_t phys)
 {
+	if (is_device(phys)) {
+		return;
+	}
 	/* acq_rel: whoever frees the frame sees every write made through other references */
 	uint32_t left = __atomic_sub_fetch(&frame_refs[phys / PAGE_SIZE], 1, __ATOMIC_ACQ_REL);
 
@@ -186,6 +231,9 @@ void pmm_frame_unref(uint64_t phys)
 
 uint32_t pmm_frame_refs(uint64_t phys)
 {
+	if (is_device(phys)) {
+		return 1; /* never shared copy-on-write: frame objects map it, as it is */
+	}
 	return __atomic_load_n(&frame_refs[phys / PAGE_SIZE], __ATOMIC_ACQUIRE);
 }
 

@@ -31,11 +31,20 @@ void pmm_free_frames(uint64_t phys, uint64_t count);
 /*
  * Reference counts, for frames mapped into user space: ref adds one,
  * unref drops one and frees the frame with the last. Both panic on a free
- * frame (a kernel bug).
+ * frame (a kernel bug). Device memory is not counted: ref and unref do
+ * nothing to it, and refs says 1.
  */
 void pmm_frame_ref(uint64_t phys);
 void pmm_frame_unref(uint64_t phys);
 uint32_t pmm_frame_refs(uint64_t phys);
+
+/*
+ * Declares npages of device memory from phys (boot only, before it is
+ * mapped): frames outside RAM that frame objects may wrap and user space
+ * map. 0, -EINVAL if they overlap usable RAM or are not page aligned, or
+ * -ENOSPC when the table of device ranges is full.
+ */
+int pmm_add_device_memory(uint64_t phys, uint64_t npages);
 
 uint64_t pmm_free_count(void);
 uint64_t pmm_total_count(void);	 /* frames of usable RAM the map manages */

@@ -3,6 +3,7 @@
  */
 #include "abi/errno.h"
 #include "cap/cspace.h"
+#include "dev/ioport.h"
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/usercopy.h"
@@ -49,6 +50,8 @@ int64_t sys_cap_identify(struct trap_frame *f)
 		info.size = c.badge;
 	} else if (c.kind == CAP_KIND_UEVENT) {
 		info.size = uevent_id(c.obj);
+	} else if (c.kind == CAP_KIND_IOPORT) {
+		info.size = ((const struct ioport_range *)c.obj)->count;
 	} else if (c.kind == CAP_KIND_TRACE_READ) {
 		info.size = ttrace_area_object() ? ttrace_area_object()->npages * PAGE_SIZE : 0;
 	}

@@ -214,6 +214,18 @@ static inline long sys_console_read(int slot, void *buf, size_t len, uint64_t ti
 	return __syscall4(console_read, slot, buf, len, timeout_ns);
 }
 
+/* Reads len bytes, one at a time, from port offset of the I/O-port range in slot (abi/cap.h). */
+static inline long sys_ioport_read(int slot, uint32_t offset, void *buf, size_t len)
+{
+	return __syscall4(ioport_read, slot, offset, buf, len);
+}
+
+/* Writes len bytes, one at a time, to port offset of the I/O-port range in slot. */
+static inline long sys_ioport_write(int slot, uint32_t offset, const void *buf, size_t len)
+{
+	return __syscall4(ioport_write, slot, offset, buf, len);
+}
+
 /* Fills in the machine-wide counters of struct sys_info. */
 static inline long sys_sys_info(struct sys_info *info)
 {

@@ -59,26 +59,44 @@ void init_unlock(struct init_lock *l)
 	__atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
 }
 
+/* Whether init holds a capability in slot (the export devices are there only if the machine has them). */
+static bool holds(int slot)
+{
+	struct cap_info info;
+
+	return sys_cap_identify(slot, &info) == 0;
+}
+
 static int start(struct service *s)
 {
-	struct spawn_cap caps[] = {
+	struct spawn_cap caps[7] = {
 	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CHILD_CONSOLE_RIGHTS},
 	    {.src = (uint32_t)naming_slot,
 	     .dst = CAP_SLOT_NAMESERVER,
 	     .rights = CHILD_NAMING_RIGHTS},
 	    {.src = (uint32_t)s->endpoint, .dst = CAP_SLOT_SERVICE, .rights = SERVICE_RIGHTS},
-	    /* traced only: it hands read-only copies of the first to tools */
-	    {.src = CAP_SLOT_TRACE_READ,
-	     .dst = CAP_SLOT_TRACE_READ,
-	     .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT},
-	    {.src = CAP_SLOT_TRACE_CONTROL,
-	     .dst = CAP_SLOT_TRACE_CONTROL,
-	     .rights = CAP_RIGHT_WRITE},
 	};
-	bool tracer = !strcmp(s->name, TRACED_NAME);
+	uint32_t ncaps = 3;
+	if (!strcmp(s->name, TRACED_NAME)) {
+		/* traced hands read-only copies of the trace area to tools */
+		caps[ncaps++] = (struct spawn_cap){.src = CAP_SLOT_TRACE_READ,
+						   .dst = CAP_SLOT_TRACE_READ,
+						   .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT};
+		caps[ncaps++] = (struct spawn_cap){
+		    .src = CAP_SLOT_TRACE_CONTROL, .dst = CAP_SLOT_TRACE_CONTROL, .rights = CAP_RIGHT_WRITE};
+		/* and drives the export channel: `trace save` */
+		for (int slot = CAP_SLOT_EXPORT_PORT; slot <= CAP_SLOT_EXPORT_WINDOW; slot++) {
+			if (holds(slot)) {
+				caps[ncaps++] = (struct spawn_cap){
+				    .src = (uint32_t)slot,
+				    .dst = (uint32_t)slot,
+				    .rights = CAP_RIGHT_READ | CAP_RIGHT_WRITE};
+			}
+		}
+	}
 	struct spawn_args args = {
 	    .name = (uint64_t)(uintptr_t)s->name,
-	    .ncaps = sizeof(caps) / sizeof(caps[0]) - (tracer ? 0 : 2),
+	    .ncaps = ncaps,
 	    .caps = (uint64_t)(uintptr_t)caps,
 	};
 	struct cap_info info;

@@ -32,6 +32,29 @@ static inline uint8_t inb(uint16_t port)
 	return v;
 }
 
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint32_t inl(uint16_t port)
+{
+	uint32_t v;
+	__asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+/* String I/O: n bytes from buf to port, or from port into buf, one at a time. */
+static inline void outsb(uint16_t port, const void *buf, uint64_t n)
+{
+	__asm__ volatile("rep outsb" : "+S"(buf), "+c"(n) : "d"(port) : "memory");
+}
+
+static inline void insb(uint16_t port, void *buf, uint64_t n)
+{
+	__asm__ volatile("rep insb" : "+D"(buf), "+c"(n) : "d"(port) : "memory");
+}
+
 static inline uint64_t rdmsr(uint32_t msr)
 {
 	uint32_t lo, hi;
