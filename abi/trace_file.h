@@ -43,6 +43,20 @@
  * END: struct ttrace_file_end: the totals of the EVENTS sections and the
  * checksum of every byte of the file before the END section's own head.
  *
+ * THE EXPORT CHANNEL carries a file from traced to the host: the second
+ * serial port (COM2) for short lines both ways, and the export window (an
+ * ivshmem device's memory, a file on the host) for the file's bytes. The
+ * guest sends one line and waits for the host's answer line, "ok" or
+ * "error TEXT", before the next:
+ *   begin NAME            a new file NAME.spoor (a name as abi/traced.h's
+ *                         SAVE takes); any file in progress is dropped
+ *   data LEN              the window's first LEN bytes are the file's next
+ *   end BYTES CHECKSUM    the file is whole: BYTES long, its FNV-1a 64 is
+ *                         CHECKSUM (16 lower-case hex digits); the host
+ *                         checks both, then the file appears under its
+ *                         name (never a partial one)
+ * Lines end in '\n' and are at most TTRACE_EXPORT_LINE_MAX bytes with it.
+ *
  * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC,
  * whose version_major is not its own or whose version_minor is older than
  * its own. A newer minor may append fields to the header (header_size
@@ -62,7 +76,6 @@
 #define TTRACE_FILE_VERSION_MAJOR 1
 #define TTRACE_FILE_VERSION_MINOR 0
 #define TTRACE_FILE_SUFFIX	  ".spoor"
-#define TTRACE_FILE_NAME_MAX	  64 /* a name's bytes: [A-Za-z0-9._-], not starting with '.' */
 
 struct ttrace_file_header {
 	uint32_t magic;		/* TTRACE_FILE_MAGIC */
@@ -148,6 +161,8 @@ struct ttrace_file_end {
 };
 
 _Static_assert(sizeof(struct ttrace_file_end) == 32, "abi");
+
+#define TTRACE_EXPORT_LINE_MAX 128
 
 /* FNV-1a, 64 bits: the file's checksum and the export channel's. */
 #define TTRACE_FNV_OFFSET 0xcbf29ce484222325ull

@@ -51,6 +51,15 @@
  *              Max: 256
  *            "# used" marks an enabled event; Active counts events, Busy
  *            enabled ones, Max is UEVENT_MAX.
+ *   SAVE     struct traced_save_request -> struct traced_save_reply:
+ *            writes the events the filter selects (those a DUMP with it
+ *            would return, losses in place) and everything that decodes
+ *            them as one file, abi/trace_file.h, to the host as NAME.spoor
+ *            through the export channel (abi/trace_file.h, THE EXPORT
+ *            CHANNEL). -ENODEV on a machine without the channel's devices,
+ *            -ETIMEDOUT when nothing on the host answers, -EIO when the
+ *            host refused the file, -EINVAL for a bad name or filter. It
+ *            answers when the host has the whole file.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor), merged from every CPU
@@ -100,6 +109,7 @@
 #define TRACED_OP_EVENT_ON   12
 #define TRACED_OP_EVENT_OFF  13
 #define TRACED_OP_EVENTS     14
+#define TRACED_OP_SAVE	     15
 
 #define TRACED_KIND_LOST 0 /* a binary dump's loss marker: no event kind has it */
 
@@ -229,5 +239,27 @@ struct traced_strings_request {
 };
 
 _Static_assert(sizeof(struct traced_strings_request) == 8 + 168, "abi");
+
+/*
+ * SAVE's request. The name: 1 to TRACED_SAVE_NAME_MAX - 1 bytes of
+ * [A-Za-z0-9._-], not starting with '.', then NULs to the end; the file
+ * is NAME.spoor.
+ */
+#define TRACED_SAVE_NAME_MAX 64
+
+struct traced_save_request {
+	struct traced_filter filter;
+	char name[TRACED_SAVE_NAME_MAX];
+};
+
+_Static_assert(sizeof(struct traced_save_request) == 80 + 64, "abi");
+
+struct traced_save_reply {
+	uint64_t events; /* events saved */
+	uint64_t lost;	 /* entries the save found lost (markers in the file) */
+	uint64_t bytes;	 /* the file's size */
+};
+
+_Static_assert(sizeof(struct traced_save_reply) == 24, "abi");
 
 #endif

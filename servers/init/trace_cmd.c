@@ -11,8 +11,9 @@
 #include <string.h>
 #include <trace_client.h>
 
+#include "abi/trace_file.h"
 #include "common/trace_names.h"
-#include "common/uevent.h"
+#include "common/uevent_parse.h"
 #include "init.h"
 
 #define WHY_MAX	       1400
@@ -390,6 +391,60 @@ static void verb_unregister(const struct trace_verb *verb, int argc, char **argv
 	}
 }
 
+#define SAVE_AS "as"
+
+/* The name rule of abi/traced.h's SAVE, checked here to say what is wrong in words. */
+static bool save_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len >= TRACED_SAVE_NAME_MAX || name[0] == '.') {
+		return false;
+	}
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+	       len;
+}
+
+static void verb_save(const struct trace_verb *verb, int argc, char **argv)
+{
+	static uint32_t saves; /* names trace-1, trace-2, ... */
+	struct traced_save_request req = {0};
+	struct traced_save_reply rep;
+
+	if (argc >= 2 && !strcmp(argv[argc - 2], SAVE_AS)) {
+		if (!save_name_ok(argv[argc - 1])) {
+			printf("trace: bad name '%s' (up to %d letters, digits, '.', '_' or '-', "
+			       "not starting with '.')\n",
+			       argv[argc - 1], TRACED_SAVE_NAME_MAX - 1);
+			return;
+		}
+		strcpy(req.name, argv[argc - 1]);
+		argc -= 2;
+	} else if (argc >= 1 && !strcmp(argv[argc - 1], SAVE_AS)) {
+		usage(verb);
+		return;
+	}
+	if (!filter_words(argc, argv, &req.filter)) {
+		return;
+	}
+	if (!req.name[0]) {
+		snprintf(req.name, sizeof(req.name), "trace-%u", ++saves);
+	}
+	long err = traced_request(TRACED_OP_SAVE, 0, &req, sizeof(req), &rep, sizeof(rep), NULL);
+	if (err == -ENODEV) {
+		printf("trace: no export channel on this machine (make run connects COM2 and the "
+		       "export window)\n");
+	} else if (err == -ETIMEDOUT) {
+		printf("trace: nothing on the host answers the export channel\n");
+	} else if (err == -EIO) {
+		printf("trace: the host refused %s%s\n", req.name, TTRACE_FILE_SUFFIX);
+	} else if (!failed(err)) {
+		printf("trace: saved %llu events, %llu lost, %llu bytes to %s%s\n",
+		       (unsigned long long)rep.events, (unsigned long long)rep.lost,
+		       (unsigned long long)rep.bytes, req.name, TTRACE_FILE_SUFFIX);
+	}
+}
+
 /* The aux tags' set names, "syscalls kinds ...", separated by sep. */
 static void tag_names(char *buf, size_t size, const char *sep)
 {
@@ -432,6 +487,7 @@ static const struct trace_verb verbs[] = {
     {"clear", "", "discard every ring's events", verb_clear},
     {"mode", "overwrite|drop", "when a ring is full", verb_mode},
     {"follow", "[FILTERS]", "print events as they come (Ctrl-C stops)", verb_follow},
+    {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor", verb_save},
     {"strings", "[SET]", "the aux strings, of one set or all", verb_strings},
     {"events", "", "the user events, as Linux's user_events_status", verb_events},
     {"register", "'NAME [TYPE FIELD;...]'", "define a user event", verb_register},

@@ -418,51 +418,69 @@ static void publish_tails(const struct traced_cursor *c)
 	}
 }
 
-int dump_page(uint32_t op, const struct request *req, struct reply *rep)
+bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
+	       struct dump_piece *piece)
 {
-	struct traced_dump_request r;
 	static struct dump d;
-	bool follow = op == TRACED_OP_FOLLOW;
 
-	if (req->len != sizeof(r)) {
-		return -EINVAL;
-	}
-	memcpy(&r, req->body, sizeof(r));
-	if ((r.format != TRACED_FORMAT_TEXT && r.format != TRACED_FORMAT_BINARY) || r.reserved ||
-	    filter_check(&r.filter, follow) || cursor_check(&r.cursor, &r.filter, follow)) {
-		return -EINVAL;
-	}
 	memset(&d, 0, sizeof(d));
-	d.filter = &r.filter;
-	d.cursor = &r.cursor;
-	d.format = r.format;
-	d.follow = follow;
-	d.out = rep->buf + sizeof(struct traced_dump_reply);
-	d.max = TRACED_PAGE_DATA_MAX;
-	if (!r.cursor.magic) {
-		cursor_start(&r.cursor, follow);
-		if (r.filter.flags & TRACED_F_LAST) {
+	d.filter = f;
+	d.cursor = c;
+	d.format = format;
+	d.follow = op == TRACED_OP_FOLLOW;
+	d.out = piece->out;
+	d.max = piece->max;
+	if (!c->magic) {
+		cursor_start(c, d.follow);
+		if (f->flags & TRACED_F_LAST) {
 			skip_to_last(&d);
 		}
 	}
 	sources_init(&d);
 	bool done = merge(&d);
 	sources_save(&d);
-	if (done && d.format == TRACED_FORMAT_TEXT) {
+	piece->len = d.len;
+	piece->events = d.page_events;
+	return done;
+}
+
+int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c)
+{
+	bool follow = op == TRACED_OP_FOLLOW;
+
+	return filter_check(f, follow) || cursor_check(c, f, follow) ? -EINVAL : 0;
+}
+
+int dump_page(uint32_t op, const struct request *req, struct reply *rep)
+{
+	struct traced_dump_request r;
+	uint8_t *out = rep->buf + sizeof(struct traced_dump_reply);
+	struct dump_piece piece = {.out = out, .max = TRACED_PAGE_DATA_MAX};
+
+	if (req->len != sizeof(r)) {
+		return -EINVAL;
+	}
+	memcpy(&r, req->body, sizeof(r));
+	if ((r.format != TRACED_FORMAT_TEXT && r.format != TRACED_FORMAT_BINARY) || r.reserved ||
+	    dump_check(op, &r.filter, &r.cursor)) {
+		return -EINVAL;
+	}
+	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
+	if (done && r.format == TRACED_FORMAT_TEXT) {
 		char line[LINE_MAX];
 		size_t n = (size_t)format_snprintf(
 		    line, sizeof(line), "# end of dump: %llu events, %llu lost\n",
 		    (unsigned long long)r.cursor.events, (unsigned long long)r.cursor.lost);
-		if (d.len + n <= d.max) {
-			memcpy(d.out + d.len, line, n);
-			d.len += n;
+		if (piece.len + n <= piece.max) {
+			memcpy(out + piece.len, line, n);
+			piece.len += n;
 		} else {
 			done = false; /* the next page is just this line */
 		}
 	}
-	if (follow) {
+	if (op == TRACED_OP_FOLLOW) {
 		publish_tails(&r.cursor);
 	}
-	page_finish(rep, &r.cursor, done, (uint32_t)d.len, d.page_events);
+	page_finish(rep, &r.cursor, done, (uint32_t)piece.len, piece.events);
 	return 0;
 }

@@ -212,6 +212,7 @@ static int (*const ops[])(const struct request *, struct reply *) = {
     [TRACED_OP_EVENT_ON] = uevents_on,
     [TRACED_OP_EVENT_OFF] = uevents_off,
     [TRACED_OP_EVENTS] = uevents_list,
+    [TRACED_OP_SAVE] = save_run,
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))

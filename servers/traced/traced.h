@@ -2,7 +2,8 @@
  * traced: the trace server (abi/traced.h is its protocol). main.c maps
  * the trace area and runs the receive -> dispatch -> reply loop; dump.c
  * merges the rings into dumps and follows; strings.c lists the aux
- * buffer, uevent_ops.c user events, page.c what their paged replies share.
+ * buffer, uevent_ops.c user events, page.c what their paged replies share,
+ * save.c writes trace files to the host through export.c's channel.
  * traced is single-threaded: one request at a time, so its state
  * needs no lock.
  */
@@ -50,6 +51,27 @@ struct reply {
 /* DUMP and FOLLOW: one page of events. 0 or -EINVAL. */
 int dump_page(uint32_t op, const struct request *req, struct reply *rep);
 
+/*
+ * The merge behind DUMP and FOLLOW (op), for callers with their own
+ * buffer: dump_check() checks a filter and cursor as a request's (0 or
+ * -EINVAL); dump_fill() appends the next events of the stream from
+ * cursor c (zeroed: a new one, which it starts) in format to piece->out,
+ * at most piece->max bytes, sets piece->len and piece->events, moves c,
+ * and returns whether the stream ended. A false return with nothing
+ * added means an entry below the dump's end is still being written: ask
+ * again after a yield.
+ */
+struct dump_piece {
+	uint8_t *out;
+	size_t max;
+	size_t len;
+	uint32_t events;
+};
+
+int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c);
+bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
+	       struct dump_piece *piece);
+
 /* STRINGS: one page of aux records. 0 or -EINVAL. */
 int strings_page(const struct request *req, struct reply *rep);
 
@@ -80,6 +102,19 @@ int listing_cursor_check(const struct traced_cursor *c, uint64_t next_max, uint6
 void listing_cursor_at(struct traced_cursor *c, uint64_t next);
 void page_finish(struct reply *rep, const struct traced_cursor *c, bool done, uint32_t len,
 		 uint32_t count);
+
+/* SAVE (save.c): the whole file to the host, then the reply. 0 or -E*. */
+int save_run(const struct request *req, struct reply *rep);
+
+/*
+ * The export channel (export.c). export_open() maps the window on first
+ * use and gives it: 0, -ENODEV without the channel's capabilities, or
+ * -E*. export_request() sends one line of the channel's protocol and
+ * waits for the host's answer: 0 for "ok", -EIO for an error (said on
+ * the console), -ETIMEDOUT when the host says nothing.
+ */
+int export_open(uint8_t **window, size_t *size);
+int export_request(const char *line);
 
 /* ns since boot of a TSC value (0 before boot). */
 uint64_t traced_ns(uint64_t ts);

@@ -1,0 +1,258 @@
+/*
+ * save: SAVE (abi/traced.h) writes one trace file (abi/trace_file.h) to
+ * the host through the export channel (export.c). The file is built in
+ * the export window itself: the events straight from the merge behind
+ * DUMP (dump_fill, binary format), then the aux records and the ledger.
+ * When the window fills, its bytes go to the host ("data") and the window
+ * starts over; the checksum runs over every byte as it leaves.
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "abi/trace_file.h"
+#include "common/fnv.h"
+#include "common/trace_aux.h"
+#include "common/trace_ring.h"
+#include "traced.h"
+
+/* An EVENTS section is filled in one go when this much of the window is left. */
+#define EVENTS_ROOM_MIN (64 * 1024)
+#define EVENTS_MAX	(1024 * 1024) /* one section's payload at most */
+#define SAVE_STALLS_MAX 1000 /* yields to wait out one write in progress: microseconds each */
+
+/* A file on its way out through the window. */
+struct out {
+	uint8_t *win;
+	size_t size;	   /* of the window */
+	size_t used;	   /* bytes in the window not yet sent */
+	size_t hashed;	   /* of them, those in the checksum already */
+	uint64_t sent;	   /* bytes the host has */
+	uint64_t checksum; /* FNV-1a 64 of every byte hashed */
+	int err;	   /* the first error: everything after it does nothing */
+};
+
+/* Adds the window's unhashed bytes to the checksum. */
+static void hash(struct out *o)
+{
+	o->checksum = ttrace_fnv1a(o->checksum, o->win + o->hashed, o->used - o->hashed);
+	o->hashed = o->used;
+}
+
+/* Sends the window's bytes to the host. */
+static void flush(struct out *o)
+{
+	char line[TTRACE_EXPORT_LINE_MAX];
+
+	if (o->err || !o->used) {
+		return;
+	}
+	hash(o);
+	snprintf(line, sizeof(line), "data %zu\n", o->used);
+	o->err = export_request(line);
+	o->sent += o->used;
+	o->used = o->hashed = 0;
+}
+
+/* Appends len bytes, sending the window each time it fills. */
+static void put(struct out *o, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (!o->err && len) {
+		size_t n = o->size - o->used < len ? o->size - o->used : len;
+		memcpy(o->win + o->used, p, n);
+		o->used += n;
+		p += n;
+		len -= n;
+		if (o->used == o->size) {
+			flush(o);
+		}
+	}
+}
+
+static void put_section(struct out *o, uint32_t type, uint64_t size)
+{
+	struct ttrace_file_section s = {.type = type, .size = size};
+
+	put(o, &s, sizeof(s));
+}
+
+/* What the markers of a binary piece say was lost on each CPU. */
+static void count_lost(const uint8_t *data, size_t len, uint64_t *lost)
+{
+	const union ttrace_slot *s = (const union ttrace_slot *)data;
+
+	for (size_t i = 0; i < len / sizeof(*s); i++) {
+		if (s[i].e.kind == TRACED_KIND_LOST && !s[i].e.ts && s[i].e.cpu < traced.ncpus) {
+			lost[s[i].e.cpu] += s[i].e.data[0];
+		}
+	}
+}
+
+/*
+ * The EVENTS sections: the dump's binary stream, a section a piece, each
+ * filled in place in the window. Stops early only on an error.
+ */
+static void put_events(struct out *o, const struct traced_filter *f, struct traced_cursor *c,
+		       uint64_t *lost)
+{
+	struct ttrace_file_section head = {.type = TTRACE_FILE_EVENTS};
+	bool done = false;
+
+	for (uint32_t stalls = 0; !o->err && !done;) {
+		if (o->size - o->used < sizeof(head) + EVENTS_ROOM_MIN) {
+			flush(o);
+		}
+		size_t room = o->size - o->used - sizeof(head);
+		struct dump_piece piece = {
+		    .out = o->win + o->used + sizeof(head),
+		    .max = room < EVENTS_MAX ? room : EVENTS_MAX,
+		};
+		done = dump_fill(TRACED_OP_DUMP, f, c, TRACED_FORMAT_BINARY, &piece);
+		if (!piece.len) {
+			/* An entry below the end is still being written: let its CPU finish it. */
+			if (!done && ++stalls > SAVE_STALLS_MAX) {
+				o->err = -EBUSY;
+			}
+			sys_yield();
+			continue;
+		}
+		stalls = 0;
+		count_lost(piece.out, piece.len, lost);
+		head.size = piece.len;
+		memcpy(o->win + o->used, &head, sizeof(head));
+		o->used += sizeof(head) + piece.len;
+	}
+}
+
+/* AUX_DURABLE and AUX_RING: the records events refer to, the ring as one consistent copy. */
+static void put_aux(struct out *o)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+	struct ttrace_aux_view v;
+
+	/* acquire: pairs with the release store of aux_durable_end (AW3) */
+	uint64_t durable = __atomic_load_n(&h->aux_durable_end, __ATOMIC_ACQUIRE);
+	put_section(o, TTRACE_FILE_AUX_DURABLE, durable);
+	put(o, traced.area.aux, durable);
+
+	int err = ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+	if (err) {
+		o->err = o->err ? o->err : err;
+		return;
+	}
+	struct ttrace_file_aux_ring ring = {.first = v.next, .last = v.end};
+	put_section(o, TTRACE_FILE_AUX_RING, sizeof(ring) + (v.end - v.next));
+	put(o, &ring, sizeof(ring));
+	put(o, (const uint8_t *)v.words + (v.next - v.start), v.end - v.next);
+}
+
+static void put_ledger(struct out *o, const uint64_t *lost)
+{
+	put_section(o, TTRACE_FILE_LEDGER, sizeof(struct ttrace_file_ledger) * traced.ncpus);
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct ttrace_counts c;
+		ttrace_ring_counts(&traced.ring[i], &c);
+		struct ttrace_file_ledger l = {
+		    .emitted = c.emitted,
+		    .stored = c.stored,
+		    .overwritten = c.overwritten,
+		    .dropped = c.dropped,
+		    .cleared = c.cleared,
+		    .lost = lost[i],
+		};
+		put(o, &l, sizeof(l));
+	}
+}
+
+static void put_header(struct out *o, const struct traced_filter *f)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+	struct ttrace_file_header fh = {
+	    .magic = TTRACE_FILE_MAGIC,
+	    .version_major = TTRACE_FILE_VERSION_MAJOR,
+	    .version_minor = TTRACE_FILE_VERSION_MINOR,
+	    .header_size = sizeof(fh),
+	    .num_cpus = traced.ncpus,
+	    .tsc_hz = h->tsc_hz,
+	    .boot_tsc = h->boot_tsc,
+	    .aux_durable_size = h->aux_durable_size,
+	    .aux_ring_size = h->aux_ring_size,
+	    .mask = __atomic_load_n(&h->mask, __ATOMIC_RELAXED),
+	    .mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED),
+	    .ring_entries = h->ring_entries,
+	    .trace_version_major = h->version_major,
+	    .trace_version_minor = h->version_minor,
+	    .entry_size = TTRACE_ENTRY_SIZE,
+	    .saved_ns = (uint64_t)sys_clock_ns(),
+	    .filter = *f,
+	};
+	put(o, &fh, sizeof(fh));
+}
+
+/* A name the host can use as it is: [A-Za-z0-9._-], not starting with '.', NUL-padded. */
+static bool name_ok(const char *name)
+{
+	size_t len = strnlen(name, TRACED_SAVE_NAME_MAX);
+
+	if (!len || len == TRACED_SAVE_NAME_MAX || name[0] == '.') {
+		return false;
+	}
+	for (size_t i = 0; i < TRACED_SAVE_NAME_MAX; i++) {
+		char c = name[i];
+		bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		if (i < len ? !word : c != '\0') {
+			return false;
+		}
+	}
+	return true;
+}
+
+int save_run(const struct request *req, struct reply *rep)
+{
+	struct traced_save_request r;
+	static const struct traced_cursor start;
+	struct traced_cursor c = start;
+	struct out o = {.checksum = TTRACE_FNV_OFFSET};
+	uint64_t lost[TTRACE_MAX_CPUS] = {0};
+	char line[TTRACE_EXPORT_LINE_MAX];
+
+	if (req->len != sizeof(r)) {
+		return -EINVAL;
+	}
+	memcpy(&r, req->body, sizeof(r));
+	if (!name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
+		return -EINVAL;
+	}
+	int err = export_open(&o.win, &o.size);
+	if (err) {
+		return err;
+	}
+	snprintf(line, sizeof(line), "begin %s\n", r.name);
+	o.err = export_request(line);
+	put_header(&o, &r.filter);
+	put_events(&o, &r.filter, &c, lost);
+	put_aux(&o);
+	put_ledger(&o, lost);
+	hash(&o);
+	struct ttrace_file_end end = {.events = c.events, .lost = c.lost, .checksum = o.checksum};
+	put_section(&o, TTRACE_FILE_END, sizeof(end));
+	put(&o, &end, sizeof(end));
+	flush(&o);
+	if (o.err) {
+		return o.err;
+	}
+	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)o.sent,
+		 (unsigned long long)o.checksum);
+	err = export_request(line);
+	if (err) {
+		return err;
+	}
+	struct traced_save_reply answer = {.events = c.events, .lost = c.lost, .bytes = o.sent};
+	memcpy(rep->buf, &answer, sizeof(answer));
+	rep->len = sizeof(answer);
+	return 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * spoor-receive DIR PID: the host end of Spoor's export channel
+ * (abi/trace_file.h, THE EXPORT CHANNEL). tools/run-qemu starts it beside
+ * QEMU, whose process is PID: it reads the guest's lines from the FIFO
+ * DIR/.export.out (QEMU's COM2 output), copies the bytes the guest put in
+ * the export window (the file DIR/.export.window, QEMU's ivshmem memory)
+ * into DIR/NAME.spoor.part, and answers each line on DIR/.export.in. A
+ * file whose length and checksum match is renamed to DIR/NAME.spoor, so a
+ * file under its name is always whole. It ends when PID does.
+ *
+ * It says nothing while all goes well (the guest reports each save); it
+ * prints one line on stderr per refused request, and exits 2 for bad
+ * arguments or a channel it cannot open.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "abi/trace_file.h"
+#include "common/fnv.h"
+
+#define POLL_MS 200 /* how often to look whether QEMU still runs */
+
+struct receiver {
+	const char *dir;
+	int in, out; /* the guest's lines, our answers */
+	int file;    /* the .part file, or -1 */
+	char name[TRACED_SAVE_NAME_MAX];
+	uint64_t bytes;
+	uint64_t checksum;
+};
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("spoor-receive: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void path(char *buf, size_t size, const struct receiver *r, const char *name,
+		 const char *suffix)
+{
+	snprintf(buf, size, "%s/%s%s", r->dir, name, suffix);
+}
+
+static bool name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len && len < TRACED_SAVE_NAME_MAX && name[0] != '.' &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+		   len;
+}
+
+/* Drops the file in progress, if any. */
+static void drop(struct receiver *r)
+{
+	char p[4096];
+
+	if (r->file >= 0) {
+		close(r->file);
+		r->file = -1;
+		path(p, sizeof(p), r, r->name, TTRACE_FILE_SUFFIX ".part");
+		unlink(p);
+	}
+}
+
+static const char *begin(struct receiver *r, const char *name)
+{
+	char p[4096];
+
+	drop(r);
+	if (!name_ok(name)) {
+		return "bad name";
+	}
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX ".part");
+	r->file = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (r->file < 0) {
+		return strerror(errno);
+	}
+	r->bytes = 0;
+	r->checksum = TTRACE_FNV_OFFSET;
+	return NULL;
+}
+
+/* The window's first len bytes go to the file: mapped anew, as QEMU may have grown it. */
+static const char *data(struct receiver *r, uint64_t len)
+{
+	char p[4096];
+	struct stat st;
+
+	if (r->file < 0) {
+		return "no file begun";
+	}
+	path(p, sizeof(p), r, ".export", ".window");
+	int fd = open(p, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || (uint64_t)st.st_size < len || !len) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return "length beyond the window";
+	}
+	void *w = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (w == MAP_FAILED) {
+		return strerror(errno);
+	}
+	const char *why = NULL;
+	for (uint64_t done = 0; done < len && !why;) {
+		ssize_t n = write(r->file, (const uint8_t *)w + done, len - done);
+		if (n <= 0) {
+			why = strerror(errno);
+		} else {
+			done += (uint64_t)n;
+		}
+	}
+	r->checksum = ttrace_fnv1a(r->checksum, w, len);
+	r->bytes += len;
+	munmap(w, len);
+	return why;
+}
+
+static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
+{
+	char from[4096], to[4096];
+
+	if (r->file < 0) {
+		return "no file begun";
+	}
+	if (bytes != r->bytes || checksum != r->checksum) {
+		drop(r);
+		return "length or checksum differ from what arrived";
+	}
+	close(r->file);
+	r->file = -1;
+	path(from, sizeof(from), r, r->name, TTRACE_FILE_SUFFIX ".part");
+	path(to, sizeof(to), r, r->name, TTRACE_FILE_SUFFIX);
+	if (rename(from, to)) {
+		return strerror(errno);
+	}
+	return NULL;
+}
+
+/* Carries out one line; the answer goes back on the channel. */
+static void serve(struct receiver *r, const char *line)
+{
+	char name[TTRACE_EXPORT_LINE_MAX], answer[TTRACE_EXPORT_LINE_MAX];
+	uint64_t a, b;
+	const char *why;
+
+	if (sscanf(line, "begin %127s", name) == 1) {
+		why = begin(r, name);
+	} else if (sscanf(line, "data %" SCNu64, &a) == 1) {
+		why = data(r, a);
+	} else if (sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b) == 2) {
+		why = end(r, a, b);
+	} else {
+		why = "unknown request";
+	}
+	if (why) {
+		say("refused '%s': %s", line, why);
+		drop(r);
+	}
+	int n = why ? snprintf(answer, sizeof(answer), "error %s\n", why)
+		    : snprintf(answer, sizeof(answer), "ok\n");
+	if (write(r->out, answer, (size_t)n) != n) {
+		say("cannot answer: %s", strerror(errno));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct receiver r = {.file = -1};
+	char p[4096], line[TTRACE_EXPORT_LINE_MAX];
+	size_t len = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: spoor-receive DIR PID\n");
+		return 2;
+	}
+	r.dir = argv[1];
+	pid_t qemu = (pid_t)atol(argv[2]);
+	/* Non-blocking opens: neither waits for QEMU, which may not have opened its ends yet. */
+	path(p, sizeof(p), &r, ".export", ".out");
+	r.in = open(p, O_RDONLY | O_NONBLOCK);
+	path(p, sizeof(p), &r, ".export", ".in");
+	r.out = open(p, O_RDWR);
+	if (r.in < 0 || r.out < 0 || qemu <= 0) {
+		say("cannot open the channel in %s: %s", r.dir, strerror(errno));
+		return 2;
+	}
+	while (kill(qemu, 0) == 0 || errno == EPERM) {
+		struct pollfd pfd = {.fd = r.in, .events = POLLIN};
+		if (poll(&pfd, 1, POLL_MS) <= 0) {
+			continue;
+		}
+		char c;
+		ssize_t n = read(r.in, &c, 1);
+		if (n <= 0) {
+			usleep(POLL_MS * 1000); /* no writer yet, or QEMU gone: kill() tells */
+			continue;
+		}
+		if (c != '\n') {
+			if (len < sizeof(line) - 1) {
+				line[len++] = c;
+			}
+			continue;
+		}
+		line[len] = '\0';
+		len = 0;
+		serve(&r, line);
+	}
+	drop(&r);
+	return 0;
+}
