@@ -82,6 +82,22 @@ static void check_wrong_kind(int frame)
 	expect("frame_read on the name service's endpoint",
 	       sys_frame_read(CAP_SLOT_NAMESERVER, 0, &byte, 1), -ECAPKIND);
 	expect("poweroff through a frame", sys_poweroff(frame), -ECAPKIND);
+	expect("ioport_write through the console", sys_ioport_write(CAP_SLOT_CONSOLE, 0, &byte, 1),
+	       -ECAPKIND);
+	expect("ioport_read through a frame", sys_ioport_read(frame, 0, &byte, 1), -ECAPKIND);
+}
+
+/* Only traced holds the export port: any other program finds its slot empty. */
+static void check_no_ioport(void)
+{
+	char byte = 0;
+
+	expect("ioport_write without the export port",
+	       sys_ioport_write(CAP_SLOT_EXPORT_PORT, 0, &byte, 1), -EBADF);
+	expect("ioport_read without the export port",
+	       sys_ioport_read(CAP_SLOT_EXPORT_PORT, 0, &byte, 1), -EBADF);
+	expect("mem_map_frame without the export window",
+	       sys_mem_map_frame(CAP_SLOT_EXPORT_WINDOW, NULL, PROT_READ), -EBADF);
 }
 
 static void check_missing_rights(int frame)
@@ -199,6 +215,7 @@ int main(void)
 	}
 	check_bad_slots();
 	check_wrong_kind((int)frame);
+	check_no_ioport();
 	check_missing_rights((int)frame);
 	check_copies_only_drop_rights((int)frame);
 	check_identify((int)frame);

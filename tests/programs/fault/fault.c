@@ -13,6 +13,7 @@
 #define STACK_FRAME_BYTES 512
 
 /* Hides v from the optimiser. */
+#define COM2_DATA 0x2f8 /* the export channel's serial port */
 #define OPAQUE(v) __asm__ volatile("" : "+r"(v))
 
 /* A `ret` in the data segment: present and readable, never executable. */
@@ -68,6 +69,13 @@ static int fault_divide(void)
 	return one / zero;
 }
 
+/* An I/O instruction of its own: user space has no I/O privilege (abi/cap.h). */
+static int fault_ioport(void)
+{
+	__asm__ volatile("outb %0, %1" : : "a"((uint8_t)'x'), "Nd"((uint16_t)COM2_DATA));
+	return 0;
+}
+
 /* A depth the stack runs out long before: it only shows the compiler that recursion ends. */
 static volatile int never_depth = -1;
 
@@ -100,6 +108,7 @@ static const struct kind {
     {"ud", "execute ud2", fault_ud},
     {"divide", "divide an integer by zero", fault_divide},
     {"stack", "recurse without end", fault_stack},
+    {"ioport", "write to COM2's port without a capability", fault_ioport},
 };
 
 #define NUM_KINDS (sizeof(kinds) / sizeof(kinds[0]))
