@@ -18,6 +18,12 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-sta
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T kernel/arch/x86_64/kernel.ld
 
+# The sources, by who compiles them. common/ holds pure code that both the
+# kernel and user space compile: it includes only abi/ and common/ headers
+# (no kernel or libc ones) and allocates nothing. Pure code only one side
+# uses lives with that side (the trace writers, only the kernel's, are in
+# kernel/trace/). So the kernel builds kernel/ and common/, libc.a carries
+# libc/ and common/, and the host tests compile common/ and KERNEL_PURE.
 KERNEL_SRCS := $(sort $(shell find kernel common -name '*.c' -o -name '*.S'))
 KERNEL_OBJS := $(KERNEL_SRCS:%=$(BUILD)/%.o)
 
@@ -43,12 +49,17 @@ TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
 	$(patsubst %,$(BUILD)/user/%.o,$(wildcard $(d)*.c)))
 
-# Host unit tests: the kernel's pure sources compiled natively with sanitizers.
+# Host unit tests: common/ and the kernel's pure files compiled natively
+# with sanitizers. KERNEL_PURE lists the kernel files the host tests
+# compile, the only route of kernel code into them. A file is eligible
+# when it includes only abi/, common/ and other pure kernel headers, takes
+# no locks and allocates nothing; the kernel compiles it as any other.
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -MMD -MP -Ikernel -I. -Itests/host
-HOST_UNITS := $(wildcard common/*.c) kernel/init/cmdline.c kernel/mm/frame_bitmap.c
-HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(HOST_UNITS)
+KERNEL_PURE := kernel/init/cmdline.c kernel/mm/frame_bitmap.c kernel/trace/area_init.c \
+	kernel/trace/aux_write.c kernel/trace/ring_write.c
+HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
 QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -serial mon:stdio \

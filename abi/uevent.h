@@ -1,10 +1,12 @@
 /*
  * User-defined trace events as every side sees them: the description text
  * a program registers, the definition the kernel keeps after parsing it,
- * and the payload layout a write must follow. common/uevent.c is the one
- * parser, shared by the kernel, traced, the shell and the host tests. The
- * grammar is today's Linux user_events grammar, narrowed where Linux is
- * vague (see REFUSED).
+ * and the payload layout a write must follow. common/uevent_parse.c is
+ * the one parser and common/uevent_payload.c the one payload check and
+ * printer, shared by the kernel, traced, the shell and the host tests
+ * (the types' table is common/uevent_types.c). The grammar is today's
+ * Linux user_events grammar, narrowed where Linux is vague (see
+ * REFUSED).
  *
  * GRAMMAR. A description is at most UEVENT_DESC_MAX bytes of printable
  * ASCII, spaces and tabs (it ends early at a NUL byte):

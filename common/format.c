@@ -1,7 +1,7 @@
 /*
- * format: vsnprintf (see format.h). Output goes through a cursor that
- * counts every character it was asked to write but stores only what fits,
- * which gives the C return value.
+ * format: vsnprintf and struct format_buf (see format.h). Output goes
+ * through a cursor that counts every character it was asked to write but
+ * stores only what fits, which gives the C return value.
  */
 #include "common/format.h"
 
@@ -308,4 +308,36 @@ int format_snprintf(char *buf, size_t size, const char *fmt, ...)
 	int n = format_vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+struct format_buf format_buf_start(char *buf, size_t size)
+{
+	if (size) {
+		buf[0] = '\0';
+	}
+	return (struct format_buf){.buf = buf, .size = size, .len = 0};
+}
+
+void format_buf_putc(struct format_buf *b, char c)
+{
+	if (b->len + 1 < b->size) {
+		b->buf[b->len] = c;
+		b->buf[b->len + 1] = '\0';
+	}
+	b->len++;
+}
+
+void format_buf_printf(struct format_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	if (b->len < b->size) {
+		n = format_vsnprintf(b->buf + b->len, b->size - b->len, fmt, ap);
+	} else {
+		n = format_vsnprintf(NULL, 0, fmt, ap);
+	}
+	va_end(ap);
+	b->len += n > 0 ? (size_t)n : 0;
 }

@@ -1,15 +1,11 @@
 /*
  * trace_aux: the aux buffer of abi/trace.h, the strings events refer to
  * (syscall and kind names, process and thread names, user-event
- * definitions, free text), on memory the caller maps (struct ttrace_area).
- * The writer follows steps AW1-AW3 of abi/trace.h, the readers A1-A3;
- * this file and trace.h must change together.
- *
- * Writers: callers serialise every ttrace_aux_write*() call with one lock
- * of their own (the kernel's aux spinlock, taken with interrupts disabled
- * if an interrupt handler ever writes). The writer never blocks and never
- * allocates. Records in the durable part are never overwritten; the ring
- * overwrites its oldest records when it needs room.
+ * definitions, free text), on memory the caller maps (struct ttrace_area):
+ * the readers, steps A1-A3 of abi/trace.h. The writer (AW1-AW3) and the
+ * boot names live with the kernel, their only user:
+ * kernel/trace/aux_write.h. This file, aux_write.c and trace.h must
+ * change together.
  *
  * Readers: lock-free, never write the area. A reference (a record's
  * position) that outlived its record is reported as evicted, never
@@ -24,40 +20,17 @@
 #include "abi/trace.h"
 #include "common/trace_header.h"
 
-/* A record to write. */
-struct ttrace_aux_item {
-	uint64_t id;	 /* see the TTRACE_AUX_* tags */
-	uint64_t ts;	 /* TSC */
-	const char *str; /* len bytes, NUL not needed */
-	uint32_t len;	 /* at most TTRACE_AUX_LEN_MAX */
-	uint16_t tag;	 /* TTRACE_AUX_* */
-	uint8_t cpu;
-};
+/* The 64-bit words of a record's header (struct ttrace_aux_record). */
+#define TTRACE_AUX_HDR_WORDS (sizeof(struct ttrace_aux_record) / 8)
 
-/*
- * Appends a record to the aux ring, evicting the oldest records it needs
- * room for, and sets *ref to its position. Returns 0, or -EINVAL for a
- * tag of 0 or a string longer than TTRACE_AUX_LEN_MAX.
- */
-int ttrace_aux_write(const struct ttrace_area *a, const struct ttrace_aux_item *it, uint64_t *ref);
+/* The word holding position pos (8-byte aligned) of area a's aux region. */
+static inline uint64_t *ttrace_aux_word(const struct ttrace_area *a, uint64_t pos)
+{
+	const struct ttrace_header *h = a->hdr;
+	uint64_t d = h->aux_durable_size;
 
-/*
- * Appends a record to the durable part and sets *ref to its position.
- * Returns 0, -EINVAL as ttrace_aux_write(), or -ENOSPC if the durable part
- * has no room left for it.
- */
-int ttrace_aux_write_durable(const struct ttrace_area *a, const struct ttrace_aux_item *it,
-			     uint64_t *ref);
-
-/* Bytes the records of ttrace_aux_write_names() take: the least aux_durable_size. */
-uint64_t ttrace_aux_names_size(void);
-
-/*
- * Writes a durable record for every syscall of abi/syscalls.def (its
- * name) and every kind of abi/trace_kinds.def ("name category args"), at
- * boot, stamped ts. Returns 0, or -ENOSPC as ttrace_aux_write_durable().
- */
-int ttrace_aux_write_names(const struct ttrace_area *a, uint64_t ts);
+	return &a->aux[(pos < d ? pos : d + ((pos - d) & h->aux_mask)) / 8];
+}
 
 /* Records to walk with ttrace_aux_next(): a consistent copy, or the durable part in place. */
 struct ttrace_aux_view {

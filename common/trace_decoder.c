@@ -9,7 +9,7 @@
 
 #include "abi/errno.h"
 #include "common/trace_aux.h"
-#include "common/uevent.h"
+#include "common/uevent_parse.h"
 
 void ttrace_decoder_init(struct ttrace_decoder *d, const struct ttrace_area *a,
 			 struct ttrace_uevent_slot *uevents)
@@ -48,8 +48,7 @@ const char *ttrace_decoder_syscall(const struct ttrace_decoder *d, uint64_t nr, 
  * bytes, NUL-terminated): 0, or -ENOENT. The walk goes record by record
  * from the oldest; one evicted under it resumes at the new oldest.
  */
-static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char *text,
-		    size_t size)
+static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char *text, size_t size)
 {
 	const struct ttrace_header *h = a->hdr;
 	struct ttrace_aux_record rec;
@@ -70,7 +69,8 @@ static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char
 		if (len < 0) {
 			break; /* not a record: nothing after it can be trusted */
 		}
-		if (rec.tag == tag && rec.id == id && ttrace_aux_lookup(a, pos, &rec, text, size) >= 0) {
+		if (rec.tag == tag && rec.id == id &&
+		    ttrace_aux_lookup(a, pos, &rec, text, size) >= 0) {
 			found = 0; /* keep going: a newer one wins */
 		}
 		pos += TTRACE_AUX_RECORD_SIZE(rec.len);

@@ -1,11 +1,10 @@
 /*
  * trace_format: the event line (see trace_format.h), built piece by piece
- * into the caller's buffer with format.c, counting what does not fit so
- * the return value is the whole line's length.
+ * into the caller's buffer with a struct format_buf, which counts what
+ * does not fit so the return value is the whole line's length.
  */
 #include "common/trace_format.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 
 #include "abi/errno.h"
@@ -13,56 +12,40 @@
 #include "common/trace_aux.h"
 #include "common/trace_decoder.h"
 #include "common/trace_names.h"
-#include "common/uevent.h"
+#include "common/uevent_payload.h"
 
 #define US_PER_S 1000000ull
 
 /* A string argument is printed up to this many bytes. */
 #define STRING_MAX 64
 
-struct line {
-	char *buf;
-	size_t size;
-	size_t len; /* produced so far, stored or not */
-};
-
-static void put(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct line *l, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	l->len += (size_t)format_vsnprintf(l->len < l->size ? l->buf + l->len : NULL,
-					   l->len < l->size ? l->size - l->len : 0, fmt, ap);
-	va_end(ap);
-}
-
-static void put_time(struct line *l, uint64_t ts, const struct ttrace_header *h)
+static void put_time(struct format_buf *l, uint64_t ts, const struct ttrace_header *h)
 {
 	if (!h->tsc_hz) {
-		put(l, "[%llu]", (unsigned long long)ts);
+		format_buf_printf(l, "[%llu]", (unsigned long long)ts);
 		return;
 	}
 	uint64_t d = ts > h->boot_tsc ? ts - h->boot_tsc : 0;
 	/* rem < tsc_hz, so rem * 10^6 fits 64 bits for any TSC below 18 THz */
 	uint64_t us = d % h->tsc_hz * US_PER_S / h->tsc_hz;
 
-	put(l, "[%5llu.%06llu]", (unsigned long long)(d / h->tsc_hz), (unsigned long long)us);
+	format_buf_printf(l, "[%5llu.%06llu]", (unsigned long long)(d / h->tsc_hz),
+			  (unsigned long long)us);
 }
 
 /* The aux string at ref, quoted, with bytes that would break the line as '?'. */
-static void put_string(struct line *l, uint64_t ref, const struct ttrace_area *a)
+static void put_string(struct format_buf *l, uint64_t ref, const struct ttrace_area *a)
 {
 	struct ttrace_aux_record rec;
 	char s[STRING_MAX + 1];
 	int len = ttrace_aux_lookup(a, ref, &rec, s, sizeof(s));
 
 	if (len == -ENOENT) {
-		put(l, "<evicted>");
+		format_buf_printf(l, "<evicted>");
 		return;
 	}
 	if (len < 0) {
-		put(l, "<bad %#llx>", (unsigned long long)ref);
+		format_buf_printf(l, "<bad %#llx>", (unsigned long long)ref);
 		return;
 	}
 	for (char *p = s; *p; p++) {
@@ -70,31 +53,31 @@ static void put_string(struct line *l, uint64_t ref, const struct ttrace_area *a
 			*p = '?';
 		}
 	}
-	put(l, "\"%s%s\"", s, len > STRING_MAX ? "..." : "");
+	format_buf_printf(l, "\"%s%s\"", s, len > STRING_MAX ? "..." : "");
 }
 
 /* A syscall number, then its name from the durable aux records (written at boot). */
-static void put_syscall(struct line *l, uint64_t nr, const struct ttrace_decoder *d)
+static void put_syscall(struct format_buf *l, uint64_t nr, const struct ttrace_decoder *d)
 {
 	size_t len;
 	const char *name = ttrace_decoder_syscall(d, nr, &len);
 
-	put(l, "%llu", (unsigned long long)nr);
+	format_buf_printf(l, "%llu", (unsigned long long)nr);
 	if (name) {
-		put(l, " name=%.*s", (int)len, name);
+		format_buf_printf(l, " name=%.*s", (int)len, name);
 	}
 }
 
-static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
+static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t v,
 		    const struct ttrace_decoder *d)
 {
-	put(l, " %.*s=", (int)arg->name_len, arg->name);
+	format_buf_printf(l, " %.*s=", (int)arg->name_len, arg->name);
 	switch (arg->format) {
 	case 'x':
-		put(l, "0x%llx", (unsigned long long)v);
+		format_buf_printf(l, "0x%llx", (unsigned long long)v);
 		break;
 	case 'd':
-		put(l, "%lld", (long long)v);
+		format_buf_printf(l, "%lld", (long long)v);
 		break;
 	case 's':
 		put_string(l, v, d->area);
@@ -103,52 +86,52 @@ static void put_arg(struct line *l, const struct ttrace_arg *arg, uint64_t v,
 		put_syscall(l, v, d);
 		break;
 	default:
-		put(l, "%llu", (unsigned long long)v);
+		format_buf_printf(l, "%llu", (unsigned long long)v);
 		break;
 	}
 }
 
 /* What every line starts with: the time and who. */
-static void put_prefix(struct line *l, const struct ttrace_record *rec, const struct ttrace_area *a)
+static void put_prefix(struct format_buf *l, const struct ttrace_record *rec,
+		       const struct ttrace_area *a)
 {
-	if (l->size) {
-		l->buf[0] = '\0';
-	}
 	put_time(l, rec->ts, a->hdr);
-	put(l, " cpu=%u pid=%u tid=%u", rec->cpu, rec->pid, rec->tid);
+	format_buf_printf(l, " cpu=%u pid=%u tid=%u", rec->cpu, rec->pid, rec->tid);
 }
 
 /* A user event decoded with its definition: "user:name a=1 s=\"hi\"". */
-static void put_user(struct line *l, const struct ttrace_record *rec, const struct uevent_def *def)
+static void put_user(struct format_buf *l, const struct ttrace_record *rec,
+		     const struct uevent_def *def)
 {
 	uint8_t payload[UEVENT_PAYLOAD_MAX];
 	uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
 
-	put(l, " user:%s", def->name);
+	format_buf_printf(l, " user:%s", def->name);
 	if (len > sizeof(payload)) {
-		put(l, " <bad length %u>", len);
+		format_buf_printf(l, " <bad length %u>", len);
 		return;
 	}
 	__builtin_memcpy(payload, &rec->data[1], len);
 	if (!def->nfields) {
 		return;
 	}
-	put(l, " ");
+	format_buf_printf(l, " ");
 	l->len += (size_t)uevent_payload_format(def, payload, len,
 						l->len < l->size ? l->buf + l->len : NULL,
 						l->len < l->size ? l->size - l->len : 0);
 }
 
 /* A user event without its definition: word 0 decoded, then the payload words. */
-static void put_user_raw(struct line *l, const struct ttrace_record *rec)
+static void put_user_raw(struct format_buf *l, const struct ttrace_record *rec)
 {
 	uint32_t len = UEVENT_WORD0_LEN(rec->data[0]);
 	uint32_t words = len > UEVENT_PAYLOAD_MAX ? TTRACE_EVENT_WORDS_MAX - 1 : (len + 7) / 8;
 
-	put(l, " user event=%u gen=%u len=%u", UEVENT_WORD0_ID(rec->data[0]),
-	    UEVENT_WORD0_GEN(rec->data[0]), len);
+	format_buf_printf(l, " user event=%u gen=%u len=%u", UEVENT_WORD0_ID(rec->data[0]),
+			  UEVENT_WORD0_GEN(rec->data[0]), len);
 	for (uint32_t n = 0; n < words; n++) {
-		put(l, "%s0x%llx", n ? "," : " data=", (unsigned long long)rec->data[1 + n]);
+		format_buf_printf(l, "%s0x%llx",
+				  n ? "," : " data=", (unsigned long long)rec->data[1 + n]);
 	}
 }
 
@@ -156,13 +139,13 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 			struct ttrace_decoder *d)
 {
 	const struct ttrace_kind_info *k = ttrace_kind_info(rec->kind);
-	struct line l = {.buf = buf, .size = size};
+	struct format_buf l = format_buf_start(buf, size);
 
 	put_prefix(&l, rec, d->area);
 	if (!k) {
-		put(&l, " kind=%u", rec->kind);
+		format_buf_printf(&l, " kind=%u", rec->kind);
 		for (uint32_t n = 0; n < TTRACE_HEAD_WORDS; n++) {
-			put(&l, " d%u=0x%llx", n, (unsigned long long)rec->data[n]);
+			format_buf_printf(&l, " d%u=0x%llx", n, (unsigned long long)rec->data[n]);
 		}
 		return (int)l.len;
 	}
@@ -176,7 +159,7 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 		}
 		return (int)l.len;
 	}
-	put(&l, " %s", k->name);
+	format_buf_printf(&l, " %s", k->name);
 
 	const char *spec = k->args;
 	struct ttrace_arg arg;

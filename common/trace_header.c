@@ -1,7 +1,8 @@
 /*
- * trace_header: laying out, preparing and checking a trace area (see
- * trace_header.h). The checks read only the header's [I] fields, which
- * never change once the area is handed out, so plain loads suffice.
+ * trace_header: checking a trace area (see trace_header.h); laying it out
+ * and preparing it are in kernel/trace/area_init.c. The checks read only
+ * the header's [I] fields, which never change once the area is handed
+ * out, so plain loads suffice.
  */
 #include "common/trace_header.h"
 
@@ -10,89 +11,6 @@
 
 #include "abi/errno.h"
 #include "common/format.h"
-
-#define RING_ENTRIES_MAX (1u << 26) /* 4 GiB of ring a CPU: far beyond any machine here */
-#define AUX_BYTES_MAX	 (1ull << 32)
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-static uint64_t page_up(uint64_t v)
-{
-	return (v + TTRACE_PAGE_SIZE - 1) & ~(uint64_t)(TTRACE_PAGE_SIZE - 1);
-}
-
-static bool geometry_ok(const struct ttrace_geometry *g)
-{
-	return g->num_cpus >= 1 && g->num_cpus <= TTRACE_MAX_CPUS && is_pow2(g->ring_entries) &&
-	       g->ring_entries >= TTRACE_RING_ENTRIES_MIN && g->ring_entries <= RING_ENTRIES_MAX &&
-	       g->aux_durable_size % 8 == 0 && g->aux_durable_size <= AUX_BYTES_MAX &&
-	       is_pow2(g->aux_ring_size) && g->aux_ring_size >= TTRACE_AUX_RING_MIN &&
-	       g->aux_ring_size <= AUX_BYTES_MAX;
-}
-
-int ttrace_header_init(struct ttrace_header *h, const struct ttrace_geometry *g)
-{
-	if (!geometry_ok(g)) {
-		return -EINVAL;
-	}
-	*h = (struct ttrace_header){
-	    .magic = TTRACE_MAGIC,
-	    .version_major = TTRACE_VERSION_MAJOR,
-	    .version_minor = TTRACE_VERSION_MINOR,
-	    .shared_layout = TTRACE_SHARED_LAYOUT,
-	    .cpu_layout = TTRACE_CPU_LAYOUT,
-	    .header_size = sizeof(struct ttrace_header),
-	    .num_cpus = g->num_cpus,
-	    .entry_size = TTRACE_ENTRY_SIZE,
-	    .ring_entries = g->ring_entries,
-	    .cont_max = TTRACE_CONT_MAX,
-	    .tsc_hz = g->tsc_hz,
-	    .boot_tsc = g->boot_tsc,
-	    .header_bytes = page_up(sizeof(struct ttrace_header)),
-	    .reader_bytes = page_up(sizeof(struct ttrace_reader)),
-	    .ring_bytes = (uint64_t)g->ring_entries * TTRACE_ENTRY_SIZE,
-	    .aux_durable_size = g->aux_durable_size,
-	    .aux_ring_size = g->aux_ring_size,
-	    .aux_mask = g->aux_ring_size - 1,
-	    .mode = TTRACE_MODE_OVERWRITE,
-	};
-	h->reader_offset = h->header_bytes;
-	h->ring_offset = h->reader_offset + h->reader_bytes;
-	h->aux_offset = page_up(h->ring_offset + h->num_cpus * h->ring_bytes);
-	h->area_size = page_up(h->aux_offset + h->aux_durable_size + h->aux_ring_size);
-	return 0;
-}
-
-int ttrace_area_init(const struct ttrace_area *a)
-{
-	struct ttrace_header *h = a->hdr;
-	uint64_t nslots = (uint64_t)h->num_cpus * h->ring_entries;
-
-	if (ttrace_area_check(a, NULL, 0)) {
-		return -EINVAL;
-	}
-	/*
-	 * Plain stores: no reader or writer may use the area yet. A slot that
-	 * was never written must not pass for index 0 of a zeroed ring.
-	 */
-	for (uint64_t i = 0; i < nslots; i++) {
-		a->rings[i].word[0] = TTRACE_TS_WRITING;
-		for (uint32_t w = 1; w < TTRACE_ENTRY_SIZE / 8; w++) {
-			a->rings[i].word[w] = 0;
-		}
-	}
-	if (a->reader) {
-		*a->reader = (struct ttrace_reader){0};
-	}
-	h->aux_durable_end = 0;
-	h->aux_first = h->aux_durable_size;
-	h->aux_last = h->aux_durable_size;
-	h->aux_evicted = 0;
-	return 0;
-}
 
 /* Sets *end = off + len and returns true if that neither overflows nor passes limit. */
 static bool region_fits(uint64_t off, uint64_t len, uint64_t limit, uint64_t *end)
@@ -170,8 +88,8 @@ static int check_geometry(const struct ttrace_header *h, char *why, size_t size)
 		return refuse(why, size, "trace header: %u CPUs, expected 1 to %u", h->num_cpus,
 			      TTRACE_MAX_CPUS);
 	}
-	if (!is_pow2(h->ring_entries) || h->ring_entries < TTRACE_RING_ENTRIES_MIN ||
-	    h->ring_entries > RING_ENTRIES_MAX ||
+	if (!ttrace_is_pow2(h->ring_entries) || h->ring_entries < TTRACE_RING_ENTRIES_MIN ||
+	    h->ring_entries > TTRACE_RING_ENTRIES_MAX ||
 	    h->ring_bytes != (uint64_t)h->ring_entries * TTRACE_ENTRY_SIZE) {
 		return refuse(
 		    why, size,
@@ -180,9 +98,9 @@ static int check_geometry(const struct ttrace_header *h, char *why, size_t size)
 		    h->ring_entries, (unsigned long long)h->ring_bytes, TTRACE_RING_ENTRIES_MIN,
 		    TTRACE_ENTRY_SIZE);
 	}
-	if (!is_pow2(h->aux_ring_size) || h->aux_ring_size < TTRACE_AUX_RING_MIN ||
-	    h->aux_ring_size > AUX_BYTES_MAX || h->aux_mask != h->aux_ring_size - 1 ||
-	    h->aux_durable_size % 8 || h->aux_durable_size > AUX_BYTES_MAX) {
+	if (!ttrace_is_pow2(h->aux_ring_size) || h->aux_ring_size < TTRACE_AUX_RING_MIN ||
+	    h->aux_ring_size > TTRACE_AUX_BYTES_MAX || h->aux_mask != h->aux_ring_size - 1 ||
+	    h->aux_durable_size % 8 || h->aux_durable_size > TTRACE_AUX_BYTES_MAX) {
 		return refuse(
 		    why, size,
 		    "trace header: aux ring of %llu bytes (mask %#llx) after %llu durable "

@@ -1,9 +1,9 @@
 /*
- * trace_header: the trace area as one program holds it. The kernel lays
- * the area out (ttrace_header_init) and prepares it (ttrace_area_init);
- * a reader checks what it mapped before it trusts a byte of it
- * (ttrace_area_check), and exits with the message it gets. The ring and
- * aux code (trace_ring.h, trace_aux.h) work on a struct ttrace_area.
+ * trace_header: the trace area as one program holds it. A reader checks
+ * what it mapped before it trusts a byte of it (ttrace_area_check), and
+ * exits with the message it gets. The ring and aux code (trace_ring.h,
+ * trace_aux.h) work on a struct ttrace_area. Laying the area out and
+ * preparing it is the kernel's alone: kernel/trace/area_init.h.
  *
  * Nothing here allocates: the memory is the caller's, the kernel's pages
  * or a reader's mappings or a test's buffers.
@@ -11,6 +11,7 @@
 #ifndef SPOOR_COMMON_TRACE_HEADER_H
 #define SPOOR_COMMON_TRACE_HEADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,32 +29,15 @@ struct ttrace_area {
 	uint64_t aux_len;
 };
 
-/* What the kernel chooses (command line, CPU count, calibration). */
-struct ttrace_geometry {
-	uint32_t num_cpus;	   /* 1..TTRACE_MAX_CPUS */
-	uint32_t ring_entries;	   /* a power of two >= TTRACE_RING_ENTRIES_MIN */
-	uint64_t aux_durable_size; /* a multiple of 8: ttrace_aux_names_size() at least */
-	uint64_t aux_ring_size;	   /* a power of two >= TTRACE_AUX_RING_MIN */
-	uint64_t tsc_hz;
-	uint64_t boot_tsc;
-};
+/* Limits of a geometry, beyond abi/trace.h's minimums: what the checks below accept. */
+#define TTRACE_RING_ENTRIES_MAX (1u << 26)   /* 4 GiB of ring a CPU: far beyond any machine here */
+#define TTRACE_AUX_BYTES_MAX	(1ull << 32) /* of the durable part, and of the aux ring */
 
-/*
- * Fills *h for geometry g: versions, geometry, region offsets and sizes
- * (header, reader page, rings, aux, in that order, each page aligned),
- * mask 0, overwrite mode, every counter 0. The caller then gives each
- * region the bytes the header asks for. Returns 0, or -EINVAL for a
- * geometry outside the limits above (h is then untouched).
- */
-int ttrace_header_init(struct ttrace_header *h, const struct ttrace_geometry *g);
-
-/*
- * Prepares the regions of an area whose header ttrace_header_init()
- * filled: marks every ring slot never written, zeroes the reader page and
- * empties the aux buffer. Returns 0, or -EINVAL if ttrace_area_check()
- * refuses the area. Call it before any writer or reader uses the area.
- */
-int ttrace_area_init(const struct ttrace_area *a);
+/* True if v is a power of two (ring entries and aux ring sizes must be). */
+static inline bool ttrace_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 /*
  * Checks that a reader can use area a: the magic, the major version, a

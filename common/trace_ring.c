@@ -1,15 +1,14 @@
 /*
- * trace_ring: the ring writer (W1-W3 of abi/trace.h), clear and counters,
- * and the lock-free reader (R1-R5). Slots are only ever accessed a whole
- * 64-bit word at a time, with __atomic loads and stores, so a reader
- * racing a writer reads whole old or whole new words and the copy is
- * validated afterwards.
+ * trace_ring: the lock-free reader (R1-R5 of abi/trace.h) and the
+ * counters; the writer and the clear they pair with are in
+ * kernel/trace/ring_write.c. Slots are only ever accessed a whole 64-bit
+ * word at a time, with __atomic loads and stores, so a reader racing a
+ * writer reads whole old or whole new words and the copy is validated
+ * afterwards.
  */
 #include "common/trace_ring.h"
 
 #include "abi/errno.h"
-
-#define SLOT_WORDS (TTRACE_ENTRY_SIZE / 8)
 
 /* Clears do not take long: this many retries only fail if one never ends. */
 #define COUNTS_TRIES 100000
@@ -26,170 +25,6 @@ void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_
 	r->cpu = cpu;
 }
 
-static union ttrace_slot *slot_at(const struct ttrace_ring *r, uint64_t index)
-{
-	return &r->slots[index & (r->entries - 1)];
-}
-
-bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index)
-{
-	struct ttrace_cpu *s = r->state;
-
-	/* relaxed: a write racing a mode change may use either mode; both count exactly */
-	if (__atomic_load_n(&r->hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP) {
-		/*
-		 * relaxed: one locked instruction, so an interrupt on this CPU
-		 * cannot split it. Readers learn of the reservation through the
-		 * release stores that follow it in commit (W2).
-		 */
-		*index = __atomic_fetch_add(&s->head, nslots, __ATOMIC_RELAXED);
-		return true;
-	}
-	/* relaxed: a nested write moving head makes the compare-and-swap below retry */
-	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
-
-	do {
-		/*
-		 * acquire: pairs with the release store in
-		 * ttrace_ring_publish_tail(): the reader's copies of the
-		 * entries below the tail are done before their slots are reused.
-		 */
-		uint64_t keep = r->tail ? __atomic_load_n(r->tail, __ATOMIC_ACQUIRE) : 0;
-		/*
-		 * acquire: pairs with the release store in ttrace_ring_clear().
-		 * Cleared entries may be reused; through the release stores
-		 * below, a reader that sees them reused sees this clear too.
-		 */
-		uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
-
-		if (keep < clear) {
-			keep = clear;
-		}
-		if (keep > head) {
-			keep = head;
-		}
-		if (head - keep + nslots > r->entries) {
-			/* relaxed: a counter, read by ttrace_ring_counts() */
-			__atomic_fetch_add(&s->dropped, nslots, __ATOMIC_RELAXED);
-			return false;
-		}
-		/*
-		 * release: pairs with the reader's acquire loads of head (R2,
-		 * R5), which then see the clear acted on; relaxed on failure.
-		 */
-	} while (!__atomic_compare_exchange_n(&s->head, &head, head + nslots, false,
-					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-	*index = head;
-	return true;
-}
-
-static uint64_t data_word(const struct ttrace_event *ev, uint32_t k)
-{
-	return k < ev->nwords ? ev->data[k] : 0;
-}
-
-void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev)
-{
-	uint32_t nslots = TTRACE_EVENT_SLOTS(ev->nwords);
-	uint64_t ts = ev->ts & TTRACE_TS_MASK;
-	uint8_t ctx = TTRACE_CTX_MAKE(ev->ctx & TTRACE_CTX_MASK, nslots - 1);
-	uint32_t k = 0; /* the next data word */
-
-	/*
-	 * relaxed: only this CPU writes the slot. A head entry's ts must differ
-	 * from the one its slot held (a clock that stood still for a lap), or
-	 * a reader could take the old entry's ts for this one's (R5).
-	 */
-	if (__atomic_load_n(&slot_at(r, index)->word[0], __ATOMIC_RELAXED) == ts) {
-		ts ^= 2;
-	}
-
-	for (uint32_t j = 0; j < nslots; j++) {
-		union ttrace_slot *s = slot_at(r, index + j);
-		uint64_t w[SLOT_WORDS];
-		uint32_t first = 1;
-
-		if (j == 0) {
-			/* seq, kind, cpu, ctx; pid, tid: struct ttrace_entry, little-endian */
-			w[1] = (uint32_t)index | (uint64_t)ev->kind << 32 | (uint64_t)r->cpu << 48 |
-			       (uint64_t)ctx << 56;
-			w[2] = ev->pid | (uint64_t)ev->tid << 32;
-			first = 3;
-		}
-		for (uint32_t i = first; i < SLOT_WORDS; i++) {
-			w[i] = data_word(ev, k++);
-		}
-		/*
-		 * release: pairs with the reader's acquire loads of ts (R3,
-		 * R4): who sees the marking also sees the reservation.
-		 */
-		__atomic_store_n(&s->word[0], TTRACE_TS_WRITING, __ATOMIC_RELEASE);
-		for (uint32_t i = 1; i < SLOT_WORDS; i++) {
-			/*
-			 * release: pairs with the reader's acquire loads of the
-			 * slot's words (R3, R4): who sees this word also sees the
-			 * marking above and the reservation (R5 relies on it).
-			 */
-			__atomic_store_n(&s->word[i], w[i], __ATOMIC_RELEASE);
-		}
-	}
-	for (uint32_t j = nslots - 1; j > 0; j--) {
-		/* release: pairs with the acquire load of a continuation's ts in R4 */
-		__atomic_store_n(&slot_at(r, index + j)->word[0], ts | TTRACE_TS_CONT,
-				 __ATOMIC_RELEASE);
-	}
-	/* release: pairs with the acquire load of ts in R3; publishes the whole event */
-	__atomic_store_n(&slot_at(r, index)->word[0], ts, __ATOMIC_RELEASE);
-}
-
-bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev)
-{
-	uint64_t index;
-
-	if (ev->nwords > TTRACE_EVENT_WORDS_MAX) {
-		return false;
-	}
-	if (!ttrace_ring_reserve(r, TTRACE_EVENT_SLOTS(ev->nwords), &index)) {
-		return false;
-	}
-	ttrace_ring_commit(r, index, ev);
-	return true;
-}
-
-/* The oldest index still in the ring as far as head and the last clear go. */
-static uint64_t oldest(uint64_t head, uint64_t entries, uint64_t clear)
-{
-	uint64_t lo = head > entries ? head - entries : 0;
-
-	return lo > clear ? lo : clear;
-}
-
-void ttrace_ring_clear(struct ttrace_ring *r)
-{
-	struct ttrace_cpu *s = r->state;
-	/* relaxed: only clears store these three, and callers serialise them */
-	uint32_t seq = __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED);
-	uint64_t old = __atomic_load_n(&s->clear_index, __ATOMIC_RELAXED);
-	uint64_t cleared = __atomic_load_n(&s->cleared, __ATOMIC_RELAXED);
-
-	/* relaxed: the release stores below keep it before them */
-	__atomic_store_n(&s->clear_seq, seq + 1, __ATOMIC_RELAXED);
-	/* relaxed: any recent value will do; later entries are kept */
-	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
-
-	/* release: pairs with the acquire load of cleared in ttrace_ring_counts() */
-	__atomic_store_n(&s->cleared, cleared + head - oldest(head, r->entries, old),
-			 __ATOMIC_RELEASE);
-	/*
-	 * release: pairs with the acquire loads of clear_index in
-	 * ttrace_ring_counts() and ttrace_ring_read() (R1), which then read a
-	 * head at least this one.
-	 */
-	__atomic_store_n(&s->clear_index, head, __ATOMIC_RELEASE);
-	/* release: pairs with the acquire load of clear_seq in ttrace_ring_counts() */
-	__atomic_store_n(&s->clear_seq, seq + 2, __ATOMIC_RELEASE);
-}
-
 int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 {
 	const struct ttrace_cpu *s = r->state;
@@ -199,9 +34,15 @@ int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 	bool torn;
 
 	do {
-		/* acquire: pairs with the release store that makes clear_seq even in clear */
+		/*
+		 * acquire: pairs with the release store that makes clear_seq
+		 * even in ttrace_ring_clear()
+		 */
 		seq = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
-		/* acquire: pairs with the release stores in clear; the loads below stay after */
+		/*
+		 * acquire: pairs with the release stores in
+		 * ttrace_ring_clear(); the loads below stay after
+		 */
 		clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
 		cleared = __atomic_load_n(&s->cleared, __ATOMIC_ACQUIRE);
 		/* relaxed: counters; head is at least clear, read after it */
@@ -211,7 +52,7 @@ int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 		torn = (seq & 1) || __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED) != seq;
 	} while (torn && ++tries < COUNTS_TRIES);
 
-	uint64_t lo = oldest(head, r->entries, clear);
+	uint64_t lo = ttrace_ring_oldest(head, r->entries, clear);
 
 	c->head = head;
 	c->emitted = head + dropped;
@@ -262,12 +103,12 @@ static bool slot_changed(const union ttrace_slot *s, const union ttrace_slot *e)
 static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
 				   struct ttrace_record *rec, uint32_t *nslots)
 {
-	const union ttrace_slot *s = slot_at(r, i);
+	const union ttrace_slot *s = ttrace_ring_slot(r, i);
 	union ttrace_slot e;
 
-	/* acquire: pairs with the release store of word 1 in commit (W2) */
+	/* acquire: pairs with the release store of word 1 in ttrace_ring_commit() (W2) */
 	e.word[1] = __atomic_load_n(&s->word[1], __ATOMIC_ACQUIRE);
-	/* acquire: pairs with the release store publishing ts in commit (W3) */
+	/* acquire: pairs with the release store publishing ts in ttrace_ring_commit() (W3) */
 	e.word[0] = __atomic_load_n(&s->word[0], __ATOMIC_ACQUIRE);
 	if (e.word[0] == TTRACE_TS_WRITING) {
 		return COPY_NOT_READY;
@@ -278,7 +119,7 @@ static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
 	if (e.e.seq != (uint32_t)i) {
 		return COPY_NOT_READY;
 	}
-	for (uint32_t w = 2; w < SLOT_WORDS; w++) {
+	for (uint32_t w = 2; w < TTRACE_SLOT_WORDS; w++) {
 		/* acquire: pairs with the release stores of W2, for R5 */
 		e.word[w] = __atomic_load_n(&s->word[w], __ATOMIC_ACQUIRE);
 	}
@@ -290,13 +131,13 @@ static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
 		rec->data[k++] = e.e.data[w];
 	}
 	for (uint32_t j = 1; j <= ncont; j++) {
-		const union ttrace_slot *cs = slot_at(r, i + j);
+		const union ttrace_slot *cs = ttrace_ring_slot(r, i + j);
 
 		/* acquire: pairs with the release store of the continuation's ts (W3) */
 		if (__atomic_load_n(&cs->word[0], __ATOMIC_ACQUIRE) != (e.e.ts | TTRACE_TS_CONT)) {
 			return slot_changed(s, &e) ? COPY_CHANGED : COPY_LAPPED;
 		}
-		for (uint32_t w = 1; w < SLOT_WORDS; w++) {
+		for (uint32_t w = 1; w < TTRACE_SLOT_WORDS; w++) {
 			/* acquire: pairs with the release stores of W2, for R5 */
 			rec->data[k++] = __atomic_load_n(&cs->word[w], __ATOMIC_ACQUIRE);
 		}
@@ -326,7 +167,7 @@ static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
  */
 static bool cleared_meanwhile(const struct ttrace_ring *r, uint64_t i, uint64_t *clear)
 {
-	/* acquire: pairs with the release store of clear_index in clear */
+	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() */
 	*clear = __atomic_load_n(&r->state->clear_index, __ATOMIC_ACQUIRE);
 	return i < *clear;
 }
@@ -335,9 +176,9 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			struct ttrace_record *out, size_t max)
 {
 	const struct ttrace_cpu *s = r->state;
-	/* acquire: pairs with the release store of clear_index in clear (R1) */
+	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() (R1) */
 	uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
-	/* acquire: pairs with the drop-mode release compare-and-swap in reserve */
+	/* acquire: pairs with the drop-mode release compare-and-swap in ttrace_ring_reserve() */
 	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
 	size_t n = 0;
 

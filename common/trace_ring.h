@@ -1,24 +1,16 @@
 /*
- * trace_ring: the per-CPU event rings of abi/trace.h, writer and reader,
- * on memory the caller maps (struct ttrace_area). The writer follows
- * steps W1-W3 of abi/trace.h, the reader R1-R5, the clear and the
- * counters the CLEAR and ACCOUNTING paragraphs; this file and trace.h
- * must change together.
- *
- * Writer: one per ring, on the ring's own CPU with preemption disabled
- * (a migration in the middle would make two CPUs write one ring).
- * Interrupts may stay enabled: a handler's write nests inside an
- * interrupted one and takes the indices after it. No locks, no
- * allocation, never blocks.
+ * trace_ring: the per-CPU event rings of abi/trace.h, on memory the
+ * caller maps (struct ttrace_area): the lock-free reader (steps R1-R5 of
+ * abi/trace.h), the counters of the ACCOUNTING paragraph and what the
+ * writer shares with them. The writer (W1-W3) and the clear live with
+ * the kernel, their only user: kernel/trace/ring_write.h. This file,
+ * ring_write.c and trace.h must change together.
  *
  * Reader: lock-free, any number of them, on any CPU or in user space. It
  * never writes the area, except the streaming reader's drop-mode tail in
  * the reader page (ttrace_ring_publish_tail). A reader may see an entry
- * still being written: it stops there and a later call goes on.
- *
- * Control: ttrace_ring_clear() runs on any CPU; callers serialise clears
- * (the kernel's trace-control lock), which may run concurrently with the
- * ring's writer and its readers.
+ * still being written: it stops there and a later call goes on. Readers
+ * run concurrently with the ring's writer and with clears.
  */
 #ifndef SPOOR_COMMON_TRACE_RING_H
 #define SPOOR_COMMON_TRACE_RING_H
@@ -43,37 +35,25 @@ struct ttrace_ring {
 /* Resolves CPU cpu's ring of a checked area (cpu < num_cpus). */
 void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_t cpu);
 
-/* An event as a tracepoint hands it over. */
-struct ttrace_event {
-	uint64_t ts; /* TSC; bits 0 and 63 are not kept */
-	uint32_t pid;
-	uint32_t tid;
-	uint16_t kind;	      /* TTRACE_KIND_* */
-	uint8_t ctx;	      /* TTRACE_CTX_* */
-	uint8_t nwords;	      /* data words, 0..TTRACE_EVENT_WORDS_MAX */
-	const uint64_t *data; /* nwords of them */
-};
+/* The 64-bit words of a slot; reader and writer access them one whole word at a time. */
+#define TTRACE_SLOT_WORDS (TTRACE_ENTRY_SIZE / 8)
+
+/* The slot of ring r that holds index. */
+static inline union ttrace_slot *ttrace_ring_slot(const struct ttrace_ring *r, uint64_t index)
+{
+	return &r->slots[index & (r->entries - 1)];
+}
 
 /*
- * Stores ev in ring r: reserve, then commit. Returns true if stored, false
- * if drop mode dropped it (counted in dropped) or nwords is too large
- * (counted nowhere: callers check user-supplied sizes first).
+ * The oldest index still in a ring of entries slots, as far as its head
+ * and its last clear (clear_index) go.
  */
-bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev);
+static inline uint64_t ttrace_ring_oldest(uint64_t head, uint64_t entries, uint64_t clear)
+{
+	uint64_t lo = head > entries ? head - entries : 0;
 
-/*
- * The two halves of ttrace_ring_write, for callers that must fill an
- * event after reserving it (and for tests that nest writes between
- * them). reserve takes nslots (1..1 + TTRACE_CONT_MAX) consecutive
- * indices, the first in *index, or returns false having counted them as
- * dropped. commit writes an event of exactly that many slots at index,
- * on the same CPU, before the ring wraps onto it.
- */
-bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index);
-void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev);
-
-/* Discards every entry reserved so far, counting the stored ones as cleared. */
-void ttrace_ring_clear(struct ttrace_ring *r);
+	return lo > clear ? lo : clear;
+}
 
 /* One CPU's accounting, in entries: emitted = stored + overwritten + dropped + cleared. */
 struct ttrace_counts {

@@ -25,6 +25,9 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/thread.h"
+#include "trace/area_init.h"
+#include "trace/aux_write.h"
+#include "trace/ring_write.h"
 #include "trace/uevent_table.h"
 
 #define FLIGHT_RECORDER_EVENTS 16

@@ -6,7 +6,8 @@
 
 #include "abi/errno.h"
 #include "abi/trace.h"
-#include "common/uevent.h"
+#include "common/uevent_parse.h"
+#include "common/uevent_payload.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/heap.h"

@@ -1,8 +1,8 @@
 /*
  * uevent_table: user-defined trace events in the kernel (the contract is
  * abi/uevent.h). A table of up to UEVENT_MAX events, each a definition
- * parsed by common/uevent.c; capabilities of kind CAP_KIND_UEVENT name
- * them, and a process holds an event by holding such a capability. The
+ * parsed by common/uevent_parse.c; capabilities of kind CAP_KIND_UEVENT
+ * name them, and a process holds an event by holding such a capability. The
  * status page, one byte an event, tells programs without a syscall
  * whether a write would be stored.
  *

@@ -6,6 +6,13 @@
  * defines E* as macros). libc's hooks (libc/src/internal.h) keep their
  * names: test_libc_malloc.c supplies the pages, the yield and the fatal
  * exit, test_libc_stdio.c the console.
+ *
+ * The compiler checks every declaration here against libc/include and
+ * libc/src/internal.h: libc/host.mk compiles this header a second time
+ * (tests/host/libc/libc_host_check.c), against libc's own headers, with
+ * each spoor_<name> that libc defines mapped back to <name>. A
+ * declaration then redeclares libc's, and one whose type differs stops
+ * the build before run_tests links.
  */
 #ifndef SPOOR_TESTS_HOST_LIBC_HOST_H
 #define SPOOR_TESTS_HOST_LIBC_HOST_H

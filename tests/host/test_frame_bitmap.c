@@ -14,6 +14,7 @@
 
 #include "abi/errno.h"
 #include "mm/frame_bitmap.h"
+#include "rand.h"
 #include "test.h"
 
 #define MAX_FRAMES 1024
@@ -104,24 +105,43 @@ static void model_set(bool *model, uint64_t nframes, uint64_t first, uint64_t co
 	}
 }
 
+/*
+ * Runs check on a bitmap of each of the n sizes, every frame used or every
+ * frame free, with a name for its messages ("nframes N").
+ */
+static void for_each_size(const uint64_t *sizes, size_t n, bool all_free,
+			  void (*check)(struct frame_bitmap *fb, uint64_t nframes,
+					const char *what))
+{
+	static const struct range all[] = {{0, UINT64_MAX}};
+
+	for (size_t i = 0; i < n; i++) {
+		struct frame_bitmap fb;
+		char what[32];
+
+		snprintf(what, sizeof(what), "nframes %llu", (unsigned long long)sizes[i]);
+		get_map(&fb, sizes[i], all, all_free ? 1 : 0);
+		check(&fb, sizes[i], what);
+		put_map(&fb);
+	}
+}
+
+static void check_all_used(struct frame_bitmap *fb, uint64_t nframes, const char *what)
+{
+	static const bool model[MAX_FRAMES]; /* all false: used */
+	uint64_t first;
+
+	CHECK_EQ_UINT(fb->nframes, nframes, what);
+	CHECK_MODEL(fb, model, what);
+	CHECK_EQ_INT(frame_bitmap_alloc(fb, 1, &first), -ENOMEM, what);
+	CHECK(!frame_bitmap_is_free(fb, nframes), "%s: frame nframes is free", what);
+}
+
 TEST(frame_bitmap_init_marks_every_frame_used)
 {
 	static const uint64_t sizes[] = {0, 1, 63, 64, 65, 128, 200};
 
-	for (size_t n = 0; n < sizeof(sizes) / sizeof(sizes[0]); n++) {
-		static const bool model[MAX_FRAMES]; /* all false: used */
-		struct frame_bitmap fb;
-		uint64_t first;
-		char what[32];
-
-		snprintf(what, sizeof(what), "nframes %llu", (unsigned long long)sizes[n]);
-		get_map(&fb, sizes[n], NULL, 0);
-		CHECK_EQ_UINT(fb.nframes, sizes[n], what);
-		CHECK_MODEL(&fb, model, what);
-		CHECK_EQ_INT(frame_bitmap_alloc(&fb, 1, &first), -ENOMEM, what);
-		CHECK(!frame_bitmap_is_free(&fb, sizes[n]), "%s: frame nframes is free", what);
-		put_map(&fb);
-	}
+	for_each_size(sizes, sizeof(sizes) / sizeof(sizes[0]), false, check_all_used);
 }
 
 /* One bitmap of 200 frames taken through these steps in order. */
@@ -368,43 +388,28 @@ TEST(frame_bitmap_free_then_alloc_returns_the_same_frames)
 }
 
 /* nframes not a multiple of 64: exactly nframes frames come out, all below it. */
+static void check_all_free(struct frame_bitmap *fb, uint64_t nframes, const char *what)
+{
+	uint64_t first;
+
+	CHECK_EQ_UINT(fb->nfree, nframes, what);
+	for (uint64_t f = 0; f < nframes; f++) {
+		CHECK_EQ_INT(frame_bitmap_alloc(fb, 1, &first), 0, what);
+		CHECK_EQ_UINT(first, f, what);
+	}
+	CHECK_EQ_INT(frame_bitmap_alloc(fb, 1, &first), -ENOMEM, what);
+	CHECK_EQ_UINT(fb->nfree, 0, what);
+	frame_bitmap_set_free(fb, 0, UINT64_MAX);
+	CHECK_EQ_INT(frame_bitmap_alloc(fb, nframes + 1, &first), -ENOMEM, what);
+	CHECK_EQ_INT(frame_bitmap_alloc(fb, nframes, &first), 0, what);
+	CHECK_EQ_UINT(first, 0, what);
+}
+
 TEST(frame_bitmap_partial_last_word)
 {
 	static const uint64_t sizes[] = {1, 63, 65, 70, 127, 129};
 
-	for (size_t n = 0; n < sizeof(sizes) / sizeof(sizes[0]); n++) {
-		const struct range all[] = {{0, UINT64_MAX}};
-		struct frame_bitmap fb;
-		uint64_t first;
-		char what[32];
-
-		snprintf(what, sizeof(what), "nframes %llu", (unsigned long long)sizes[n]);
-		get_map(&fb, sizes[n], all, 1);
-		CHECK_EQ_UINT(fb.nfree, sizes[n], what);
-		for (uint64_t f = 0; f < sizes[n]; f++) {
-			CHECK_EQ_INT(frame_bitmap_alloc(&fb, 1, &first), 0, what);
-			CHECK_EQ_UINT(first, f, what);
-		}
-		CHECK_EQ_INT(frame_bitmap_alloc(&fb, 1, &first), -ENOMEM, what);
-		CHECK_EQ_UINT(fb.nfree, 0, what);
-		frame_bitmap_set_free(&fb, 0, UINT64_MAX);
-		CHECK_EQ_INT(frame_bitmap_alloc(&fb, sizes[n] + 1, &first), -ENOMEM, what);
-		CHECK_EQ_INT(frame_bitmap_alloc(&fb, sizes[n], &first), 0, what);
-		CHECK_EQ_UINT(first, 0, what);
-		put_map(&fb);
-	}
-}
-
-/* xorshift64: a fixed sequence on every host, unlike rand(). */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
+	for_each_size(sizes, sizeof(sizes) / sizeof(sizes[0]), true, check_all_free);
 }
 
 /* The lowest run of count free frames in model, as the allocator must find it. */
@@ -442,6 +447,17 @@ static int model_free(const bool *model, uint64_t nframes, uint64_t first, uint6
 #define RANDOM_OPS    5000
 #define RANDOM_SEED   0x5eed5eed5eed5eedull
 
+/* Frees count frames at first in fb (*got) and in model (*want), alike. */
+static void free_both(struct frame_bitmap *fb, bool *model, uint64_t first, uint64_t count,
+		      int *got, int *want)
+{
+	*got = frame_bitmap_free(fb, first, count);
+	*want = model_free(model, RANDOM_FRAMES, first, count);
+	if (*got == 0) {
+		model_set(model, RANDOM_FRAMES, first, count, true);
+	}
+}
+
 /*
  * Random allocs, frees (of earlier allocations and of arbitrary ranges)
  * and the occasional set_free/set_used, each compared with the model
@@ -459,7 +475,7 @@ TEST(frame_bitmap_random_ops_match_model)
 	get_map(&fb, RANDOM_FRAMES, half, 1);
 	model_set(model, RANDOM_FRAMES, 0, RANDOM_FRAMES / 2, true);
 	for (int op = 0; op < RANDOM_OPS; op++) {
-		uint64_t r = next_random(&state);
+		uint64_t r = test_random(&state);
 		uint64_t kind = r % 100;
 		char what[96];
 		int got, want;
@@ -492,22 +508,14 @@ TEST(frame_bitmap_random_ops_match_model)
 			nallocated--;
 			snprintf(what, sizeof(what), "op %d free(%llu, %llu)", op,
 				 (unsigned long long)first, (unsigned long long)count);
-			got = frame_bitmap_free(&fb, first, count);
-			want = model_free(model, RANDOM_FRAMES, first, count);
-			if (got == 0) {
-				model_set(model, RANDOM_FRAMES, first, count, true);
-			}
+			free_both(&fb, model, first, count, &got, &want);
 		} else if (kind < 95) {
 			/* A short range anywhere: it may be partly free or run past the end. */
 			uint64_t first = (r >> 8) % (RANDOM_FRAMES + 10);
 			uint64_t count = (r >> 24) % 4;
 			snprintf(what, sizeof(what), "op %d free(%llu, %llu) at random", op,
 				 (unsigned long long)first, (unsigned long long)count);
-			got = frame_bitmap_free(&fb, first, count);
-			want = model_free(model, RANDOM_FRAMES, first, count);
-			if (got == 0) {
-				model_set(model, RANDOM_FRAMES, first, count, true);
-			}
+			free_both(&fb, model, first, count, &got, &want);
 		} else {
 			bool to_free = (r >> 8) & 1;
 			uint64_t first = (r >> 16) % RANDOM_FRAMES;

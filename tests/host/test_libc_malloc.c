@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 
 #include "libc_host.h"
+#include "rand.h"
 #include "test.h"
 
 #define PAGE	    4096
@@ -74,18 +75,6 @@ void __libc_fatal(const char *msg)
 	abort();
 }
 
-/* xorshift64: a deterministic stream, so a failing run can be repeated. */
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static bool aligned(const void *p)
 {
 	return ((uintptr_t)p % ALIGNMENT) == 0;
@@ -117,7 +106,7 @@ static size_t first_bad(const uint8_t *p, size_t n, uint32_t seed)
 /* Mostly small requests, some beyond the small limit, now and then a large one. */
 static size_t random_size(uint64_t *rng)
 {
-	uint64_t r = next_random(rng);
+	uint64_t r = test_random(rng);
 
 	switch (r % 16) {
 	case 0:
@@ -146,7 +135,7 @@ struct slot {
 static bool model_step(struct slot *s, uint64_t *rng, uint32_t *seeds)
 {
 	size_t n = random_size(rng), bad;
-	uint64_t op = next_random(rng) % 8;
+	uint64_t op = test_random(rng) % 8;
 	uint8_t *q;
 
 	if (!s->p) {
@@ -206,7 +195,7 @@ TEST(libc_malloc_model)
 	bool ok = true;
 
 	for (int step = 0; step < MODEL_STEPS && ok; step++) {
-		ok = model_step(&slots[next_random(&rng) % MODEL_SLOTS], &rng, &seeds);
+		ok = model_step(&slots[test_random(&rng) % MODEL_SLOTS], &rng, &seeds);
 	}
 	for (int i = 0; i < MODEL_SLOTS; i++) {
 		spoor_free(slots[i].p);
@@ -453,7 +442,7 @@ static bool post(uint64_t *rng)
 	}
 	*(size_t *)p = n;
 	fill(p + MAILBOX_HEADER, n - MAILBOX_HEADER, (uint32_t)n);
-	old = __atomic_exchange_n(&mailbox[next_random(rng) % MAILBOX], p, __ATOMIC_ACQ_REL);
+	old = __atomic_exchange_n(&mailbox[test_random(rng) % MAILBOX], p, __ATOMIC_ACQ_REL);
 	if (old) {
 		size_t m = *(size_t *)old;
 
@@ -473,11 +462,11 @@ static void *worker_main(void *arg)
 	uint32_t seeds = 1;
 
 	for (int step = 0; step < THREAD_STEPS && w->ok; step++) {
-		if (next_random(&w->rng) % 8 == 0) {
+		if (test_random(&w->rng) % 8 == 0) {
 			w->ok = post(&w->rng);
 		} else {
 			w->ok =
-			    model_step(&slots[next_random(&w->rng) % MODEL_SLOTS], &w->rng, &seeds);
+			    model_step(&slots[test_random(&w->rng) % MODEL_SLOTS], &w->rng, &seeds);
 		}
 	}
 	for (int i = 0; i < MODEL_SLOTS; i++) {
@@ -523,7 +512,7 @@ static void *contend_main(void *arg)
 
 	for (int round = 0; round < CONTEND_ROUNDS && w->ok; round++) {
 		for (int i = 0; i < CONTEND_HELD; i++) {
-			sizes[i] = 1 + next_random(&w->rng) % 100;
+			sizes[i] = 1 + test_random(&w->rng) % 100;
 			held[i] = spoor_malloc(sizes[i]);
 			if (!held[i]) {
 				w->ok = false;

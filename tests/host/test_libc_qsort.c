@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "libc_host.h"
+#include "rand.h"
 #include "test.h"
 
 #define MAX_N	 600
@@ -50,29 +51,18 @@ enum order { RANDOM, SORTED, REVERSED, EQUAL, FEW_KEYS, ORDERS };
 
 static const char *const order_names[] = {"random", "sorted", "reversed", "equal", "few keys"};
 
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static void make_array(uint8_t *a, size_t n, size_t size, enum order order, uint64_t *rng)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *e = a + i * size;
 
 		for (size_t j = 0; j < size; j++) {
-			e[j] = (uint8_t)next_random(rng);
+			e[j] = (uint8_t)test_random(rng);
 		}
 		if (order == EQUAL) {
 			memset(e, 0x55, size);
 		} else if (order == FEW_KEYS) {
-			memset(e, (uint8_t)(next_random(rng) % 3), size);
+			memset(e, (uint8_t)(test_random(rng) % 3), size);
 		}
 	}
 	if (order == SORTED || order == REVERSED) {

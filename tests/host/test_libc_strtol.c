@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "libc_host.h"
+#include "rand.h"
 #include "test.h"
 
 struct strtol_row {
@@ -131,17 +133,6 @@ TEST(libc_atoi)
 	CHECK_EQ_INT(spoor_abs(INT_MIN + 1), INT_MAX, "abs");
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 /*
  * Random strings weighted toward what parsers trip on: signs, prefixes,
  * digits of every base and overflow-sized runs of them. No 'b' or 'B':
@@ -150,15 +141,54 @@ static uint64_t next_random(uint64_t *state)
 static void random_number(char *buf, size_t size, uint64_t *rng)
 {
 	static const char alphabet[] = " \t+-0000111999xXaAfFgzZ78";
-	size_t len = next_random(rng) % (size - 1);
+	size_t len = test_random(rng) % (size - 1);
 
 	for (size_t i = 0; i < len; i++) {
-		buf[i] = alphabet[next_random(rng) % (sizeof(alphabet) - 1)];
+		buf[i] = alphabet[test_random(rng) % (sizeof(alphabet) - 1)];
 	}
 	buf[len] = '\0';
 }
 
 #define DIFFERENTIAL_RUNS 50000
+
+/* What one conversion gave: the value (as unsigned), where it stopped, and ERANGE. */
+struct conversion {
+	unsigned long long value;
+	ptrdiff_t end;
+	bool range;
+};
+
+/*
+ * Converts s in base with Spoor's strtol (is_signed) or strtoull and with
+ * glibc's, and records a failure naming both if they differ. Returns true
+ * if they agree.
+ */
+static bool same_as_glibc(const char *s, int base, bool is_signed)
+{
+	struct conversion spoor, host;
+	char *end, *host_end;
+
+	spoor_errno = 0;
+	errno = 0;
+	if (is_signed) {
+		spoor.value = (unsigned long long)spoor_strtol(s, &end, base);
+		host.value = (unsigned long long)strtol(s, &host_end, base);
+	} else {
+		spoor.value = spoor_strtoull(s, &end, base);
+		host.value = strtoull(s, &host_end, base);
+	}
+	spoor.end = end - s;
+	spoor.range = spoor_errno == SPOOR_ERANGE;
+	host.end = host_end - s;
+	host.range = errno == ERANGE;
+	if (spoor.value == host.value && spoor.end == host.end && spoor.range == host.range) {
+		return true;
+	}
+	CHECK(false, "%s(\"%s\", %d): %#llx end %td range %d, glibc %#llx %td %d",
+	      is_signed ? "strtol" : "strtoull", s, base, spoor.value, spoor.end, spoor.range,
+	      host.value, host.end, host.range);
+	return false;
+}
 
 TEST(libc_strtol_matches_glibc)
 {
@@ -167,36 +197,12 @@ TEST(libc_strtol_matches_glibc)
 	int failures = 0;
 
 	for (int run = 0; run < DIFFERENTIAL_RUNS && failures < 10; run++) {
-		char s[28], *end, *host_end;
+		char s[28];
 		int base =
-		    run % 2 ? bases[next_random(&rng) % 6] : 2 + (int)(next_random(&rng) % 35);
-		long l, hl;
-		unsigned long long u, hu;
-		bool range, host_range;
+		    run % 2 ? bases[test_random(&rng) % 6] : 2 + (int)(test_random(&rng) % 35);
 
 		random_number(s, sizeof(s), &rng);
-		spoor_errno = 0;
-		errno = 0;
-		l = spoor_strtol(s, &end, base);
-		hl = strtol(s, &host_end, base);
-		range = spoor_errno == SPOOR_ERANGE;
-		host_range = errno == ERANGE;
-		if (l != hl || end != host_end || range != host_range) {
-			CHECK(false, "strtol(\"%s\", %d): %ld end %td range %d, glibc %ld %td %d",
-			      s, base, l, end - s, range, hl, host_end - s, host_range);
-			failures++;
-		}
-		spoor_errno = 0;
-		errno = 0;
-		u = spoor_strtoull(s, &end, base);
-		hu = strtoull(s, &host_end, base);
-		range = spoor_errno == SPOOR_ERANGE;
-		host_range = errno == ERANGE;
-		if (u != hu || end != host_end || range != host_range) {
-			CHECK(false,
-			      "strtoull(\"%s\", %d): %llu end %td range %d, glibc %llu %td %d", s,
-			      base, u, end - s, range, hu, host_end - s, host_range);
-			failures++;
-		}
+		failures += !same_as_glibc(s, base, true);
+		failures += !same_as_glibc(s, base, false);
 	}
 }

@@ -16,43 +16,25 @@
 #include "abi/errno.h"
 #include "abi/syscall.h"
 #include "abi/trace.h"
+#include "area.h"
 #include "common/trace_aux.h"
 #include "common/trace_header.h"
 #include "common/trace_names.h"
 #include "test.h"
+#include "trace/aux_write.h"
 
 #define RING	    TTRACE_AUX_RING_MIN
 #define MAX_RECORDS 2048
 
-static void area_get(struct ttrace_area *a, uint64_t durable)
+/* An area of one CPU whose aux has durable bytes of durable part, then the smallest ring. */
+static void aux_area(struct ttrace_area *a, uint64_t durable)
 {
-	struct ttrace_geometry g = {.num_cpus = 1,
-				    .ring_entries = TTRACE_RING_ENTRIES_MIN,
-				    .aux_durable_size = durable,
-				    .aux_ring_size = RING};
-	struct ttrace_header *h = malloc(TTRACE_PAGE_SIZE);
+	const struct ttrace_geometry g = {.num_cpus = 1,
+					  .ring_entries = TTRACE_RING_ENTRIES_MIN,
+					  .aux_durable_size = durable,
+					  .aux_ring_size = RING};
 
-	if (!h || ttrace_header_init(h, &g)) {
-		abort();
-	}
-	*a = (struct ttrace_area){
-	    .hdr = h,
-	    .rings = malloc(h->ring_bytes),
-	    .aux = malloc(durable + RING),
-	    .hdr_len = h->header_bytes,
-	    .rings_len = h->ring_bytes,
-	    .aux_len = durable + RING,
-	};
-	if (!a->rings || !a->aux || ttrace_area_init(a)) {
-		abort();
-	}
-}
-
-static void area_put(struct ttrace_area *a)
-{
-	free(a->hdr);
-	free(a->rings);
-	free(a->aux);
+	test_area_get(a, &g, false);
 }
 
 /* Record k's string: len bytes that differ from record to record. */
@@ -200,7 +182,7 @@ TEST(trace_aux_ring_evicts_the_oldest_and_matches_the_model)
 		char what[96];
 
 		memset(&m, 0, sizeof(m));
-		area_get(&a, 64);
+		aux_area(&a, 64);
 		for (size_t w = 0; w < 8 && row->writes[w].times; w++) {
 			for (uint32_t t = 0; t < row->writes[w].times; t++, k++) {
 				snprintf(what, sizeof(what), "%s, record %u", row->name, k);
@@ -214,7 +196,7 @@ TEST(trace_aux_ring_evicts_the_oldest_and_matches_the_model)
 		CHECK_EQ_UINT(a.hdr->aux_last - a.hdr->aux_first, row->used, row->name);
 		CHECK_EQ_UINT(a.hdr->aux_evicted, row->evicted, row->name);
 		CHECK_EQ_UINT(m.n - m.first, row->records, row->name);
-		area_put(&a);
+		test_area_put(&a);
 	}
 }
 
@@ -228,7 +210,7 @@ TEST(trace_aux_random_writes_match_the_model)
 
 		srand(seed);
 		memset(&m, 0, sizeof(m));
-		area_get(&a, 8);
+		aux_area(&a, 8);
 		for (uint32_t k = 0; k < 300; k++) {
 			uint32_t len = rand() % 4 ? (uint32_t)rand() % 64
 						  : (uint32_t)rand() % (TTRACE_AUX_LEN_MAX + 1);
@@ -238,7 +220,7 @@ TEST(trace_aux_random_writes_match_the_model)
 			model_write(&m, 8, k, len);
 			check_model(&a, &m, what);
 		}
-		area_put(&a);
+		test_area_put(&a);
 	}
 }
 
@@ -255,7 +237,7 @@ TEST(trace_aux_boot_names_are_durable)
 	uint32_t syscalls = 0, kinds = 0;
 	int got;
 
-	area_get(&a, size);
+	aux_area(&a, size);
 	CHECK_EQ_INT(ttrace_aux_write_names(&a, 77), 0, "names fit exactly");
 	CHECK_EQ_UINT(a.hdr->aux_durable_end, size, "all of the durable part");
 	ttrace_aux_durable(&a, &v);
@@ -299,11 +281,11 @@ TEST(trace_aux_boot_names_are_durable)
 	CHECK_EQ_INT(ttrace_aux_snapshot(&a, buf, sizeof(buf), &v), 0, "snapshot");
 	CHECK_EQ_INT(ttrace_aux_next(&v, &rec, &str), 1, "the ring has records");
 	CHECK(rec.pos >= size, "ring records are past the durable part");
-	area_put(&a);
+	test_area_put(&a);
 
-	area_get(&a, size - 8);
+	aux_area(&a, size - 8);
 	CHECK_EQ_INT(ttrace_aux_write_names(&a, 0), -ENOSPC, "a durable part too small");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_aux_lookup_refuses_what_is_not_a_record)
@@ -313,7 +295,7 @@ TEST(trace_aux_lookup_refuses_what_is_not_a_record)
 	char s[8];
 	uint64_t ref, dref, last;
 
-	area_get(&a, 64);
+	aux_area(&a, 64);
 	CHECK_EQ_INT(
 	    ttrace_aux_write_durable(
 		&a, &(struct ttrace_aux_item){.tag = TTRACE_AUX_TEXT, .str = "x", .len = 1}, &dref),
@@ -352,7 +334,7 @@ TEST(trace_aux_lookup_refuses_what_is_not_a_record)
 	CHECK_EQ_INT(ttrace_aux_lookup(&a, dref + 40, &rec, s, sizeof(s)), -EINVAL,
 		     "past the durable records");
 	CHECK_EQ_INT(ttrace_aux_lookup(&a, ref, &rec, s, sizeof(s)), 20, "the first is there");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_aux_refuses_bad_records)
@@ -362,7 +344,7 @@ TEST(trace_aux_refuses_bad_records)
 	struct ttrace_area a;
 	uint64_t ref = 123;
 
-	area_get(&a, 64);
+	aux_area(&a, 64);
 	CHECK_EQ_INT(ttrace_aux_write(&a, &(struct ttrace_aux_item){.str = "x", .len = 1}, &ref),
 		     -EINVAL, "no tag");
 	CHECK_EQ_INT(write_record(&a, 0, TTRACE_AUX_LEN_MAX + 1, &ref), -EINVAL, "too long");
@@ -374,7 +356,7 @@ TEST(trace_aux_refuses_bad_records)
 	CHECK_EQ_UINT(a.hdr->aux_durable_end, 0, "nothing durable written");
 	CHECK_EQ_INT(write_record(&a, 0, TTRACE_AUX_LEN_MAX, &ref), 0, "the longest string");
 	CHECK_EQ_INT(ttrace_aux_snapshot(&a, small, sizeof(small), &v), -ENOSPC, "small buffer");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_aux_walk_stops_at_bytes_that_are_not_a_record)
@@ -386,7 +368,7 @@ TEST(trace_aux_walk_stops_at_bytes_that_are_not_a_record)
 	const char *str;
 	uint64_t refs[3];
 
-	area_get(&a, 64);
+	aux_area(&a, 64);
 	for (uint32_t k = 0; k < 3; k++) {
 		CHECK_EQ_INT(write_record(&a, k, 10, &refs[k]), 0, "write");
 	}
@@ -396,5 +378,5 @@ TEST(trace_aux_walk_stops_at_bytes_that_are_not_a_record)
 	CHECK_EQ_INT(ttrace_aux_next(&v, &rec, &str), 1, "the first");
 	CHECK_EQ_INT(ttrace_aux_next(&v, &rec, &str), -EINVAL, "the second is refused");
 	CHECK_EQ_INT(ttrace_aux_next(&v, &rec, &str), 0, "nothing after it");
-	area_put(&a);
+	test_area_put(&a);
 }

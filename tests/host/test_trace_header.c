@@ -14,8 +14,10 @@
 
 #include "abi/errno.h"
 #include "abi/trace.h"
+#include "area.h"
 #include "common/trace_header.h"
 #include "test.h"
+#include "trace/area_init.h"
 
 /* The good geometry every row starts from. */
 static const struct ttrace_geometry good = {
@@ -27,42 +29,12 @@ static const struct ttrace_geometry good = {
     .boot_tsc = 12345,
 };
 
-static void area_get(struct ttrace_area *a, const struct ttrace_geometry *g)
-{
-	struct ttrace_header *h = malloc(TTRACE_PAGE_SIZE);
-
-	if (!h || ttrace_header_init(h, g)) {
-		abort();
-	}
-	*a = (struct ttrace_area){
-	    .hdr = h,
-	    .reader = malloc(h->reader_bytes),
-	    .rings = malloc(h->num_cpus * h->ring_bytes),
-	    .aux = malloc(h->aux_durable_size + h->aux_ring_size),
-	    .hdr_len = h->header_bytes,
-	    .reader_len = h->reader_bytes,
-	    .rings_len = h->num_cpus * h->ring_bytes,
-	    .aux_len = h->aux_durable_size + h->aux_ring_size,
-	};
-	if (!a->reader || !a->rings || !a->aux) {
-		abort();
-	}
-}
-
-static void area_put(struct ttrace_area *a)
-{
-	free(a->hdr);
-	free(a->reader);
-	free(a->rings);
-	free(a->aux);
-}
-
 TEST(trace_header_lays_out_the_regions_in_order)
 {
 	struct ttrace_area a;
 	const struct ttrace_header *h;
 
-	area_get(&a, &good);
+	test_area_get(&a, &good, true);
 	h = a.hdr;
 	CHECK_EQ_UINT(h->magic, TTRACE_MAGIC, "magic");
 	CHECK_EQ_UINT(h->version_major, TTRACE_VERSION_MAJOR, "major");
@@ -82,7 +54,7 @@ TEST(trace_header_lays_out_the_regions_in_order)
 	CHECK_EQ_UINT(h->area_size, 0x6000, "area_size: 0x4000 + 1024 + 4096, page rounded");
 	CHECK_EQ_UINT(h->mode, TTRACE_MODE_OVERWRITE, "mode");
 	CHECK_EQ_UINT(h->mask, 0, "mask");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_header_refuses_bad_geometries)
@@ -124,7 +96,7 @@ TEST(trace_area_init_marks_every_slot_unwritten)
 	struct ttrace_area a;
 	const struct ttrace_header *h;
 
-	area_get(&a, &good);
+	test_area_get(&a, &good, true);
 	h = a.hdr;
 	memset(a.rings, 0, a.rings_len);
 	memset(a.reader, 0xa5, a.reader_len);
@@ -139,7 +111,7 @@ TEST(trace_area_init_marks_every_slot_unwritten)
 	CHECK_EQ_UINT(h->aux_last, h->aux_durable_size, "aux_last");
 	a.rings_len -= 64;
 	CHECK_EQ_INT(ttrace_area_init(&a), -EINVAL, "a ring mapped short");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 enum change {
@@ -263,12 +235,12 @@ TEST(trace_area_check_says_why_a_reader_refuses)
 		struct ttrace_area a;
 		char why[256] = "untouched";
 
-		area_get(&a, &good);
+		test_area_get(&a, &good, true);
 		apply(&a, row);
 		CHECK_EQ_INT(ttrace_area_check(&a, why, sizeof(why)), row->why ? -EINVAL : 0,
 			     row->name);
 		CHECK_EQ_STR(why, row->why ? row->why : "", row->name);
-		area_put(&a);
+		test_area_put(&a);
 	}
 }
 
@@ -277,10 +249,10 @@ TEST(trace_area_check_cuts_the_message_to_the_buffer)
 	struct ttrace_area a;
 	char why[16];
 
-	area_get(&a, &good);
+	test_area_get(&a, &good, true);
 	a.hdr->magic = 0;
 	CHECK_EQ_INT(ttrace_area_check(&a, why, sizeof(why)), -EINVAL, "bad magic");
 	CHECK_EQ_STR(why, "trace header: m", "cut, NUL-terminated");
 	CHECK_EQ_INT(ttrace_area_check(&a, NULL, 0), -EINVAL, "no buffer");
-	area_put(&a);
+	test_area_put(&a);
 }

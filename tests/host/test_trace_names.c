@@ -15,12 +15,13 @@
 #include "abi/errno.h"
 #include "abi/syscall.h"
 #include "abi/trace.h"
+#include "area.h"
 #include "common/trace_aux.h"
 #include "common/trace_format.h"
 #include "common/trace_header.h"
 #include "common/trace_names.h"
-#include "common/uevent.h"
 #include "test.h"
+#include "trace/aux_write.h"
 
 TEST(trace_names_every_kind_is_named_once_with_parsable_args)
 {
@@ -203,38 +204,20 @@ TEST(trace_names_argument_lists_parse)
 #define BOOT 5000000ull
 
 /* An area of one CPU; with_names: the boot names in its durable aux part. */
-static void area_get(struct ttrace_area *a, uint64_t tsc_hz, bool with_names)
+static void names_area(struct ttrace_area *a, uint64_t tsc_hz, bool with_names)
 {
-	struct ttrace_geometry g = {.num_cpus = 1,
-				    .ring_entries = TTRACE_RING_ENTRIES_MIN,
-				    .aux_durable_size = with_names ? ttrace_aux_names_size() : 64,
-				    .aux_ring_size = TTRACE_AUX_RING_MIN,
-				    .tsc_hz = tsc_hz,
-				    .boot_tsc = BOOT};
-	struct ttrace_header *h = malloc(TTRACE_PAGE_SIZE);
+	const struct ttrace_geometry g = {.num_cpus = 1,
+					  .ring_entries = TTRACE_RING_ENTRIES_MIN,
+					  .aux_durable_size =
+					      with_names ? ttrace_aux_names_size() : 64,
+					  .aux_ring_size = TTRACE_AUX_RING_MIN,
+					  .tsc_hz = tsc_hz,
+					  .boot_tsc = BOOT};
 
-	if (!h || ttrace_header_init(h, &g)) {
+	test_area_get(a, &g, false);
+	if (with_names && ttrace_aux_write_names(a, BOOT)) {
 		abort();
 	}
-	*a = (struct ttrace_area){
-	    .hdr = h,
-	    .rings = malloc(h->ring_bytes),
-	    .aux = malloc(h->aux_durable_size + h->aux_ring_size),
-	    .hdr_len = h->header_bytes,
-	    .rings_len = h->ring_bytes,
-	    .aux_len = h->aux_durable_size + h->aux_ring_size,
-	};
-	if (!a->rings || !a->aux || ttrace_area_init(a) ||
-	    (with_names && ttrace_aux_write_names(a, BOOT))) {
-		abort();
-	}
-}
-
-static void area_put(struct ttrace_area *a)
-{
-	free(a->hdr);
-	free(a->rings);
-	free(a->aux);
 }
 
 static uint64_t write_name(const struct ttrace_area *a, const char *name)
@@ -267,7 +250,7 @@ TEST(trace_format_prints_one_line_an_event)
 	char long_name[101];
 	uint64_t init, evicted, quoted, longer;
 
-	area_get(&a, HZ, false);
+	names_area(&a, HZ, false);
 	memset(long_name, 'n', 100);
 	long_name[100] = '\0';
 	evicted = write_name(&a, "gone");
@@ -338,7 +321,7 @@ TEST(trace_format_prints_one_line_an_event)
 			     (int)strlen(rows[i].line), rows[i].name);
 		CHECK_EQ_STR(line, rows[i].line, rows[i].name);
 	}
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_format_names_syscalls_from_the_durable_aux_records)
@@ -348,7 +331,7 @@ TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 	    .ts = BOOT, .kind = TTRACE_KIND_syscall_entry, .data = {SYS_spawn, 0x1000}};
 	char line[256];
 
-	area_get(&a, HZ, true);
+	names_area(&a, HZ, true);
 	format(line, sizeof(line), &rec, &a);
 	CHECK_EQ_STR(line,
 		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=7 name=spawn a0=0x1000 "
@@ -359,7 +342,7 @@ TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 	CHECK_EQ_STR(
 	    line, "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
 	    "a number no syscall has");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 /* Records event id's definition in a's aux ring, as the kernel does at registration. */
@@ -384,7 +367,7 @@ TEST(trace_format_decodes_user_events_with_their_definition_from_aux)
 	const char payload[] = "\x01\x00\x00\x00hi";
 	char line[256];
 
-	area_get(&a, HZ, false);
+	names_area(&a, HZ, false);
 	define(&a, 7, 1, "demo u32 a;char[3] s");
 	define(&a, 8, 1, "empty");
 	define(&a, 8, 2, "other u8 x");
@@ -399,7 +382,7 @@ TEST(trace_format_decodes_user_events_with_their_definition_from_aux)
 	format(line, sizeof(line), &rec, &a);
 	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 user event=8 gen=3 len=0",
 		     "a generation without a definition prints raw, never with another's");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_format_without_a_tsc_rate_and_cut_short)
@@ -408,8 +391,8 @@ TEST(trace_format_without_a_tsc_rate_and_cut_short)
 	struct ttrace_area a;
 	char line[16];
 
-	area_get(&a, 0, false);
+	names_area(&a, 0, false);
 	CHECK_EQ_INT(format(line, sizeof(line), &rec, &a), 43, "whole length");
 	CHECK_EQ_STR(line, "[123456] cpu=0 ", "cut, NUL-terminated");
-	area_put(&a);
+	test_area_put(&a);
 }

@@ -18,48 +18,26 @@
 
 #include "abi/errno.h"
 #include "abi/trace.h"
+#include "area.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
 #include "test.h"
+#include "trace/ring_write.h"
 
 #define ENTRIES	   16 /* the smallest ring: wraps quickly */
 #define MAX_INDEX  4096
 #define MAX_EVENTS MAX_INDEX
 #define READ_MAX   (ENTRIES + 1)
 
-/* An area with rings of entries slots on ncpus CPUs; release with area_put(). */
-static void area_get(struct ttrace_area *a, uint32_t ncpus, uint32_t entries, bool with_reader)
+/* An area with rings of entries slots on ncpus CPUs; release with test_area_put(). */
+static void ring_area(struct ttrace_area *a, uint32_t ncpus, uint32_t entries, bool with_reader)
 {
-	struct ttrace_geometry g = {.num_cpus = ncpus,
-				    .ring_entries = entries,
-				    .aux_ring_size = TTRACE_AUX_RING_MIN,
-				    .tsc_hz = 1000000000};
-	struct ttrace_header *h = malloc(TTRACE_PAGE_SIZE);
+	const struct ttrace_geometry g = {.num_cpus = ncpus,
+					  .ring_entries = entries,
+					  .aux_ring_size = TTRACE_AUX_RING_MIN,
+					  .tsc_hz = 1000000000};
 
-	if (!h || ttrace_header_init(h, &g)) {
-		abort();
-	}
-	*a = (struct ttrace_area){
-	    .hdr = h,
-	    .reader = with_reader ? malloc(h->reader_bytes) : NULL,
-	    .rings = malloc(ncpus * h->ring_bytes),
-	    .aux = malloc(h->aux_durable_size + h->aux_ring_size),
-	    .hdr_len = h->header_bytes,
-	    .reader_len = with_reader ? h->reader_bytes : 0,
-	    .rings_len = ncpus * h->ring_bytes,
-	    .aux_len = h->aux_durable_size + h->aux_ring_size,
-	};
-	if (!a->rings || !a->aux || (with_reader && !a->reader) || ttrace_area_init(a)) {
-		abort();
-	}
-}
-
-static void area_put(struct ttrace_area *a)
-{
-	free(a->hdr);
-	free(a->reader);
-	free(a->rings);
-	free(a->aux);
+	test_area_get(a, &g, with_reader);
 }
 
 /*
@@ -248,7 +226,7 @@ struct rig {
 
 static void rig_get(struct rig *g, uint32_t mode)
 {
-	area_get(&g->a, 1, ENTRIES, true);
+	ring_area(&g->a, 1, ENTRIES, true);
 	g->a.hdr->mode = mode;
 	ttrace_ring_get(&g->r, &g->a, 0);
 	model_init(&g->m, mode);
@@ -441,7 +419,7 @@ TEST(trace_ring_rows_count_exactly_after_every_step)
 		CHECK_EQ_UINT(cur.lost, row->lost, row->name);
 		CHECK_EQ_UINT(cur.cleared, row->skipped, row->name);
 		rig_check_stream(&g, row->name);
-		area_put(&g.a);
+		test_area_put(&g.a);
 	}
 }
 
@@ -477,7 +455,7 @@ TEST(trace_ring_random_steps_match_the_model)
 				}
 			}
 			rig_check_stream(&g, what);
-			area_put(&g.a);
+			test_area_put(&g.a);
 		}
 	}
 }
@@ -511,7 +489,7 @@ TEST(trace_ring_reader_waits_for_an_entry_being_written)
 	check_record(&out[0], ENTRIES, 1000, 2, 0, "the interrupted event comes first");
 	check_record(&out[1], ENTRIES + 2, 17, 1, 0, "the nested one after it");
 	CHECK_EQ_UINT(c.lost + c.cleared, 0, "nothing lost");
-	area_put(&g.a);
+	test_area_put(&g.a);
 }
 
 TEST(trace_ring_never_publishes_the_ts_a_slot_already_holds)
@@ -532,7 +510,7 @@ TEST(trace_ring_never_publishes_the_ts_a_slot_already_holds)
 	/* a reader must never take the old entry's ts for the new one's (R5) */
 	CHECK_EQ_UINT(out[1].ts, 102, "second lap: bit 1 flipped");
 	CHECK_EQ_UINT(out[2].ts, 102, "second lap again");
-	area_put(&g.a);
+	test_area_put(&g.a);
 }
 
 TEST(trace_ring_reader_skips_entries_reserved_over_again)
@@ -551,7 +529,7 @@ TEST(trace_ring_reader_skips_entries_reserved_over_again)
 	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), 0, "no stale entry returned");
 	CHECK_EQ_UINT(c.lost, ENTRIES, "the reserved-over entries are lost");
 	CHECK_EQ_UINT(c.index, ENTRIES, "waiting for the new lap");
-	area_put(&g.a);
+	test_area_put(&g.a);
 }
 
 TEST(trace_ring_cursor_from_the_newest_entries)
@@ -582,7 +560,7 @@ TEST(trace_ring_cursor_from_the_newest_entries)
 		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &c, out, READ_MAX), rows[i].records, what);
 		CHECK_EQ_UINT(c.lost, rows[i].lost, what);
 		CHECK_EQ_UINT(c.index, g.m.head, what);
-		area_put(&g.a);
+		test_area_put(&g.a);
 	}
 }
 
@@ -596,7 +574,7 @@ TEST(trace_ring_cpus_are_independent)
 	struct ttrace_cursor cur;
 	struct ttrace_area a;
 
-	area_get(&a, 3, ENTRIES, true);
+	ring_area(&a, 3, ENTRIES, true);
 	ttrace_ring_get(&r0, &a, 0);
 	ttrace_ring_get(&r2, &a, 2);
 	for (int i = 0; i < 20; i++) {
@@ -612,7 +590,7 @@ TEST(trace_ring_cpus_are_independent)
 	ttrace_cursor_init(&cur, 0);
 	CHECK_EQ_UINT(ttrace_ring_read(&r2, &cur, out, READ_MAX), 5, "cpu 2 events");
 	check_record(&out[4], 57, 7, 3, 2, "cpu 2's newest event");
-	area_put(&a);
+	test_area_put(&a);
 }
 
 TEST(trace_ring_refuses_too_many_words)
@@ -631,7 +609,7 @@ TEST(trace_ring_refuses_too_many_words)
 	CHECK(ttrace_ring_write(&g.r, &ev), "the largest event is taken");
 	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &c), 0, "counts");
 	CHECK_EQ_UINT(c.stored, 1 + TTRACE_CONT_MAX, "in four slots");
-	area_put(&g.a);
+	test_area_put(&g.a);
 }
 
 TEST(trace_ring_counts_give_up_on_a_clear_that_never_ends)
@@ -644,7 +622,7 @@ TEST(trace_ring_counts_give_up_on_a_clear_that_never_ends)
 	g.a.hdr->cpu[0].clear_seq = 1; /* a clear stopped half way */
 	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &c), -EBUSY, "in progress for good");
 	CHECK_EQ_UINT(c.stored, 2, "the last try is still returned");
-	area_put(&g.a);
+	test_area_put(&g.a);
 }
 
 TEST(trace_ring_tail_needs_the_reader_page)
@@ -652,8 +630,8 @@ TEST(trace_ring_tail_needs_the_reader_page)
 	struct ttrace_ring r;
 	struct ttrace_area a;
 
-	area_get(&a, 1, ENTRIES, false);
+	ring_area(&a, 1, ENTRIES, false);
 	ttrace_ring_get(&r, &a, 0);
 	CHECK_EQ_INT(ttrace_ring_publish_tail(&r, 5), -EACCES, "no reader page");
-	area_put(&a);
+	test_area_put(&a);
 }

@@ -31,10 +31,14 @@
 
 #include "abi/errno.h"
 #include "abi/trace.h"
+#include "area.h"
 #include "common/trace_aux.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
+#include "rand.h"
 #include "test.h"
+#include "trace/aux_write.h"
+#include "trace/ring_write.h"
 
 #define CPUS	   4
 #define ENTRIES	   64
@@ -63,14 +67,6 @@ static void check_no_failures(void)
 {
 	CHECK(failures == 0, "%d failures, the first: %s", failures, first_failure);
 	failures = 0;
-}
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
 }
 
 static uint64_t mix(uint64_t h, uint64_t w)
@@ -112,7 +108,7 @@ struct writer_arg {
 
 static uint32_t random_nwords(uint64_t *rnd)
 {
-	return 2 + next_rand(rnd) % (TTRACE_EVENT_WORDS_MAX - 1);
+	return 2 + test_random(rnd) % (TTRACE_EVENT_WORDS_MAX - 1);
 }
 
 /*
@@ -134,7 +130,7 @@ static struct ttrace_event make_event(uint32_t cpu, uint64_t evno, uint64_t inde
 
 	data[0] = evno << 8 | nwords;
 	for (uint32_t i = 1; i + 1 < nwords; i++) {
-		data[i] = next_rand(rnd);
+		data[i] = test_random(rnd);
 	}
 	for (uint32_t j = 1; j <= TTRACE_CONT_MAX; j++) {
 		uint32_t w = TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS;
@@ -181,7 +177,7 @@ static void *writer(void *p)
 		uint32_t got;
 
 		g->attempted[w->cpu] += nslots;
-		if (next_rand(&rnd) % 8) {
+		if (test_random(&rnd) % 8) {
 			got = write_one(r, w->cpu, evno++, nwords, &rnd);
 			*(got ? &g->stored[w->cpu] : &g->dropped[w->cpu]) += nslots;
 			continue;
@@ -295,12 +291,12 @@ static void *newest_reader(void *p)
 	uint64_t rnd = 12345;
 
 	while (!writers_done(g)) {
-		uint32_t c = next_rand(&rnd) % CPUS;
+		uint32_t c = test_random(&rnd) % CPUS;
 		struct ttrace_cursor cur;
 		int64_t last = -1;
 		size_t n;
 
-		ttrace_cursor_init_last(&cur, &g->ring[c], next_rand(&rnd) % (2 * ENTRIES));
+		ttrace_cursor_init_last(&cur, &g->ring[c], test_random(&rnd) % (2 * ENTRIES));
 		n = ttrace_ring_read(&g->ring[c], &cur, out, READ_BATCH);
 		for (size_t i = 0; i < n; i++) {
 			check_record(&out[i], c, &last, "newest reader");
@@ -333,10 +329,10 @@ static void *control(void *p)
 	uint64_t rnd = 777;
 
 	while (!writers_done(g)) {
-		uint32_t c = next_rand(&rnd) % CPUS;
+		uint32_t c = test_random(&rnd) % CPUS;
 		struct ttrace_counts counts;
 
-		if (g->clears && next_rand(&rnd) % 16 == 0) {
+		if (g->clears && test_random(&rnd) % 16 == 0) {
 			ttrace_ring_clear(&g->ring[c]);
 		}
 		check_counts(&g->ring[c], &counts);
@@ -344,38 +340,15 @@ static void *control(void *p)
 	return NULL;
 }
 
-static void area_get(struct ttrace_area *a)
+/* The rig's area: CPUS rings of ENTRIES, the boot names' durable part, a reader page. */
+static void rig_area(struct ttrace_area *a)
 {
-	struct ttrace_geometry g = {.num_cpus = CPUS,
-				    .ring_entries = ENTRIES,
-				    .aux_durable_size = ttrace_aux_names_size(),
-				    .aux_ring_size = TTRACE_AUX_RING_MIN};
-	struct ttrace_header *h = malloc(TTRACE_PAGE_SIZE);
+	const struct ttrace_geometry g = {.num_cpus = CPUS,
+					  .ring_entries = ENTRIES,
+					  .aux_durable_size = ttrace_aux_names_size(),
+					  .aux_ring_size = TTRACE_AUX_RING_MIN};
 
-	if (!h || ttrace_header_init(h, &g)) {
-		abort();
-	}
-	*a = (struct ttrace_area){
-	    .hdr = h,
-	    .reader = malloc(h->reader_bytes),
-	    .rings = malloc(CPUS * h->ring_bytes),
-	    .aux = malloc(h->aux_durable_size + h->aux_ring_size),
-	    .hdr_len = h->header_bytes,
-	    .reader_len = h->reader_bytes,
-	    .rings_len = CPUS * h->ring_bytes,
-	    .aux_len = h->aux_durable_size + h->aux_ring_size,
-	};
-	if (!a->reader || !a->rings || !a->aux || ttrace_area_init(a)) {
-		abort();
-	}
-}
-
-static void area_put(struct ttrace_area *a)
-{
-	free(a->hdr);
-	free(a->reader);
-	free(a->rings);
-	free(a->aux);
+	test_area_get(a, &g, true);
 }
 
 /* Runs writers and readers on rings in mode; returns totals over the CPUs. */
@@ -387,7 +360,7 @@ static void run_rings(uint32_t mode, bool clears, struct ttrace_counts *total)
 
 	memset(&g, 0, sizeof(g));
 	memset(total, 0, sizeof(*total));
-	area_get(&g.a);
+	rig_area(&g.a);
 	g.a.hdr->mode = mode;
 	g.clears = clears;
 	g.writers_left = CPUS;
@@ -447,7 +420,7 @@ static void run_rings(uint32_t mode, bool clears, struct ttrace_counts *total)
 		total->cleared += counts.cleared;
 	}
 	check_no_failures();
-	area_put(&g.a);
+	test_area_put(&g.a);
 }
 
 TEST(trace_concurrency_overwrite_mode)
@@ -558,7 +531,7 @@ static void *aux_reader(void *p)
 			continue;
 		}
 		uint32_t k =
-		    n - 1 - (uint32_t)(next_rand(&rnd) % (n < AUX_REFS / 2 ? n : AUX_REFS / 2));
+		    n - 1 - (uint32_t)(test_random(&rnd) % (n < AUX_REFS / 2 ? n : AUX_REFS / 2));
 		/* relaxed: the acquire load of published covers it */
 		uint64_t ref = __atomic_load_n(&g->refs[k % AUX_REFS], __ATOMIC_RELAXED);
 
@@ -603,7 +576,7 @@ TEST(trace_concurrency_aux_readers_never_see_other_bytes)
 	pthread_t w, r[2];
 
 	memset(&g, 0, sizeof(g));
-	area_get(&g.a);
+	rig_area(&g.a);
 	CHECK_EQ_INT(ttrace_aux_write_names(&g.a, 0), 0, "boot names");
 	ttrace_aux_durable(&g.a, &v);
 	g.name_ref = UINT64_MAX;
@@ -620,5 +593,5 @@ TEST(trace_concurrency_aux_readers_never_see_other_bytes)
 	pthread_join(r[1], NULL);
 	check_no_failures();
 	CHECK(g.a.hdr->aux_evicted > AUX_RECORDS / 2, "the aux ring wrapped many times");
-	area_put(&g.a);
+	test_area_put(&g.a);
 }

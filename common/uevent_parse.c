@@ -1,83 +1,26 @@
 /*
- * uevent: user-event descriptions and payloads (see uevent.h and the
- * grammar in abi/uevent.h). The parser checks the bytes first (length,
- * printable ASCII), then takes the event name word, then each ';'-field
- * as a list of words: the words alone decide where a type ends, and the
- * type's text, with one space between words, is looked up in the table
- * generated from UEVENT_TYPES, so the spellings the parser accepts and the
- * ones uevent_def_format() prints are the same list. Payloads are read a
- * byte at a time, little-endian, and only below len.
+ * uevent_parse: user-event descriptions both ways (see uevent_parse.h and
+ * the grammar in abi/uevent.h). The parser checks the bytes first
+ * (length, printable ASCII), then takes the event name word, then each
+ * ';'-field as a list of words: the words alone decide where a type ends,
+ * and the type's text, with one space between words, is looked up in the
+ * table of uevent_types.c, so the spellings the parser accepts and the
+ * ones uevent_def_format() prints are the same list.
  */
-#include "common/uevent.h"
+#include "common/uevent_parse.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 
 #include "abi/errno.h"
 #include "common/format.h"
+#include "common/uevent_types.h"
 
-#define FIELD_WORDS_MAX 5    /* "struct TYPE name SIZE" and one word too many */
-#define TYPE_TEXT_MAX	32   /* longer than any spelling: "__data_loc unsigned char[]" */
-#define QUOTE_MAX	40   /* a longer word is cut to this in a reason, then "..." */
-#define ASCII_FIRST	0x20 /* ' ': printable ASCII runs from here */
-#define ASCII_LAST	0x7e /* '~' */
-#define BYTE_BITS	8
+#define FIELD_WORDS_MAX 5  /* "struct TYPE name SIZE" and one word too many */
+#define TYPE_TEXT_MAX	32 /* longer than any spelling: "__data_loc unsigned char[]" */
+#define QUOTE_MAX	40 /* a longer word is cut to this in a reason, then "..." */
 #define DECIMAL		10
 #define HEXADECIMAL	16
-#define NIBBLE_BITS	4
-#define NIBBLE_MASK	0xfu
-
-struct type_info {
-	const char *spelling;
-	uint16_t size; /* 0: from the description */
-};
-
-#define TYPE_INFO(value, NAME, spell, sz) [value] = {.spelling = spell, .size = sz},
-static const struct type_info types[UEVENT_TYPE_LIMIT] = {UEVENT_TYPES(TYPE_INFO)};
-#undef TYPE_INFO
-
-static const char hex_digits[] = "0123456789abcdef";
-
-/* The text of type t, "?" for a number no type has. */
-static const char *spelling(uint16_t t)
-{
-	return t > UEVENT_TYPE_NONE && t < UEVENT_TYPE_LIMIT ? types[t].spelling : "?";
-}
-
-static bool is_dynamic(uint16_t t)
-{
-	return t == UEVENT_TYPE_DATA_LOC_STRING || t == UEVENT_TYPE_DATA_LOC_UBYTES ||
-	       t == UEVENT_TYPE_REL_LOC_STRING || t == UEVENT_TYPE_REL_LOC_UBYTES;
-}
-
-static bool is_rel_loc(uint16_t t)
-{
-	return t == UEVENT_TYPE_REL_LOC_STRING || t == UEVENT_TYPE_REL_LOC_UBYTES;
-}
-
-static bool is_string(uint16_t t)
-{
-	return t == UEVENT_TYPE_CHAR_ARRAY || t == UEVENT_TYPE_DATA_LOC_STRING ||
-	       t == UEVENT_TYPE_REL_LOC_STRING;
-}
-
-static bool is_array(uint16_t t)
-{
-	return t == UEVENT_TYPE_CHAR_ARRAY || t == UEVENT_TYPE_UCHAR_ARRAY;
-}
-
-static bool is_signed(uint16_t t)
-{
-	return t == UEVENT_TYPE_S8 || t == UEVENT_TYPE_S16 || t == UEVENT_TYPE_S32 ||
-	       t == UEVENT_TYPE_S64 || t == UEVENT_TYPE_CHAR || t == UEVENT_TYPE_SHORT ||
-	       t == UEVENT_TYPE_INT;
-}
-
-/* A scalar: an integer of a size the type fixes, printed in decimal. */
-static bool is_scalar(uint16_t t)
-{
-	return t > UEVENT_TYPE_NONE && t < UEVENT_TYPE_LIMIT && types[t].size && !is_dynamic(t);
-}
 
 static bool is_space(char c)
 {
@@ -287,7 +230,7 @@ static uint16_t lookup(const struct type_text *t)
 	}
 	for (uint16_t i = UEVENT_TYPE_NONE + 1; i < UEVENT_TYPE_LIMIT; i++) {
 		if (i != UEVENT_TYPE_STRUCT &&
-		    word_is((struct word){t->s, t->len}, types[i].spelling)) {
+		    word_is((struct word){t->s, t->len}, uevent_type_spelling(i))) {
 			return i;
 		}
 	}
@@ -359,7 +302,7 @@ static int parse_type(struct parse *p, const struct word *w, size_t nw, uint16_t
 		}
 		return fail(p, -EINVAL, "unknown type '%s' in field %u", quote(span).s, p->index);
 	}
-	if (is_dynamic(*type)) {
+	if (uevent_type_is_dynamic(*type)) {
 		if (inside.len) {
 			return fail(p, -EINVAL,
 				    "type '%s' in field %u: a dynamic array takes no size",
@@ -368,15 +311,15 @@ static int parse_type(struct parse *p, const struct word *w, size_t nw, uint16_t
 		*size = UEVENT_LOC_SIZE;
 		return 0;
 	}
-	if (!is_array(*type)) {
-		*size = types[*type].size;
+	if (!uevent_type_is_array(*type)) {
+		*size = uevent_type_size(*type);
 		return 0;
 	}
 	if (!inside.len) {
 		return fail(p, -EINVAL,
 			    "array '%s' in field %u has no size (variable length: __data_loc "
 			    "%s)",
-			    quote(span).s, p->index, types[*type].spelling);
+			    quote(span).s, p->index, uevent_type_spelling(*type));
 	}
 	if (!parse_count(inside, size)) {
 		return fail(p, -EINVAL, "bad array size '%s' in field %u (decimal or 0x hex)",
@@ -541,7 +484,7 @@ int uevent_parse(const char *desc, size_t len, struct uevent_def *out, char *why
 			return fail(&p, -E2BIG, "description is longer than %u bytes",
 				    UEVENT_DESC_MAX);
 		}
-		if (c != '\t' && (c < ASCII_FIRST || c > ASCII_LAST)) {
+		if (c != '\t' && (c < UEVENT_ASCII_FIRST || c > UEVENT_ASCII_LAST)) {
 			return fail(&p, -EINVAL, "byte 0x%02x at offset %zu is not printable ASCII",
 				    c, n);
 		}
@@ -619,233 +562,33 @@ bool uevent_def_same(const struct uevent_def *a, const struct uevent_def *b)
 	return true;
 }
 
-/* Output that counts every character but stores only what fits, like snprintf. */
-struct out {
-	char *buf;
-	size_t size;
-	size_t len;
-};
-
-static void put(struct out *o, char c)
-{
-	if (o->len + 1 < o->size) {
-		o->buf[o->len] = c;
-		o->buf[o->len + 1] = '\0';
-	}
-	o->len++;
-}
-
-__attribute__((format(printf, 2, 3))) static void emit(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	if (o->len < o->size) {
-		n = format_vsnprintf(o->buf + o->len, o->size - o->len, fmt, ap);
-	} else {
-		n = format_vsnprintf(NULL, 0, fmt, ap);
-	}
-	va_end(ap);
-	o->len += n > 0 ? (size_t)n : 0;
-}
-
-static struct out out_start(char *buf, size_t size)
-{
-	if (size) {
-		buf[0] = '\0';
-	}
-	return (struct out){.buf = buf, .size = size, .len = 0};
-}
-
-/* Names are read no further than their arrays, even in a broken definition. */
-#define NAME_ARG(a) (int)(sizeof(a) - 1), (a)
-
 int uevent_def_format(const struct uevent_def *d, char *buf, size_t size)
 {
-	struct out o = out_start(buf, size);
+	struct format_buf o = format_buf_start(buf, size);
 	uint32_t nfields = d->nfields < UEVENT_FIELDS_MAX ? d->nfields : UEVENT_FIELDS_MAX;
 
-	emit(&o, "%.*s", NAME_ARG(d->name));
+	format_buf_printf(&o, "%.*s", UEVENT_NAME_ARG(d->name));
 	for (uint32_t i = 0; i < nfields; i++) {
 		const struct uevent_field *f = &d->field[i];
 
-		put(&o, i ? ';' : ' ');
+		format_buf_putc(&o, i ? ';' : ' ');
 		if (f->type == UEVENT_TYPE_STRUCT) {
-			emit(&o, "struct %.*s %.*s %u", NAME_ARG(f->struct_type), NAME_ARG(f->name),
-			     f->size);
-		} else if (is_array(f->type)) {
-			const char *t = spelling(f->type);
+			format_buf_printf(&o, "struct %.*s %.*s %u",
+					  UEVENT_NAME_ARG(f->struct_type), UEVENT_NAME_ARG(f->name),
+					  f->size);
+		} else if (uevent_type_is_array(f->type)) {
+			const char *t = uevent_type_spelling(f->type);
 			size_t stem = 0;
 
 			while (t[stem] && t[stem] != '[') {
 				stem++;
 			}
-			emit(&o, "%.*s[%u] %.*s", (int)stem, t, f->size, NAME_ARG(f->name));
+			format_buf_printf(&o, "%.*s[%u] %.*s", (int)stem, t, f->size,
+					  UEVENT_NAME_ARG(f->name));
 		} else {
-			emit(&o, "%s %.*s", spelling(f->type), NAME_ARG(f->name));
+			format_buf_printf(&o, "%s %.*s", uevent_type_spelling(f->type),
+					  UEVENT_NAME_ARG(f->name));
 		}
-	}
-	return (int)o.len;
-}
-
-/* The n <= 8 bytes at p as a little-endian number. */
-static uint64_t load_le(const uint8_t *p, size_t n)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		v |= (uint64_t)p[i] << (BYTE_BITS * i);
-	}
-	return v;
-}
-
-/* True if the field's own bytes lie inside the payload. */
-static bool field_inside(const struct uevent_field *f, size_t len)
-{
-	return (size_t)f->offset + f->size <= len;
-}
-
-/*
- * The data of dynamic field f: *start and *size, true if the location word
- * and the data both lie inside the payload.
- */
-static bool locate(const struct uevent_field *f, const uint8_t *p, size_t len, size_t *start,
-		   size_t *size)
-{
-	uint32_t loc;
-	size_t base = 0;
-
-	if (f->size != UEVENT_LOC_SIZE || !field_inside(f, len)) {
-		return false;
-	}
-	loc = (uint32_t)load_le(p + f->offset, UEVENT_LOC_SIZE);
-	if (is_rel_loc(f->type)) {
-		base = (size_t)f->offset + UEVENT_LOC_SIZE;
-	}
-	*start = base + UEVENT_LOC_DATA_OFF(loc);
-	*size = UEVENT_LOC_DATA_SIZE(loc);
-	return *start <= len && *size <= len - *start;
-}
-
-static bool has_nul(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (!p[i]) {
-			return true;
-		}
-	}
-	return false;
-}
-
-int uevent_payload_check(const struct uevent_def *d, const void *payload, size_t len)
-{
-	const uint8_t *p = payload;
-
-	if (len < d->fixed_size) {
-		return -EINVAL;
-	}
-	if (len > UEVENT_PAYLOAD_MAX) {
-		return -E2BIG;
-	}
-	for (uint32_t i = 0; i < d->nfields && i < UEVENT_FIELDS_MAX; i++) {
-		const struct uevent_field *f = &d->field[i];
-		size_t start;
-		size_t size;
-
-		if (!is_dynamic(f->type)) {
-			continue;
-		}
-		if (!locate(f, p, len, &start, &size)) {
-			return -EFAULT;
-		}
-		if (is_string(f->type) && !has_nul(p + start, size)) {
-			return -EFAULT;
-		}
-	}
-	return 0;
-}
-
-/* n bytes as a quoted string, up to the first NUL. */
-static void put_quoted(struct out *o, const uint8_t *s, size_t n)
-{
-	put(o, '"');
-	for (size_t i = 0; i < n && s[i]; i++) {
-		if (s[i] == '"' || s[i] == '\\') {
-			put(o, '\\');
-			put(o, (char)s[i]);
-		} else if (s[i] >= ASCII_FIRST && s[i] <= ASCII_LAST) {
-			put(o, (char)s[i]);
-		} else {
-			put(o, '\\');
-			put(o, 'x');
-			put(o, hex_digits[s[i] >> NIBBLE_BITS]);
-			put(o, hex_digits[s[i] & NIBBLE_MASK]);
-		}
-	}
-	put(o, '"');
-}
-
-static void put_hex(struct out *o, const uint8_t *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		put(o, hex_digits[s[i] >> NIBBLE_BITS]);
-		put(o, hex_digits[s[i] & NIBBLE_MASK]);
-	}
-}
-
-static void put_scalar(struct out *o, const struct uevent_field *f, const uint8_t *p)
-{
-	uint64_t v = load_le(p + f->offset, f->size);
-	uint32_t bits = BYTE_BITS * f->size;
-
-	if (!is_signed(f->type)) {
-		emit(o, "%llu", (unsigned long long)v);
-		return;
-	}
-	if (bits < BYTE_BITS * sizeof(v) && (v >> (bits - 1) & 1)) {
-		v |= ~0ull << bits; /* sign-extend */
-	}
-	emit(o, "%lld", (long long)v);
-}
-
-/* The value of one field, or <bad>. */
-static void put_value(struct out *o, const struct uevent_field *f, const uint8_t *p, size_t len)
-{
-	size_t start;
-	size_t size;
-
-	if (!field_inside(f, len) || f->type == UEVENT_TYPE_NONE || f->type >= UEVENT_TYPE_LIMIT) {
-		emit(o, "<bad>");
-	} else if (is_scalar(f->type)) {
-		put_scalar(o, f, p);
-	} else if (f->type == UEVENT_TYPE_CHAR_ARRAY) {
-		put_quoted(o, p + f->offset, f->size);
-	} else if (!is_dynamic(f->type)) {
-		put_hex(o, p + f->offset, f->size); /* unsigned char[N], struct */
-	} else if (!locate(f, p, len, &start, &size) ||
-		   (is_string(f->type) && !has_nul(p + start, size))) {
-		emit(o, "<bad>");
-	} else if (is_string(f->type)) {
-		put_quoted(o, p + start, size);
-	} else {
-		put_hex(o, p + start, size);
-	}
-}
-
-int uevent_payload_format(const struct uevent_def *d, const void *payload, size_t len, char *buf,
-			  size_t size)
-{
-	struct out o = out_start(buf, size);
-
-	for (uint32_t i = 0; i < d->nfields && i < UEVENT_FIELDS_MAX; i++) {
-		const struct uevent_field *f = &d->field[i];
-
-		if (i) {
-			put(&o, ' ');
-		}
-		emit(&o, "%.*s=", NAME_ARG(f->name));
-		put_value(&o, f, payload, len);
 	}
 	return (int)o.len;
 }

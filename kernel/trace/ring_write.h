@@ -1,0 +1,60 @@
+/*
+ * ring_write: the writer of the per-CPU event rings of abi/trace.h (steps
+ * W1-W3) and the clear (the CLEAR paragraph), on a ring resolved with
+ * ttrace_ring_get() of common/trace_ring.h, which holds the reader they
+ * race with. Only the kernel writes rings, so this half lives here; the
+ * host tests compile it too (KERNEL_PURE in the Makefile). This file,
+ * common/trace_ring.c and trace.h must change together.
+ *
+ * Writer: one per ring, on the ring's own CPU with preemption disabled
+ * (a migration in the middle would make two CPUs write one ring).
+ * Interrupts may stay enabled: a handler's write nests inside an
+ * interrupted one and takes the indices after it. No locks, no
+ * allocation, never blocks.
+ *
+ * Control: ttrace_ring_clear() runs on any CPU; callers serialise clears
+ * (the kernel's trace-control lock), which may run concurrently with the
+ * ring's writer and its readers.
+ */
+#ifndef SPOOR_TRACE_RING_WRITE_H
+#define SPOOR_TRACE_RING_WRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/trace.h"
+#include "common/trace_ring.h"
+
+/* An event as a tracepoint hands it over. */
+struct ttrace_event {
+	uint64_t ts; /* TSC; bits 0 and 63 are not kept */
+	uint32_t pid;
+	uint32_t tid;
+	uint16_t kind;	      /* TTRACE_KIND_* */
+	uint8_t ctx;	      /* TTRACE_CTX_* */
+	uint8_t nwords;	      /* data words, 0..TTRACE_EVENT_WORDS_MAX */
+	const uint64_t *data; /* nwords of them */
+};
+
+/*
+ * Stores ev in ring r: reserve, then commit. Returns true if stored, false
+ * if drop mode dropped it (counted in dropped) or nwords is too large
+ * (counted nowhere: callers check user-supplied sizes first).
+ */
+bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev);
+
+/*
+ * The two halves of ttrace_ring_write, for callers that must fill an
+ * event after reserving it (and for tests that nest writes between
+ * them). reserve takes nslots (1..1 + TTRACE_CONT_MAX) consecutive
+ * indices, the first in *index, or returns false having counted them as
+ * dropped. commit writes an event of exactly that many slots at index,
+ * on the same CPU, before the ring wraps onto it.
+ */
+bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index);
+void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev);
+
+/* Discards every entry reserved so far, counting the stored ones as cleared. */
+void ttrace_ring_clear(struct ttrace_ring *r);
+
+#endif
