@@ -62,17 +62,27 @@ KERNEL_PURE := kernel/init/cmdline.c kernel/mm/frame_bitmap.c kernel/trace/area_
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
-QEMU := qemu-system-x86_64 -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso -serial mon:stdio \
-	-display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+# tools/run-qemu adds the export channel (COM2 and the export window), served
+# into build/traces/ by build/host/spoor-receive: `trace save` writes there.
+QEMU := tools/run-qemu $(BUILD)/traces -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso \
+	-serial mon:stdio -display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
 LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host tests/programs -name '*.c' -o -name '*.h' 2>/dev/null)
+
+# Host tools (tools/NAME/, e.g. spoor-trace): each folder's NAME.mk builds
+# its program into build/host/ and adds it to HOST_TOOLS, which `make`
+# builds with the image. Included before the rules that need them.
+HOST_TOOLS :=
+HOST_EXTRA_OBJS :=
+HOST_EXTRA_TESTS :=
+-include $(wildcard tools/*/*.mk)
 
 # `make` alone builds all, whatever rules the included fragments define first.
 .DEFAULT_GOAL := all
 
 .PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
-all: $(BUILD)/spoor.iso
+all: $(BUILD)/spoor.iso $(HOST_TOOLS)
 
 deps:
 	@tools/deps
@@ -125,10 +135,10 @@ $(foreach d,$(TEST_PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/tests/
 $(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)'
 
-run: deps $(BUILD)/spoor.iso
+run: deps $(BUILD)/spoor.iso $(HOST_TOOLS)
 	$(QEMU)
 
-debug: deps $(BUILD)/spoor.iso
+debug: deps $(BUILD)/spoor.iso $(HOST_TOOLS)
 	@echo "QEMU waits for gdb: run 'gdb -x tools/spoor.gdb' in another terminal"
 	$(QEMU) -s -S
 
@@ -138,17 +148,8 @@ $(BUILD)/host/%.c.o: %.c
 
 # libc's host build (libc/host.mk) adds its objects, symbols renamed spoor_*;
 # tests/host/*.mk add test targets of their own (HOST_EXTRA_TESTS).
-HOST_EXTRA_OBJS :=
-HOST_EXTRA_TESTS :=
 -include libc/host.mk
 -include $(wildcard tests/host/*.mk)
-
-# Host tools (tools/NAME/, e.g. spoor-trace): each folder's NAME.mk builds
-# its program into build/host/ and adds it to HOST_TOOLS, which `make`
-# builds with the image.
-HOST_TOOLS :=
--include $(wildcard tools/*/*.mk)
-all: $(HOST_TOOLS)
 
 $(BUILD)/host/run_tests: $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(HOST_OBJS) $(HOST_EXTRA_OBJS)
