@@ -17,6 +17,11 @@
  *        rdi  the badge of the capability the caller used (recv side)
  *        r10 r8 r9 r12 r13 r14 r15 rbx   the received words
  *
+ * Identity: a message received with a struct ipc_extra reports the pid
+ * of the process that sent it (sender_pid), which the kernel fills in and
+ * no sender can choose: with the badge (what the capability says the
+ * caller may do) a server knows who calls without trusting its words.
+ *
  * Rights: calling needs CAP_RIGHT_WRITE on the endpoint capability,
  * receiving CAP_RIGHT_READ. The holder of an unbadged endpoint capability
  * mints badged copies (endpoint_mint); a server tells its clients apart by
@@ -58,9 +63,12 @@ struct ipc_extra {
 	uint64_t recv_buf;	  /* where a received buffer goes, or 0 */
 	uint32_t recv_len;	  /* [out] bytes received */
 	uint32_t recv_cap;	  /* [out] slot the received capability went to, or IPC_NO_CAP */
+	uint32_t sender_pid;	  /* [out] the pid of the process that sent the message */
+	uint32_t reserved;	  /* zero */
 };
 
-_Static_assert(sizeof(struct ipc_extra) == 48, "abi");
+_Static_assert(sizeof(struct ipc_extra) == 56, "abi");
+_Static_assert(__builtin_offsetof(struct ipc_extra, sender_pid) == 48, "abi");
 _Static_assert(__builtin_offsetof(struct ipc_extra, recv_len) == 40, "abi");
 
 #endif

@@ -55,6 +55,8 @@ _Static_assert(sizeof(struct spawn_args) == 32, "abi");
 #define THREAD_SLEEPING 3 /* waiting for time */
 #define THREAD_EXITED	4 /* waiting to be joined */
 
+#define THREAD_INFO_TRACKED (1u << 0) /* its process is PID-tracked (abi/trace.h) */
+
 struct thread_info {
 	uint32_t pid;
 	uint32_t tid;
@@ -63,9 +65,11 @@ struct thread_info {
 	uint64_t mem_pages; /* the process's resident pages */
 	uint64_t cpu_ns;    /* time it has been running */
 	char name[PROC_NAME_MAX];
+	uint32_t ppid;	/* the process that spawned it; 0 for init */
+	uint32_t flags; /* THREAD_INFO_* */
 };
 
-_Static_assert(sizeof(struct thread_info) == 64, "abi");
+_Static_assert(sizeof(struct thread_info) == 72, "abi");
 
 /*
  * Boot programs: a module2 line's string is the program's name, then its

@@ -187,7 +187,7 @@
 
 #define TTRACE_MAGIC	     0x43525454u /* "TTRC" */
 #define TTRACE_VERSION_MAJOR 1
-#define TTRACE_VERSION_MINOR 0
+#define TTRACE_VERSION_MINOR 1
 #define TTRACE_SHARED_LAYOUT 1 /* struct ttrace_entry, ttrace_cont, ttrace_aux_record */
 #define TTRACE_CPU_LAYOUT    1 /* struct ttrace_cpu, ttrace_reader_cpu, the rings */
 
@@ -362,7 +362,7 @@ struct ttrace_header {
 	/* Control. */
 	uint64_t mask;	    /* [C] the enabled categories, TTRACE_CAT() bits */
 	uint32_t mode;	    /* [C] TTRACE_MODE_* */
-	uint32_t reserved0; /* zero */
+	uint32_t tracking;  /* [C] 1: PID tracking is on (TTRACE_OP_TRACK); minor 1 on */
 
 	/* The aux buffer: positions as in THE AUX BUFFER above. */
 	uint64_t aux_durable_end; /* [A] end of the durable records */
@@ -399,7 +399,7 @@ _Static_assert(offsetof(struct ttrace_header, aux_ring_size) == 0x70, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_mask) == 0x78, "abi");
 _Static_assert(offsetof(struct ttrace_header, mask) == 0x80, "abi");
 _Static_assert(offsetof(struct ttrace_header, mode) == 0x88, "abi");
-_Static_assert(offsetof(struct ttrace_header, reserved0) == 0x8c, "abi");
+_Static_assert(offsetof(struct ttrace_header, tracking) == 0x8c, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_durable_end) == 0x90, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_first) == 0x98, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_last) == 0xa0, "abi");
@@ -432,7 +432,7 @@ _Static_assert(sizeof(struct ttrace_reader) <= TTRACE_PAGE_SIZE, "abi");
 #define TTRACE_AUX_TAGS(X)                                                                         \
 	X(1, SYSCALL, syscall, syscalls)  /* id: syscall number; the name (durable) */             \
 	X(2, KIND, kind, kinds)		  /* id: TTRACE_KIND_*; "name category args" (durable) */  \
-	X(3, PROC, proc, procs)		  /* id: pid; the process name, at spawn */                \
+	X(3, PROC, proc, procs)		  /* id: pid | parent pid << 32; the name, at every spawn */ \
 	X(4, THREAD, thread, threads)	  /* id: tid; the thread name */                           \
 	X(5, USER_EVENT, event, events) /* id: UEVENT_AUX_ID(); its definition */         \
 	X(6, TEXT, text, text)		  /* id: the writer's choice; free text */
@@ -491,6 +491,22 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *   TTRACE_OP_DISABLE  arg: category bits to turn off
  *   TTRACE_OP_MODE     arg: TTRACE_MODE_*
  *   TTRACE_OP_CLEAR    discards what every ring holds (counted as cleared)
+ *   TTRACE_OP_TRACK    arg: a pid. Tracks that process and turns PID
+ *                      tracking on: from then on a tracepoint records an
+ *                      event only if the process it names (the entry's
+ *                      pid) is tracked. A process starts tracked when the
+ *                      one that spawned it is. Kernel threads and idle
+ *                      (pid 0) are never tracked; an interrupt's events
+ *                      name the process it interrupted and follow it.
+ *                      Events not recorded this way are not emitted at
+ *                      all: no ledger counts them. -ENOENT: no such live
+ *                      process.
+ *   TTRACE_OP_UNTRACK  arg: a pid. That process is no longer tracked
+ *                      (tracking stays on). -ENOENT as above.
+ *   TTRACE_OP_UNTRACK_ALL  no process is tracked and tracking is off:
+ *                      every event is recorded again.
+ * The tracked processes are those whose thread_info (abi/proc.h) has
+ * THREAD_INFO_TRACKED.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */
@@ -502,6 +518,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_DISABLE 1
 #define TTRACE_OP_MODE	  2
 #define TTRACE_OP_CLEAR	  3
+#define TTRACE_OP_TRACK	  4
+#define TTRACE_OP_UNTRACK 5
+#define TTRACE_OP_UNTRACK_ALL 6
 
 /*
  * trace_test(n) emits n test_tick events, seq 0..n-1, in a row on the

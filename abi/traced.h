@@ -18,7 +18,29 @@
  *               (unknown category, kind or cpu bits, a mode, a cursor that
  *               is not one traced gave out, flags it does not know, ...)
  *   -E2BIG      the client's receive buffer is too small for the reply
+ *   -EACCES     the caller's level does not allow the operation (below)
  * A request that fails changes nothing.
+ *
+ * WHO CALLS. traced knows each caller by two things it need not take on
+ * trust: the badge of the capability the call came through, which names
+ * a level (TRACED_LEVEL_*) and which only init mints (its name service
+ * badges every lookup with the level of the one asking), and the caller's
+ * pid, which the kernel reports with the message (abi/ipc.h). A program
+ * cannot forge either: it holds only badged copies, which cannot be
+ * minted again, and a copy it passes on keeps the level but carries the
+ * new holder's pid. Levels, and what each may do:
+ *   CONTROL  everything. The init shell, and programs it starts with
+ *            `run -t` (and what they spawn).
+ *   READ     read every event and string (STATUS, DUMP, FOLLOW, SAVE,
+ *            STRINGS, EVENTS), change nothing; user events as SELF.
+ *            Programs init starts with `run -r`.
+ *   SELF     every other program: STATUS; DUMP, FOLLOW and SAVE of the
+ *            events of its own process and of the processes it spawned
+ *            (and they, and so on: its descendants, as the kernel's
+ *            aux records of spawns tell them); REGISTER; UNREGISTER of an
+ *            event it registered. Anything else is -EACCES.
+ * A capability without a badge names no level: every request through it
+ * is -EACCES.
  *
  * OPERATIONS (argument in word 1 -> result in word 1 / the buffer).
  *   STATUS   -                -> struct traced_status
@@ -51,6 +73,11 @@
  *              Max: 256
  *            "# used" marks an enabled event; Active counts events, Busy
  *            enabled ones, Max is UEVENT_MAX.
+ *   TRACK    a pid        -> the mask: PID tracking of that process and
+ *            what it spawns from then on (abi/trace.h TTRACE_OP_TRACK);
+ *            -ENOENT for no such process
+ *   UNTRACK  a pid, or TRACED_UNTRACK_ALL -> the mask: that process no
+ *            longer, or none and tracking off
  *   SAVE     struct traced_save_request -> struct traced_save_reply:
  *            writes the events the filter selects (those a DUMP with it
  *            would return, losses in place) and everything that decodes
@@ -110,8 +137,19 @@
 #define TRACED_OP_EVENT_OFF  13
 #define TRACED_OP_EVENTS     14
 #define TRACED_OP_SAVE	     15
+#define TRACED_OP_TRACK	     16
+#define TRACED_OP_UNTRACK    17
+
+#define TRACED_UNTRACK_ALL UINT64_MAX
+
+/* Levels (WHO CALLS), the badges init mints. 0: none. */
+#define TRACED_LEVEL_SELF    1
+#define TRACED_LEVEL_READ    2
+#define TRACED_LEVEL_CONTROL 3
 
 #define TRACED_KIND_LOST 0 /* a binary dump's loss marker: no event kind has it */
+
+#define TRACED_TRACKED_MAX 32 /* tracked pids a status reply lists */
 
 /* One CPU in a status reply, in entries, from one consistent snapshot. */
 struct traced_cpu_status {
@@ -135,9 +173,14 @@ struct traced_status {
 	uint16_t version_major;
 	uint16_t version_minor;
 	struct traced_cpu_status cpu[TTRACE_MAX_CPUS];
+	uint32_t level;	    /* the caller's: TRACED_LEVEL_* */
+	uint32_t pid;	    /* the caller's, as the kernel gave it */
+	uint32_t tracking;  /* 1: PID tracking is on */
+	uint32_t ntracked;  /* live tracked processes; tracked[] holds the first of them */
+	uint32_t tracked[TRACED_TRACKED_MAX];
 };
 
-_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS, "abi");
+_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32, "abi");
 _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*
@@ -153,7 +196,9 @@ _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 #define TRACED_F_UNTIL (1u << 6) /* ts < until_ns */
 #define TRACED_F_COUNT (1u << 7) /* at most count events: the first ones */
 #define TRACED_F_LAST  (1u << 8) /* at most count events: the last ones (DUMP only) */
-#define TRACED_F_ALL   0x1ffu
+#define TRACED_F_TREE  (1u << 9) /* with TRACED_F_PID: pid and the processes it spawned,
+				    and they, and so on (as WHO CALLS finds descendants) */
+#define TRACED_F_ALL   0x3ffu
 
 #define TRACED_KIND_WORDS 4 /* kinds[]: room for kinds 0..255 */
 

@@ -178,7 +178,10 @@ _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations rea
  * same name with other fields (nothing changes), -ENOSPC when all
  * UEVENT_MAX ids are taken, or the parser's errors. traced passes the
  * capability to its client. Holding one is holding the event: a process
- * that exits lets go of its events with its capabilities.
+ * that exits lets go of its events with its capabilities. An event nobody
+ * holds and nobody enables is released at once, its id free for reuse
+ * (with the next generation): when its last capability goes while it is
+ * disabled, or when it is disabled with no capability left.
  *
  * Writing: uevent_write(slot, payload, len) with a user-event capability
  * with the WRITE right. The slot is the write index: -EINVAL for a

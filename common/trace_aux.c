@@ -149,3 +149,33 @@ int ttrace_aux_lookup(const struct ttrace_area *a, uint64_t ref, struct ttrace_a
 	str[rec->len < size - 1 ? rec->len : size - 1] = '\0';
 	return rec->len;
 }
+
+int ttrace_aux_walk(const struct ttrace_area *a,
+		    bool (*fn)(void *ctx, const struct ttrace_aux_record *rec, uint64_t pos),
+		    void *ctx)
+{
+	const struct ttrace_header *h = a->hdr;
+	struct ttrace_aux_record rec;
+	char none[1];
+	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
+	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
+	/* relaxed: the lookup checks every position it is given (A3) */
+	uint64_t pos = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
+
+	while (pos < last) {
+		int len = ttrace_aux_lookup(a, pos, &rec, none, sizeof(none));
+		if (len == -ENOENT) {
+			/* relaxed: first only grows, and the lookup saw it above pos */
+			pos = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (len < 0) {
+			return len;
+		}
+		if (!fn(ctx, &rec, pos)) {
+			break;
+		}
+		pos += TTRACE_AUX_RECORD_SIZE(rec.len);
+	}
+	return 0;
+}

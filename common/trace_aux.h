@@ -14,6 +14,7 @@
 #ifndef SPOOR_COMMON_TRACE_AUX_H
 #define SPOOR_COMMON_TRACE_AUX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,5 +69,17 @@ int ttrace_aux_next(struct ttrace_aux_view *v, struct ttrace_aux_record *rec, co
  */
 int ttrace_aux_lookup(const struct ttrace_area *a, uint64_t ref, struct ttrace_aux_record *rec,
 		      char *str, size_t size);
+
+/*
+ * Walks the aux ring in place, oldest record first, up to the newest as
+ * the walk began: calls fn(ctx, &header, position) for each record, with
+ * its header only (ttrace_aux_lookup() at the position gets the string),
+ * until fn returns false. Records evicted during the walk are skipped (it
+ * goes on from the oldest one left). Returns 0, or -EINVAL at bytes that
+ * are not a record, where it stops. Lock-free: A3 for every record.
+ */
+int ttrace_aux_walk(const struct ttrace_area *a,
+		    bool (*fn)(void *ctx, const struct ttrace_aux_record *rec, uint64_t pos),
+		    void *ctx);
 
 #endif

@@ -43,39 +43,34 @@ const char *ttrace_decoder_syscall(const struct ttrace_decoder *d, uint64_t nr, 
 	return d->syscall_name[nr];
 }
 
-/*
- * The newest aux ring record with tag and id, its string into text (size
- * bytes, NUL-terminated): 0, or -ENOENT. The walk goes record by record
- * from the oldest; one evicted under it resumes at the new oldest.
- */
-static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char *text, size_t size)
-{
-	const struct ttrace_header *h = a->hdr;
-	struct ttrace_aux_record rec;
-	char none[1];
-	int found = -ENOENT;
-	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
-	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
-	/* relaxed: ttrace_aux_lookup() validates every position it is given (A3) */
-	uint64_t pos = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
+/* What aux_find() looks for, and the newest match so far. */
+struct find {
+	uint16_t tag;
+	uint64_t id;
+	uint64_t pos;
+	bool found;
+};
 
-	while (pos < last) {
-		int len = ttrace_aux_lookup(a, pos, &rec, none, sizeof(none));
-		if (len == -ENOENT) {
-			/* relaxed: first only grows, and the lookup saw it above pos */
-			pos = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
-			continue;
-		}
-		if (len < 0) {
-			break; /* not a record: nothing after it can be trusted */
-		}
-		if (rec.tag == tag && rec.id == id &&
-		    ttrace_aux_lookup(a, pos, &rec, text, size) >= 0) {
-			found = 0; /* keep going: a newer one wins */
-		}
-		pos += TTRACE_AUX_RECORD_SIZE(rec.len);
+static bool match(void *ctx, const struct ttrace_aux_record *rec, uint64_t pos)
+{
+	struct find *f = ctx;
+
+	if (rec->tag == f->tag && rec->id == f->id) {
+		f->pos = pos; /* keep going: a newer one wins */
+		f->found = true;
 	}
-	return found;
+	return true;
+}
+
+/* The newest aux ring record with tag and id, its string into text (NUL-terminated): 0 or -ENOENT. */
+static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char *text,
+		    size_t size)
+{
+	struct find f = {.tag = tag, .id = id};
+	struct ttrace_aux_record rec;
+
+	ttrace_aux_walk(a, match, &f);
+	return f.found && ttrace_aux_lookup(a, f.pos, &rec, text, size) >= 0 ? 0 : -ENOENT;
 }
 
 const struct uevent_def *ttrace_decoder_uevent(struct ttrace_decoder *d, uint32_t id,

@@ -17,6 +17,8 @@
  *   -i MS                ends a follow after MS milliseconds without events
  *                        (with -b, then prints what it verified)
  * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
+ * tracecat reads everyone's events: it needs the read-all level (`run -r
+ * tracecat`, or -t) and says so otherwise.
  */
 #include <spoor.h>
 #include <stdbool.h>
@@ -185,14 +187,20 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	long ncpus = traced_num_cpus();
-	if (ncpus < 0) {
-		printf("tracecat: traced: %s\n", strerror((int)-ncpus));
+	struct traced_status st;
+	long err = traced_status(&st);
+	if (err) {
+		printf("tracecat: traced: %s\n", strerror((int)-err));
 		return 1;
 	}
-	if (traced_filter_parse(argc - first, argv + first, (uint32_t)ncpus, &f, why, sizeof(why))) {
+	/* A tool that shows what the system does: its own events alone would mislead. */
+	if (st.level < TRACED_LEVEL_READ) {
+		printf("tracecat: permission denied (need read-all)\n");
+		return 1;
+	}
+	if (traced_filter_parse(argc - first, argv + first, st.num_cpus, &f, why, sizeof(why))) {
 		printf("tracecat: %s\n", why);
 		return 2;
 	}
-	return run(&f, (uint32_t)ncpus, &o);
+	return run(&f, st.num_cpus, &o);
 }

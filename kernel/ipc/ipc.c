@@ -31,6 +31,7 @@
 #include "mm/heap.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
+#include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
 #include "trace/ktrace.h"
@@ -182,6 +183,7 @@ static inline void transfer(struct thread *dst, struct thread *src)
 			d->words[i] = s->words[i];
 		}
 		d->badge = s->badge;
+		d->sender_pid = src->proc->pid;
 		d->len = s->len;
 		if (s->len) {
 			memcpy(d->buf, s->buf, s->len); /* recv_max >= len made dst allocate it */

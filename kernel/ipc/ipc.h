@@ -28,8 +28,9 @@ struct endpoint;
 struct ipc_msg {
 	uint64_t info;
 	uint64_t words[IPC_WORDS];
-	uint64_t badge; /* of the capability the caller used */
-	uint32_t len;	/* bytes in buf */
+	uint64_t badge;	     /* of the capability the caller used */
+	uint32_t sender_pid; /* the sending process, set as the message moves */
+	uint32_t len;	     /* bytes in buf */
 	uint8_t *buf;	/* [o] IPC_BUF_MAX bytes, allocated on first use */
 	bool has_cap;
 	struct cap cap; /* a counted reference while in transit */

@@ -266,11 +266,47 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 			ti->mem_pages = __atomic_load_n(&p->vm.rss_pages, __ATOMIC_RELAXED);
 			ti->cpu_ns = t->cpu_ns;
 			memcpy(ti->name, p->name, sizeof(ti->name));
+			ti->ppid = p->ppid;
+			ti->flags = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
+					? THREAD_INFO_TRACKED
+					: 0;
 		}
 		spin_unlock(&p->lock);
 	}
 	spin_unlock_irqrestore(&table_lock, flags);
 	return n;
+}
+
+int process_set_tracked(uint32_t pid, bool tracked)
+{
+	int err = -ENOENT;
+	struct list *pos;
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+
+	list_for_each(pos, &table)
+	{
+		struct process *p = list_entry(pos, struct process, table_node);
+		if (p->pid == pid) {
+			/* relaxed: tracepoints read it alone, and may see either value meanwhile */
+			__atomic_store_n(&p->tracked, tracked, __ATOMIC_RELAXED);
+			err = 0;
+		}
+	}
+	spin_unlock_irqrestore(&table_lock, flags);
+	return err;
+}
+
+void process_untrack_all(void)
+{
+	struct list *pos;
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+
+	list_for_each(pos, &table)
+	{
+		struct process *p = list_entry(pos, struct process, table_node);
+		__atomic_store_n(&p->tracked, false, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&table_lock, flags);
 }
 
 uint32_t process_count(void)

@@ -37,6 +37,7 @@ struct process {
 	struct list threads;	  /* [L] every thread not yet freed */
 	uint32_t live_threads;	  /* [L] threads not EXITED */
 	uint32_t state;		  /* [L] PROC_* */
+	bool tracked;		  /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
 	bool status_set;	  /* [L] exit_status is final */
 	int64_t exit_status;	  /* [L] */
 	struct waitq exit_wait;	  /* woken when it becomes DEAD */
@@ -93,6 +94,12 @@ int process_join_thread(struct process *p, uint32_t tid, int64_t *status);
 
 /* Fills up to max records about live threads; returns how many. */
 uint32_t process_list_threads(struct thread_info *out, uint32_t max);
+
+/* Marks the live process pid tracked or not: 0, or -ENOENT if there is none. */
+int process_set_tracked(uint32_t pid, bool tracked);
+
+/* No live process is tracked any more. */
+void process_untrack_all(void);
 
 /* Number of live processes. */
 uint32_t process_count(void);

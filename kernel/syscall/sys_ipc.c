@@ -123,7 +123,7 @@ static int store_message(struct trap_frame *f, const struct ipc_request *req)
 		int copy_err = copy_to_user(req->extra.recv_buf, msg->buf, msg->len);
 		err = err ? err : copy_err;
 	}
-	uint32_t out[2] = {msg->len, cap_slot};
+	uint32_t out[4] = {msg->len, cap_slot, msg->sender_pid, 0};
 	int out_err =
 	    copy_to_user(SYSARG2(f) + offsetof(struct ipc_extra, recv_len), out, sizeof(out));
 	return err ? err : out_err;

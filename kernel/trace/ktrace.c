@@ -135,7 +135,18 @@ void ttrace_init(uint32_t num_cpus)
 	       h.aux_ring_size / KIB, names);
 }
 
-/* Writes one event into this CPU's ring; false if it was not stored. */
+/* Whether PID tracking leaves out events of thread t (abi/trace.h TTRACE_OP_TRACK). */
+static bool untracked(const struct thread *t)
+{
+	/* relaxed: a tracepoint racing a change may go either way, as with the mask */
+	return __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) &&
+	       !(t && t->proc && __atomic_load_n(&t->proc->tracked, __ATOMIC_RELAXED));
+}
+
+/*
+ * Writes one event into this CPU's ring. False if drop mode dropped it;
+ * an event PID tracking leaves out is not dropped, only not wanted.
+ */
 static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 {
 	struct cpu *c = this_cpu();
@@ -143,6 +154,9 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 
 	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
 		return false; /* a CPU beyond those the area was laid out for; no such event */
+	}
+	if (untracked(t)) {
+		return true;
 	}
 	struct ttrace_event ev = {
 	    .pid = t && t->proc ? t->proc->pid : 0,
@@ -237,6 +251,20 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
 			ttrace_ring_clear(&cpus[i].trace_ring);
 		}
+		break;
+	case TTRACE_OP_TRACK:
+		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, true);
+		if (!err) {
+			/* relaxed: orders nothing, as the mask (set_mask) */
+			__atomic_store_n(&area.hdr->tracking, 1, __ATOMIC_RELAXED);
+		}
+		break;
+	case TTRACE_OP_UNTRACK:
+		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, false);
+		break;
+	case TTRACE_OP_UNTRACK_ALL:
+		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
+		process_untrack_all();
 		break;
 	default:
 		err = -EINVAL;

@@ -82,7 +82,9 @@ uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name);
 /*
  * The control operations of trace-control capabilities (abi/trace.h).
  * Returns the mask in force afterwards (>= 0), -EINVAL for an unknown op,
- * mode or category bit, or -ENOMEM when boot left tracing without an area.
+ * mode or category bit, -ENOENT for a pid no live process has (TRACK,
+ * UNTRACK), or -ENOMEM when boot left tracing without an area. Lock
+ * order: the control lock, then the process table's.
  */
 int ttrace_control(uint32_t op, uint64_t arg);
 

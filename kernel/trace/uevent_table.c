@@ -140,10 +140,51 @@ void uevent_get(struct uevent *ev)
 	__atomic_add_fetch(&ev->refs, 1, __ATOMIC_RELAXED);
 }
 
+/* Lock held: nobody holds ev (its last capability is gone) and nobody enables it. */
+static bool idle(const struct uevent *ev)
+{
+	/* acquire: pairs with the release in uevent_put(), so no writer still uses it */
+	return !__atomic_load_n(&ev->refs, __ATOMIC_ACQUIRE) && !all_selected && !ev->selected;
+}
+
+/*
+ * Lock held: takes the idle events out of the table, which frees their
+ * ids for reuse, into gone[] (UEVENT_MAX of them) for the caller to free
+ * once the lock is dropped. Returns how many.
+ */
+static uint32_t release_idle_locked(struct uevent **gone)
+{
+	uint32_t n = 0;
+
+	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
+		if (events[id] && idle(events[id])) {
+			gone[n++] = events[id];
+			events[id] = NULL;
+		}
+	}
+	return n;
+}
+
 void uevent_put(struct uevent *ev)
 {
-	/* The table owns the event: the last capability going only makes it deletable. */
-	__atomic_sub_fetch(&ev->refs, 1, __ATOMIC_RELEASE);
+	struct uevent *gone = NULL;
+
+	/* release: this holder's writes to the event come before the last one frees it */
+	if (__atomic_sub_fetch(&ev->refs, 1, __ATOMIC_RELEASE)) {
+		return;
+	}
+	/*
+	 * The last holder let go: an event nobody enables is released. Checked
+	 * again under the lock, where a registration may have taken it since.
+	 */
+	uint64_t flags = spin_lock_irqsave(&lock);
+	if (events[ev->id] == ev && idle(ev)) {
+		events[ev->id] = NULL;
+		gone = ev;
+		refresh_locked();
+	}
+	spin_unlock_irqrestore(&lock, flags);
+	kfree(gone);
 }
 
 uint32_t uevent_id(const struct uevent *ev)
@@ -206,7 +247,8 @@ static void deselect_one_of_all(struct uevent *ev)
 
 int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 {
-	struct uevent *gone = NULL;
+	struct uevent *gone[UEVENT_MAX];
+	uint32_t ngone = 0;
 	int err = 0;
 
 	if (op > UEVENT_OP_DELETE || (op == UEVENT_OP_INFO && !info) ||
@@ -238,18 +280,19 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 			deselect_one_of_all(ev);
 		} else if (op == UEVENT_OP_DISABLE) {
 			ev->selected = false;
-		} else if (__atomic_load_n(&ev->refs, __ATOMIC_ACQUIRE) || all_selected ||
-			   ev->selected) {
+		} else if (!idle(ev)) {
 			err = -EBUSY; /* DELETE: held, or enabled by a consumer */
-		} else {
-			events[id] = NULL;
-			gone = ev;
 		}
 		break;
 	}
+	/* DELETE takes its idle event; a DISABLE may leave events nobody holds any more idle. */
+	if (!err && op != UEVENT_OP_INFO) {
+		ngone = release_idle_locked(gone);
+	}
 	refresh_locked();
 	spin_unlock_irqrestore(&lock, flags);
-	/* acquire above: pairs with the release in uevent_put(), so no writer still uses it */
-	kfree(gone);
+	for (uint32_t i = 0; i < ngone; i++) {
+		kfree(gone[i]);
+	}
 	return err;
 }

@@ -78,9 +78,10 @@ void traced_pager_events(struct traced_pager *p);
 long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags);
 
 /*
- * Parses filter words (cpu=N pid=N tid=N kind=NAME,... cat=NAME,...
+ * Parses filter words (cpu=N pid=N tid=N tree=N kind=NAME,... cat=NAME,...
  * last=N count=N since=SECONDS until=SECONDS, seconds since boot as the
- * dump's times show them) for an area of ncpus CPUs into *f. Returns 0,
+ * dump's times show them; tree=N is process N and its descendants) for
+ * an area of ncpus CPUs into *f. Returns 0,
  * or -EINVAL with one line in why (NUL-terminated, no newline) naming the
  * word that is wrong and what is allowed.
  */

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/traced.h"
 #include "init.h"
 
 #define THREADS_MAX  128
 #define KIB_PER_PAGE 4
+#define RUN_USAGE    "run [-t|-r] PROG [ARGS] [&]"
 #define TRACE_VERBS_MAX 160
 
 struct command {
@@ -75,20 +77,37 @@ static void cmd_mem(int argc, char **argv)
 	       (unsigned long long)info.frames_total * KIB_PER_PAGE);
 }
 
+/* run's flags: the level traced gives the program (abi/traced.h, WHO CALLS). */
+static const struct {
+	const char *flag;
+	uint32_t level;
+} run_levels[] = {
+    {"-t", TRACED_LEVEL_CONTROL},
+    {"-r", TRACED_LEVEL_READ},
+};
+
 static void cmd_run(int argc, char **argv)
 {
 	bool background = false;
+	uint32_t level = TRACED_LEVEL_SELF;
 	struct job *job;
 
 	if (argc > 1 && !strcmp(argv[argc - 1], "&")) {
 		background = true;
 		argc--;
 	}
+	for (size_t i = 0; argc > 1 && i < sizeof(run_levels) / sizeof(run_levels[0]); i++) {
+		if (!strcmp(argv[1], run_levels[i].flag)) {
+			level = run_levels[i].level;
+			argc--;
+			argv++;
+		}
+	}
 	if (argc < 2) {
-		printf("run: usage: run PROG [ARGS] [&]\n");
+		printf("run: usage: %s\n", RUN_USAGE);
 		return;
 	}
-	int err = jobs_start(argv[1], argc - 1, argv + 1, background, &job);
+	int err = jobs_start(argv[1], argc - 1, argv + 1, background, level, &job);
 	if (err == -ENOENT) {
 		printf("run: no program '%s'\n", argv[1]);
 		return;
@@ -145,7 +164,9 @@ static const struct command commands[] = {
     {"ps", "threads: pid, tid, name, state, cpu, memory", cmd_ps},
     {"cpus", "the CPUs and what they run", cmd_cpus},
     {"mem", "free physical memory", cmd_mem},
-    {"run", "run PROG [ARGS] [&]: start a program (& in the background)", cmd_run},
+    {"run", RUN_USAGE ": start a program (& in the background; traced lets it control "
+	    "tracing with -t, read all of it with -r, else its own events)",
+     cmd_run},
     {"kill", "kill PID: end a program started from this shell", cmd_kill},
     {"trace", NULL, cmd_trace}, /* the usage comes from trace_cmd.c's list of verbs */
     {"halt", "power the machine off", cmd_halt},

@@ -32,10 +32,12 @@ struct job {
 };
 
 /*
- * Starts prog with argv (argc strings) and the console. Returns 0 and fills
+ * Starts prog with argv (argc strings), the console and the name service
+ * at level (TRACED_LEVEL_*: what traced lets it do). Returns 0 and fills
  * *job, or -E* (printed by the caller).
  */
-int jobs_start(const char *prog, int argc, char **argv, bool background, struct job **job);
+int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_t level,
+	       struct job **job);
 
 /* Waits for a foreground job, killing it on Ctrl-C; prints its status if not 0. */
 void jobs_wait_foreground(struct job *job);
@@ -56,6 +58,16 @@ int jobs_kill(uint32_t pid);
 /* The slot of init's name service endpoint (set up by services_init). */
 extern int naming_slot;
 
+/* A copy of the name service for a child at level (TRACED_LEVEL_*). */
+int naming_for(uint32_t level);
+
+/*
+ * A call-only copy of the endpoint of the server called name, badged with
+ * level (init's own requests: the shell's trace verbs are CONTROL), while
+ * it runs: its slot, or -ENOENT.
+ */
+int services_client(const char *name, uint32_t level);
+
 /*
  * Services: the server programs of the boot image, started by
  * services_init(), restarted when they exit, named through the name
@@ -65,12 +77,6 @@ int services_init(void);
 
 /* Kills the server with that pid (init restarts it); -ENOENT if none. */
 int services_kill(uint32_t pid);
-
-/*
- * The endpoint (init's own copy) of the server called name while it runs;
- * -ENOENT if there is none or init gave up restarting it.
- */
-int services_endpoint(const char *name);
 
 /* The shell's `trace` verbs (trace_cmd.c), talking to traced. */
 void cmd_trace(int argc, char **argv);

@@ -15,7 +15,8 @@
 
 static struct job jobs[MAX_JOBS];
 
-int jobs_start(const char *prog, int argc, char **argv, bool background, struct job **out)
+int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_t level,
+	       struct job **out)
 {
 	char args[SPAWN_ARGS_MAX];
 	size_t len = 0;
@@ -39,7 +40,7 @@ int jobs_start(const char *prog, int argc, char **argv, bool background, struct 
 	}
 	struct spawn_cap caps[] = {
 	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CHILD_CONSOLE_RIGHTS},
-	    {.src = (uint32_t)naming_slot,
+	    {.src = (uint32_t)naming_for(level),
 	     .dst = CAP_SLOT_NAMESERVER,
 	     .rights = CHILD_NAMING_RIGHTS},
 	};

@@ -16,6 +16,13 @@
  * One keeper thread does both jobs: it answers lookups on the name
  * service endpoint, and between messages (the receive times out) it looks
  * for servers that have exited.
+ *
+ * Levels: every program init starts gets the name service through a copy
+ * badged with a level (TRACED_LEVEL_*: self by default, read with `run
+ * -r`, control with `run -t`), and passes it on to what it spawns. A
+ * lookup answers with the service's endpoint badged with the level of the
+ * one asking, so a server (traced) knows what a caller may do from the
+ * badge, which only init, holding the unbadged endpoints, can mint.
  */
 #include <errno.h>
 #include <spoor.h>
@@ -40,9 +47,11 @@ struct service {
 	uint32_t pid;
 	uint64_t started_ns;
 	int fast_crashes; /* in a row */
+	int client[TRACED_LEVEL_CONTROL + 1]; /* call-only copies badged with a level, 0: none yet */
 };
 
 int naming_slot;
+static int naming_badged[TRACED_LEVEL_CONTROL + 1]; /* [I] the name service, badged per level */
 static struct service services[MAX_SERVICES]; /* [lock] */
 static int nservices;			      /* [lock] */
 static struct init_lock lock;
@@ -71,7 +80,7 @@ static int start(struct service *s)
 {
 	struct spawn_cap caps[7] = {
 	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CHILD_CONSOLE_RIGHTS},
-	    {.src = (uint32_t)naming_slot,
+	    {.src = (uint32_t)naming_for(TRACED_LEVEL_SELF),
 	     .dst = CAP_SLOT_NAMESERVER,
 	     .rights = CHILD_NAMING_RIGHTS},
 	    {.src = (uint32_t)s->endpoint, .dst = CAP_SLOT_SERVICE, .rights = SERVICE_RIGHTS},
@@ -144,9 +153,44 @@ static void check_exits(void)
 	init_unlock(&lock);
 }
 
-/* Answers one lookup: the reply carries a call-only copy of the endpoint. */
+int naming_for(uint32_t level)
+{
+	return naming_badged[level];
+}
+
+/* Lock held: s's endpoint badged with level, call-only, minted on first use and kept. */
+static int client_copy(struct service *s, uint32_t level)
+{
+	if (!s->client[level]) {
+		long slot = sys_endpoint_mint(s->endpoint, level, CLIENT_RIGHTS);
+		s->client[level] = slot < 0 ? 0 : (int)slot;
+	}
+	return s->client[level] ? s->client[level] : -ENOMEM;
+}
+
+int services_client(const char *name, uint32_t level)
+{
+	int slot = -ENOENT;
+
+	init_lock(&lock);
+	for (int i = 0; i < nservices; i++) {
+		if (services[i].process && !strcmp(services[i].name, name)) {
+			slot = client_copy(&services[i], level);
+		}
+	}
+	init_unlock(&lock);
+	return slot;
+}
+
+/*
+ * Answers one lookup: the reply carries a call-only copy of the endpoint
+ * badged with the asker's level (the badge of its name service copy).
+ */
 static void answer(const struct ipc_regs *req, const struct ipc_extra *got, const char *name)
 {
+	uint32_t level = req->badge >= TRACED_LEVEL_SELF && req->badge <= TRACED_LEVEL_CONTROL
+			     ? (uint32_t)req->badge
+			     : TRACED_LEVEL_SELF;
 	struct ipc_regs reply = {.info = IPC_INFO(0, 1)};
 	struct ipc_extra x = {.timeout_ns = 0, .send_cap = IPC_NO_CAP};
 
@@ -157,9 +201,10 @@ static void answer(const struct ipc_regs *req, const struct ipc_extra *got, cons
 	init_lock(&lock);
 	for (int i = 0; i < nservices && IPC_INFO_LABEL(req->info) == NAMING_LOOKUP; i++) {
 		if (!strcmp(services[i].name, name)) {
-			x.send_cap = (uint32_t)services[i].endpoint;
+			int slot = client_copy(&services[i], level);
+			x.send_cap = slot < 0 ? IPC_NO_CAP : (uint32_t)slot;
 			x.send_cap_rights = CLIENT_RIGHTS;
-			reply.words[0] = 0;
+			reply.words[0] = slot < 0 ? (uint64_t)(int64_t)slot : 0;
 		}
 	}
 	init_unlock(&lock);
@@ -201,6 +246,13 @@ int services_init(void)
 		return (int)(n < 0 ? n : slot);
 	}
 	naming_slot = (int)slot;
+	for (uint32_t level = TRACED_LEVEL_SELF; level <= TRACED_LEVEL_CONTROL; level++) {
+		long badged = sys_endpoint_mint(naming_slot, level, CHILD_NAMING_RIGHTS);
+		if (badged < 0) {
+			return (int)badged;
+		}
+		naming_badged[level] = (int)badged;
+	}
 	for (long i = 0; i < n && nservices < MAX_SERVICES; i++) {
 		if (!(programs[i].flags & PROGRAM_SERVER)) {
 			continue;
@@ -231,18 +283,4 @@ int services_kill(uint32_t pid)
 	}
 	init_unlock(&lock);
 	return err;
-}
-
-int services_endpoint(const char *name)
-{
-	int slot = -ENOENT;
-
-	init_lock(&lock);
-	for (int i = 0; i < nservices; i++) {
-		if (services[i].process && !strcmp(services[i].name, name)) {
-			slot = services[i].endpoint;
-		}
-	}
-	init_unlock(&lock);
-	return slot;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <spoor.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <trace_client.h>
 
@@ -148,6 +149,20 @@ static void verb_off(const struct trace_verb *verb, int argc, char **argv)
 	switch_categories(verb, argc, argv, false);
 }
 
+/* "tracking: off", or "tracking: pids 7 9" (the live tracked processes). */
+static void print_tracking(const struct traced_status *st)
+{
+	if (!st->tracking) {
+		printf("tracking: off\n");
+		return;
+	}
+	printf("tracking: pids");
+	for (uint32_t i = 0; i < st->ntracked && i < TRACED_TRACKED_MAX; i++) {
+		printf(" %u", st->tracked[i]);
+	}
+	printf("%s\n", !st->ntracked ? " none alive" : st->ntracked > TRACED_TRACKED_MAX ? " ..." : "");
+}
+
 static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 {
 	struct traced_status st;
@@ -169,6 +184,7 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 	       (unsigned long long)st.aux_evicted, st.version_major, st.version_minor,
 	       (unsigned)TRACED_PROTOCOL, (unsigned long long)(st.uptime_ns / NS_PER_MS / MS_PER_S),
 	       (unsigned long long)(st.uptime_ns / NS_PER_MS % MS_PER_S));
+	print_tracking(&st);
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];
 		printf(
@@ -231,19 +247,15 @@ static bool filter_words(int argc, char **argv, struct traced_filter *f)
 	return true;
 }
 
-static void verb_dump(const struct trace_verb *verb, int argc, char **argv)
+/* Prints the dump f selects, page by page, until its end or a Ctrl-C. */
+static void print_dump(const struct traced_filter *f)
 {
 	static struct traced_pager pager;
-	struct traced_filter f;
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
 
-	(void)verb;
-	if (!filter_words(argc, argv, &f)) {
-		return;
-	}
-	traced_pager_dump(&pager, TRACED_OP_DUMP, &f, TRACED_FORMAT_TEXT);
+	traced_pager_dump(&pager, TRACED_OP_DUMP, f, TRACED_FORMAT_TEXT);
 	while (!(flags & TRACED_DUMP_DONE)) {
 		if (failed(traced_pager_next(&pager, &data, &len, &flags))) {
 			return;
@@ -253,6 +265,16 @@ static void verb_dump(const struct trace_verb *verb, int argc, char **argv)
 			printf("^C\n# dump stopped\n");
 			return;
 		}
+	}
+}
+
+static void verb_dump(const struct trace_verb *verb, int argc, char **argv)
+{
+	struct traced_filter f;
+
+	(void)verb;
+	if (filter_words(argc, argv, &f)) {
+		print_dump(&f);
 	}
 }
 
@@ -391,6 +413,141 @@ static void verb_unregister(const struct trace_verb *verb, int argc, char **argv
 	}
 }
 
+/* A pid word: a number above 0 that fits 32 bits. */
+static bool pid_word(const char *w, uint32_t *pid)
+{
+	char *end;
+	unsigned long v = strtoul(w, &end, 10);
+
+	if (*w < '0' || *w > '9' || *end || !v || v > UINT32_MAX) {
+		printf("trace: '%s' is not a pid\n", w);
+		return false;
+	}
+	*pid = (uint32_t)v;
+	return true;
+}
+
+/* TRACK or UNTRACK of each pid word; says what happened to each. */
+static void track_pids(int argc, char **argv, bool on)
+{
+	for (int i = 1; i < argc; i++) {
+		uint32_t pid;
+		if (!pid_word(argv[i], &pid)) {
+			return;
+		}
+		long err = traced_request(on ? TRACED_OP_TRACK : TRACED_OP_UNTRACK, pid, NULL, 0,
+					  NULL, 0, NULL);
+		if (err == -ENOENT) {
+			printf("trace: no process %u\n", pid);
+			return;
+		}
+		if (failed(err)) {
+			return;
+		}
+		printf("trace: %s pid %u\n", on ? "tracking" : "no longer tracking", pid);
+	}
+}
+
+static void verb_track(const struct trace_verb *verb, int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(verb);
+		return;
+	}
+	track_pids(argc, argv, true);
+}
+
+static void verb_untrack(const struct trace_verb *verb, int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(verb);
+		return;
+	}
+	if (argc == 2 && !strcmp(argv[1], "all")) {
+		if (!failed(traced_request(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL, 0, NULL, 0,
+					   NULL))) {
+			printf("trace: tracking off: every process is traced\n");
+		}
+		return;
+	}
+	track_pids(argc, argv, false);
+}
+
+/* PID tracking as st had it: the processes it lists (those still alive), or none. */
+static void restore_tracking(const struct traced_status *st)
+{
+	uint32_t self = (uint32_t)sys_getpid();
+
+	traced_request(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL, 0, NULL, 0, NULL);
+	if (!st->tracking) {
+		return;
+	}
+	/* Tracking on, even if no process it tracked is left: init in and out again. */
+	bool self_tracked = false;
+	traced_request(TRACED_OP_TRACK, self, NULL, 0, NULL, 0, NULL);
+	for (uint32_t i = 0; i < st->ntracked && i < TRACED_TRACKED_MAX; i++) {
+		traced_request(TRACED_OP_TRACK, st->tracked[i], NULL, 0, NULL, 0, NULL);
+		self_tracked |= st->tracked[i] == self;
+	}
+	if (!self_tracked) {
+		traced_request(TRACED_OP_UNTRACK, self, NULL, 0, NULL, 0, NULL);
+	}
+}
+
+/*
+ * trace run [CATS] PROG [ARGS]: PROG alone is traced, from its first
+ * instruction: tracking goes to init just while it spawns PROG, which
+ * inherits it; then categories and tracking go back to what they were,
+ * and PROG's events (and its descendants') are printed as `trace dump
+ * tree=PID` would. The observers (the shell, traced) are not tracked, so
+ * they add nothing; init's own few events around the spawn are recorded
+ * but belong to another pid.
+ */
+static void verb_run(const struct trace_verb *verb, int argc, char **argv)
+{
+	struct traced_status before;
+	struct traced_filter f = {.flags = TRACED_F_PID | TRACED_F_TREE};
+	uint64_t cats;
+	char why[WHY_MAX];
+	struct job *job;
+	int first = argc > 2 && !traced_categories_parse(argv[1], &cats, why, sizeof(why)) ? 2 : 1;
+
+	if (first == 1) {
+		cats = TTRACE_CAT_ALL;
+	}
+	if (argc <= first) {
+		usage(verb);
+		return;
+	}
+	if (failed(traced_status(&before))) {
+		return;
+	}
+	uint64_t added = cats & ~before.mask;
+	uint32_t self = (uint32_t)sys_getpid();
+	long err = traced_request(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL, 0, NULL, 0, NULL);
+	err = err ? err : traced_request(TRACED_OP_TRACK, self, NULL, 0, NULL, 0, NULL);
+	err = err || !added ? err : traced_request(TRACED_OP_ENABLE, added, NULL, 0, NULL, 0, NULL);
+	int started = err ? 0 : jobs_start(argv[first], argc - first, argv + first, false,
+					   TRACED_LEVEL_SELF, &job);
+	traced_request(TRACED_OP_UNTRACK, self, NULL, 0, NULL, 0, NULL);
+	if (!err && !started) {
+		f.pid = job->pid;
+		jobs_wait_foreground(job);
+	}
+	if (added) {
+		traced_request(TRACED_OP_DISABLE, added, NULL, 0, NULL, 0, NULL);
+	}
+	restore_tracking(&before);
+	if (failed(err)) {
+		return;
+	}
+	if (started) {
+		printf("trace: cannot start '%s': %s\n", argv[first], strerror(-started));
+		return;
+	}
+	print_dump(&f);
+}
+
 #define SAVE_AS "as"
 
 /* The name rule of abi/traced.h's SAVE, checked here to say what is wrong in words. */
@@ -488,6 +645,9 @@ static const struct trace_verb verbs[] = {
     {"mode", "overwrite|drop", "when a ring is full", verb_mode},
     {"follow", "[FILTERS]", "print events as they come (Ctrl-C stops)", verb_follow},
     {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor", verb_save},
+    {"track", "PID...", "record only these processes and what they spawn", verb_track},
+    {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
+    {"run", "[CATS] PROG [ARGS]", "trace one program alone, then print its events", verb_run},
     {"strings", "[SET]", "the aux strings, of one set or all", verb_strings},
     {"events", "", "the user events, as Linux's user_events_status", verb_events},
     {"register", "'NAME [TYPE FIELD;...]'", "define a user event", verb_register},
@@ -540,7 +700,7 @@ void cmd_trace(int argc, char **argv)
 		list_verbs();
 		return;
 	}
-	int slot = services_endpoint(TRACED_NAME);
+	int slot = services_client(TRACED_NAME, TRACED_LEVEL_CONTROL);
 	if (slot < 0) {
 		printf("trace: traced is not running\n");
 		return;

@@ -47,6 +47,8 @@ struct dump {
 	uint32_t format;
 	bool follow;
 	bool counting; /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
+	const struct scope *scope; /* a SELF caller's processes; NULL: all */
+	const struct scope *tree;  /* TRACED_F_TREE: the filter's pid and descendants */
 	uint64_t matches;
 	uint32_t page_events;
 	uint8_t *out;
@@ -70,6 +72,7 @@ static int filter_check(const struct traced_filter *f, bool follow)
 	bool counted = fl & (TRACED_F_COUNT | TRACED_F_LAST);
 
 	if (fl & ~TRACED_F_ALL || (fl & TRACED_F_COUNT && fl & TRACED_F_LAST) ||
+	    (fl & TRACED_F_TREE && !(fl & TRACED_F_PID)) ||
 	    (follow && fl & TRACED_F_LAST) || counted != (f->count != 0)) {
 		return -EINVAL;
 	}
@@ -96,7 +99,8 @@ static int filter_check(const struct traced_filter *f, bool follow)
 	return 0;
 }
 
-static bool matches(const struct traced_filter *f, const struct ttrace_record *r)
+static bool matches(const struct traced_filter *f, const struct scope *tree,
+		    const struct ttrace_record *r)
 {
 	const struct ttrace_kind_info *k = ttrace_kind_info(r->kind);
 	uint32_t fl = f->flags;
@@ -109,7 +113,8 @@ static bool matches(const struct traced_filter *f, const struct ttrace_record *r
 		return false;
 	}
 	if ((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) ||
-	    (fl & TRACED_F_PID && r->pid != f->pid) || (fl & TRACED_F_TID && r->tid != f->tid)) {
+	    (fl & TRACED_F_PID && !(tree ? scope_has(tree, r->pid) : r->pid == f->pid)) ||
+	    (fl & TRACED_F_TID && r->tid != f->tid)) {
 		return false;
 	}
 	uint64_t ns = traced_ns(r->ts);
@@ -348,7 +353,8 @@ static bool merge(struct dump *d)
 		}
 		struct source *s = &d->src[i];
 		uint64_t lost = lost_in_range(s);
-		bool match = matches(d->filter, &s->rec);
+		bool match = matches(d->filter, d->tree, &s->rec) &&
+			     (!d->scope || scope_has(d->scope, s->rec.pid));
 		bool show = match && !d->cursor->skip;
 		if (!emit(d, (uint32_t)i, d->cursor->skip ? 0 : lost, show ? &s->rec : NULL)) {
 			return false;
@@ -430,6 +436,16 @@ bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor 
 	d.follow = op == TRACED_OP_FOLLOW;
 	d.out = piece->out;
 	d.max = piece->max;
+	d.scope = piece->scope;
+	if (f->flags & TRACED_F_TREE) {
+		static struct scope tree; /* one dump at a time */
+		/* A tree the aux buffer cannot show is the pid alone. */
+		if (scope_build(f->pid, &tree)) {
+			tree.n = 1;
+			tree.pid[0] = f->pid;
+		}
+		d.tree = &tree;
+	}
 	if (!c->magic) {
 		cursor_start(c, d.follow);
 		if (f->flags & TRACED_F_LAST) {
@@ -465,6 +481,10 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	    dump_check(op, &r.filter, &r.cursor)) {
 		return -EINVAL;
 	}
+	int err = request_scope(req, &piece.scope);
+	if (err) {
+		return err;
+	}
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
 		char line[LINE_MAX];
@@ -478,7 +498,8 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 			done = false; /* the next page is just this line */
 		}
 	}
-	if (op == TRACED_OP_FOLLOW) {
+	/* A follower that may not read everything does not decide what drop mode keeps. */
+	if (op == TRACED_OP_FOLLOW && !piece.scope) {
 		publish_tails(&r.cursor);
 	}
 	page_finish(rep, &r.cursor, done, (uint32_t)piece.len, piece.events);

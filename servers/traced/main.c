@@ -18,6 +18,8 @@
 #include "common/trace_names.h"
 #include "traced.h"
 
+#define TRACED_THREADS_MAX 256 /* threads a status reply looks through for tracked ones */
+
 struct traced traced;
 static struct ttrace_uevent_slot uevent_slots[UEVENT_MAX]; /* the decoder's definitions */
 
@@ -96,6 +98,27 @@ static int no_body(const struct request *req)
 	return req->len ? -EINVAL : 0;
 }
 
+/* The live tracked processes, from the kernel's thread list (one entry a thread). */
+static void tracked_list(struct traced_status *st)
+{
+	static struct thread_info threads[TRACED_THREADS_MAX];
+	long n = sys_thread_list(threads, TRACED_THREADS_MAX);
+
+	for (long i = 0; i < n; i++) {
+		uint32_t pid = threads[i].pid;
+		bool seen = false;
+		for (uint32_t j = 0; j < st->ntracked && j < TRACED_TRACKED_MAX; j++) {
+			seen |= st->tracked[j] == pid;
+		}
+		if (threads[i].flags & THREAD_INFO_TRACKED && !seen) {
+			if (st->ntracked < TRACED_TRACKED_MAX) {
+				st->tracked[st->ntracked] = pid;
+			}
+			st->ntracked++;
+		}
+	}
+}
+
 static int op_status(const struct request *req, struct reply *rep)
 {
 	struct traced_status st = {0};
@@ -124,6 +147,10 @@ static int op_status(const struct request *req, struct reply *rep)
 		    .cleared = c.cleared,
 		};
 	}
+	st.level = req->level;
+	st.pid = req->pid;
+	st.tracking = __atomic_load_n(&h->tracking, __ATOMIC_RELAXED);
+	tracked_list(&st);
 	memcpy(rep->buf, &st, sizeof(st));
 	rep->len = sizeof(st);
 	return 0;
@@ -176,6 +203,23 @@ static int op_clear(const struct request *req, struct reply *rep)
 	return control(TTRACE_OP_CLEAR, 0, rep);
 }
 
+static int op_track(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || req->arg > UINT32_MAX) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_TRACK, req->arg, rep);
+}
+
+static int op_untrack(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || (req->arg > UINT32_MAX && req->arg != TRACED_UNTRACK_ALL)) {
+		return -EINVAL;
+	}
+	return req->arg == TRACED_UNTRACK_ALL ? control(TTRACE_OP_UNTRACK_ALL, 0, rep)
+					      : control(TTRACE_OP_UNTRACK, req->arg, rep);
+}
+
 static int op_dump(const struct request *req, struct reply *rep)
 {
 	return dump_page(TRACED_OP_DUMP, req, rep);
@@ -197,22 +241,28 @@ static int op_map(const struct request *req, struct reply *rep)
 	return 0;
 }
 
-static int (*const ops[])(const struct request *, struct reply *) = {
-    [TRACED_OP_STATUS] = op_status,
-    [TRACED_OP_ENABLE] = op_enable,
-    [TRACED_OP_DISABLE] = op_disable,
-    [TRACED_OP_MODE] = op_mode,
-    [TRACED_OP_CLEAR] = op_clear,
-    [TRACED_OP_DUMP] = op_dump,
-    [TRACED_OP_FOLLOW] = op_follow,
-    [TRACED_OP_STRINGS] = strings_page,
-    [TRACED_OP_MAP] = op_map,
-    [TRACED_OP_REGISTER] = uevents_register,
-    [TRACED_OP_UNREGISTER] = uevents_unregister,
-    [TRACED_OP_EVENT_ON] = uevents_on,
-    [TRACED_OP_EVENT_OFF] = uevents_off,
-    [TRACED_OP_EVENTS] = uevents_list,
-    [TRACED_OP_SAVE] = save_run,
+/* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
+static const struct op {
+	int (*run)(const struct request *, struct reply *);
+	uint32_t level;
+} ops[] = {
+    [TRACED_OP_STATUS] = {op_status, TRACED_LEVEL_SELF},
+    [TRACED_OP_ENABLE] = {op_enable, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_DISABLE] = {op_disable, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_MODE] = {op_mode, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_CLEAR] = {op_clear, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_DUMP] = {op_dump, TRACED_LEVEL_SELF}, /* SELF: scoped (request_scope) */
+    [TRACED_OP_FOLLOW] = {op_follow, TRACED_LEVEL_SELF},
+    [TRACED_OP_STRINGS] = {strings_page, TRACED_LEVEL_READ},
+    [TRACED_OP_MAP] = {op_map, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_REGISTER] = {uevents_register, TRACED_LEVEL_SELF},
+    [TRACED_OP_UNREGISTER] = {uevents_unregister, TRACED_LEVEL_SELF}, /* its own only */
+    [TRACED_OP_EVENT_ON] = {uevents_on, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_EVENT_OFF] = {uevents_off, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_EVENTS] = {uevents_list, TRACED_LEVEL_READ},
+    [TRACED_OP_SAVE] = {save_run, TRACED_LEVEL_SELF},
+    [TRACED_OP_TRACK] = {op_track, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_UNTRACK] = {op_untrack, TRACED_LEVEL_CONTROL},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -224,10 +274,14 @@ static int dispatch(const struct ipc_regs *m, const struct request *req, struct 
 	if (IPC_INFO_WORDS(m->info) < 1 || m->words[0] != TRACED_PROTOCOL) {
 		return -EPROTO;
 	}
-	if (op >= NUM_OPS || !ops[op]) {
+	if (op >= NUM_OPS || !ops[op].run) {
 		return -ENOSYS;
 	}
-	return ops[op](req, rep);
+	/* Refused before anything is looked at: a refusal costs traced nothing. */
+	if (req->level < ops[op].level || req->level > TRACED_LEVEL_CONTROL) {
+		return -EACCES;
+	}
+	return ops[op].run(req, rep);
 }
 
 int main(void)
@@ -250,7 +304,11 @@ int main(void)
 		if (x.recv_cap != IPC_NO_CAP) {
 			sys_cap_delete((int)x.recv_cap); /* no request carries one */
 		}
-		struct request req = {.arg = m.words[1], .body = in, .len = x.recv_len};
+		struct request req = {.arg = m.words[1],
+				      .body = in,
+				      .len = x.recv_len,
+				      .level = m.badge <= TRACED_LEVEL_CONTROL ? (uint32_t)m.badge : 0,
+				      .pid = x.sender_pid};
 		struct reply rep = {.buf = out, .cap = IPC_NO_CAP};
 		int result = dispatch(&m, &req, &rep);
 

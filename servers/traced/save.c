@@ -95,8 +95,8 @@ static void count_lost(const uint8_t *data, size_t len, uint64_t *lost)
  * The EVENTS sections: the dump's binary stream, a section a piece, each
  * filled in place in the window. Stops early only on an error.
  */
-static void put_events(struct out *o, const struct traced_filter *f, struct traced_cursor *c,
-		       uint64_t *lost)
+static void put_events(struct out *o, const struct traced_filter *f, const struct scope *scope,
+		       struct traced_cursor *c, uint64_t *lost)
 {
 	struct ttrace_file_section head = {.type = TTRACE_FILE_EVENTS};
 	bool done = false;
@@ -109,6 +109,7 @@ static void put_events(struct out *o, const struct traced_filter *f, struct trac
 		struct dump_piece piece = {
 		    .out = o->win + o->used + sizeof(head),
 		    .max = room < EVENTS_MAX ? room : EVENTS_MAX,
+		    .scope = scope,
 		};
 		done = dump_fill(TRACED_OP_DUMP, f, c, TRACED_FORMAT_BINARY, &piece);
 		if (!piece.len) {
@@ -227,14 +228,18 @@ int save_run(const struct request *req, struct reply *rep)
 	if (!name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
 		return -EINVAL;
 	}
-	int err = export_open(&o.win, &o.size);
+	const struct scope *scope;
+	int err = request_scope(req, &scope);
+	if (!err) {
+		err = export_open(&o.win, &o.size);
+	}
 	if (err) {
 		return err;
 	}
 	snprintf(line, sizeof(line), "begin %s\n", r.name);
 	o.err = export_request(line);
 	put_header(&o, &r.filter);
-	put_events(&o, &r.filter, &c, lost);
+	put_events(&o, &r.filter, scope, &c, lost);
 	put_aux(&o);
 	put_ledger(&o, lost);
 	hash(&o);

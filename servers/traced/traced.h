@@ -32,12 +32,34 @@ struct traced {
 
 extern struct traced traced;
 
-/* What an operation gets: the request, and where its reply goes. */
+/* What an operation gets: the request, who made it, and where its reply goes. */
 struct request {
 	uint64_t arg;	  /* word 1 */
 	const void *body; /* the request buffer */
 	uint32_t len;
+	uint32_t level; /* TRACED_LEVEL_*, from the badge init minted */
+	uint32_t pid;	/* the caller, as the kernel reported it */
 };
+
+/*
+ * The processes a SELF caller may read: itself and its descendants, as
+ * the kernel's aux records of spawns (tag PROC) tell them. Bounded: a
+ * descendant beyond SCOPE_MAX, or whose spawn record the aux ring has
+ * evicted, is left out (its events are not shown, never others').
+ */
+#define SCOPE_MAX 256
+
+struct scope {
+	uint32_t n;
+	uint32_t pid[SCOPE_MAX];
+};
+
+/* The scope of pid (scope.c): 0, or -E* if the aux buffer could not be read. */
+int scope_build(uint32_t pid, struct scope *s);
+bool scope_has(const struct scope *s, uint32_t pid);
+
+/* The scope a request may read: NULL for READ and CONTROL (everything), else built. 0 or -E*. */
+int request_scope(const struct request *req, const struct scope **out);
 
 struct reply {
 	uint64_t result;     /* word 1 */
@@ -66,6 +88,7 @@ struct dump_piece {
 	size_t max;
 	size_t len;
 	uint32_t events;
+	const struct scope *scope; /* only events of these pids; NULL: all */
 };
 
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c);

@@ -14,6 +14,16 @@
 
 static struct uevent_info info; /* one INFO answer at a time: traced is single-threaded */
 
+/*
+ * Who made each event (the pid whose REGISTER created its generation):
+ * below CONTROL, only they may UNREGISTER it. A restarted traced knows no
+ * owners: then only CONTROL may.
+ */
+static struct {
+	uint32_t generation;
+	uint32_t pid;
+} owner[UEVENT_MAX];
+
 static long query(uint32_t id)
 {
 	return sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_INFO, id, &info);
@@ -47,6 +57,11 @@ int uevents_register(const struct request *req, struct reply *rep)
 		return (int)slot;
 	}
 	sys_cap_identify((int)slot, &ci);
+	if (ci.size < UEVENT_MAX && !query((uint32_t)ci.size) &&
+	    owner[ci.size].generation != info.generation) {
+		owner[ci.size].generation = info.generation;
+		owner[ci.size].pid = req->pid;
+	}
 	rep->result = ci.size;
 	rep->cap = (uint32_t)slot;
 	rep->cap_rights = CAP_RIGHT_WRITE; /* the client may write; passing it on is traced's job */
@@ -56,12 +71,17 @@ int uevents_register(const struct request *req, struct reply *rep)
 
 int uevents_unregister(const struct request *req, struct reply *rep)
 {
-	long id = find(req);
+	long id = find(req); /* leaves the event's INFO in info */
 
 	(void)rep;
-	return id < 0 ? (int)id
-		      : (int)sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_DELETE,
-						(uint64_t)id, NULL);
+	if (id < 0) {
+		return (int)id;
+	}
+	if (req->level < TRACED_LEVEL_CONTROL &&
+	    (owner[id].generation != info.generation || owner[id].pid != req->pid)) {
+		return -EACCES;
+	}
+	return (int)sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_DELETE, (uint64_t)id, NULL);
 }
 
 static int switch_one(const struct request *req, struct reply *rep, bool on)

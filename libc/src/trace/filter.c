@@ -148,8 +148,9 @@ static int key_id(const struct filter_key *k, const char *w, const char *v, uint
 	if (!number(v, &n) || n > UINT32_MAX) {
 		return fail(why, size, "bad id in '%.*s' (a number)", w, strlen(w));
 	}
+	f->flags &= k->flag == TRACED_F_TID ? ~0u : ~(TRACED_F_PID | TRACED_F_TREE);
 	f->flags |= k->flag;
-	*(k->flag == TRACED_F_PID ? &f->pid : &f->tid) = (uint32_t)n;
+	*(k->flag == TRACED_F_TID ? &f->tid : &f->pid) = (uint32_t)n;
 	return 0;
 }
 
@@ -216,6 +217,7 @@ static const struct filter_key keys[] = {
     {"cpu", "N", key_cpu, TRACED_F_CPUS},
     {"pid", "N", key_id, TRACED_F_PID},
     {"tid", "N", key_id, TRACED_F_TID},
+    {"tree", "N", key_id, TRACED_F_PID | TRACED_F_TREE},
     {"kind", "NAME,...", key_kind, TRACED_F_KINDS},
     {"cat", "NAME,...", key_cat, TRACED_F_CATS},
     {"last", "N", key_count, TRACED_F_LAST},

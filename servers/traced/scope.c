@@ -1,0 +1,57 @@
+/*
+ * scope: which processes a SELF caller may read (traced.h). The kernel
+ * writes an aux record at every spawn, tag PROC with id pid | parent pid
+ * << 32 (abi/trace.h), in spawn order; one pass over them in that order
+ * finds every descendant, since a parent's spawn comes before its
+ * children's. The walk reads the ring in place, without copying it.
+ */
+#include "common/trace_aux.h"
+#include "traced.h"
+
+bool scope_has(const struct scope *s, uint32_t pid)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (s->pid[i] == pid) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void add(struct scope *s, uint32_t pid)
+{
+	if (s->n < SCOPE_MAX && !scope_has(s, pid)) {
+		s->pid[s->n++] = pid;
+	}
+}
+
+static bool descendant(void *ctx, const struct ttrace_aux_record *rec, uint64_t pos)
+{
+	struct scope *s = ctx;
+
+	(void)pos;
+	if (rec->tag == TTRACE_AUX_PROC && scope_has(s, (uint32_t)(rec->id >> 32))) {
+		add(s, (uint32_t)rec->id);
+	}
+	return true;
+}
+
+int scope_build(uint32_t pid, struct scope *s)
+{
+	s->n = 0;
+	add(s, pid);
+	return ttrace_aux_walk(&traced.area, descendant, s);
+}
+
+int request_scope(const struct request *req, const struct scope **out)
+{
+	static struct scope s; /* one request at a time */
+
+	*out = NULL;
+	if (req->level >= TRACED_LEVEL_READ) {
+		return 0;
+	}
+	int err = scope_build(req->pid, &s);
+	*out = &s;
+	return err;
+}
