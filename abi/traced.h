@@ -58,8 +58,10 @@
  *            right only): its slot is the write index, its id the byte
  *            in the status page. -EADDRINUSE for a name registered with
  *            other fields, -ENOSPC, or the parser's errors.
- *   UNREGISTER the event's name -> 0; -ENOENT, or -EBUSY while a program
- *            holds it or a consumer enables it
+ *   UNREGISTER the event's name -> 0: deletes an event nobody holds (one a
+ *            consumer enables stays otherwise; one nobody enables goes by
+ *            itself with its last hold, abi/uevent.h); -ENOENT, or -EBUSY
+ *            while a program holds it
  *   EVENT_ON the event's name -> the mask: enables that one event (and
  *            the user category). ENABLE with the user bit enables them all.
  *   EVENT_OFF the event's name -> the mask: that one event off

@@ -208,8 +208,9 @@ _Static_assert(UEVENT_PAYLOAD_MAX <= UEVENT_LOC_OFFSET_MASK, "abi: locations rea
  *   UEVENT_OP_ENABLE      this event; UEVENT_OP_DISABLE: not this one
  *   UEVENT_OP_ENABLE_ALL  every event, also those registered later;
  *   UEVENT_OP_DISABLE_ALL none (id ignored)
- *   UEVENT_OP_DELETE      frees the id: -EBUSY while anyone holds the
- *                         event or it is enabled
+ *   UEVENT_OP_DELETE      frees the id of an event nobody holds, even
+ *                         one a consumer enables: -EBUSY while a program
+ *                         holds it
  * -EINVAL for an unknown op or an id >= UEVENT_MAX.
  */
 #define UEVENT_MAX 256 /* events at once: ids 0..255 */

@@ -280,14 +280,20 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 			deselect_one_of_all(ev);
 		} else if (op == UEVENT_OP_DISABLE) {
 			ev->selected = false;
-		} else if (!idle(ev)) {
-			err = -EBUSY; /* DELETE: held, or enabled by a consumer */
+		} else if (__atomic_load_n(&ev->refs, __ATOMIC_ACQUIRE)) {
+			err = -EBUSY; /* DELETE: a program holds it */
+		} else {
+			ev->selected = false; /* DELETE: a consumer's interest alone does not keep it */
+			if (all_selected) {
+				events[id] = NULL;
+				gone[ngone++] = ev;
+			}
 		}
 		break;
 	}
-	/* DELETE takes its idle event; a DISABLE may leave events nobody holds any more idle. */
+	/* A DELETE or DISABLE may leave events nobody holds or enables: they go. */
 	if (!err && op != UEVENT_OP_INFO) {
-		ngone = release_idle_locked(gone);
+		ngone += release_idle_locked(gone + ngone);
 	}
 	refresh_locked();
 	spin_unlock_irqrestore(&lock, flags);

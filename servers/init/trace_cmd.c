@@ -395,20 +395,22 @@ static void verb_unregister(const struct trace_verb *verb, int argc, char **argv
 		usage(verb);
 		return;
 	}
+	bool let_go = false;
 	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
 		if (held[id].status && !strcmp(held_names[id], argv[1])) {
 			trace_uevent_release(&held[id]);
 			held[id].status = NULL;
+			let_go = true;
 		}
 	}
 	long err = traced_request(TRACED_OP_UNREGISTER, 0, argv[1], strlen(argv[1]), NULL, 0, NULL);
-	if (err == -ENOENT || err == -EINVAL) {
+	if ((err == -ENOENT || err == -EINVAL) && !let_go) {
 		printf("trace: no user event '%s' (see trace events)\n", argv[1]);
 	} else if (err == -EBUSY) {
 		/* The shell's own hold is gone all the same: unregistering is letting go. */
-		printf("trace: user event '%s' is busy: a program holds it or tracing has it on\n",
-		       argv[1]);
-	} else if (!failed(err)) {
+		printf("trace: user event '%s' is busy: a program holds it\n", argv[1]);
+	} else if (err == -ENOENT || !failed(err)) {
+		/* -ENOENT after the shell let go: the kernel released it with its last hold. */
 		printf("trace: unregistered user event '%s'\n", argv[1]);
 	}
 }
