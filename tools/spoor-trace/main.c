@@ -1,0 +1,208 @@
+/*
+ * spoor-trace: reads a trace `trace save` wrote (abi/trace_file.h) and
+ * converts it. Subcommands, one a converter:
+ *
+ *   spoor-trace text FILE               the lines `trace dump` prints
+ *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
+ *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
+ *   spoor-trace timeline FILE OUT.svg   an SVG picture of the CPUs
+ *
+ * Exit status: 0 on success; 2 for wrong arguments (usage on stderr) or
+ * a file that is not a good trace (one line naming what and where); 1
+ * when the output cannot be written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/spoor-trace/ctf.h"
+#include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/perfetto.h"
+#include "tools/spoor-trace/text.h"
+#include "tools/spoor-trace/timeline.h"
+#include "tools/spoor-trace/view.h"
+
+#define EXIT_BAD_INPUT 2
+#define EXIT_OUTPUT    1
+
+static const char prog[] = "spoor-trace";
+
+struct command {
+	const char *name;
+	int nargs; /* after the subcommand: FILE and the output, if any */
+	const char *usage;
+	int (*run)(struct tview *v, const char *file, const char *out);
+};
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: %s text FILE\n"
+		"       %s ctf FILE DIR\n"
+		"       %s perfetto FILE OUT.json\n"
+		"       %s timeline FILE OUT.svg\n",
+		prog, prog, prog, prog);
+	return EXIT_BAD_INPUT;
+}
+
+static int output_failed(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(-err));
+	return EXIT_OUTPUT;
+}
+
+static int run_text(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
+	(void)out;
+	int err = text_convert(v, stdout);
+	return err ? output_failed("standard output", err) : 0;
+}
+
+/* The trace's name: the file's, without its folders and .spoor. */
+static void trace_name(const char *file, char *buf, size_t size)
+{
+	const char *base = strrchr(file, '/');
+	size_t len;
+
+	base = base ? base + 1 : file;
+	len = strlen(base);
+	if (len > strlen(TTRACE_FILE_SUFFIX) &&
+	    !strcmp(base + len - strlen(TTRACE_FILE_SUFFIX), TTRACE_FILE_SUFFIX)) {
+		len -= strlen(TTRACE_FILE_SUFFIX);
+	}
+	snprintf(buf, size, "%.*s", (int)len, base);
+}
+
+static int run_ctf(struct tview *v, const char *file, const char *dir)
+{
+	char why[512];
+	char name[256];
+
+	trace_name(file, name, sizeof(name));
+	int err = ctf_convert_dir(v, name, dir, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "%s: %s\n", prog, why);
+		return err == -EEXIST ? EXIT_BAD_INPUT : EXIT_OUTPUT;
+	}
+	return 0;
+}
+
+/* Runs convert into the file at path. */
+static int to_file(struct tview *v, const char *path, int (*convert)(struct tview *, FILE *))
+{
+	FILE *out = fopen(path, "w");
+	int err;
+
+	if (!out) {
+		return output_failed(path, -errno);
+	}
+	err = convert(v, out);
+	if (fclose(out) && !err) {
+		err = -EIO;
+	}
+	return err ? output_failed(path, err) : 0;
+}
+
+static int run_perfetto(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
+	return to_file(v, out, perfetto_convert);
+}
+
+static int run_timeline(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
+	return to_file(v, out, timeline_convert);
+}
+
+static const struct command commands[] = {
+    {"text", 1, "FILE", run_text},
+    {"ctf", 2, "FILE DIR", run_ctf},
+    {"perfetto", 2, "FILE OUT.json", run_perfetto},
+    {"timeline", 2, "FILE OUT.svg", run_timeline},
+};
+
+/* Reads the whole file at path into *data. Returns 0 or -errno. */
+static int read_all(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *in = fopen(path, "rb");
+	size_t cap = 1 << 16;
+	size_t len = 0;
+	uint8_t *buf = NULL;
+
+	if (!in) {
+		return -errno;
+	}
+	for (;;) {
+		uint8_t *more = realloc(buf, cap);
+		if (!more) {
+			free(buf);
+			fclose(in);
+			return -ENOMEM;
+		}
+		buf = more;
+		len += fread(buf + len, 1, cap - len, in);
+		if (len < cap) {
+			break;
+		}
+		cap *= 2;
+	}
+	int err = ferror(in) ? -EIO : 0;
+	fclose(in);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd = NULL;
+	char why[TFILE_WHY_MAX];
+	uint8_t *data = NULL;
+	size_t size = 0;
+	struct tfile f;
+	struct tview v;
+
+	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			cmd = &commands[i];
+		}
+	}
+	if (!cmd || argc != 2 + cmd->nargs) {
+		if (cmd) {
+			fprintf(stderr, "%s: %s takes %s\n", prog, cmd->name, cmd->usage);
+		} else if (argc >= 2) {
+			fprintf(stderr, "%s: no subcommand %s\n", prog, argv[1]);
+		}
+		return usage();
+	}
+	const char *file = argv[2];
+	int err = read_all(file, &data, &size);
+	if (err) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(-err));
+		return EXIT_BAD_INPUT;
+	}
+	err = tfile_parse(data, size, &f, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, why);
+		free(data);
+		return EXIT_BAD_INPUT;
+	}
+	if (tview_init(&v, &f)) {
+		fprintf(stderr, "%s: %s: out of memory\n", prog, file);
+		tfile_free(&f);
+		free(data);
+		return EXIT_OUTPUT;
+	}
+	int status = cmd->run(&v, file, cmd->nargs > 1 ? argv[3] : NULL);
+	tview_fini(&v);
+	tfile_free(&f);
+	free(data);
+	return status;
+}

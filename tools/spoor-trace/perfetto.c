@@ -1,0 +1,439 @@
+/*
+ * perfetto: the Trace Event Format writer (see perfetto.h). One pass over
+ * the events, in file order; each thread keeps the stack of slices it has
+ * open, so every E closes the B on top of it and nothing is left open.
+ */
+#include "tools/spoor-trace/perfetto.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/trace_names.h"
+#include "tools/spoor-trace/fields.h"
+#include "tools/spoor-trace/runs.h"
+
+#define NS_PER_US 1000u
+#define STACK_MAX 16 /* a thread's open slices: a syscall and the IPC call inside it, ... */
+
+#define SLICE_SYSCALL 1
+#define SLICE_IPC     2
+
+struct thr {
+	uint32_t tid;
+	uint32_t pid;
+	bool used;
+	uint32_t depth;
+	uint8_t stack[STACK_MAX];
+	uint64_t call_ns; /* when the open IPC call began */
+	uint64_t last_ns; /* the thread's latest time: its events never go back */
+};
+
+struct pf {
+	struct tview *v;
+	FILE *out;
+	bool comma;
+	struct thr *thr; /* open addressing by tid */
+	size_t cap, len;
+	uint64_t flows;
+	uint64_t cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest time */
+	uint64_t end_ns;
+	struct tfields fields;
+	int err;
+};
+
+static size_t slot_of(uint32_t tid, size_t cap)
+{
+	return (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static struct thr *thread(struct pf *p, uint32_t tid, uint32_t pid)
+{
+	if (2 * (p->len + 1) > p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct thr *t = calloc(cap, sizeof(*t));
+		if (!t) {
+			p->err = -ENOMEM;
+			return NULL;
+		}
+		for (size_t i = 0; i < p->cap; i++) {
+			if (p->thr[i].used) {
+				size_t j = slot_of(p->thr[i].tid, cap);
+				while (t[j].used) {
+					j = (j + 1) & (cap - 1);
+				}
+				t[j] = p->thr[i];
+			}
+		}
+		free(p->thr);
+		p->thr = t;
+		p->cap = cap;
+	}
+	size_t i = slot_of(tid, p->cap);
+	while (p->thr[i].used && p->thr[i].tid != tid) {
+		i = (i + 1) & (p->cap - 1);
+	}
+	struct thr *t = &p->thr[i];
+	if (!t->used) {
+		t->used = true;
+		t->tid = tid;
+		t->pid = pid;
+		p->len++;
+	}
+	return t;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\') {
+			fprintf(out, "\\%c", *c);
+		} else if (*c < 0x20 || *c >= 0x7f) {
+			fprintf(out, "\\u%04x", *c); /* bytes as Latin-1: the output stays UTF-8 */
+		} else {
+			fputc(*c, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* Opens an event: {"ph":..,"ts":..,"pid":..,"tid":.. */
+static void head(struct pf *p, char ph, uint64_t ns, uint32_t pid, uint32_t tid)
+{
+	fprintf(p->out, "%s{\"ph\":\"%c\",\"ts\":%llu.%03llu,\"pid\":%u,\"tid\":%u",
+		p->comma ? ",\n" : "\n", ph, (unsigned long long)(ns / NS_PER_US),
+		(unsigned long long)(ns % NS_PER_US), pid, tid);
+	p->comma = true;
+}
+
+static void named(struct pf *p, const char *cat, const char *name)
+{
+	fprintf(p->out, ",\"cat\":\"%s\",\"name\":", cat);
+	json_string(p->out, name);
+}
+
+static void fields_args(struct pf *p, const struct tfields *fs)
+{
+	fputs(",\"args\":{", p->out);
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct tfield *f = &fs->f[i];
+
+		fprintf(p->out, "%s", i ? "," : "");
+		json_string(p->out, f->name);
+		fputc(':', p->out);
+		switch (f->type) {
+		case TFIELD_UNSIGNED:
+			fprintf(p->out, "%llu", (unsigned long long)f->value);
+			break;
+		case TFIELD_SIGNED:
+			fprintf(p->out, "%lld", (long long)f->value);
+			break;
+		case TFIELD_HEX:
+			fprintf(p->out, "\"0x%llx\"", (unsigned long long)f->value);
+			break;
+		case TFIELD_BYTES:
+			fputc('"', p->out);
+			for (uint32_t b = 0; b < f->nbytes; b++) {
+				fprintf(p->out, "%02x", f->bytes[b]);
+			}
+			fputc('"', p->out);
+			break;
+		default:
+			json_string(p->out, f->text);
+			break;
+		}
+	}
+	fputc('}', p->out);
+}
+
+/* The event's own fields as args. */
+static void event_args(struct pf *p, const struct ttrace_record *r, struct tclass *k)
+{
+	tfields_get(p->v, k, r, &p->fields);
+	fields_args(p, &p->fields);
+}
+
+/* The label of thread tid: its name, its program's, or its number. */
+static void label(struct pf *p, uint32_t tid, char *buf, size_t size)
+{
+	const char *name = tview_thread_name(p->v, tid);
+
+	if (!name) {
+		name = tview_proc_name(p->v, tview_thread_pid(p->v, tid));
+	}
+	if (name) {
+		snprintf(buf, size, "%s (%u)", name, tid);
+	} else {
+		snprintf(buf, size, "tid %u", tid);
+	}
+}
+
+static void on_run(void *ctx, const struct trun *run)
+{
+	struct pf *p = ctx;
+	uint64_t start = tview_ns(p->v, run->start);
+	uint64_t end = tview_ns(p->v, run->end);
+	char name[TVIEW_NAME_MAX + 16];
+
+	label(p, run->tid, name, sizeof(name));
+	head(p, 'X', start, PERFETTO_CPU_PID, PERFETTO_CPU_TID(run->cpu));
+	named(p, "sched", name);
+	fprintf(p->out, ",\"dur\":%llu.%03llu,\"args\":{\"tid\":%u,\"pid\":%u}}",
+		(unsigned long long)((end - start) / NS_PER_US),
+		(unsigned long long)((end - start) % NS_PER_US), run->tid,
+		tview_thread_pid(p->v, run->tid));
+}
+
+/* Pops thread t's slices down to and with the newest of type, each with an E at ns. */
+static bool close_slice(struct pf *p, struct thr *t, uint8_t type, uint64_t ns,
+			const struct ttrace_record *r, struct tclass *k)
+{
+	uint32_t at = t->depth;
+
+	while (at && t->stack[at - 1] != type) {
+		at--;
+	}
+	if (!at) {
+		return false; /* no B open: the E is dropped */
+	}
+	while (t->depth >= at) {
+		bool own = t->depth == at;
+		head(p, 'E', ns, t->pid, t->tid);
+		if (own && r) {
+			event_args(p, r, k);
+		}
+		fputc('}', p->out);
+		t->depth--;
+	}
+	return true;
+}
+
+static void open_slice(struct pf *p, struct thr *t, uint8_t type, uint64_t ns, const char *cat,
+		       const char *name, const struct ttrace_record *r, struct tclass *k)
+{
+	if (t->depth == STACK_MAX) {
+		return;
+	}
+	t->stack[t->depth++] = type;
+	head(p, 'B', ns, t->pid, t->tid);
+	named(p, cat, name);
+	event_args(p, r, k);
+	fputc('}', p->out);
+}
+
+static void instant(struct pf *p, uint64_t ns, uint32_t pid, uint32_t tid, const char *cat,
+		    const char *name, const struct ttrace_record *r, struct tclass *k)
+{
+	head(p, 'i', ns, pid, tid);
+	named(p, cat, name);
+	fputs(",\"s\":\"t\"", p->out);
+	if (r) {
+		event_args(p, r, k);
+	}
+	fputc('}', p->out);
+}
+
+/* ipc_reply by t, naming its caller: ends the caller's call, with a flow from it to t. */
+static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttrace_record *r,
+		      struct tclass *k)
+{
+	struct thr *caller = thread(p, (uint32_t)r->data[2], 0);
+	uint32_t at;
+
+	if (!caller) {
+		return;
+	}
+	t = thread(p, r->tid, r->pid); /* may have moved when the table grew */
+	for (at = caller->depth; at && caller->stack[at - 1] != SLICE_IPC; at--) {
+	}
+	if (!at || caller == t || t->depth == STACK_MAX) {
+		return;
+	}
+	uint64_t id = ++p->flows;
+	uint64_t end = ns > caller->last_ns ? ns : caller->last_ns;
+
+	head(p, 's', caller->call_ns, caller->pid, caller->tid);
+	named(p, "ipc", "ipc");
+	fprintf(p->out, ",\"id\":%llu}", (unsigned long long)id);
+	open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_reply", r, k);
+	head(p, 'f', ns, t->pid, t->tid);
+	named(p, "ipc", "ipc");
+	fprintf(p->out, ",\"id\":%llu,\"bp\":\"e\"}", (unsigned long long)id);
+	close_slice(p, t, SLICE_IPC, ns, NULL, NULL);
+	close_slice(p, caller, SLICE_IPC, end, NULL, NULL);
+	caller->last_ns = end;
+}
+
+static void event(struct pf *p, const struct ttrace_record *r)
+{
+	struct thr *t = thread(p, r->tid, r->pid);
+	struct tclass k;
+	char name[TVIEW_NAME_MAX + 32];
+
+	if (!t) {
+		return;
+	}
+	uint64_t ns = tview_ns(p->v, r->ts);
+	ns = ns > t->last_ns ? ns : t->last_ns;
+	t->last_ns = ns;
+	t->pid = r->pid;
+	p->cpu_ns[r->cpu] = ns > p->cpu_ns[r->cpu] ? ns : p->cpu_ns[r->cpu];
+	p->end_ns = ns > p->end_ns ? ns : p->end_ns;
+	tfields_classify(p->v, r, &k);
+
+	switch (r->kind) {
+	case TTRACE_KIND_syscall_entry: {
+		size_t len;
+		const char *sys = ttrace_decoder_syscall(&p->v->dec, r->data[0], &len);
+		if (sys) {
+			snprintf(name, sizeof(name), "%.*s", (int)len, sys);
+		} else {
+			snprintf(name, sizeof(name), "syscall %llu",
+				 (unsigned long long)r->data[0]);
+		}
+		open_slice(p, t, SLICE_SYSCALL, ns, "syscall", name, r, &k);
+		break;
+	}
+	case TTRACE_KIND_syscall_exit:
+		close_slice(p, t, SLICE_SYSCALL, ns, r, &k);
+		break;
+	case TTRACE_KIND_ipc_call:
+		open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_call", r, &k);
+		t->call_ns = ns;
+		break;
+	case TTRACE_KIND_ipc_reply:
+		ipc_reply(p, t, ns, r, &k);
+		break;
+	case TTRACE_KIND_mem_pf:
+		instant(p, ns, r->pid, r->tid, "mem", "page fault", r, &k);
+		break;
+	case TTRACE_KIND_irq_entry:
+	case TTRACE_KIND_irq_timer:
+		instant(p, ns, PERFETTO_CPU_PID, PERFETTO_CPU_TID(r->cpu), "irq",
+			r->kind == TTRACE_KIND_irq_timer ? "timer" : "irq", r, &k);
+		break;
+	case TTRACE_KIND_proc_spawn:
+	case TTRACE_KIND_proc_exit:
+	case TTRACE_KIND_proc_fault:
+	case TTRACE_KIND_user:
+		instant(p, ns, r->pid, r->tid, r->kind == TTRACE_KIND_user ? "user" : "proc",
+			k.name, r, &k);
+		break;
+	default:
+		break;
+	}
+}
+
+static void loss(struct pf *p, uint32_t cpu, uint64_t n)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "lost %llu events", (unsigned long long)n);
+	instant(p, p->cpu_ns[cpu], PERFETTO_CPU_PID, PERFETTO_CPU_TID(cpu), "loss", name, NULL,
+		NULL);
+}
+
+static void meta(struct pf *p, uint32_t pid, uint32_t tid, const char *what, const char *name)
+{
+	head(p, 'M', 0, pid, tid);
+	fprintf(p->out, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	json_string(p->out, name);
+	fputs("}}", p->out);
+}
+
+static void meta_proc(void *ctx, uint32_t pid)
+{
+	struct pf *p = ctx;
+	const char *name = tview_proc_name(p->v, pid);
+	char buf[32];
+
+	if (!name) {
+		snprintf(buf, sizeof(buf), pid ? "pid %u" : "kernel", pid);
+		name = buf;
+	}
+	meta(p, pid, pid, "process_name", name);
+}
+
+static void meta_thread(void *ctx, uint32_t tid)
+{
+	struct pf *p = ctx;
+	char name[TVIEW_NAME_MAX + 16];
+	const char *own = tview_thread_name(p->v, tid);
+
+	const char *prog = tview_proc_name(p->v, tview_thread_pid(p->v, tid));
+
+	if (own || (tid && prog)) {
+		snprintf(name, sizeof(name), "%s", own ? own : prog);
+	} else {
+		snprintf(name, sizeof(name), tid ? "tid %u" : "idle", tid);
+	}
+	meta(p, tview_thread_pid(p->v, tid), tid, "thread_name", name);
+}
+
+static void metadata(struct pf *p)
+{
+	char name[16];
+
+	meta(p, PERFETTO_CPU_PID, PERFETTO_CPU_PID, "process_name", "CPUs");
+	head(p, 'M', 0, PERFETTO_CPU_PID, PERFETTO_CPU_PID);
+	fputs(",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":-1}}", p->out);
+	for (uint32_t c = 0; c < p->v->file->hdr.num_cpus; c++) {
+		snprintf(name, sizeof(name), "cpu %u", c);
+		meta(p, PERFETTO_CPU_PID, PERFETTO_CPU_TID(c), "thread_name", name);
+	}
+	tview_each(p->v, 0, meta_proc, p);
+	tview_each(p->v, 1, meta_thread, p);
+}
+
+int perfetto_convert(struct tview *v, FILE *out)
+{
+	struct pf *p = calloc(1, sizeof(*p));
+	struct tfile_iter it;
+	struct tfile_item item;
+	struct truns runs;
+	int err;
+
+	if (!p) {
+		return -ENOMEM;
+	}
+	p->v = v;
+	p->out = out;
+	for (uint32_t c = 0; c < TTRACE_MAX_CPUS; c++) {
+		p->cpu_ns[c] =
+		    tview_ns(v, v->file->first_ts); /* a loss before a CPU's first event */
+	}
+	if (!v->names_len && tview_names(v)) {
+		free(p);
+		return -ENOMEM;
+	}
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	metadata(p);
+	truns_start(&runs, on_run, p);
+	tfile_iter_start(&it, v->file);
+	while (!p->err && tfile_next(&it, &item)) {
+		truns_item(&runs, &item);
+		if (item.lost) {
+			loss(p, item.lost_cpu, item.lost_count);
+		} else {
+			event(p, &item.rec);
+		}
+	}
+	truns_finish(&runs);
+	for (size_t i = 0; i < p->cap; i++) {
+		struct thr *t = &p->thr[i];
+		while (t->used && t->depth) {
+			close_slice(p, t, t->stack[t->depth - 1],
+				    p->end_ns > t->last_ns ? p->end_ns : t->last_ns, NULL, NULL);
+		}
+	}
+	fputs("\n]}\n", out);
+	err = p->err;
+	if (!err && (fflush(out) || ferror(out))) {
+		err = -EIO;
+	}
+	free(p->thr);
+	free(p);
+	return err;
+}

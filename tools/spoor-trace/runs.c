@@ -1,0 +1,74 @@
+/*
+ * runs: the per-CPU state machine of runs.h. Times are clamped so that a
+ * CPU's clock never goes back, which keeps its runs in order even when
+ * its events' timestamps do not quite.
+ */
+#include "tools/spoor-trace/runs.h"
+
+#include <string.h>
+
+void truns_start(struct truns *r, trun_fn fn, void *ctx)
+{
+	memset(r, 0, sizeof(*r));
+	r->fn = fn;
+	r->ctx = ctx;
+}
+
+static void report(struct truns *r, uint32_t cpu, uint32_t tid, uint64_t start, uint64_t end)
+{
+	struct truns_cpu *c = &r->cpu[cpu];
+	struct trun run = {.cpu = cpu, .tid = tid};
+
+	if (!tid) {
+		return; /* idle */
+	}
+	run.start = start > c->done ? start : c->done;
+	run.end = end > run.start ? end : run.start;
+	c->done = run.end;
+	r->fn(r->ctx, &run);
+}
+
+void truns_item(struct truns *r, const struct tfile_item *item)
+{
+	if (item->lost) {
+		struct truns_cpu *c = &r->cpu[item->lost_cpu];
+		if (c->known) {
+			report(r, item->lost_cpu, c->tid, c->since, c->last);
+		}
+		c->known = c->started = false;
+		return;
+	}
+	const struct ttrace_record *e = &item->rec;
+	struct truns_cpu *c = &r->cpu[e->cpu];
+	uint64_t t = e->ts > c->last ? e->ts : c->last;
+
+	if (!c->started) {
+		c->started = true;
+		c->first = t;
+	}
+	c->last = t;
+	if (e->kind != TTRACE_KIND_sched_switch) {
+		return;
+	}
+	uint32_t prev = (uint32_t)e->data[0];
+	uint32_t next = (uint32_t)e->data[2];
+	if (c->known) {
+		report(r, e->cpu, c->tid, c->since, t);
+	} else {
+		report(r, e->cpu, prev, c->first, t);
+	}
+	c->known = true;
+	c->tid = next;
+	c->since = t;
+}
+
+void truns_finish(struct truns *r)
+{
+	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
+		struct truns_cpu *c = &r->cpu[i];
+		if (c->known) {
+			report(r, i, c->tid, c->since, c->last);
+			c->known = false;
+		}
+	}
+}

@@ -1,0 +1,64 @@
+# spoor-trace, the host tool that reads saved traces (tools/spoor-trace/),
+# and its tests; the top Makefile includes this file.
+#
+# The tool is every .c file here and the common/ code it decodes with,
+# built natively and optimised in one compiler run. The tests build the
+# same sources with the sanitizers of the host unit tests (objects under
+# build/host/ by the top Makefile's rule, shared with run_tests for
+# common/), into binaries of their own that `make test-host` runs
+# (HOST_EXTRA_TESTS):
+#   build/host/spoor_trace/run_tests  unit tests: the reader's checks, the text
+#   build/host/spoor_trace/fuzz       10,000 mutated files through every converter
+#   build/host/spoor_trace/check      babeltrace2 reads the CTF; the JSON and
+#                                     SVG are checked with Python's parsers
+
+SPOOR_TRACE := $(BUILD)/host/spoor-trace
+SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
+SPOOR_TRACE_SRCS := $(sort $(wildcard tools/spoor-trace/*.c))
+SPOOR_TRACE_COMMON := $(sort $(wildcard common/*.c))
+SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.def)
+
+$(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) \
+		tools/spoor-trace/spoor-trace.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON)
+
+HOST_TOOLS += $(SPOOR_TRACE)
+
+# The tests: the tool's sources but main.c, the generator of test files,
+# the runner of tests/host.
+SPOOR_TRACE_TEST_DIR := $(BUILD)/host/spoor_trace
+SPOOR_TRACE_LIB_OBJS := $(patsubst %,$(BUILD)/host/%.o,\
+	$(filter-out tools/spoor-trace/main.c,$(SPOOR_TRACE_SRCS)) $(SPOOR_TRACE_COMMON) \
+	tests/host/spoor_trace/gen.c)
+SPOOR_TRACE_UNIT_OBJS := $(patsubst %,$(BUILD)/host/%.o,tests/host/runner.c \
+	$(filter-out %/gen.c %/fuzz.c %/gen_main.c,$(sort $(wildcard tests/host/spoor_trace/*.c))))
+SPOOR_TRACE_UNIT := $(SPOOR_TRACE_TEST_DIR)/run_tests
+SPOOR_TRACE_FUZZ := $(SPOOR_TRACE_TEST_DIR)/fuzz
+SPOOR_TRACE_GEN := $(SPOOR_TRACE_TEST_DIR)/gen
+SPOOR_TRACE_CHECK := $(SPOOR_TRACE_TEST_DIR)/check
+
+$(SPOOR_TRACE_UNIT): $(SPOOR_TRACE_UNIT_OBJS) $(SPOOR_TRACE_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^
+
+$(SPOOR_TRACE_FUZZ): $(BUILD)/host/tests/host/runner.c.o \
+		$(BUILD)/host/tests/host/spoor_trace/fuzz.c.o $(SPOOR_TRACE_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^
+
+$(SPOOR_TRACE_GEN): $(BUILD)/host/tests/host/spoor_trace/gen_main.c.o $(SPOOR_TRACE_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $^
+
+# A wrapper that runs the script on the tool and the generator just built.
+$(SPOOR_TRACE_CHECK): tests/host/spoor_trace/check_converters.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' > $@
+	chmod +x $@
+
+HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK)
+
+-include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
+	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d
