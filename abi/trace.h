@@ -226,10 +226,20 @@ enum {
 };
 
 /* mem_pf's outcome and mem_copy's dir. */
-#define TTRACE_PF_MAPPED      0 /* demand paging mapped a page */
-#define TTRACE_PF_COW	      1 /* a copy-on-write page was copied */
-#define TTRACE_PF_FIXUP	      2 /* a kernel access to user memory failed: -EFAULT */
-#define TTRACE_PF_KILLED      3 /* a bad user access: the process is killed */
+/* mem_pf's outcomes: value, NAME (TTRACE_PF_<NAME>), the name readers print. */
+#define TTRACE_PF_OUTCOMES(X)                                                                      \
+	X(0, MAPPED, mapped) /* demand paging mapped a page */                                     \
+	X(1, COW, cow)	     /* a copy-on-write page was copied */                                 \
+	X(2, FIXUP, fixup)   /* a kernel access to user memory failed: -EFAULT */                  \
+	X(3, KILLED, killed) /* a bad user access: the process is killed */
+
+enum {
+#define TTRACE_PF_(value, NAME, name) TTRACE_PF_##NAME = value,
+	TTRACE_PF_OUTCOMES(TTRACE_PF_)
+#undef TTRACE_PF_
+	TTRACE_PF_LIMIT
+};
+
 #define TTRACE_COPY_FROM_USER 0
 #define TTRACE_COPY_TO_USER   1
 

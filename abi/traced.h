@@ -80,6 +80,13 @@
  *            -ENOENT for no such process
  *   UNTRACK  a pid, or TRACED_UNTRACK_ALL -> the mask: that process no
  *            longer, or none and tracking off
+ *   STATS    struct traced_stats_request -> struct traced_dump_reply + text:
+ *            answers over the events a DUMP with the filter would return
+ *            (the window: the rings as the first page found them), paged
+ *            as STRINGS is (cursor.next[0]: the text's offset). Per kind
+ *            the count, and for each paired measure (TRACED_MEASURE_*) a
+ *            row of count, unpaired, min, p50, p90, p99 and max, or with
+ *            TRACED_STATS_HIST one measure's log2 histogram. See STATS.
  *   SAVE     struct traced_save_request -> struct traced_save_reply:
  *            writes the events the filter selects (those a DUMP with it
  *            would return, losses in place) and everything that decodes
@@ -141,6 +148,7 @@
 #define TRACED_OP_SAVE	     15
 #define TRACED_OP_TRACK	     16
 #define TRACED_OP_UNTRACK    17
+#define TRACED_OP_STATS	     18
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 
@@ -286,6 +294,86 @@ struct traced_strings_request {
 };
 
 _Static_assert(sizeof(struct traced_strings_request) == 8 + 168, "abi");
+
+/*
+ * STATS. The measures pair two events of one thread (or, for wakeup, the
+ * thread woken), and a latency is the difference of the two events'
+ * times in whole microseconds as a dump prints them (each time cut to
+ * the microsecond, then subtracted):
+ *   syscall  syscall_entry to syscall_exit of the same tid, per syscall
+ *   ipc      ipc_call of a thread to the ipc_reply naming it (peer), per
+ *            endpoint and path: fast if the caller's ipc_fastpath came
+ *            between them, else slow
+ *   pf       mem_pf_entry to the mem_pf of the same tid, per outcome
+ *            (mapped, cow, fixup, killed)
+ *   wakeup   sched_wakeup of a tid to the sched_switch that runs it, per
+ *            CPU it ran on
+ * A half whose other half is outside the window, or that a loss (on any
+ * CPU) separates from it, counts as unpaired, never guessed; so does a
+ * pair whose second time is below the first. Percentiles are by nearest
+ * rank: pN is the value at rank ceil(N * count / 100) of the sorted
+ * latencies. Memory is bounded whatever the window: TRACED_STATS_THREADS
+ * threads with a half pending (more: unpaired), TRACED_STATS_VALUES
+ * distinct microsecond values a row (more: the row's percentiles come
+ * from log2 buckets and its line says approx=1).
+ *
+ * Forms: TABLE, aligned columns for people; KV, one line a row for
+ * scripts, each "key=value" words:
+ *   events=N lost=L
+ *   kind=mem_pf count=N
+ *   measure=syscall name=clock_ns count=N unpaired=U min_us=A p50_us=B
+ *     p90_us=C p99_us=D max_us=E approx=0
+ *   (ipc rows: endpoint=N path=fast|slow; pf: outcome=NAME; wakeup: cpu=N)
+ * and HIST, bpftrace's hist() of one measure, rows whose keys match:
+ *   [0]                 12 |@@@@@@@@@@@@@@                                  |
+ *   [2, 4)               3 |@@@                                             |
+ */
+#define TRACED_STATS_TABLE 0
+#define TRACED_STATS_KV	   1
+#define TRACED_STATS_HIST  2
+
+/* The measures: value, NAME (TRACED_MEASURE_<NAME>), name, the key a row has. */
+#define TRACED_MEASURES(X)                                                                         \
+	X(1, SYSCALL, syscall, name)                                                               \
+	X(2, IPC, ipc, endpoint)                                                                   \
+	X(3, PF, pf, outcome)                                                                      \
+	X(4, WAKEUP, wakeup, cpu)
+
+enum {
+#define TRACED_MEASURE_(value, NAME, name, key) TRACED_MEASURE_##NAME = value,
+	TRACED_MEASURES(TRACED_MEASURE_)
+#undef TRACED_MEASURE_
+	TRACED_MEASURE_LIMIT
+};
+
+/* HIST of ipc: the path word. */
+#define TRACED_PATHS(X)                                                                            \
+	X(0, ANY, any)                                                                             \
+	X(1, FAST, fast)                                                                           \
+	X(2, SLOW, slow)
+
+enum {
+#define TRACED_PATH_(value, NAME, name) TRACED_PATH_##NAME = value,
+	TRACED_PATHS(TRACED_PATH_)
+#undef TRACED_PATH_
+	TRACED_PATH_LIMIT
+};
+
+#define TRACED_STATS_ANY     UINT64_MAX /* key: every row of the measure */
+#define TRACED_STATS_THREADS 512
+#define TRACED_STATS_VALUES  256
+
+struct traced_stats_request {
+	struct traced_filter filter;
+	struct traced_cursor cursor; /* zeroed for the first page, then as the reply gave it */
+	uint32_t form;		     /* TRACED_STATS_* */
+	uint32_t measure;	     /* HIST: TRACED_MEASURE_*; else 0 */
+	uint64_t key;		     /* HIST: syscall number, endpoint, TTRACE_PF_*, cpu, or ANY */
+	uint32_t path;		     /* HIST of ipc: TRACED_PATH_* */
+	uint32_t reserved;	     /* zero */
+};
+
+_Static_assert(sizeof(struct traced_stats_request) == 80 + 168 + 24, "abi");
 
 /*
  * SAVE's request. The name: 1 to TRACED_SAVE_NAME_MAX - 1 bytes of

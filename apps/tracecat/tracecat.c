@@ -1,5 +1,5 @@
 /*
- * tracecat [-f] [-b] [-s MS] [-i MS] [FILTERS]: a client of traced (abi/traced.h) that
+ * tracecat [-f] [-b] [-S] [-s MS] [-i MS] [FILTERS]: a client of traced (abi/traced.h) that
  * speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
@@ -12,6 +12,8 @@
  *                        every entry, returned or reported lost; then prints
  *                        tracecat: N events verified (E entries, L lost), kinds: K
  *                        or the first check that failed (exit 1).
+ *   tracecat -S FILTERS  the STATS answer in its key=value form, one line a
+ *                        row, for scripts (abi/traced.h, STATS)
  *   -s MS                waits MS milliseconds between pages: a slow reader,
  *                        for tests that change things in the middle of a dump
  *   -i MS                ends a follow after MS milliseconds without events
@@ -105,7 +107,7 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 }
 
 struct options {
-	bool follow, binary;
+	bool follow, binary, stats;
 	uint64_t pause_ns; /* -s: between pages */
 	uint64_t idle_ns;  /* -i: a follow ends after this long without events; 0 never */
 };
@@ -165,6 +167,27 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 	return 0;
 }
 
+/* -S: the STATS answer as key=value lines. */
+static int stats(const struct traced_filter *f)
+{
+	static struct traced_pager pager;
+	struct traced_stats_request r = {.filter = *f, .form = TRACED_STATS_KV};
+	const uint8_t *data;
+	size_t len;
+	uint32_t flags = 0;
+
+	traced_pager_stats(&pager, &r);
+	while (!(flags & TRACED_DUMP_DONE)) {
+		long err = traced_pager_next(&pager, &data, &len, &flags);
+		if (err) {
+			printf("tracecat: traced: %s\n", strerror((int)-err));
+			return 1;
+		}
+		printf("%.*s", (int)len, (const char *)data);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct traced_filter f;
@@ -181,8 +204,10 @@ int main(int argc, char **argv)
 			o.follow = true;
 		} else if (!strcmp(argv[first], "-b")) {
 			o.binary = true;
+		} else if (!strcmp(argv[first], "-S")) {
+			o.stats = true;
 		} else {
-			printf("tracecat: unknown option '%s' (known: -f -b -s MS -i MS)\n",
+			printf("tracecat: unknown option '%s' (known: -f -b -S -s MS -i MS)\n",
 			       argv[first]);
 			return 2;
 		}
@@ -202,5 +227,5 @@ int main(int argc, char **argv)
 		printf("tracecat: %s\n", why);
 		return 2;
 	}
-	return run(&f, st.num_cpus, &o);
+	return o.stats ? stats(&f) : run(&f, st.num_cpus, &o);
 }

@@ -48,12 +48,13 @@ long traced_status(struct traced_status *st);
  */
 long traced_num_cpus(void);
 
-/* Pages through a DUMP, FOLLOW or STRINGS: the request it repeats, and the last reply. */
+/* Pages through a DUMP, FOLLOW, STRINGS, EVENTS or STATS: the request it repeats, and the last reply. */
 struct traced_pager {
 	uint32_t op;
 	union {
 		struct traced_dump_request dump;
 		struct traced_strings_request strings;
+		struct traced_stats_request stats;
 	} req;
 	union {
 		struct traced_dump_reply head;
@@ -93,6 +94,20 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
  * ("cpu=N pid=N ... until=SECONDS"), NUL-terminated, cut to size.
  */
 void traced_filter_usage(char *buf, size_t size);
+
+/*
+ * Parses the words of a histogram request, MEASURE [KEY=VALUE] [path=P]
+ * (syscall name=NAME, ipc endpoint=N path=fast|slow, pf outcome=NAME,
+ * wakeup cpu=N; without a key, every row of the measure) into *r as a
+ * TRACED_STATS_HIST request (its filter still zero). Returns how many
+ * words it took (the rest are filter words), or -EINVAL with one line in
+ * why saying what is accepted.
+ */
+int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request *r, char *why,
+		      size_t why_size);
+
+/* A new STATS listing of r (copied): its pages come as a DUMP's. */
+void traced_pager_stats(struct traced_pager *p, const struct traced_stats_request *r);
 
 /*
  * Parses a category list ("mem,ipc", "all") into *mask. Returns 0, or

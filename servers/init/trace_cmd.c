@@ -334,6 +334,42 @@ static uint64_t print_listing(struct traced_pager *pager)
 	return count;
 }
 
+/* Prints a STATS answer, page by page. */
+static void print_stats(const struct traced_stats_request *r)
+{
+	static struct traced_pager pager;
+
+	traced_pager_stats(&pager, r);
+	print_listing(&pager);
+}
+
+static void verb_stats(const struct trace_verb *verb, int argc, char **argv)
+{
+	struct traced_stats_request r = {.form = TRACED_STATS_TABLE};
+
+	(void)verb;
+	if (filter_words(argc, argv, &r.filter)) {
+		print_stats(&r);
+	}
+}
+
+static void verb_hist(const struct trace_verb *verb, int argc, char **argv)
+{
+	struct traced_stats_request r;
+	char why[WHY_MAX];
+	int used = traced_hist_parse(argc - 1, argv + 1, &r, why, sizeof(why));
+
+	(void)verb;
+	if (used < 0) {
+		printf("trace: %s\n", why);
+		return;
+	}
+	/* filter_words() skips its first word, as it skips the verb. */
+	if (filter_words(argc - used, argv + used, &r.filter)) {
+		print_stats(&r);
+	}
+}
+
 static void verb_events(const struct trace_verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
@@ -650,6 +686,9 @@ static const struct trace_verb verbs[] = {
     {"track", "PID...", "record only these processes and what they spawn", verb_track},
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program alone, then print its events", verb_run},
+    {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies",
+     verb_stats},
+    {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", verb_hist},
     {"strings", "[SET]", "the aux strings, of one set or all", verb_strings},
     {"events", "", "the user events, as Linux's user_events_status", verb_events},
     {"register", "'NAME [TYPE FIELD;...]'", "define a user event", verb_register},

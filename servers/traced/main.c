@@ -263,6 +263,7 @@ static const struct op {
     [TRACED_OP_SAVE] = {save_run, TRACED_LEVEL_SELF},
     [TRACED_OP_TRACK] = {op_track, TRACED_LEVEL_CONTROL},
     [TRACED_OP_UNTRACK] = {op_untrack, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_STATS] = {stats_page, TRACED_LEVEL_SELF},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))

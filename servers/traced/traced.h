@@ -3,7 +3,8 @@
  * the trace area and runs the receive -> dispatch -> reply loop; dump.c
  * merges the rings into dumps and follows; strings.c lists the aux
  * buffer, uevent_ops.c user events, page.c what their paged replies share,
- * save.c writes trace files to the host through export.c's channel.
+ * save.c writes trace files to the host through export.c's channel,
+ * stats.c answers STATS, scope.c finds what a SELF caller may read.
  * traced is single-threaded: one request at a time, so its state
  * needs no lock.
  */
@@ -125,6 +126,9 @@ int listing_cursor_check(const struct traced_cursor *c, uint64_t next_max, uint6
 void listing_cursor_at(struct traced_cursor *c, uint64_t next);
 void page_finish(struct reply *rep, const struct traced_cursor *c, bool done, uint32_t len,
 		 uint32_t count);
+
+/* STATS (stats.c): one page of the answer. 0, -EINVAL, or -EBUSY for a write that never ended. */
+int stats_page(const struct request *req, struct reply *rep);
 
 /* SAVE (save.c): the whole file to the host, then the reply. 0 or -E*. */
 int save_run(const struct request *req, struct reply *rep);

@@ -144,12 +144,21 @@ void traced_pager_events(struct traced_pager *p)
 	p->op = TRACED_OP_EVENTS;
 }
 
+void traced_pager_stats(struct traced_pager *p, const struct traced_stats_request *r)
+{
+	memset(p, 0, sizeof(*p));
+	p->op = TRACED_OP_STATS;
+	p->req.stats = *r;
+}
+
 long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags)
 {
 	bool strings = p->op == TRACED_OP_STRINGS || p->op == TRACED_OP_EVENTS;
-	long err = traced_request(p->op, 0, &p->req,
-				  strings ? sizeof(p->req.strings) : sizeof(p->req.dump),
-				  p->reply.bytes, sizeof(p->reply.bytes), NULL);
+	size_t size = strings			  ? sizeof(p->req.strings)
+		      : p->op == TRACED_OP_STATS ? sizeof(p->req.stats)
+						  : sizeof(p->req.dump);
+	long err = traced_request(p->op, 0, &p->req, size, p->reply.bytes, sizeof(p->reply.bytes),
+				  NULL);
 
 	if (err) {
 		return err;
@@ -160,6 +169,8 @@ long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len
 	}
 	if (strings) {
 		p->req.strings.cursor = h->cursor;
+	} else if (p->op == TRACED_OP_STATS) {
+		p->req.stats.cursor = h->cursor;
 	} else {
 		p->req.dump.cursor = h->cursor;
 	}

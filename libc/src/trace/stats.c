@@ -1,0 +1,140 @@
+/*
+ * stats: the words of `trace hist MEASURE [KEY=VALUE]` (trace_client.h)
+ * turned into a STATS request, with the measures, their keys and the
+ * outcome and path names from abi/ (one list each), and every error in
+ * one line naming what is accepted.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <trace_client.h>
+
+#include "abi/syscall.h"
+
+#define KNOWN_MAX 512
+
+static const char *const measures[TRACED_MEASURE_LIMIT][2] = {
+#define MEASURE(value, NAME, name, key) [value] = {#name, #key},
+    TRACED_MEASURES(MEASURE)
+#undef MEASURE
+};
+
+static const char *const outcomes[TTRACE_PF_LIMIT] = {
+#define OUTCOME(value, NAME, name) [value] = #name,
+    TTRACE_PF_OUTCOMES(OUTCOME)
+#undef OUTCOME
+};
+
+static const char *const paths[TRACED_PATH_LIMIT] = {
+#define PATH(value, NAME, name) [value] = #name,
+    TRACED_PATHS(PATH)
+#undef PATH
+};
+
+static const char *const syscalls[SYS_COUNT] = {
+#define SYSCALL(nr, name, nargs) [nr] = #name,
+#include "abi/syscalls.def"
+#undef SYSCALL
+};
+
+/* The index of word in names[0..n), or -1; "known: a b c" into why when absent. */
+static int lookup_word(const char *word, const char *const *names, uint32_t n, uint32_t first,
+		       const char *what, char *why, size_t size)
+{
+	char known[KNOWN_MAX];
+	size_t len = 0;
+
+	for (uint32_t i = first; i < n; i++) {
+		if (names[i] && !strcmp(word, names[i])) {
+			return (int)i;
+		}
+	}
+	known[0] = '\0';
+	for (uint32_t i = first; i < n && len < sizeof(known); i++) {
+		if (names[i]) {
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+						len ? " " : "", names[i]);
+		}
+	}
+	snprintf(why, size, "unknown %s '%s' (known: %s)", what, word, known);
+	return -1;
+}
+
+static bool number(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9') {
+		return false;
+	}
+	*v = strtoull(s, &end, 10);
+	return !*end;
+}
+
+/* The value of the measure's key (syscall name, endpoint, outcome, cpu) into r->key. */
+static int key_value(struct traced_stats_request *r, const char *v, char *why, size_t size)
+{
+	int i;
+
+	switch (r->measure) {
+	case TRACED_MEASURE_SYSCALL:
+		i = lookup_word(v, syscalls, SYS_COUNT, 0, "syscall", why, size);
+		break;
+	case TRACED_MEASURE_PF:
+		i = lookup_word(v, outcomes, TTRACE_PF_LIMIT, 0, "outcome", why, size);
+		break;
+	default:
+		if (!number(v, &r->key)) {
+			snprintf(why, size, "bad %s '%s' (a number)", measures[r->measure][1], v);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (i < 0) {
+		return -EINVAL;
+	}
+	r->key = (uint64_t)i;
+	return 0;
+}
+
+int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request *r, char *why,
+		      size_t why_size)
+{
+	int used = 1;
+
+	memset(r, 0, sizeof(*r));
+	const char *names[TRACED_MEASURE_LIMIT];
+	for (uint32_t m = 0; m < TRACED_MEASURE_LIMIT; m++) {
+		names[m] = measures[m][0];
+	}
+	int m = lookup_word(argc < 1 ? "" : argv[0], names, TRACED_MEASURE_LIMIT, 1, "measure",
+			    why, why_size);
+	if (m < 0) {
+		return -EINVAL;
+	}
+	r->form = TRACED_STATS_HIST;
+	r->measure = (uint32_t)m;
+	r->key = TRACED_STATS_ANY;
+	/* The measure's own key words come first; what follows them are filters. */
+	for (; used < argc; used++) {
+		const char *eq = strchr(argv[used], '=');
+		size_t len = eq ? (size_t)(eq - argv[used]) : 0;
+		const char *key = measures[m][1];
+		if (eq && len == strlen(key) && !strncmp(argv[used], key, len)) {
+			if (key_value(r, eq + 1, why, why_size)) {
+				return -EINVAL;
+			}
+		} else if (eq && m == TRACED_MEASURE_IPC && len == 4 && !strncmp(argv[used], "path", 4)) {
+			int p = lookup_word(eq + 1, paths, TRACED_PATH_LIMIT, 0, "path", why, why_size);
+			if (p < 0) {
+				return -EINVAL;
+			}
+			r->path = (uint32_t)p;
+		} else {
+			break;
+		}
+	}
+	return used;
+}
