@@ -379,7 +379,8 @@ struct ttrace_header {
 	uint64_t aux_first;	  /* [A] the oldest record in the ring */
 	uint64_t aux_last;	  /* [A] end of the newest record in the ring */
 	uint64_t aux_evicted;	  /* [A] records the ring has overwritten */
-	uint64_t reserved1[10];	  /* zero */
+	uint64_t echo;		  /* [C] categories echoed on the console (TTRACE_OP_ECHO) */
+	uint64_t reserved1[9];	  /* zero */
 
 	struct ttrace_cpu cpu[TTRACE_MAX_CPUS];
 };
@@ -414,7 +415,8 @@ _Static_assert(offsetof(struct ttrace_header, aux_durable_end) == 0x90, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_first) == 0x98, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_last) == 0xa0, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_evicted) == 0xa8, "abi");
-_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xb0, "abi");
+_Static_assert(offsetof(struct ttrace_header, echo) == 0xb0, "abi");
+_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xb8, "abi");
 _Static_assert(offsetof(struct ttrace_header, cpu) == 0x100, "abi");
 _Static_assert(sizeof(struct ttrace_header) <= TTRACE_PAGE_SIZE, "abi");
 
@@ -517,6 +519,13 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      every event is recorded again.
  * The tracked processes are those whose thread_info (abi/proc.h) has
  * THREAD_INFO_TRACKED.
+ *   TTRACE_OP_ECHO     arg: the categories whose recorded events the
+ *                      kernel also prints on its console as it records
+ *                      them, in a dump's line format (for a boot that
+ *                      never reaches traced; ttrace.echo= at boot). At
+ *                      most TTRACE_ECHO_RATE lines a second: past it,
+ *                      events are recorded but not echoed, counted, and
+ *                      "ttrace: echo skipped N events" says how many.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */
@@ -531,6 +540,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_TRACK	  4
 #define TTRACE_OP_UNTRACK 5
 #define TTRACE_OP_UNTRACK_ALL 6
+#define TTRACE_OP_ECHO	      7
+
+#define TTRACE_ECHO_RATE 50 /* lines a second: the 115200-baud console prints about 100 */
 
 /*
  * trace_test(n) emits n test_tick events, seq 0..n-1, in a row on the

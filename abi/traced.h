@@ -80,6 +80,9 @@
  *            -ENOENT for no such process
  *   UNTRACK  a pid, or TRACED_UNTRACK_ALL -> the mask: that process no
  *            longer, or none and tracking off
+ *   ECHO     category bits -> the mask: the categories the kernel echoes
+ *            on its console from now on (abi/trace.h TTRACE_OP_ECHO; 0:
+ *            none). CONTROL.
  *   STATS    struct traced_stats_request -> struct traced_dump_reply + text:
  *            answers over the events a DUMP with the filter would return
  *            (the window: the rings as the first page found them), paged
@@ -149,6 +152,7 @@
 #define TRACED_OP_TRACK	     16
 #define TRACED_OP_UNTRACK    17
 #define TRACED_OP_STATS	     18
+#define TRACED_OP_ECHO	     19
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 
@@ -188,9 +192,10 @@ struct traced_status {
 	uint32_t tracking;  /* 1: PID tracking is on */
 	uint32_t ntracked;  /* live tracked processes; tracked[] holds the first of them */
 	uint32_t tracked[TRACED_TRACKED_MAX];
+	uint64_t echo; /* the categories the kernel echoes on its console */
 };
 
-_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32, "abi");
+_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 8, "abi");
 _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*

@@ -11,6 +11,8 @@
  *                  measures what a tracepoint costs (make bench)
  *   ttrace=CATS    categories traced from boot: a comma list of mem sched
  *                  syscall ipc irq proc user test, or all
+ *   ttrace.echo=CATS  categories whose events the kernel also prints on
+ *                  the console as it records them (the list as ttrace=)
  *   ttrace.ring_kb=N  KiB of trace ring per CPU (4..65536, a power of
  *                  two; default 1024)
  *   ttrace.aux_kb=N   KiB of aux string ring (4..65536, a power of two;
@@ -29,6 +31,7 @@ struct kernel_options {
 	uint64_t smp;
 	uint32_t selftest; /* enum selftest_kind */
 	char ttrace[TTRACE_OPTION_MAX];
+	char ttrace_echo[TTRACE_OPTION_MAX];
 	uint64_t ttrace_ring_kb;
 	uint64_t ttrace_aux_kb;
 };

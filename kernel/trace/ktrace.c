@@ -28,6 +28,7 @@
 #include "trace/area_init.h"
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
+#include "trace/echo.h"
 #include "trace/uevent_table.h"
 
 #define FLIGHT_RECORDER_EVENTS 16
@@ -70,17 +71,18 @@ static void set_mask(uint64_t mask)
 	__atomic_store_n(&ttrace_mask, mask, __ATOMIC_RELAXED);
 }
 
-static uint64_t boot_mask(void)
+/* The categories of a command-line list (ttrace=, ttrace.echo=); 0, said why, if it is bad. */
+static uint64_t boot_mask(const char *list, const char *what)
 {
 	const char *bad;
 	size_t bad_len;
 	uint64_t mask = 0;
 
-	if (ttrace_category_parse(kopts.ttrace, &mask, &bad, &bad_len)) {
+	if (ttrace_category_parse(list, &mask, &bad, &bad_len)) {
 		char known[128];
 		ttrace_category_format(TTRACE_CAT_ALL, known, sizeof(known));
-		printk("ttrace: unknown category '%.*s' (known: %s all); tracing stays off\n",
-		       (int)bad_len, bad, known);
+		printk("ttrace: unknown category '%.*s' (known: %s all); %s stays off\n",
+		       (int)bad_len, bad, known, what);
 		return 0;
 	}
 	return mask;
@@ -127,12 +129,39 @@ void ttrace_init(uint32_t num_cpus)
 	}
 	/* No cache of user-event definitions: the flight recorder prints them raw. */
 	ttrace_decoder_init(&decoder, &area, NULL);
-	set_mask(boot_mask());
+	/* relaxed: nothing emits before the mask is set below */
+	__atomic_store_n(&area.hdr->echo, boot_mask(kopts.ttrace_echo, "echo"), __ATOMIC_RELAXED);
+	set_mask(boot_mask(kopts.ttrace, "tracing"));
 
 	char names[128];
 	ttrace_category_format(ttrace_mask, names, sizeof(names));
 	printk("ttrace: %u cpus x %u entries, aux %lu KiB, mask %s\n", num_cpus, h.ring_entries,
 	       h.aux_ring_size / KIB, names);
+}
+
+/* Echoes ev, recorded on cpu, on the console (echo.c) as a reader would print it. */
+static void echo(const struct ttrace_event *ev, uint32_t cpu)
+{
+	struct ttrace_record rec = {
+	    .ts = ev->ts & TTRACE_TS_MASK,
+	    .pid = ev->pid,
+	    .tid = ev->tid,
+	    .kind = ev->kind,
+	    .cpu = (uint8_t)cpu,
+	    .ctx = ev->ctx,
+	};
+
+	for (uint32_t i = 0; i < ev->nwords; i++) {
+		rec.data[i] = ev->data[i];
+	}
+	echo_event(&rec, &decoder);
+}
+
+void ttrace_tick(void)
+{
+	if (area.hdr) {
+		echo_report(rdtsc());
+	}
 }
 
 /* Whether PID tracking leaves out events of thread t (abi/trace.h TTRACE_OP_TRACK). */
@@ -182,6 +211,11 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 	irq_restore(flags);
 	if (stored) {
 		ttrace_ring_commit(&c->trace_ring, index, &ev);
+	}
+	/* relaxed: an event racing a change of the echo may be echoed or not */
+	uint64_t echoed = __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED);
+	if (echoed && ttrace_kind_info(kind) && echoed & ttrace_kind_info(kind)->category) {
+		echo(&ev, c->id);
 	}
 	return stored;
 }
@@ -265,6 +299,14 @@ int ttrace_control(uint32_t op, uint64_t arg)
 	case TTRACE_OP_UNTRACK_ALL:
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
 		process_untrack_all();
+		break;
+	case TTRACE_OP_ECHO:
+		if (arg & ~TTRACE_CAT_ALL) {
+			err = -EINVAL;
+		} else {
+			/* relaxed: orders nothing, as the mask (set_mask) */
+			__atomic_store_n(&area.hdr->echo, arg, __ATOMIC_RELAXED);
+		}
 		break;
 	default:
 		err = -EINVAL;

@@ -92,6 +92,9 @@ int ttrace_control(uint32_t op, uint64_t arg);
 struct memobj *ttrace_area_object(void);
 struct memobj *ttrace_reader_object(void);
 
+/* Every timer tick on CPU 0: reports echo lines skipped in a second that has ended. */
+void ttrace_tick(void);
+
 /*
  * For the panic block: every CPU's counters, then the last events of
  * cpu's ring, decoded. Lock-free: safe with the other CPUs stopped anywhere.

@@ -185,6 +185,8 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 	       (unsigned)TRACED_PROTOCOL, (unsigned long long)(st.uptime_ns / NS_PER_MS / MS_PER_S),
 	       (unsigned long long)(st.uptime_ns / NS_PER_MS % MS_PER_S));
 	print_tracking(&st);
+	ttrace_category_format(st.echo, names, sizeof(names));
+	printf("echo: %s\n", names);
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];
 		printf(
@@ -451,6 +453,36 @@ static void verb_unregister(const struct trace_verb *verb, int argc, char **argv
 	}
 }
 
+/* echo on|off [CATS]: the kernel's console echo of those categories (all if none). */
+static void verb_echo(const struct trace_verb *verb, int argc, char **argv)
+{
+	struct traced_status st;
+	char why[WHY_MAX], names[CATEGORIES_MAX];
+	uint64_t cats = TTRACE_CAT_ALL;
+	bool on = argc >= 2 && !strcmp(argv[1], "on");
+
+	if (argc < 2 || argc > 3 || (!on && strcmp(argv[1], "off"))) {
+		usage(verb);
+		return;
+	}
+	if (argc == 3 && traced_categories_parse(argv[2], &cats, why, sizeof(why))) {
+		printf("trace: %s\n", why);
+		return;
+	}
+	if (failed(traced_status(&st))) {
+		return;
+	}
+	uint64_t echo = on ? st.echo | cats : st.echo & ~cats;
+	if (failed(traced_request(TRACED_OP_ECHO, echo, NULL, 0, NULL, 0, NULL))) {
+		return;
+	}
+	ttrace_category_format(echo, names, sizeof(names));
+	printf("trace: echo on the console: %s", names);
+	ttrace_category_format(echo & ~st.mask, names, sizeof(names));
+	printf("%s%s%s\n", echo & ~st.mask ? " (not traced now: trace on " : "",
+	       echo & ~st.mask ? names : "", echo & ~st.mask ? ")" : "");
+}
+
 /* A pid word: a number above 0 that fits 32 bits. */
 static bool pid_word(const char *w, uint32_t *pid)
 {
@@ -686,6 +718,7 @@ static const struct trace_verb verbs[] = {
     {"track", "PID...", "record only these processes and what they spawn", verb_track},
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program alone, then print its events", verb_run},
+    {"echo", "on|off [CATS]", "the kernel prints those events on the console too", verb_echo},
     {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies",
      verb_stats},
     {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", verb_hist},

@@ -150,6 +150,7 @@ static int op_status(const struct request *req, struct reply *rep)
 	st.level = req->level;
 	st.pid = req->pid;
 	st.tracking = __atomic_load_n(&h->tracking, __ATOMIC_RELAXED);
+	st.echo = __atomic_load_n(&h->echo, __ATOMIC_RELAXED);
 	tracked_list(&st);
 	memcpy(rep->buf, &st, sizeof(st));
 	rep->len = sizeof(st);
@@ -220,6 +221,14 @@ static int op_untrack(const struct request *req, struct reply *rep)
 					      : control(TTRACE_OP_UNTRACK, req->arg, rep);
 }
 
+static int op_echo(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || req->arg & ~TTRACE_CAT_ALL) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_ECHO, req->arg, rep);
+}
+
 static int op_dump(const struct request *req, struct reply *rep)
 {
 	return dump_page(TRACED_OP_DUMP, req, rep);
@@ -264,6 +273,7 @@ static const struct op {
     [TRACED_OP_TRACK] = {op_track, TRACED_LEVEL_CONTROL},
     [TRACED_OP_UNTRACK] = {op_untrack, TRACED_LEVEL_CONTROL},
     [TRACED_OP_STATS] = {stats_page, TRACED_LEVEL_SELF},
+    [TRACED_OP_ECHO] = {op_echo, TRACED_LEVEL_CONTROL},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))

@@ -38,6 +38,9 @@ static void timer_tick(struct trap_frame *f)
 	uint64_t tick = __atomic_add_fetch(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
 
 	TTRACE(irq_timer, tick);
+	if (!this_cpu()->id) {
+		ttrace_tick();
+	}
 	sched_tick();
 }
 
