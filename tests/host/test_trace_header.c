@@ -144,14 +144,19 @@ struct check_row {
 	"trace header: " reader ", " rings " and " aux " bytes of reader page, rings and aux "     \
 	"mapped; they are 4096, 8192 and 5120"
 
+/* The header's own minor version as text: the major-version rows keep it. */
+#define TEXT_OF(n)  #n
+#define TEXT(n)	    TEXT_OF(n)
+#define MINOR_TEXT TEXT(TTRACE_VERSION_MINOR)
+
 static const struct check_row check_rows[] = {
     {"a good area", SET(magic, TTRACE_MAGIC), NULL},
     {"wrong magic", SET(magic, 0x12345678),
      "trace header: magic 0x12345678, expected 0x43525454: not a trace area"},
     {"another major version", SET(version_major, 2),
-     "trace header: version 2.0, this reader reads 1.x"},
+     "trace header: version 2." MINOR_TEXT ", this reader reads 1.x"},
     {"an older major version", SET(version_major, 0),
-     "trace header: version 0.0, this reader reads 1.x"},
+     "trace header: version 0." MINOR_TEXT ", this reader reads 1.x"},
     {"a newer minor version", SET(version_minor, 7), NULL},
     {"another shared-data layout", SET(shared_layout, 2),
      "trace header: data layouts 2 (shared) and 1 (per-CPU), this reader reads 1 and 1"},
