@@ -114,7 +114,7 @@
  *
  * DATA. TRACED_FORMAT_TEXT gives lines of DESIGN.md's form, each ending
  * in '\n':
- *   [    1.234567] cpu=1 pid=3 tid=3 mem_pf vaddr=0x400000 rip=0x401020 err=0x6 outcome=0
+ *   [    1.234567] cpu=1 pid=3 tid=3 comm=memtest mem_pf vaddr=0x400000 rip=0x401020 err=0x6 ...
  * with lines describing the dump starting with '#':
  *   # lost N events on cpu C          (in place: N entries were overwritten)
  *   # end of dump: N events, L lost   (the last page of a dump)

@@ -43,10 +43,11 @@ const char *ttrace_decoder_syscall(const struct ttrace_decoder *d, uint64_t nr, 
 	return d->syscall_name[nr];
 }
 
-/* What aux_find() looks for, and the newest match so far. */
+/* What aux_find() looks for (the id's bits under id_mask), and the newest match so far. */
 struct find {
 	uint16_t tag;
 	uint64_t id;
+	uint64_t id_mask;
 	uint64_t pos;
 	bool found;
 };
@@ -55,18 +56,21 @@ static bool match(void *ctx, const struct ttrace_aux_record *rec, uint64_t pos)
 {
 	struct find *f = ctx;
 
-	if (rec->tag == f->tag && rec->id == f->id) {
+	if (rec->tag == f->tag && (rec->id & f->id_mask) == f->id) {
 		f->pos = pos; /* keep going: a newer one wins */
 		f->found = true;
 	}
 	return true;
 }
 
-/* The newest aux ring record with tag and id, its string into text (NUL-terminated): 0 or -ENOENT. */
-static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, char *text,
-		    size_t size)
+/*
+ * The newest aux ring record with tag and an id whose bits under id_mask
+ * are id, its string into text (NUL-terminated): 0 or -ENOENT.
+ */
+static int aux_find(const struct ttrace_area *a, uint16_t tag, uint64_t id, uint64_t id_mask,
+		    char *text, size_t size)
 {
-	struct find f = {.tag = tag, .id = id};
+	struct find f = {.tag = tag, .id = id, .id_mask = id_mask};
 	struct ttrace_aux_record rec;
 
 	ttrace_aux_walk(a, match, &f);
@@ -89,8 +93,30 @@ const struct uevent_def *ttrace_decoder_uevent(struct ttrace_decoder *d, uint32_
 	 */
 	if (s->key != key) {
 		s->key = key;
-		s->found = !aux_find(d->area, TTRACE_AUX_USER_EVENT, key, text, sizeof(text)) &&
+		s->found = !aux_find(d->area, TTRACE_AUX_USER_EVENT, key, UINT64_MAX, text,
+				     sizeof(text)) &&
 			   !uevent_parse(text, __builtin_strlen(text), &s->def, NULL, 0);
 	}
 	return s->found ? &s->def : NULL;
+}
+
+const char *ttrace_decoder_comm(struct ttrace_decoder *d, uint32_t pid)
+{
+	struct ttrace_comm *c = &d->comm[pid % TTRACE_DECODER_COMMS];
+
+	if (!pid) {
+		return "kernel";
+	}
+	if (c->pid != pid) {
+		c->pid = pid;
+		/* A spawn record's id: pid | parent << 32 (abi/trace.h). */
+		c->found = !aux_find(d->area, TTRACE_AUX_PROC, pid, UINT32_MAX, c->name,
+				     sizeof(c->name));
+		for (char *p = c->name; *p; p++) {
+			if (*p <= ' ' || *p > '~') {
+				*p = '?';
+			}
+		}
+	}
+	return c->found && c->name[0] ? c->name : "?";
 }

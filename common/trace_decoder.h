@@ -7,6 +7,7 @@
  * registered (tag TTRACE_AUX_USER_EVENT, id UEVENT_AUX_ID(id, generation)):
  * it is looked up on the first event of that id and generation, parsed,
  * and kept, since a definition never changes under its id and generation.
+ * A program's name is the record the kernel writes when it spawns it.
  *
  * Every reader that prints events (traced, the kernel's flight recorder,
  * the host tools) decodes through one of these, so they print the same
@@ -23,6 +24,8 @@
 #include "common/trace_header.h"
 
 #define TTRACE_DECODER_SYSCALLS 256 /* syscall numbers the name table covers */
+#define TTRACE_DECODER_COMMS	64  /* program names it keeps, by pid */
+#define TTRACE_COMM_MAX		32  /* bytes of a program name, with its NUL */
 
 /* One user event's definition, as the decoder keeps it. */
 struct ttrace_uevent_slot {
@@ -31,8 +34,16 @@ struct ttrace_uevent_slot {
 	struct uevent_def def; /* valid when found */
 };
 
+/* A pid's program name, as the decoder keeps it. */
+struct ttrace_comm {
+	uint32_t pid; /* 0: empty */
+	uint8_t found; /* name holds it; else its spawn record was evicted */
+	char name[TTRACE_COMM_MAX];
+};
+
 struct ttrace_decoder {
 	const struct ttrace_area *area;
+	struct ttrace_comm comm[TTRACE_DECODER_COMMS]; /* by pid % TTRACE_DECODER_COMMS */
 	const char *syscall_name[TTRACE_DECODER_SYSCALLS]; /* into the durable aux; NULL: none */
 	uint16_t syscall_len[TTRACE_DECODER_SYSCALLS];
 	struct ttrace_uevent_slot *uevents; /* UEVENT_MAX of them, by id; NULL: print raw */
@@ -45,6 +56,14 @@ struct ttrace_decoder {
  */
 void ttrace_decoder_init(struct ttrace_decoder *d, const struct ttrace_area *a,
 			 struct ttrace_uevent_slot *uevents);
+
+/*
+ * The program name of pid: from the aux record the kernel writes at every
+ * spawn (tag PROC), found once and kept (pids are never reused), "kernel"
+ * for pid 0, or "?" when that record was evicted. Bytes that would break
+ * a line are '?'.
+ */
+const char *ttrace_decoder_comm(struct ttrace_decoder *d, uint32_t pid);
 
 /* The name of syscall nr (len bytes, no NUL in *len), or NULL if the aux has none. */
 const char *ttrace_decoder_syscall(const struct ttrace_decoder *d, uint64_t nr, size_t *len);

@@ -93,10 +93,11 @@ static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t
 
 /* What every line starts with: the time and who. */
 static void put_prefix(struct format_buf *l, const struct ttrace_record *rec,
-		       const struct ttrace_area *a)
+		       struct ttrace_decoder *d)
 {
-	put_time(l, rec->ts, a->hdr);
-	format_buf_printf(l, " cpu=%u pid=%u tid=%u", rec->cpu, rec->pid, rec->tid);
+	put_time(l, rec->ts, d->area->hdr);
+	format_buf_printf(l, " cpu=%u pid=%u tid=%u comm=%s", rec->cpu, rec->pid, rec->tid,
+			  ttrace_decoder_comm(d, rec->pid));
 }
 
 /* A user event decoded with its definition: "user:name a=1 s=\"hi\"". */
@@ -141,7 +142,7 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 	const struct ttrace_kind_info *k = ttrace_kind_info(rec->kind);
 	struct format_buf l = format_buf_start(buf, size);
 
-	put_prefix(&l, rec, d->area);
+	put_prefix(&l, rec, d);
 	if (!k) {
 		format_buf_printf(&l, " kind=%u", rec->kind);
 		for (uint32_t n = 0; n < TTRACE_HEAD_WORDS; n++) {

@@ -1,7 +1,7 @@
 /*
  * trace_format: one event as the line people read and tools parse,
  *
- *   [    1.234567] cpu=1 pid=3 tid=3 mem_pf vaddr=0x400000 rip=0x401020 err=0x6 outcome=0
+ *   [    1.234567] cpu=1 pid=3 tid=3 comm=memtest mem_pf vaddr=0x400000 rip=0x401020 err=0x6 ...
  *
  * the same in the kernel's flight recorder and in traced. Arguments are
  * named and printed as the kind table says (abi/trace_kinds.def); a
@@ -25,7 +25,7 @@
  * when tsc_hz is 0); names and strings come through decoder d. Kinds the
  * table does not know print as kind=N with their first five words. A user
  * event prints decoded with its definition,
- *   [    1.234567] cpu=1 pid=3 tid=3 user:name a=1 s="hi"
+ *   [    1.234567] cpu=1 pid=3 tid=3 comm=demo user:name a=1 s="hi"
  * or, when d has none for it, raw: its id, generation and length
  * (abi/uevent.h) and its payload words.
  */

@@ -220,10 +220,15 @@ static void names_area(struct ttrace_area *a, uint64_t tsc_hz, bool with_names)
 	}
 }
 
-static uint64_t write_name(const struct ttrace_area *a, const char *name)
+#define NAMES_PID 99 /* the names below are its: no event row has this pid */
+
+/* Writes a spawn record (tag PROC, id pid | parent << 32) naming pid, as the kernel does. */
+static uint64_t write_proc(const struct ttrace_area *a, uint32_t pid, const char *name)
 {
-	struct ttrace_aux_item it = {
-	    .tag = TTRACE_AUX_PROC, .id = 3, .str = name, .len = (uint32_t)strlen(name)};
+	struct ttrace_aux_item it = {.tag = TTRACE_AUX_PROC,
+				     .id = pid | 1ull << 32,
+				     .str = name,
+				     .len = (uint32_t)strlen(name)};
 	uint64_t ref;
 
 	if (ttrace_aux_write(a, &it, &ref)) {
@@ -253,13 +258,15 @@ TEST(trace_format_prints_one_line_an_event)
 	names_area(&a, HZ, false);
 	memset(long_name, 'n', 100);
 	long_name[100] = '\0';
-	evicted = write_name(&a, "gone");
+	write_proc(&a, 8, "old");
+	evicted = write_proc(&a, NAMES_PID, "gone");
 	for (int i = 0; i < 200; i++) {
-		write_name(&a, "filler");
+		write_proc(&a, NAMES_PID, "filler");
 	}
-	init = write_name(&a, "init");
-	quoted = write_name(&a, "a \"b\"\n");
-	longer = write_name(&a, long_name);
+	write_proc(&a, 7, "memtest");
+	init = write_proc(&a, NAMES_PID, "init");
+	quoted = write_proc(&a, NAMES_PID, "a \"b\"\n");
+	longer = write_proc(&a, NAMES_PID, long_name);
 
 	const struct {
 		const char *name;
@@ -273,30 +280,36 @@ TEST(trace_format_prints_one_line_an_event)
 	      .tid = 3,
 	      .kind = TTRACE_KIND_mem_pf,
 	      .data = {0x400000, 0x401020, 6, TTRACE_PF_MAPPED}},
-	     "[    1.234567] cpu=1 pid=3 tid=3 mem_pf vaddr=0x400000 rip=0x401020 err=0x6 "
+	     "[    1.234567] cpu=1 pid=3 tid=3 comm=? mem_pf vaddr=0x400000 rip=0x401020 err=0x6 "
 	     "outcome=0"},
+	    {"a program's name, from its spawn record",
+	     {.ts = BOOT, .pid = 7, .tid = 9, .kind = TTRACE_KIND_test_tick, .data = {1}},
+	     "[    0.000000] cpu=0 pid=7 tid=9 comm=memtest test_tick seq=1"},
+	    {"a program whose spawn record was evicted",
+	     {.ts = BOOT, .pid = 8, .tid = 10, .kind = TTRACE_KIND_test_tick, .data = {2}},
+	     "[    0.000000] cpu=0 pid=8 tid=10 comm=? test_tick seq=2"},
 	    {"a negative result",
 	     {.ts = BOOT, .kind = TTRACE_KIND_syscall_exit, .data = {7, (uint64_t)-22}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 syscall_exit nr=7 result=-22"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_exit nr=7 result=-22"},
 	    {"before boot_tsc",
 	     {.ts = 10, .kind = TTRACE_KIND_irq_entry, .data = {32}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 irq_entry vector=32"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel irq_entry vector=32"},
 	    {"a name in aux",
 	     {.ts = BOOT + 999999999999, .kind = TTRACE_KIND_proc_spawn, .data = {3, 1, init}},
-	     "[  999.999999] cpu=0 pid=0 tid=0 proc_spawn pid=3 parent=1 name=\"init\""},
+	     "[  999.999999] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=3 parent=1 name=\"init\""},
 	    {"a name evicted from aux",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {4, 1, evicted}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 proc_spawn pid=4 parent=1 name=<evicted>"},
-	    /* init is at 64 + 201 * 40 = 0x1fa8: past "gone" and the fillers */
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=4 parent=1 name=<evicted>"},
+	    /* init is at 64 + 203 * 40 = 0x1ff8: past "old", "gone", the fillers and "memtest" */
 	    {"a reference to no record",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {4, 1, init + 8}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 proc_spawn pid=4 parent=1 name=<bad 0x1fb0>"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=4 parent=1 name=<bad 0x2000>"},
 	    {"a name with quotes",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {5, 1, quoted}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 proc_spawn pid=5 parent=1 name=\"a ?b??\""},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=5 parent=1 name=\"a ?b??\""},
 	    {"a long name",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {6, 1, longer}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 proc_spawn pid=6 parent=1 "
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=6 parent=1 "
 	     "name=\"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...\""},
 	    {"a user event",
 	     {.ts = BOOT,
@@ -305,13 +318,13 @@ TEST(trace_format_prints_one_line_an_event)
 	      .kind = TTRACE_KIND_user,
 	      .ncont = 1,
 	      .data = {UEVENT_WORD0(3, 2, 20), 0x10, 0, 0x20}},
-	     "[    0.000000] cpu=0 pid=9 tid=10 user event=3 gen=2 len=20 data=0x10,0x0,0x20"},
+	     "[    0.000000] cpu=0 pid=9 tid=10 comm=? user event=3 gen=2 len=20 data=0x10,0x0,0x20"},
 	    {"a user event without payload",
 	     {.ts = BOOT, .kind = TTRACE_KIND_user, .data = {UEVENT_WORD0(4, 1, 0)}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 user event=4 gen=1 len=0"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel user event=4 gen=1 len=0"},
 	    {"a kind the table does not know",
 	     {.ts = BOOT, .kind = 999, .data = {1, 2}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 kind=999 d0=0x1 d1=0x2 d2=0x0 d3=0x0 d4=0x0"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel kind=999 d0=0x1 d1=0x2 d2=0x0 d3=0x0 d4=0x0"},
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -334,13 +347,13 @@ TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 	names_area(&a, HZ, true);
 	format(line, sizeof(line), &rec, &a);
 	CHECK_EQ_STR(line,
-		     "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=7 name=spawn a0=0x1000 "
+		     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_entry nr=7 name=spawn a0=0x1000 "
 		     "a1=0x0 a2=0x0",
 		     "a known syscall");
 	rec.data[0] = 999;
 	format(line, sizeof(line), &rec, &a);
 	CHECK_EQ_STR(
-	    line, "[    0.000000] cpu=0 pid=0 tid=0 syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
+	    line, "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
 	    "a number no syscall has");
 	test_area_put(&a);
 }
@@ -374,13 +387,13 @@ TEST(trace_format_decodes_user_events_with_their_definition_from_aux)
 	rec.data[0] = UEVENT_WORD0(7, 1, 7);
 	memcpy(&rec.data[1], payload, 7);
 	format(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 user:demo a=1 s=\"hi\"", "fields");
+	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 comm=? user:demo a=1 s=\"hi\"", "fields");
 	rec.data[0] = UEVENT_WORD0(8, 1, 0);
 	format(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 user:empty", "no fields");
+	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 comm=? user:empty", "no fields");
 	rec.data[0] = UEVENT_WORD0(8, 3, 0);
 	format(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 user event=8 gen=3 len=0",
+	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 comm=? user event=8 gen=3 len=0",
 		     "a generation without a definition prints raw, never with another's");
 	test_area_put(&a);
 }
@@ -392,7 +405,7 @@ TEST(trace_format_without_a_tsc_rate_and_cut_short)
 	char line[16];
 
 	names_area(&a, 0, false);
-	CHECK_EQ_INT(format(line, sizeof(line), &rec, &a), 43, "whole length");
+	CHECK_EQ_INT(format(line, sizeof(line), &rec, &a), 55, "whole length");
 	CHECK_EQ_STR(line, "[123456] cpu=0 ", "cut, NUL-terminated");
 	test_area_put(&a);
 }
