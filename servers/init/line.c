@@ -29,6 +29,7 @@ static void erase(unsigned n)
 bool shell_read_line(char *line)
 {
 	unsigned len = 0;
+	bool too_long = false; /* keys came past the buffer: the line is refused, not cut */
 
 	for (;;) {
 		char c;
@@ -47,6 +48,10 @@ bool shell_read_line(char *line)
 		if (c == '\r' || c == '\n') {
 			echo("\n");
 			line[len] = '\0';
+			if (too_long) {
+				printf("line too long (max %d characters)\n", LINE_MAX - 1);
+				return false;
+			}
 			return true;
 		}
 		if (c == KEY_CTRL_C) {
@@ -59,10 +64,13 @@ bool shell_read_line(char *line)
 		} else if (c == CTRL_U) {
 			erase(len);
 			len = 0;
+			too_long = false;
 		} else if (c >= ' ' && c < DELETE && len + 1 < LINE_MAX) {
 			line[len++] = c;
 			char s[2] = {c, '\0'};
 			echo(s);
+		} else if (c >= ' ' && c < DELETE) {
+			too_long = true;
 		}
 	}
 }
