@@ -17,6 +17,9 @@
 #define NS_PER_US 1000u
 #define STACK_MAX 16 /* a thread's open slices: a syscall and the IPC call inside it, ... */
 
+/* The largest integer every JSON reader holds exactly (a double's mantissa). */
+#define JSON_INT_MAX (1ull << 53)
+
 #define SLICE_SYSCALL 1
 #define SLICE_IPC     2
 
@@ -141,11 +144,17 @@ static void fields_args(struct pf *p, const struct tfields *fs)
 		fputc(':', p->out);
 		switch (f->type) {
 		case TFIELD_UNSIGNED:
-			fprintf(p->out, "%llu", (unsigned long long)f->value);
+			/* Beyond 2^53 a JSON number loses digits in most readers: a string keeps
+			 * them. */
+			fprintf(p->out, f->value > JSON_INT_MAX ? "\"%llu\"" : "%llu",
+				(unsigned long long)f->value);
 			break;
-		case TFIELD_SIGNED:
-			fprintf(p->out, "%lld", (long long)f->value);
+		case TFIELD_SIGNED: {
+			int64_t v = (int64_t)f->value;
+			bool exact = v <= (int64_t)JSON_INT_MAX && v >= -(int64_t)JSON_INT_MAX;
+			fprintf(p->out, exact ? "%lld" : "\"%lld\"", (long long)v);
 			break;
+		}
 		case TFIELD_HEX:
 			fprintf(p->out, "\"0x%llx\"", (unsigned long long)f->value);
 			break;

@@ -4,7 +4,8 @@ people open their output with.
 
     check_converters.py SPOOR_TRACE GEN
 
-writes test traces with GEN (the sample, the lossy sample, random ones),
+writes test traces with GEN (the sample, the lossy sample, an empty one,
+random ones),
 converts each and checks, for each file:
 
 - ctf: `babeltrace2 DIR` reads it with no warning when nothing was lost,
@@ -281,7 +282,7 @@ def main(argv):
         return 1
     with tempfile.TemporaryDirectory(prefix="spoor-trace-check.") as workdir:
         files = []
-        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"])] + [
+        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"])] + [
             (f"random{n}", ["random", str(n)]) for n in range(1, 9)
         ]:
             path = os.path.join(workdir, name + ".spoor")

@@ -192,6 +192,9 @@ struct out {
 
 static void put(struct out *o, const void *p, size_t n)
 {
+	if (!n) {
+		return;
+	}
 	if (o->len + n > o->cap) {
 		o->cap = 2 * (o->len + n);
 		o->buf = grow(o->buf, o->cap);
