@@ -5,6 +5,7 @@
  */
 #include <spoor.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "init.h"
 
@@ -34,7 +35,10 @@ bool shell_read_line(char *line)
 	for (;;) {
 		char c;
 		long n = sys_console_read(CAP_SLOT_CONSOLE, &c, 1, REAP_INTERVAL_NS);
-		if (n <= 0) {
+		if (n < 0) {
+			exit(1); /* no console to read: a shell without one has nothing to do */
+		}
+		if (!n) {
 			/* Reported on lines of their own, then the prompt and the line so far
 			 * again. */
 			if (jobs_reap_pending()) {

@@ -3,6 +3,11 @@
  *   sleep-max  a thread that sleeps UINT64_MAX ns is still asleep after
  *              WATCH_NS (the deadline saturates instead of wrapping):
  *              "edges: sleep-max ok (still asleep after 300 ms)"
+ *   mute PROG  starts PROG with no capability at all and waits for it:
+ *              without the console capability nothing it does may reach
+ *              the console. Prints "edges: mute begin" and "edges: mute
+ *              end (status S)" around it; the test checks nothing came
+ *              between them.
  * Prints one line; exit status 1 when the check fails.
  */
 #include <spoor.h>
@@ -42,11 +47,30 @@ static int sleep_max(void)
 	return 0; /* exit ends the sleeper with the process */
 }
 
+static int mute(const char *prog)
+{
+	struct spawn_args sa = {.name = (uint64_t)(uintptr_t)prog};
+	int64_t status = -1;
+
+	printf("edges: mute begin\n");
+	long slot = sys_spawn(&sa);
+	if (slot < 0) {
+		printf("edges: mute: spawn %s: %s\n", prog, strerror((int)-slot));
+		return 1;
+	}
+	long err = sys_wait((int)slot, &status, TIMEOUT_FOREVER);
+	printf("edges: mute end (status %lld)\n", err ? (long long)err : (long long)status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "sleep-max")) {
 		return sleep_max();
 	}
-	printf("edges: usage: edges sleep-max\n");
+	if (argc == 3 && !strcmp(argv[1], "mute")) {
+		return mute(argv[2]);
+	}
+	printf("edges: usage: edges sleep-max | mute PROG\n");
 	return 2;
 }
