@@ -59,14 +59,14 @@
  * WRITING AN EVENT (the kernel, on the ring's own CPU with preemption off;
  * interrupts may nest other writes inside it).
  *  W1. Reserve all 1 + ncont indices in one atomic step on cpu[c].head, so
- *      a nested write gets the indices after them. Overwrite mode: an
- *      atomic add. Drop mode: load the reader's tail and clear_index with
- *      acquire (pairing with the release stores of DROP MODE and CLEAR);
- *      with keep = max(tail, clear_index), at most head: if
- *      head + n - keep > ring_entries, add n to cpu[c].dropped and stop;
- *      else compare-and-swap head with release ordering (pairs with the
- *      acquire loads of head in R1-R5: a reader that sees the reservation
- *      sees the clear it used).
+ *      a nested write gets the indices after them, with release ordering
+ *      (pairs with the acquire loads of head in R1-R5). Overwrite mode: an
+ *      atomic add (on x86 the locked add is a release already). Drop mode:
+ *      load the reader's tail and clear_index with acquire (pairing with
+ *      the release stores of DROP MODE and CLEAR); with keep = max(tail,
+ *      clear_index), at most head: if head + n - keep > ring_entries, add
+ *      n to cpu[c].dropped and stop; else compare-and-swap head (a reader
+ *      that sees the reservation sees the clear it used).
  *  W2. In each slot store ts = TTRACE_TS_WRITING, then the other seven
  *      words, all with release ordering: whoever sees one of them also sees
  *      the reservation, and the marking before it (pairs with the acquire
@@ -91,12 +91,14 @@
  *      up to H - N were overwritten: count them lost, i = H - N, not
  *      synced.
  *  R3. Load word 1 of slot i (seq, kind, cpu, ctx) with acquire, then ts
- *      with acquire.
- *      - ts == TTRACE_TS_WRITING, or seq != low 32 bits of i: the slot is
- *        being written or still holds an older lap. Reload head; if now
- *        H - i > N go to R2 (lapped), else stop and retry later.
- *      - ts bit 0 set: a continuation. Synced: an older lap, as above.
- *        Not synced: its head entry was overwritten: count 1 lost, i++.
+ *      with acquire, and test them in this order:
+ *      - ts == TTRACE_TS_WRITING: the slot is being written. Reload head;
+ *        if now H - i > N go to R2 (lapped), else stop and retry later.
+ *      - ts bit 0 set: a continuation (its word 1 is payload, not a seq).
+ *        Synced: an older lap, as above. Not synced: its head entry was
+ *        overwritten: count 1 lost, i++.
+ *      - seq != low 32 bits of i: the slot still holds an older lap, as
+ *        for a slot being written.
  *      A match is not proof yet: word 1 may be an older continuation's
  *      payload that happens to look like seq i, read just before the
  *      writer of i began. R5 settles it.
@@ -108,8 +110,11 @@
  *      as in R5. Copy its words 1..7 with acquire loads.
  *  R5. Re-check, each load after the ones before it (acquire): word 1 and
  *      then ts of slot i must be unchanged, else a writer started on the
- *      slot since R3 (W2: it changed ts first, and ts never comes back to
- *      the same value, W3): go to R3. Then reload head as H2. If
+ *      slot since R3: go to R3. One write since R3 always shows (W2 stored
+ *      TTRACE_TS_WRITING first, and W3 publishes a ts unlike the one the
+ *      slot held); two or more could bring an old ts back, but each needs
+ *      the ring to lap, which the head check that follows catches. Then
+ *      reload head as H2. If
  *      H2 - i > N, a writer reserved one of the event's slots again and may
  *      have written into the copy (it would have been seen: W2): discard
  *      the copy; reload clear_index as in R2 and go to R1 if i is below

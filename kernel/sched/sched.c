@@ -387,7 +387,9 @@ int sched_sleep(uint64_t ns)
 		return -EINTR;
 	}
 	__atomic_store_n(&t->state, THREAD_SLEEPING, __ATOMIC_SEQ_CST);
-	sched_timer_add(t, timer_now_ns() + ns);
+	/* Saturated: a sleep past the end of time is a sleep for ever, not a wrapped short one. */
+	uint64_t now = timer_now_ns();
+	sched_timer_add(t, ns > UINT64_MAX - now ? UINT64_MAX : now + ns);
 	sched_block_check_kill(t);
 	schedule();
 	sched_timer_remove(t);

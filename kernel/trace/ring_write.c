@@ -13,11 +13,12 @@ bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index
 	/* relaxed: a write racing a mode change may use either mode; both count exactly */
 	if (__atomic_load_n(&r->hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP) {
 		/*
-		 * relaxed: one locked instruction, so an interrupt on this CPU
-		 * cannot split it. Readers learn of the reservation through the
-		 * release stores that follow it in commit (W2).
+		 * release: pairs with the readers' acquire loads of head (R1-R5),
+		 * as the drop-mode compare-and-swap's does (W1); one locked
+		 * instruction on x86, so it costs nothing over relaxed, and an
+		 * interrupt on this CPU cannot split it.
 		 */
-		*index = __atomic_fetch_add(&s->head, nslots, __ATOMIC_RELAXED);
+		*index = __atomic_fetch_add(&s->head, nslots, __ATOMIC_RELEASE);
 		return true;
 	}
 	/* relaxed: a nested write moving head makes the compare-and-swap below retry */

@@ -17,7 +17,10 @@
 /* Ctrl-C as the console delivers it. */
 #define KEY_CTRL_C 0x03
 
-/* Reads one edited line into line (LINE_MAX bytes); false when Ctrl-C cancelled it. */
+/*
+ * Reads one edited line into line (LINE_MAX bytes); false when Ctrl-C
+ * cancelled it or it was longer than the buffer (said on the console).
+ */
 bool shell_read_line(char *line);
 
 /* Runs one command line. */

@@ -5,6 +5,7 @@
  */
 #include <spoor.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "init.h"
 
@@ -29,11 +30,15 @@ static void erase(unsigned n)
 bool shell_read_line(char *line)
 {
 	unsigned len = 0;
+	bool too_long = false; /* keys came past the buffer: the line is refused, not cut */
 
 	for (;;) {
 		char c;
 		long n = sys_console_read(CAP_SLOT_CONSOLE, &c, 1, REAP_INTERVAL_NS);
-		if (n <= 0) {
+		if (n < 0) {
+			exit(1); /* no console to read: a shell without one has nothing to do */
+		}
+		if (!n) {
 			/* Reported on lines of their own, then the prompt and the line so far
 			 * again. */
 			if (jobs_reap_pending()) {
@@ -47,6 +52,10 @@ bool shell_read_line(char *line)
 		if (c == '\r' || c == '\n') {
 			echo("\n");
 			line[len] = '\0';
+			if (too_long) {
+				printf("line too long (max %d characters)\n", LINE_MAX - 1);
+				return false;
+			}
 			return true;
 		}
 		if (c == KEY_CTRL_C) {
@@ -59,10 +68,13 @@ bool shell_read_line(char *line)
 		} else if (c == CTRL_U) {
 			erase(len);
 			len = 0;
+			too_long = false;
 		} else if (c >= ' ' && c < DELETE && len + 1 < LINE_MAX) {
 			line[len++] = c;
 			char s[2] = {c, '\0'};
 			echo(s);
+		} else if (c >= ' ' && c < DELETE) {
+			too_long = true;
 		}
 	}
 }

@@ -100,7 +100,7 @@ static void flush(struct stream *s, uint32_t cpu, struct ctf *c)
 	at += sizeof(words64);
 	memcpy(head + at, &cpu, sizeof(cpu));
 	if (fwrite(head, 1, sizeof(head), s->out) != sizeof(head) ||
-	    fwrite(s->buf, 1, s->len, s->out) != s->len) {
+	    (s->len && fwrite(s->buf, 1, s->len, s->out) != s->len)) {
 		c->err = -EIO;
 	}
 	s->seq++;

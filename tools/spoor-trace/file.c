@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
+
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "saved traces are little-endian: this reader copies their fields as they are"
 #endif
@@ -66,16 +68,6 @@ static int refuse(struct parser *p, uint64_t at, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-static uint64_t fnv1a(const uint8_t *d, uint64_t n)
-{
-	uint64_t h = TTRACE_FNV_OFFSET;
-
-	for (uint64_t i = 0; i < n; i++) {
-		h = (h ^ d[i]) * TTRACE_FNV_PRIME;
-	}
-	return h;
 }
 
 static bool is_pow2(uint64_t v)
@@ -275,7 +267,7 @@ static int parse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t l
 			 const char *what)
 {
 	for (uint64_t i = 0; i < len;) {
-		struct ttrace_aux_record r;
+		struct ttrace_aux_record r = {0};
 
 		if (len - i >= sizeof(r)) {
 			memcpy(&r, p->d + at + i, sizeof(r));
@@ -357,13 +349,13 @@ static int parse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint6
 	for (uint32_t c = 0; c < f->hdr.num_cpus; c++) {
 		uint64_t at = payload + c * sizeof(struct ttrace_file_ledger);
 		struct ttrace_file_ledger *l = &f->ledger[c];
-		uint64_t sum;
-
 		memcpy(l, p->d + at, sizeof(*l));
-		bool wrapped = __builtin_add_overflow(l->stored, l->overwritten, &sum) ||
-			       __builtin_add_overflow(sum, l->dropped, &sum) ||
-			       __builtin_add_overflow(sum, l->cleared, &sum);
-		if (wrapped || sum != l->emitted) {
+		/*
+		 * Modulo 2^64, as the writer computes the counters (abi/trace.h
+		 * ACCOUNTING): the identity holds exactly even in a snapshot whose
+		 * overwritten wrapped.
+		 */
+		if (l->stored + l->overwritten + l->dropped + l->cleared != l->emitted) {
 			return refuse(
 			    p, at,
 			    "cpu %u's ledger does not add up: emitted %llu is not stored + "
@@ -390,7 +382,7 @@ static int parse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t
 			      (unsigned long long)size, sizeof(*e));
 	}
 	memcpy(e, p->d + payload, sizeof(*e));
-	uint64_t sum = fnv1a(p->d, head);
+	uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, p->d, head);
 	if (e->checksum != sum) {
 		return refuse(p, payload + offsetof(struct ttrace_file_end, checksum),
 			      "checksum 0x%016llx, the bytes before the END section give 0x%016llx",

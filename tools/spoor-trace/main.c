@@ -135,6 +135,7 @@ static int read_all(const char *path, uint8_t **data, size_t *size)
 	if (!in) {
 		return -errno;
 	}
+	errno = 0;
 	for (;;) {
 		uint8_t *more = realloc(buf, cap);
 		if (!more) {
@@ -149,7 +150,7 @@ static int read_all(const char *path, uint8_t **data, size_t *size)
 		}
 		cap *= 2;
 	}
-	int err = ferror(in) ? -EIO : 0;
+	int err = ferror(in) ? -(errno ? errno : EIO) : 0;
 	fclose(in);
 	if (err) {
 		free(buf);

@@ -17,10 +17,19 @@
 #define NS_PER_US 1000u
 #define STACK_MAX 16 /* a thread's open slices: a syscall and the IPC call inside it, ... */
 
+/* The largest integer every JSON reader holds exactly (a double's mantissa). */
+#define JSON_INT_MAX (1ull << 53)
+
 #define SLICE_SYSCALL 1
 #define SLICE_IPC     2
 
+/*
+ * A thread, by pid and tid (a tid may come back under another pid); or,
+ * keyed by CALLER_KEY(tid), which pid's thread tid has an IPC call open,
+ * since a reply names its caller by tid alone.
+ */
 struct thr {
+	uint64_t key;
 	uint32_t tid;
 	uint32_t pid;
 	bool used;
@@ -34,7 +43,7 @@ struct pf {
 	struct tview *v;
 	FILE *out;
 	bool comma;
-	struct thr *thr; /* open addressing by tid */
+	struct thr *thr; /* open addressing by key */
 	size_t cap, len;
 	uint64_t flows;
 	uint64_t cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest time */
@@ -43,12 +52,16 @@ struct pf {
 	int err;
 };
 
-static size_t slot_of(uint32_t tid, size_t cap)
+#define THREAD_KEY(pid, tid) ((uint64_t)(pid) << 32 | (tid))
+#define CALLER_KEY(tid)	     (1ull << 63 | (tid))
+
+static size_t slot_of(uint64_t key, size_t cap)
 {
-	return (size_t)(((uint64_t)tid * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
-static struct thr *thread(struct pf *p, uint32_t tid, uint32_t pid)
+/* The entry of key, made if new (with tid and pid); NULL when out of memory. */
+static struct thr *entry(struct pf *p, uint64_t key, uint32_t tid, uint32_t pid)
 {
 	if (2 * (p->len + 1) > p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 256;
@@ -59,7 +72,7 @@ static struct thr *thread(struct pf *p, uint32_t tid, uint32_t pid)
 		}
 		for (size_t i = 0; i < p->cap; i++) {
 			if (p->thr[i].used) {
-				size_t j = slot_of(p->thr[i].tid, cap);
+				size_t j = slot_of(p->thr[i].key, cap);
 				while (t[j].used) {
 					j = (j + 1) & (cap - 1);
 				}
@@ -70,18 +83,24 @@ static struct thr *thread(struct pf *p, uint32_t tid, uint32_t pid)
 		p->thr = t;
 		p->cap = cap;
 	}
-	size_t i = slot_of(tid, p->cap);
-	while (p->thr[i].used && p->thr[i].tid != tid) {
+	size_t i = slot_of(key, p->cap);
+	while (p->thr[i].used && p->thr[i].key != key) {
 		i = (i + 1) & (p->cap - 1);
 	}
 	struct thr *t = &p->thr[i];
 	if (!t->used) {
 		t->used = true;
+		t->key = key;
 		t->tid = tid;
 		t->pid = pid;
 		p->len++;
 	}
 	return t;
+}
+
+static struct thr *thread(struct pf *p, uint32_t pid, uint32_t tid)
+{
+	return entry(p, THREAD_KEY(pid, tid), tid, pid);
 }
 
 static void json_string(FILE *out, const char *s)
@@ -125,11 +144,17 @@ static void fields_args(struct pf *p, const struct tfields *fs)
 		fputc(':', p->out);
 		switch (f->type) {
 		case TFIELD_UNSIGNED:
-			fprintf(p->out, "%llu", (unsigned long long)f->value);
+			/* Beyond 2^53 a JSON number loses digits in most readers: a string keeps
+			 * them. */
+			fprintf(p->out, f->value > JSON_INT_MAX ? "\"%llu\"" : "%llu",
+				(unsigned long long)f->value);
 			break;
-		case TFIELD_SIGNED:
-			fprintf(p->out, "%lld", (long long)f->value);
+		case TFIELD_SIGNED: {
+			int64_t v = (int64_t)f->value;
+			bool exact = v <= (int64_t)JSON_INT_MAX && v >= -(int64_t)JSON_INT_MAX;
+			fprintf(p->out, exact ? "%lld" : "\"%lld\"", (long long)v);
 			break;
+		}
 		case TFIELD_HEX:
 			fprintf(p->out, "\"0x%llx\"", (unsigned long long)f->value);
 			break;
@@ -239,13 +264,20 @@ static void instant(struct pf *p, uint64_t ns, uint32_t pid, uint32_t tid, const
 static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttrace_record *r,
 		      struct tclass *k)
 {
-	struct thr *caller = thread(p, (uint32_t)r->data[2], 0);
+	uint32_t caller_tid = (uint32_t)r->data[2];
+	struct thr *call = entry(p, CALLER_KEY(caller_tid), caller_tid, 0);
 	uint32_t at;
 
-	if (!caller) {
+	if (!call) {
 		return;
 	}
-	t = thread(p, r->tid, r->pid); /* may have moved when the table grew */
+	uint32_t caller_pid = call->pid;
+	/* Each lookup may grow the table and move the others: the last two find what exists. */
+	if (!thread(p, caller_pid, caller_tid)) {
+		return;
+	}
+	t = thread(p, r->pid, r->tid);
+	struct thr *caller = thread(p, caller_pid, caller_tid);
 	for (at = caller->depth; at && caller->stack[at - 1] != SLICE_IPC; at--) {
 	}
 	if (!at || caller == t || t->depth == STACK_MAX) {
@@ -268,8 +300,9 @@ static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttr
 
 static void event(struct pf *p, const struct ttrace_record *r)
 {
-	struct thr *t = thread(p, r->tid, r->pid);
+	struct thr *t = thread(p, r->pid, r->tid);
 	struct tclass k;
+	struct thr *call;
 	char name[TVIEW_NAME_MAX + 32];
 
 	if (!t) {
@@ -278,7 +311,6 @@ static void event(struct pf *p, const struct ttrace_record *r)
 	uint64_t ns = tview_ns(p->v, r->ts);
 	ns = ns > t->last_ns ? ns : t->last_ns;
 	t->last_ns = ns;
-	t->pid = r->pid;
 	p->cpu_ns[r->cpu] = ns > p->cpu_ns[r->cpu] ? ns : p->cpu_ns[r->cpu];
 	p->end_ns = ns > p->end_ns ? ns : p->end_ns;
 	tfields_classify(p->v, r, &k);
@@ -302,6 +334,10 @@ static void event(struct pf *p, const struct ttrace_record *r)
 	case TTRACE_KIND_ipc_call:
 		open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_call", r, &k);
 		t->call_ns = ns;
+		call = entry(p, CALLER_KEY(r->tid), r->tid, r->pid);
+		if (call) {
+			call->pid = r->pid;
+		}
 		break;
 	case TTRACE_KIND_ipc_reply:
 		ipc_reply(p, t, ns, r, &k);

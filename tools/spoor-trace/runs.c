@@ -32,7 +32,7 @@ void truns_item(struct truns *r, const struct tfile_item *item)
 {
 	if (item->lost) {
 		struct truns_cpu *c = &r->cpu[item->lost_cpu];
-		if (c->known) {
+		if (c->started) {
 			report(r, item->lost_cpu, c->tid, c->since, c->last);
 		}
 		c->known = c->started = false;
@@ -41,34 +41,34 @@ void truns_item(struct truns *r, const struct tfile_item *item)
 	const struct ttrace_record *e = &item->rec;
 	struct truns_cpu *c = &r->cpu[e->cpu];
 	uint64_t t = e->ts > c->last ? e->ts : c->last;
+	bool sw = e->kind == TTRACE_KIND_sched_switch;
 
+	c->last = t;
 	if (!c->started) {
 		c->started = true;
-		c->first = t;
-	}
-	c->last = t;
-	if (e->kind != TTRACE_KIND_sched_switch) {
-		return;
-	}
-	uint32_t prev = (uint32_t)e->data[0];
-	uint32_t next = (uint32_t)e->data[2];
-	if (c->known) {
+		c->tid = e->tid;
+		c->since = t;
+	} else if (!c->known && !sw && e->tid != c->tid) {
+		/* No switch to go by: this event's thread took over. */
 		report(r, e->cpu, c->tid, c->since, t);
-	} else {
-		report(r, e->cpu, prev, c->first, t);
+		c->tid = e->tid;
+		c->since = t;
 	}
-	c->known = true;
-	c->tid = next;
-	c->since = t;
+	if (sw) {
+		report(r, e->cpu, c->tid, c->since, t);
+		c->known = true;
+		c->tid = (uint32_t)e->data[2];
+		c->since = t;
+	}
 }
 
 void truns_finish(struct truns *r)
 {
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
 		struct truns_cpu *c = &r->cpu[i];
-		if (c->known) {
+		if (c->started) {
 			report(r, i, c->tid, c->since, c->last);
-			c->known = false;
+			c->started = c->known = false;
 		}
 	}
 }

@@ -1,10 +1,16 @@
 /*
- * runs: which thread ran on each CPU when, from the sched_switch events
- * (prev_tid, prev_state, next_tid), for the converters that draw CPU
- * lanes. Until a CPU's first switch (and again after a loss on it), what
- * ran is unknown; the first switch then says its prev_tid ran since the
- * CPU's first event. A CPU's runs come in time order and never overlap;
- * the idle thread (tid 0) has none.
+ * runs: which thread ran on each CPU when, for the converters that draw
+ * CPU lanes. Every event names the thread that was running on its CPU
+ * (an interrupt names the one it interrupted), and sched_switch events
+ * (prev_tid, prev_state, next_tid) say when that changed. So:
+ *   - after a switch, next_tid runs until the next switch;
+ *   - until a CPU's first switch, and again after a loss on it (switches
+ *     may have been lost), the events' own tids say who ran: a thread's
+ *     run lasts from its first event to the next event of another thread
+ *     (or the switch, or the loss). A trace without the sched category
+ *     still shows who kept each CPU busy.
+ * A CPU's runs come in time order and never overlap; the idle thread
+ * (tid 0) has none.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_RUNS_H
 #define SPOOR_TOOLS_SPOOR_TRACE_RUNS_H
@@ -24,12 +30,11 @@ typedef void (*trun_fn)(void *ctx, const struct trun *run);
 
 struct truns_cpu {
 	bool started; /* an event was seen since the start or the last loss */
-	bool known;   /* tid runs since since */
-	uint32_t tid;
+	bool known;   /* a switch said tid runs: since then, no loss */
+	uint32_t tid; /* known: the switch's next_tid; else the last event's */
 	uint64_t since;
-	uint64_t first; /* the first event since the start or the last loss */
-	uint64_t last;	/* the latest time seen: times never go back */
-	uint64_t done;	/* where the last run reported ended */
+	uint64_t last; /* the latest time seen: times never go back */
+	uint64_t done; /* where the last run reported ended */
 };
 
 struct truns {

@@ -1,0 +1,41 @@
+/*
+ * gen_main: writes a test trace file for the script-level checks
+ * (check_converters.py) and for people trying the tool:
+ *
+ *   gen OUT.spoor sample    the sample trace (gen.h)
+ *   gen OUT.spoor lossy     the sample with loss markers
+ *   gen OUT.spoor random N  gen_random() with seed N
+ *   gen OUT.spoor empty     no events at all
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+int main(int argc, char **argv)
+{
+	struct gen g;
+	size_t len;
+
+	if (argc == 3 && (!strcmp(argv[2], "sample") || !strcmp(argv[2], "lossy"))) {
+		gen_sample(&g, !strcmp(argv[2], "lossy"));
+	} else if (argc == 3 && !strcmp(argv[2], "empty")) {
+		gen_init(&g, 2);
+		gen_durable(&g, TTRACE_AUX_SYSCALL, 1, "write");
+	} else if (argc == 4 && !strcmp(argv[2], "random")) {
+		gen_random(&g, strtoull(argv[3], NULL, 0));
+	} else {
+		fprintf(stderr, "usage: gen OUT.spoor sample|lossy|empty|random SEED\n");
+		return 2;
+	}
+	uint8_t *file = gen_file(&g, NULL, &len);
+	FILE *out = fopen(argv[1], "wb");
+	if (!out || fwrite(file, 1, len, out) != len || fclose(out)) {
+		perror(argv[1]);
+		return 1;
+	}
+	free(file);
+	gen_free(&g);
+	return 0;
+}
