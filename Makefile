@@ -67,7 +67,7 @@ HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 QEMU := tools/run-qemu $(BUILD)/traces -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso \
 	-serial mon:stdio -display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
-LINT_SRCS = $(shell find abi common kernel libc servers apps tests/host tests/programs -name '*.c' -o -name '*.h' 2>/dev/null)
+LINT_SRCS = $(shell find abi common kernel libc servers apps tools tests/host tests/programs -name '*.c' -o -name '*.h' 2>/dev/null)
 
 # Host tools (tools/NAME/, e.g. spoor-trace): each folder's NAME.mk builds
 # its program into build/host/ and adds it to HOST_TOOLS, which `make`

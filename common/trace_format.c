@@ -33,27 +33,39 @@ static void put_time(struct format_buf *l, uint64_t ts, const struct ttrace_head
 			  (unsigned long long)us);
 }
 
-/* The aux string at ref, quoted, with bytes that would break the line as '?'. */
-static void put_string(struct format_buf *l, uint64_t ref, const struct ttrace_area *a)
+int ttrace_format_aux_string(char *buf, size_t size, const struct ttrace_area *a, uint64_t ref)
 {
 	struct ttrace_aux_record rec;
 	char s[STRING_MAX + 1];
 	int len = ttrace_aux_lookup(a, ref, &rec, s, sizeof(s));
 
 	if (len == -ENOENT) {
-		format_buf_printf(l, "<evicted>");
-		return;
+		format_snprintf(buf, size, "<evicted>");
+		return 0;
 	}
 	if (len < 0) {
-		format_buf_printf(l, "<bad %#llx>", (unsigned long long)ref);
-		return;
+		format_snprintf(buf, size, "<bad %#llx>", (unsigned long long)ref);
+		return 0;
 	}
 	for (char *p = s; *p; p++) {
 		if (*p < ' ' || *p > '~' || *p == '"' || *p == '\\') {
 			*p = '?';
 		}
 	}
-	format_buf_printf(l, "\"%s%s\"", s, len > STRING_MAX ? "..." : "");
+	format_snprintf(buf, size, "%s%s", s, len > STRING_MAX ? "..." : "");
+	return 1;
+}
+
+/* The aux string at ref: quoted, or why there is none. */
+static void put_string(struct format_buf *l, uint64_t ref, const struct ttrace_area *a)
+{
+	char s[STRING_MAX + sizeof("...")];
+
+	if (ttrace_format_aux_string(s, sizeof(s), a, ref)) {
+		format_buf_printf(l, "\"%s\"", s);
+	} else {
+		format_buf_printf(l, "%s", s);
+	}
 }
 
 /* A syscall number, then its name from the durable aux records (written at boot). */
@@ -169,4 +181,16 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 		put_arg(&l, &arg, rec->data[n], d);
 	}
 	return (int)l.len;
+}
+
+int ttrace_format_lost(char *buf, size_t size, uint32_t cpu, uint64_t n)
+{
+	return format_snprintf(buf, size, "# lost %llu events on cpu %u\n", (unsigned long long)n,
+			       cpu);
+}
+
+int ttrace_format_end(char *buf, size_t size, uint64_t events, uint64_t lost)
+{
+	return format_snprintf(buf, size, "# end of dump: %llu events, %llu lost\n",
+			       (unsigned long long)events, (unsigned long long)lost);
 }

@@ -19,6 +19,14 @@
 #include "common/trace_ring.h"
 
 /*
+ * The longest line an event makes: the prefix, "user:" and a 63-character
+ * name, 32 fields of " name=" with 31-character names, and 200 payload
+ * bytes escaped as \xNN at most: about 2100 bytes. Readers cut a line at
+ * TTRACE_LINE_MAX - 1 bytes.
+ */
+#define TTRACE_LINE_MAX 2560
+
+/*
  * Writes rec as one line, without a newline, NUL-terminated when size > 0,
  * and returns the length the whole line has, like snprintf. The time is
  * (ts - boot_tsc) / tsc_hz seconds from the area's header (the raw TSC
@@ -31,5 +39,23 @@
  */
 int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 			struct ttrace_decoder *d);
+
+/*
+ * The aux string at ref as a line shows it: its first 64 bytes with what
+ * would break the line ('"', '\\', bytes outside printable ASCII) as '?'
+ * and "..." after a longer one. Returns 1 for a string (a line quotes
+ * it), or 0 when buf says why there is none: "<evicted>", or "<bad 0x..>"
+ * for a reference to no record. NUL-terminated, cut to size.
+ */
+int ttrace_format_aux_string(char *buf, size_t size, const struct ttrace_area *a, uint64_t ref);
+
+/*
+ * The lines that describe a dump, each ending in '\n' (abi/traced.h DATA):
+ *   # lost N events on cpu C
+ *   # end of dump: N events, L lost
+ * NUL-terminated when size > 0; they return the whole line's length.
+ */
+int ttrace_format_lost(char *buf, size_t size, uint32_t cpu, uint64_t n);
+int ttrace_format_end(char *buf, size_t size, uint64_t events, uint64_t lost);
 
 #endif

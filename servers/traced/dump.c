@@ -20,13 +20,6 @@
 #include "common/trace_names.h"
 #include "traced.h"
 
-/*
- * The longest line: the prefix, "user:" and a 63-character name, 32
- * fields of " name=" with 31-character names, and 200 payload bytes
- * escaped as \xNN at most: about 2100 bytes.
- */
-#define LINE_MAX 2560
-
 /* A write in progress takes microseconds: yielding this often covers it many times over. */
 #define STALL_RETRIES 1000
 
@@ -212,12 +205,6 @@ static void peek(struct dump *d, uint32_t i)
 	}
 }
 
-static size_t lost_line(char *buf, size_t size, uint32_t cpu, uint64_t n)
-{
-	return (size_t)format_snprintf(buf, size, "# lost %llu events on cpu %u\n",
-				       (unsigned long long)n, cpu);
-}
-
 /* The marker slot of a binary dump for n entries lost on cpu. */
 static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
 {
@@ -254,21 +241,21 @@ static size_t event_slots(union ttrace_slot *slots, const struct ttrace_record *
  */
 static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
 {
-	uint8_t tmp[LINE_MAX + 1 + sizeof(union ttrace_slot) * (1 + TTRACE_CONT_MAX)];
+	uint8_t tmp[TTRACE_LINE_MAX + 1 + sizeof(union ttrace_slot) * (1 + TTRACE_CONT_MAX)];
 	size_t n = 0;
 
 	if (d->counting) {
 		return true;
 	}
 	if (lost && d->format == TRACED_FORMAT_TEXT) {
-		n += lost_line((char *)tmp, LINE_MAX, i, lost);
+		n += (size_t)ttrace_format_lost((char *)tmp, TTRACE_LINE_MAX, i, lost);
 	} else if (lost) {
 		lost_slot((union ttrace_slot *)tmp, i, lost);
 		n += sizeof(union ttrace_slot);
 	}
 	if (rec && d->format == TRACED_FORMAT_TEXT) {
-		int len = ttrace_format_event((char *)tmp + n, LINE_MAX, rec, &traced.decoder);
-		n += (size_t)len < LINE_MAX ? (size_t)len : LINE_MAX - 1;
+		int len = ttrace_format_event((char *)tmp + n, TTRACE_LINE_MAX, rec, &traced.decoder);
+		n += (size_t)len < TTRACE_LINE_MAX ? (size_t)len : TTRACE_LINE_MAX - 1;
 		tmp[n++] = '\n';
 	} else if (rec) {
 		n += event_slots((union ttrace_slot *)(tmp + n), rec);
@@ -487,10 +474,9 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	}
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
-		char line[LINE_MAX];
-		size_t n = (size_t)format_snprintf(
-		    line, sizeof(line), "# end of dump: %llu events, %llu lost\n",
-		    (unsigned long long)r.cursor.events, (unsigned long long)r.cursor.lost);
+		char line[TTRACE_LINE_MAX];
+		size_t n =
+		    (size_t)ttrace_format_end(line, sizeof(line), r.cursor.events, r.cursor.lost);
 		if (piece.len + n <= piece.max) {
 			memcpy(out + piece.len, line, n);
 			piece.len += n;

@@ -16,8 +16,6 @@
 
 #define NS_PER_S 1000000000ull
 
-/* Shown like trace_format.c's put_string(): so many bytes, then "...". */
-#define STRING_SHOWN 64
 
 struct tview_name {
 	uint32_t id;
@@ -88,10 +86,10 @@ void tview_fini(struct tview *v)
 
 size_t tview_line(struct tview *v, const struct ttrace_record *rec, char *buf)
 {
-	int len = ttrace_format_event(buf, TVIEW_LINE_MAX, rec, &v->dec);
+	int len = ttrace_format_event(buf, TTRACE_LINE_MAX, rec, &v->dec);
 
 	/* As traced: a line that did not fit keeps what did. */
-	return (size_t)len < TVIEW_LINE_MAX ? (size_t)len : TVIEW_LINE_MAX - 1;
+	return (size_t)len < TTRACE_LINE_MAX ? (size_t)len : TTRACE_LINE_MAX - 1;
 }
 
 uint64_t tview_ns(const struct tview *v, uint64_t ts)
@@ -109,24 +107,7 @@ uint64_t tview_ns(const struct tview *v, uint64_t ts)
 
 void tview_aux_string(const struct tview *v, uint64_t ref, char *buf, size_t size)
 {
-	struct ttrace_aux_record rec;
-	char s[STRING_SHOWN + 1];
-	int len = ttrace_aux_lookup(&v->area, ref, &rec, s, sizeof(s));
-
-	if (len == -ENOENT) {
-		snprintf(buf, size, "<evicted>");
-		return;
-	}
-	if (len < 0) {
-		snprintf(buf, size, "<bad %#llx>", (unsigned long long)ref);
-		return;
-	}
-	for (char *p = s; *p; p++) {
-		if (*p < ' ' || *p > '~' || *p == '"' || *p == '\\') {
-			*p = '?';
-		}
-	}
-	snprintf(buf, size, "%s%s", s, len > STRING_SHOWN ? "..." : "");
+	ttrace_format_aux_string(buf, size, &v->area, ref);
 }
 
 static size_t hash(uint32_t id, int thread, size_t cap)

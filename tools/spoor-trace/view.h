@@ -19,10 +19,8 @@
 #include <stdint.h>
 
 #include "common/trace_decoder.h"
+#include "common/trace_format.h"
 #include "tools/spoor-trace/file.h"
-
-/* The longest event line: traced's LINE_MAX (servers/traced/dump.c), which cuts longer ones. */
-#define TVIEW_LINE_MAX 2560
 
 /* A string argument as the text prints it: 64 bytes, "...", or <bad 0x...>. */
 #define TVIEW_STRING_MAX 96
@@ -56,7 +54,7 @@ void tview_fini(struct tview *v);
 
 /*
  * rec as `trace dump` prints it, without the newline, into buf (size
- * TVIEW_LINE_MAX): what traced writes, cut the way traced cuts it.
+ * TTRACE_LINE_MAX): what traced writes, cut the way traced cuts it.
  * Returns the length stored.
  */
 size_t tview_line(struct tview *v, const struct ttrace_record *rec, char *buf);

@@ -41,7 +41,7 @@ import xml.etree.ElementTree as ET
 
 PERFETTO_CPU_PID = 0x7FFFFFF0  # tools/spoor-trace/perfetto.h
 
-TEXT_LINE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) (\S+)(.*)$")
+TEXT_LINE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) comm=\S+ (\S+)(.*)$")
 FIELD = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 LOST_LINE = re.compile(r"^# lost (\d+) events on cpu (\d+)$")
 END_LINE = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$")
