@@ -76,6 +76,7 @@ HOST_TOOLS :=
 HOST_EXTRA_OBJS :=
 HOST_EXTRA_TESTS :=
 -include $(wildcard tools/*/*.mk)
+-include bench/bench.mk
 
 # `make` alone builds all, whatever rules the included fragments define first.
 .DEFAULT_GOAL := all
@@ -161,7 +162,10 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS)
 	$(PYTHON) -m pytest -q tests/system
 
-bench: deps $(BUILD)/spoor.iso
+# The host benchmark first (bench/bench.mk: the ring writer against the
+# floor and LTTng-UST), then the figures measured in QEMU.
+bench: deps $(BUILD)/spoor.iso $(RINGBENCH)
+	bench/run-ringbench $(RINGBENCH)
 	$(PYTHON) tools/bench
 
 test: deps

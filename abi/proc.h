@@ -65,11 +65,12 @@ struct thread_info {
 	uint64_t mem_pages; /* the process's resident pages */
 	uint64_t cpu_ns;    /* time it has been running */
 	char name[PROC_NAME_MAX];
-	uint32_t ppid;	/* the process that spawned it; 0 for init */
-	uint32_t flags; /* THREAD_INFO_* */
+	uint32_t ppid;	     /* the process that spawned it; 0 for init */
+	uint32_t flags;	     /* THREAD_INFO_* */
+	uint64_t page_faults; /* the process's, each one a mem_pf event when mem is traced */
 };
 
-_Static_assert(sizeof(struct thread_info) == 72, "abi");
+_Static_assert(sizeof(struct thread_info) == 80, "abi");
 
 /*
  * Boot programs: a module2 line's string is the program's name, then its

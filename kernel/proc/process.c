@@ -267,6 +267,7 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 			ti->cpu_ns = t->cpu_ns;
 			memcpy(ti->name, p->name, sizeof(ti->name));
 			ti->ppid = p->ppid;
+			ti->page_faults = __atomic_load_n(&p->page_faults, __ATOMIC_RELAXED);
 			ti->flags = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
 					? THREAD_INFO_TRACKED
 					: 0;

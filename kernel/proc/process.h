@@ -38,6 +38,7 @@ struct process {
 	uint32_t live_threads;	  /* [L] threads not EXITED */
 	uint32_t state;		  /* [L] PROC_* */
 	bool tracked;		  /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
+	uint64_t page_faults;	  /* [a] taken by its threads or by the kernel for it */
 	bool status_set;	  /* [L] exit_status is final */
 	int64_t exit_status;	  /* [L] */
 	struct waitq exit_wait;	  /* woken when it becomes DEAD */

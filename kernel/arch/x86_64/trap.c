@@ -109,6 +109,7 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 	if (f->vector == EXC_PAGE_FAULT) {
 		struct uvm_fault_info info;
 		TTRACE(mem_pf_entry, cr2, f->rip, f->error);
+		__atomic_fetch_add(&p->page_faults, 1, __ATOMIC_RELAXED);
 		int err = uvm_fault(&p->vm, cr2, fault_access(f->error), &info);
 		TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_KILLED : info.outcome);
 		if (!err) {
@@ -144,6 +145,7 @@ static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 		irq_enable();
 	}
 	TTRACE(mem_pf_entry, cr2, f->rip, f->error);
+	__atomic_fetch_add(&process_current()->page_faults, 1, __ATOMIC_RELAXED);
 	int err = uvm_fault(&process_current()->vm, cr2, fault_access(f->error), &info);
 	TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_FIXUP : info.outcome);
 	if (err) {

@@ -1,0 +1,155 @@
+/*
+ * loops: the measured loops (see loops.h). Every loop makes the same
+ * payload from its counter, so no row writes less than another, and ends
+ * its body with the same empty asm that keeps the empty loop a loop: the
+ * disabled rows then differ from the empty one by the tracepoint alone.
+ */
+#include "bench/loops.h"
+
+#include "abi/trace.h"
+#include "bench/lttng_probe.h"
+#include "trace/ktrace.h"
+#include "trace/ring_write.h"
+
+#define BENCH_PID 7
+#define BENCH_TID 9
+
+/* The five data words of event i. */
+#define PAYLOAD(i) (i), (i) + 1, (i) + 2, (i) + 3, (i) + 4
+
+/* Keeps the loop and its counter without a memory clobber: costs no instruction. */
+#define LOOP_KEEP(i) __asm__ volatile("" : : "r"(i))
+
+/* The kernel's category mask, 0: TTRACE() below is the kernel's macro, always disabled. */
+uint64_t ttrace_mask;
+
+static struct ttrace_ring *ring;
+
+/* The floor's ring: as many 64-byte slots as the Spoor ring, and its head. */
+static union ttrace_slot *floor_slots;
+static uint64_t floor_entries;
+static uint64_t floor_head;
+
+/* As kernel/arch/x86_64/cpu.h reads the TSC (loops.c cannot include a kernel arch header). */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Where TTRACE() would go if the mask enabled it; never called, the mask stays 0. */
+void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
+{
+	struct ttrace_event ev = {.ts = rdtsc(),
+				  .pid = BENCH_PID,
+				  .tid = BENCH_TID,
+				  .kind = kind,
+				  .ctx = TTRACE_CTX_KERNEL,
+				  .nwords = nwords,
+				  .data = data};
+
+	ttrace_ring_write(ring, &ev);
+}
+
+void loops_init(struct ttrace_ring *r, union ttrace_slot *floor_ring)
+{
+	ring = r;
+	floor_slots = floor_ring;
+	floor_entries = r->entries;
+}
+
+void loop_spoor(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t data[] = {PAYLOAD(i)};
+		struct ttrace_event ev = {.ts = rdtsc(),
+					  .pid = BENCH_PID,
+					  .tid = BENCH_TID,
+					  .kind = TTRACE_KIND_test_tick,
+					  .ctx = TTRACE_CTX_KERNEL,
+					  .nwords = TTRACE_HEAD_WORDS,
+					  .data = data};
+
+		ttrace_ring_write(ring, &ev);
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_floor(uint64_t n)
+{
+	const uint64_t word1 = (uint64_t)TTRACE_KIND_test_tick << 32 | (uint64_t)TTRACE_CTX_KERNEL
+									   << 56;
+
+	for (uint64_t i = 0; i < n; i++) {
+		/* relaxed: a plain load and store of a head in memory, as a ring keeps one */
+		uint64_t index = __atomic_load_n(&floor_head, __ATOMIC_RELAXED);
+		uint64_t *w = floor_slots[index & (floor_entries - 1)].word;
+
+		w[0] = rdtsc();
+		w[1] = word1 | (uint32_t)index;
+		w[2] = BENCH_PID | (uint64_t)BENCH_TID << 32;
+		w[3] = i;
+		w[4] = i + 1;
+		w[5] = i + 2;
+		w[6] = i + 3;
+		w[7] = i + 4;
+		__atomic_store_n(&floor_head, index + 1, __ATOMIC_RELAXED);
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_lttng_discard(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t data[] = {PAYLOAD(i)};
+
+		lttng_ust_tracepoint(spoor_bench, discard, BENCH_PID, BENCH_TID,
+				     TTRACE_KIND_test_tick, TTRACE_CTX_KERNEL, data);
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_lttng_snapshot(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t data[] = {PAYLOAD(i)};
+
+		lttng_ust_tracepoint(spoor_bench, snapshot, BENCH_PID, BENCH_TID,
+				     TTRACE_KIND_test_tick, TTRACE_CTX_KERNEL, data);
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_spoor_disabled(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		TTRACE(mem_pf, i, i + 1, i + 2, i + 3);
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_lttng_disabled(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t data[] = {PAYLOAD(i)};
+
+		lttng_ust_tracepoint(spoor_bench, disabled, BENCH_PID, BENCH_TID,
+				     TTRACE_KIND_test_tick, TTRACE_CTX_KERNEL, data);
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_empty(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		LOOP_KEEP(i);
+	}
+}
+
+bool loops_lttng_enabled(void)
+{
+	return lttng_ust_tracepoint_enabled(spoor_bench, discard) &&
+	       lttng_ust_tracepoint_enabled(spoor_bench, snapshot);
+}
