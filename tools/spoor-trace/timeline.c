@@ -141,7 +141,7 @@ static void thread_label(const struct tl *t, uint32_t tid, char *buf, size_t siz
 	} else if (own || prog) {
 		snprintf(buf, size, "%s (pid %u, tid %u)", own ? own : prog, pid, tid);
 	} else {
-		snprintf(buf, size, "pid %u, tid %u", pid, tid);
+		snprintf(buf, size, "%s (pid %u, tid %u)", pid ? "?" : "kernel", pid, tid);
 	}
 }
 

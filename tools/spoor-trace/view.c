@@ -201,8 +201,8 @@ static int names_from_records(struct tview *v, const uint8_t *d, uint64_t len)
 		struct ttrace_aux_record r;
 
 		memcpy(&r, d + i, sizeof(r));
-		if ((r.tag == TTRACE_AUX_PROC || r.tag == TTRACE_AUX_THREAD) &&
-		    r.id <= UINT32_MAX &&
+		/* A spawn record's id is pid | parent << 32 (abi/trace.h); a thread's, its tid. */
+		if ((r.tag == TTRACE_AUX_PROC || (r.tag == TTRACE_AUX_THREAD && r.id <= UINT32_MAX)) &&
 		    name_set(v, (uint32_t)r.id, r.tag == TTRACE_AUX_THREAD,
 			     (const char *)d + i + sizeof(r), r.len)) {
 			return -ENOMEM;
