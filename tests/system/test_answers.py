@@ -1,0 +1,213 @@
+"""Answers, not just events: `trace stats` and `trace hist` computed by traced
+over the rings, checked against the same figures recomputed here from a
+`trace dump` of the same window (abi/traced.h, STATS, says how pairs are
+made and percentiles ranked); program names on every line; the kernel's
+console echo.
+
+The module's machine has rings large enough that a workload of memtest
+and ipcping loses nothing; each test starts from empty rings."""
+
+import math
+import re
+
+import pytest
+
+from spoorlib import LOST, dump, events_in, reset_tracing
+
+KV = re.compile(r"^(\S+=\S+(?: \S+=\S+)*)$", re.MULTILINE)
+PERCENTILES = (50, 90, 99)
+OUTCOMES = ("mapped", "cow", "fixup", "killed")
+
+
+@pytest.fixture
+def spoor(shared):
+    """The module's machine with 8 MiB rings, tracing off and the rings empty."""
+    spoor = shared(smp=4, cmdline="ttrace.ring_kb=8192")
+    reset_tracing(spoor)
+    return spoor
+
+
+def stats_kv(spoor, filters=""):
+    """tracecat -S's rows: {'events': {...}, ('kind', name): {...}, (measure, key): {...}}."""
+    out = spoor.command(f"run -r tracecat -S {filters}".strip(), timeout=300)
+    rows = {}
+    for line in KV.findall(out):
+        words = dict(w.split("=", 1) for w in line.split())
+        if "events" in words:
+            rows["events"] = words
+        elif "kind" in words:
+            rows[("kind", words["kind"])] = words
+        elif "measure" in words:
+            key = [k for k in words if k not in ("measure", "path") and not k.endswith("_us")
+                   and k not in ("count", "unpaired", "approx")][0]
+            rows[(words["measure"], words[key], words.get("path"))] = words
+    assert "events" in rows, out[-2000:]
+    return rows
+
+
+def nearest_rank(values, p):
+    return sorted(values)[math.ceil(p * len(values) / 100) - 1]
+
+
+def recompute(out):
+    """The rows of STATS from a dump's text: {(measure, key, path): (latencies, [unpaired])},
+    by the rules of abi/traced.h: pairs of the same thread, losses end every pending
+    half, and a half that does not tell its row counts in the "?" row."""
+    rows = {}
+    pending = {}
+
+    def row(key):
+        return rows.setdefault(key, ([], [0]))
+
+    def begin(tid, measure, us, key):
+        if (tid, measure) in pending:
+            row(pending[(tid, measure)][1])[1][0] += 1
+        pending[(tid, measure)] = (us, key)
+
+    def end(tid, measure, us, key):
+        first = pending.pop((tid, measure), None)
+        if first is None:
+            row(key)[1][0] += 1
+            return
+        k = first[1] if measure == "ipc" else key
+        if us >= first[0]:
+            row(k)[0].append(us - first[0])
+        else:
+            row(k)[1][0] += 2
+
+    def flush():
+        for _, key in pending.values():
+            row(key)[1][0] += 1
+        pending.clear()
+
+    for line in out.splitlines():
+        if LOST.match(line):
+            flush()
+            continue
+        found = events_in(line)
+        if not found:
+            continue
+        e = found[0]
+        a = e.args
+        if e.kind == "syscall_entry":
+            begin(e.tid, "syscall", e.us, ("syscall", a["name"], None))
+        elif e.kind == "syscall_exit":
+            end(e.tid, "syscall", e.us, ("syscall", a["name"], None))
+        elif e.kind == "ipc_call":
+            begin(e.tid, "ipc", e.us, ("ipc", a["endpoint"], "slow"))
+        elif e.kind == "ipc_fastpath" and (e.tid, "ipc") in pending:
+            us, key = pending[(e.tid, "ipc")]
+            pending[(e.tid, "ipc")] = (us, ("ipc", key[1], "fast"))
+        elif e.kind == "ipc_reply":
+            end(int(a["peer"]), "ipc", e.us, ("ipc", "?", "any"))
+        elif e.kind == "mem_pf_entry":
+            begin(e.tid, "pf", e.us, ("pf", "?", None))
+        elif e.kind == "mem_pf":
+            end(e.tid, "pf", e.us, ("pf", OUTCOMES[int(a["outcome"])], None))
+        elif e.kind == "sched_wakeup" and (int(a["tid"]), "wakeup") not in pending:
+            begin(int(a["tid"]), "wakeup", e.us, ("wakeup", "?", None))
+        elif e.kind == "sched_switch" and (int(a["next_tid"]), "wakeup") in pending:
+            end(int(a["next_tid"]), "wakeup", e.us, ("wakeup", str(e.cpu), None))
+    flush()
+    return rows
+
+
+def workload(spoor):
+    spoor.command("trace on all")
+    assert "memtest: ok" in spoor.command("run memtest")
+    assert "ipcping: on one cpu" in spoor.command("run ipcping 50")
+    spoor.command("trace off")
+
+
+def test_stats_agree_with_a_recount_of_the_dump(spoor):
+    workload(spoor)
+    _, out = dump(spoor)
+    assert not LOST.search(out), "the rings were meant to keep everything"
+    got = stats_kv(spoor)
+    want = recompute(out)
+    found = events_in(out)
+    assert int(got["events"]["events"]) == len(found) and got["events"]["lost"] == "0"
+    for kind in {e.kind for e in found if not e.kind.startswith("user")}:
+        assert int(got[("kind", kind)]["count"]) == sum(e.kind == kind for e in found), kind
+    for (measure, key, path), (values, unpaired) in want.items():
+        row = got[(measure, key, path)]
+        assert int(row["count"]) == len(values), (measure, key, path)
+        assert int(row["unpaired"]) == unpaired[0], (measure, key, path)
+        if values and row["approx"] == "0":
+            assert int(row["min_us"]) == min(values) and int(row["max_us"]) == max(values)
+            for p in PERCENTILES:
+                assert int(row[f"p{p}_us"]) == nearest_rank(values, p), (measure, key, p)
+    measured = {k for k in got if isinstance(k, tuple) and k[0] != "kind"}
+    assert measured == set(want), measured ^ set(want)
+
+
+def test_ipcping_makes_at_least_its_round_trips_on_one_endpoint(spoor):
+    workload(spoor)
+    got = stats_kv(spoor)
+    per_endpoint = {}
+    for key, row in got.items():
+        if isinstance(key, tuple) and key[0] == "ipc":
+            per_endpoint[key[1]] = per_endpoint.get(key[1], 0) + int(row["count"])
+    assert max(per_endpoint.values()) >= 50 * 4, per_endpoint
+
+
+def test_page_faults_are_the_ones_memtest_counted(spoor):
+    spoor.command("trace on mem")
+    out = spoor.command("run memtest")
+    counted = re.search(r"; (\d+) page faults\)", out)
+    assert counted, out
+    spoor.command("trace off")
+    pid = [e.pid for e in events_in(spoor.command("trace dump kind=mem_pf"))
+           if e.comm == "memtest"][0]
+    got = stats_kv(spoor, f"pid={pid}")
+    faults = sum(int(row["count"]) + int(row["unpaired"]) for key, row in got.items()
+                 if isinstance(key, tuple) and key[0] == "pf")
+    assert faults == int(counted.group(1)) == int(got[("kind", "mem_pf")]["count"])
+
+
+def test_hist_counts_agree_with_the_stats_row(spoor):
+    workload(spoor)
+    got = stats_kv(spoor)
+    row = got[("syscall", "ipc_call", None)]
+    out = spoor.command("trace hist syscall name=ipc_call")
+    buckets = [int(n) for n in re.findall(r"^\[[^\]]*[\])]\s+(\d+) \|@*\s*\|$", out,
+                                           re.MULTILINE)]
+    assert sum(buckets) == int(row["count"]) > 0, out
+
+
+def test_bad_measures_and_keys_say_what_is_accepted(spoor):
+    assert "unknown measure 'latency' (known: syscall ipc pf wakeup)" in \
+        spoor.command("trace hist latency")
+    assert "unknown outcome 'maybe' (known: mapped cow fixup killed)" in \
+        spoor.command("trace hist pf outcome=maybe")
+
+
+def test_an_empty_window_prints_zero_counts(spoor):
+    out = spoor.command("trace stats")
+    assert "# stats: 0 events, 0 lost" in out and re.search(r"^  mem_pf\s+0$", out, re.MULTILINE)
+
+
+def test_losses_are_reported_and_never_give_absurd_latencies(boot):
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=4")
+    spoor.command("trace on all")
+    assert "memtest: ok" in spoor.command("run memtest")
+    spoor.command("trace off")
+    got = stats_kv(spoor)
+    assert int(got["events"]["lost"]) > 0
+    rows = [r for k, r in got.items() if isinstance(k, tuple) and k[0] != "kind"]
+    assert sum(int(r["unpaired"]) for r in rows) > 0
+    assert all(0 <= int(r["max_us"]) < 10_000_000 for r in rows)
+
+
+def test_names_are_known_for_programs_started_before_tracing(spoor):
+    spoor.command("run spin 1 &")
+    spoor.command("trace on sched,syscall")
+    spoor.command("run hello")
+    spoor.command("trace off")
+    found, _ = dump(spoor)
+    names = {row_pid: name for row_pid, name in
+             re.findall(r"^\s*(\d+)\s+\d+\s+(\S+)", spoor.command("ps"), re.MULTILINE)}
+    for e in found:
+        expected = "kernel" if e.pid == 0 else names.get(str(e.pid), e.comm)
+        assert e.comm == expected, e.line
+    assert {"init", "traced"} <= {e.comm for e in found}

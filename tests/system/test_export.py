@@ -1,0 +1,148 @@
+"""Traces leave the machine: `trace save` through the export channel (COM2 and
+the export window, tools/run-qemu), and build/host/spoor-trace turning the
+file into the dump's text, CTF for babeltrace2, Trace Event JSON and an SVG.
+
+The machine of this module runs a workload once (the class fixture below)
+and saves it; the tests read that file in every form and compare it with
+the dump of the same rings, tracing off before either is read."""
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from spoorlib import END, LOST, ROOT, dump, events_in, reset_tracing, status
+
+SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
+SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost, (\d+) bytes to (\S+)\.spoor")
+
+sys.path.insert(0, str(ROOT / "tests" / "host" / "spoor_trace"))
+import check_converters  # noqa: E402  (the host tests' checks of each form)
+
+
+def spoor_trace(*args):
+    """Runs spoor-trace; returns (exit status, stdout, stderr)."""
+    done = subprocess.run([str(SPOOR_TRACE), *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+    return done.returncode, done.stdout, done.stderr
+
+
+def event_lines(text):
+    return [line for line in text.splitlines() if line.startswith("[")]
+
+
+@pytest.fixture(scope="class")
+def session(machines):
+    """A machine that traced memtest and ipcping with every category, then saved it.
+
+    Yields (machine, the dump's output, the save's match, the file's path)."""
+    machine = machines.get(smp=4, cmdline="ttrace.ring_kb=4096")
+    spoor = machine.spoor
+    reset_tracing(spoor)
+    spoor.command("trace on all")
+    assert "memtest: ok" in spoor.command("run memtest")
+    assert "ipcping: on one cpu" in spoor.command("run ipcping 50")
+    spoor.command("trace off")
+    _, out = dump(spoor)
+    saved = SAVED.search(spoor.command("trace save as session"))
+    assert saved, spoor.console()[-2000:]
+    yield machine, out, saved, spoor.traces / "session.spoor"
+
+
+class TestASavedTrace:
+    def test_save_reports_what_the_file_holds(self, shared, session):
+        machine, out, saved, path = session
+        shared.use(machine)
+        assert path.stat().st_size == int(saved.group(3))
+        end = END.search(out)
+        assert (saved.group(1), saved.group(2)) == end.groups()
+
+    def test_text_of_the_file_is_the_dump_line_for_line(self, shared, session):
+        machine, out, _, path = session
+        shared.use(machine)
+        code, text, err = spoor_trace("text", path)
+        assert code == 0, err
+        assert event_lines(text) == event_lines(out)
+        assert END.search(text).groups() == END.search(out).groups()
+
+    def test_every_line_names_its_program(self, shared, session):
+        machine, out, _, _ = session
+        shared.use(machine)
+        found = events_in(out)
+        names = {e.pid: e.comm for e in found}
+        assert names.get(0) == "kernel" and "memtest" in names.values(), names
+        assert all(e.comm == names[e.pid] for e in found)
+
+    def test_ctf_json_and_svg_of_the_file_pass_the_converters_checks(self, shared, session,
+                                                                     tmp_path):
+        """babeltrace2 prints the CTF without a warning, with the text's events and
+        field values; the JSON loads with every event's ph, ts, pid and tid, B/E
+        balanced per thread, flows paired, CPU tracks apart; the SVG parses
+        (tests/host/spoor_trace/check_converters.py)."""
+        machine, _, _, path = session
+        shared.use(machine)
+        check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path))
+
+    def test_timeline_svg_has_a_lane_per_cpu(self, shared, session, tmp_path):
+        machine, _, _, path = session
+        shared.use(machine)
+        code, _, err = spoor_trace("timeline", path, tmp_path / "out.svg")
+        assert code == 0, err
+        root = ElementTree.parse(tmp_path / "out.svg").getroot()
+        text = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+        assert [f"cpu {c}" in text for c in range(4)] == [True] * 4, text
+
+
+def test_discarded_events_in_babeltrace2_equal_the_dumps_loss(boot, tmp_path):
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=4")
+    spoor.command("trace on test")
+    assert "emitted 1000 of 1000" in spoor.command("run tracegen 1000 1")
+    spoor.command("trace off")
+    _, out = dump(spoor)
+    lost = sum(int(m.group(1)) for m in LOST.finditer(out))
+    assert lost == status(spoor)[1]["overwritten"] > 0
+    assert SAVED.search(spoor.command("trace save as lossy"))
+    code, _, err = spoor_trace("ctf", spoor.traces / "lossy.spoor", tmp_path / "ctf")
+    assert code == 0, err
+    bt = subprocess.run(["babeltrace2", str(tmp_path / "ctf")], capture_output=True, text=True,
+                        timeout=300)
+    discarded = re.findall(r"Tracer discarded (\d+) events?", bt.stdout + bt.stderr)
+    assert sum(map(int, discarded)) == lost, bt.stderr[-2000:]
+
+
+def test_a_bad_name_is_refused_in_words(boot):
+    spoor = boot(smp=2)
+    out = spoor.command("trace save as .hidden")
+    assert "trace: bad name '.hidden'" in out, out
+    assert not list(spoor.traces.glob("*.spoor"))
+
+
+def test_default_names_count_up(boot):
+    spoor = boot(smp=2)
+    spoor.command("trace on sched")
+    assert "to trace-1.spoor" in spoor.command("trace save")
+    assert "to trace-2.spoor" in spoor.command("trace save cat=sched")
+    assert {p.name for p in spoor.traces.glob("*.spoor")} == {"trace-1.spoor", "trace-2.spoor"}
+
+
+def test_without_the_export_channel_save_says_so(boot):
+    spoor = boot(smp=2, export=False)
+    out = spoor.command("trace save")
+    assert "trace: no export channel on this machine" in out, out
+
+
+def test_a_corrupt_file_gets_one_line_and_status_2(tmp_path):
+    bad = tmp_path / "bad.spoor"
+    bad.write_bytes(b"SPTF" + bytes(200))
+    code, out, err = spoor_trace("text", bad)
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1, err
+    assert "byte" in err, err
+
+
+def test_a_program_without_the_port_faults_on_it(boot):
+    spoor = boot(smp=2)
+    out = spoor.command("run fault ioport")
+    assert re.search(r"pid \d+ \(fault\) killed: general protection fault", out), out
+    assert "captest: ok" in spoor.command("run captest")
