@@ -315,7 +315,11 @@ _Static_assert(sizeof(struct traced_strings_request) == 8 + 168, "abi");
  *            CPU it ran on
  * A half whose other half is outside the window, or that a loss (on any
  * CPU) separates from it, counts as unpaired, never guessed; so does a
- * pair whose second time is below the first. Percentiles are by nearest
+ * pair whose second time is below the first (both halves). An unpaired
+ * half counts in its row when it tells the row (a syscall's exit, a
+ * fault's mem_pf), else in the row whose key is "?" (a fault's entry, a
+ * wakeup, a reply whose call was not seen). A switch that no wakeup came
+ * before is not a half: threads are switched in after preemption too. Percentiles are by nearest
  * rank: pN is the value at rank ceil(N * count / 100) of the sorted
  * latencies. Memory is bounded whatever the window: TRACED_STATS_THREADS
  * threads with a half pending (more: unpaired), TRACED_STATS_VALUES

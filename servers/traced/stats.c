@@ -25,6 +25,7 @@
 #define BAR_WIDTH    52      /* a histogram bar at its longest, as bpftrace draws it */
 #define STALLS_MAX   1000    /* yields to wait out one write in progress */
 #define NO_TID	     0	     /* a pending slot that holds nothing */
+#define UNKNOWN	     (TRACED_STATS_ANY - 1) /* a row key only the missing half would tell */
 #define US_PER_S     1000000ull
 #define PERCENTILES  3
 
@@ -180,9 +181,8 @@ static void end(uint32_t tid, uint32_t measure, uint64_t us, const uint64_t *key
 	struct pending *p = pending_of(tid, measure);
 
 	if (!p) {
-		if (key) {
-			add_unpaired(measure, *key, TRACED_PATH_SLOW * (measure == TRACED_MEASURE_IPC));
-		}
+		add_unpaired(measure, key ? *key : UNKNOWN,
+			     key ? TRACED_PATH_SLOW * (measure == TRACED_MEASURE_IPC) : TRACED_PATH_ANY);
 		return;
 	}
 	uint64_t k = key ? *key : p->key;
@@ -240,14 +240,15 @@ static void fold(const struct ttrace_entry *e)
 		end((uint32_t)e->data[2], TRACED_MEASURE_IPC, us, NULL);
 		break;
 	case TTRACE_KIND_mem_pf_entry:
-		begin(e->tid, TRACED_MEASURE_PF, us, 0);
+		begin(e->tid, TRACED_MEASURE_PF, us, UNKNOWN); /* the outcome comes with mem_pf */
 		break;
 	case TTRACE_KIND_mem_pf:
 		end(e->tid, TRACED_MEASURE_PF, us, &e->data[3]);
 		break;
 	case TTRACE_KIND_sched_wakeup:
 		if (!pending_of((uint32_t)e->data[0], TRACED_MEASURE_WAKEUP)) {
-			begin((uint32_t)e->data[0], TRACED_MEASURE_WAKEUP, us, 0);
+			/* the CPU is the one that runs it: known at the switch */
+			begin((uint32_t)e->data[0], TRACED_MEASURE_WAKEUP, us, UNKNOWN);
 		}
 		break;
 	case TTRACE_KIND_sched_switch:
@@ -378,8 +379,12 @@ static void key_text(const struct row *r, char *buf, size_t size)
 	size_t len;
 	const char *name;
 
-	if (r->measure == TRACED_MEASURE_SYSCALL &&
-	    (name = ttrace_decoder_syscall(&traced.decoder, r->key, &len))) {
+	if (r->key == UNKNOWN && r->measure == TRACED_MEASURE_IPC) {
+		format_snprintf(buf, size, "? path=%s", path_name(r->path));
+	} else if (r->key == UNKNOWN) {
+		format_snprintf(buf, size, "?");
+	} else if (r->measure == TRACED_MEASURE_SYSCALL &&
+		   (name = ttrace_decoder_syscall(&traced.decoder, r->key, &len))) {
 		format_snprintf(buf, size, "%.*s", (int)len, name);
 	} else if (r->measure == TRACED_MEASURE_IPC) {
 		format_snprintf(buf, size, "%llu path=%s", (unsigned long long)r->key,
