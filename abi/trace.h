@@ -58,15 +58,22 @@
  *
  * WRITING AN EVENT (the kernel, on the ring's own CPU with preemption off;
  * interrupts may nest other writes inside it).
- *  W1. Reserve all 1 + ncont indices in one atomic step on cpu[c].head, so
- *      a nested write gets the indices after them, with release ordering
- *      (pairs with the acquire loads of head in R1-R5). Overwrite mode: an
- *      atomic add (on x86 the locked add is a release already). Drop mode:
- *      load the reader's tail and clear_index with acquire (pairing with
- *      the release stores of DROP MODE and CLEAR); with keep = max(tail,
+ *  W1. Reserve all n = 1 + ncont indices on cpu[c].head in one step that
+ *      an interrupt on this CPU cannot split, so a nested write gets the
+ *      indices after them. Only this CPU stores head and dropped, so the
+ *      step needs no lock: a CPU-local read-modify-write in one
+ *      instruction, as Linux's local_t (on x86 xadd and cmpxchg without
+ *      the lock prefix); other CPUs only load the two, and an aligned
+ *      8-byte store is never torn. Its store of head is a release (pairs
+ *      with the acquire loads of head in R1-R5; on x86 every store is).
+ *      Overwrite mode: add n to head. Drop mode: load head; load the
+ *      reader's tail and clear_index with acquire (pairing with the
+ *      release stores of DROP MODE and CLEAR); with keep = max(tail,
  *      clear_index), at most head: if head + n - keep > ring_entries, add
- *      n to cpu[c].dropped and stop; else compare-and-swap head (a reader
- *      that sees the reservation sees the clear it used).
+ *      n to cpu[c].dropped (CPU-local too) and stop; else compare-and-
+ *      exchange head from the value loaded to it + n, which a nested
+ *      write that moved head in between makes fail: then start W1 again
+ *      (a reader that sees the reservation sees the clear it used).
  *  W2. In each slot store ts = TTRACE_TS_WRITING, then the other seven
  *      words, all with release ordering: whoever sees one of them also sees
  *      the reservation, and the marking before it (pairs with the acquire

@@ -87,15 +87,17 @@ static void die(const char *fmt, ...)
 }
 
 /*
- * The thread's CPU time: a batch is not charged for the time another
- * process ran on its CPU, which on a busy machine would swamp the rows'
- * differences. Its clock reads the scheduler's clock, to the nanosecond.
+ * Wall-clock time. Not the thread's CPU time: in a virtual machine that
+ * accounts steal time, the scheduler may charge a batch for less than it
+ * ran (steal is settled at ticks), which made minimums fall below the
+ * floor. A batch that another process preempted only comes out slower,
+ * and the minimum over the rounds leaves it out.
  */
 static uint64_t now_ns(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 

@@ -3,25 +3,78 @@
  * reader they pair with is common/trace_ring.c. Slots are only ever
  * written a whole 64-bit word at a time, with __atomic stores, so a
  * reader racing the writer reads whole old or whole new words.
+ *
+ * The fast path is an event of one slot in overwrite mode, which is what
+ * the kernel writes (every kernel kind fits in one slot): one unlocked
+ * add reserves it, one load reads the ts the slot held, nine stores
+ * write it, with no loop and no copy. Drop mode's reservation and events
+ * with continuations (user events) take the out-of-line paths below.
  */
 #include "trace/ring_write.h"
 
-bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index)
+/*
+ * head and dropped are per-CPU counters in the way of Linux's local_t:
+ * only the ring's own CPU writes them, so a read-modify-write needs to be
+ * atomic only against an interrupt on that CPU, which a single
+ * instruction is without the lock prefix. (A locked one also waits for
+ * the store buffer to drain, the previous event's stores still in it:
+ * most of what this writer once cost over the floor, bench/ringbench.)
+ * Other CPUs only load them, and an aligned 8-byte store is never torn.
+ * On x86 every store is a release, so the asm's "memory" clobber, which
+ * keeps the compiler from moving earlier accesses after it, is all W1's
+ * release needs.
+ *
+ * ThreadSanitizer cannot see into asm: its build (tests/host/tsan) takes
+ * the same steps with __atomic builtins, with the same orders, as
+ * asm-generic/local.h does for architectures without such instructions.
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RING_WRITE_GENERIC 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || !defined(__x86_64__)
+#define RING_WRITE_GENERIC 1
+#endif
+
+/* *p += v, returning the old *p; one instruction an interrupt cannot split. Release. */
+static inline uint64_t local_fetch_add(uint64_t *p, uint64_t v)
+{
+#ifdef RING_WRITE_GENERIC
+	return __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+#else
+	__asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
+	return v;
+#endif
+}
+
+/*
+ * If *p == *old, stores desired in *p and returns true; else loads *p into
+ * *old and returns false. One instruction an interrupt cannot split.
+ * Release on success, relaxed on failure.
+ */
+static inline bool local_cmpxchg(uint64_t *p, uint64_t *old, uint64_t desired)
+{
+#ifdef RING_WRITE_GENERIC
+	return __atomic_compare_exchange_n(p, old, desired, false, __ATOMIC_RELEASE,
+					   __ATOMIC_RELAXED);
+#else
+	bool ok;
+
+	__asm__ volatile("cmpxchgq %3, %1"
+			 : "=@ccz"(ok), "+m"(*p), "+a"(*old)
+			 : "r"(desired)
+			 : "memory");
+	return ok;
+#endif
+}
+
+/* W1 in drop mode: out of line, the fast path is overwrite mode's. */
+static __attribute__((noinline)) bool reserve_drop(struct ttrace_ring *r, uint32_t nslots,
+						   uint64_t *index)
 {
 	struct ttrace_cpu *s = r->state;
-
-	/* relaxed: a write racing a mode change may use either mode; both count exactly */
-	if (__atomic_load_n(&r->hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP) {
-		/*
-		 * release: pairs with the readers' acquire loads of head (R1-R5),
-		 * as the drop-mode compare-and-swap's does (W1); one locked
-		 * instruction on x86, so it costs nothing over relaxed, and an
-		 * interrupt on this CPU cannot split it.
-		 */
-		*index = __atomic_fetch_add(&s->head, nslots, __ATOMIC_RELEASE);
-		return true;
-	}
-	/* relaxed: a nested write moving head makes the compare-and-swap below retry */
+	/* relaxed: only this CPU stores head; a nested write moving it fails the exchange below */
 	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
 
 	do {
@@ -45,18 +98,104 @@ bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index
 			keep = head;
 		}
 		if (head - keep + nslots > r->entries) {
-			/* relaxed: a counter, read by ttrace_ring_counts() */
-			__atomic_fetch_add(&s->dropped, nslots, __ATOMIC_RELAXED);
+			/* release, more than needed: a counter, read by ttrace_ring_counts() */
+			local_fetch_add(&s->dropped, nslots);
 			return false;
 		}
 		/*
 		 * release: pairs with the reader's acquire loads of head (R2,
-		 * R5), which then see the clear acted on; relaxed on failure.
+		 * R5), which then see the clear acted on. A nested write that
+		 * moved head since the load fails it, and the loop retries.
 		 */
-	} while (!__atomic_compare_exchange_n(&s->head, &head, head + nslots, false,
-					      __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+	} while (!local_cmpxchg(&s->head, &head, head + nslots));
 	*index = head;
 	return true;
+}
+
+/* Overwrite mode, the common case: relaxed, a write racing a mode change may use either mode. */
+static inline __attribute__((always_inline)) bool overwriting(const struct ttrace_ring *r)
+{
+	return __builtin_expect(
+	    __atomic_load_n(&r->hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP, 1);
+}
+
+/* W1 in overwrite mode. Release: pairs with the readers' acquire loads of head (R1-R5). */
+static inline __attribute__((always_inline)) uint64_t reserve_overwrite(struct ttrace_ring *r,
+									uint32_t nslots)
+{
+	return local_fetch_add(&r->state->head, nslots);
+}
+
+bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index)
+{
+	if (!overwriting(r)) {
+		return reserve_drop(r, nslots, index);
+	}
+	*index = reserve_overwrite(r, nslots);
+	return true;
+}
+
+/*
+ * The ts the head entry at slot s publishes (W3): never the one the slot
+ * holds (a clock that stood still for a lap), or a reader could take the
+ * old entry's ts for the new one's (R5).
+ */
+static inline uint64_t fresh_ts(const union ttrace_slot *s, uint64_t ts)
+{
+	/* relaxed: only this CPU writes the slot */
+	return __atomic_load_n(&s->word[0], __ATOMIC_RELAXED) == ts ? ts ^ 2 : ts;
+}
+
+/* Word 1 of a head entry (seq, kind, cpu, ctx: struct ttrace_entry, little-endian). */
+static inline uint64_t head_word1(const struct ttrace_ring *r, uint64_t index,
+				  const struct ttrace_event *ev, uint32_t ncont)
+{
+	/* kind and ctx in place, the rest masked: one load (struct ttrace_event) */
+	uint64_t kind_ctx = ev->kind_ctx & (0xffffu | (uint32_t)TTRACE_CTX_MASK << 24);
+
+	return (uint32_t)index | kind_ctx << 32 | (uint64_t)r->cpu << 48 |
+	       (uint64_t)ncont << (56 + TTRACE_CTX_NCONT_SHIFT);
+}
+
+/* Word 2 of a head entry: pid, tid. */
+static inline uint64_t head_word2(const struct ttrace_event *ev)
+{
+	return ev->pid | (uint64_t)ev->tid << 32;
+}
+
+/*
+ * Stores word i of slot s. Release: pairs with the reader's acquire loads
+ * of the slot's words (R3, R4): who sees this word also sees every store
+ * before it, the marking and the reservation included (W2; R5 relies on
+ * it), and who sees a published ts sees the whole event (W3).
+ */
+static inline void put(union ttrace_slot *s, uint32_t i, uint64_t w)
+{
+	__atomic_store_n(&s->word[i], w, __ATOMIC_RELEASE);
+}
+
+/*
+ * W2-W3 for an event of one slot (nwords <= TTRACE_HEAD_WORDS), straight
+ * through: each word is stored as it is loaded, zero past nwords.
+ */
+static inline __attribute__((always_inline)) void commit_one(struct ttrace_ring *r, uint64_t index,
+							     const struct ttrace_event *ev)
+{
+	union ttrace_slot *s = ttrace_ring_slot(r, index);
+	const uint64_t *d = ev->data;
+	uint32_t n = ev->nwords;
+	uint64_t ts = fresh_ts(s, ev->ts & TTRACE_TS_MASK);
+
+	_Static_assert(TTRACE_HEAD_WORDS == 5 && TTRACE_SLOT_WORDS == 8, "the stores below");
+	put(s, 0, TTRACE_TS_WRITING);
+	put(s, 1, head_word1(r, index, ev, 0));
+	put(s, 2, head_word2(ev));
+	put(s, 3, n > 0 ? d[0] : 0);
+	put(s, 4, n > 1 ? d[1] : 0);
+	put(s, 5, n > 2 ? d[2] : 0);
+	put(s, 6, n > 3 ? d[3] : 0);
+	put(s, 7, n > 4 ? d[4] : 0);
+	put(s, 0, ts);
 }
 
 static uint64_t data_word(const struct ttrace_event *ev, uint32_t k)
@@ -64,71 +203,64 @@ static uint64_t data_word(const struct ttrace_event *ev, uint32_t k)
 	return k < ev->nwords ? ev->data[k] : 0;
 }
 
-void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev)
+/* W2-W3 for an event with continuations: out of line. */
+static __attribute__((noinline)) void commit_multi(struct ttrace_ring *r, uint64_t index,
+						   const struct ttrace_event *ev)
 {
 	uint32_t nslots = TTRACE_EVENT_SLOTS(ev->nwords);
-	uint64_t ts = ev->ts & TTRACE_TS_MASK;
-	uint8_t ctx = TTRACE_CTX_MAKE(ev->ctx & TTRACE_CTX_MASK, nslots - 1);
+	uint64_t ts = fresh_ts(ttrace_ring_slot(r, index), ev->ts & TTRACE_TS_MASK);
 	uint32_t k = 0; /* the next data word */
-
-	/*
-	 * relaxed: only this CPU writes the slot. A head entry's ts must differ
-	 * from the one its slot held (a clock that stood still for a lap), or
-	 * a reader could take the old entry's ts for this one's (R5).
-	 */
-	if (__atomic_load_n(&ttrace_ring_slot(r, index)->word[0], __ATOMIC_RELAXED) == ts) {
-		ts ^= 2;
-	}
 
 	for (uint32_t j = 0; j < nslots; j++) {
 		union ttrace_slot *s = ttrace_ring_slot(r, index + j);
-		uint64_t w[TTRACE_SLOT_WORDS];
-		uint32_t first = 1;
+		uint32_t i = 1;
 
+		put(s, 0, TTRACE_TS_WRITING);
 		if (j == 0) {
-			/* seq, kind, cpu, ctx; pid, tid: struct ttrace_entry, little-endian */
-			w[1] = (uint32_t)index | (uint64_t)ev->kind << 32 | (uint64_t)r->cpu << 48 |
-			       (uint64_t)ctx << 56;
-			w[2] = ev->pid | (uint64_t)ev->tid << 32;
-			first = 3;
+			put(s, 1, head_word1(r, index, ev, nslots - 1));
+			put(s, 2, head_word2(ev));
+			i = 3;
 		}
-		for (uint32_t i = first; i < TTRACE_SLOT_WORDS; i++) {
-			w[i] = data_word(ev, k++);
-		}
-		/*
-		 * release: pairs with the reader's acquire loads of ts (R3,
-		 * R4): who sees the marking also sees the reservation.
-		 */
-		__atomic_store_n(&s->word[0], TTRACE_TS_WRITING, __ATOMIC_RELEASE);
-		for (uint32_t i = 1; i < TTRACE_SLOT_WORDS; i++) {
-			/*
-			 * release: pairs with the reader's acquire loads of the
-			 * slot's words (R3, R4): who sees this word also sees the
-			 * marking above and the reservation (R5 relies on it).
-			 */
-			__atomic_store_n(&s->word[i], w[i], __ATOMIC_RELEASE);
+		for (; i < TTRACE_SLOT_WORDS; i++) {
+			put(s, i, data_word(ev, k++));
 		}
 	}
 	for (uint32_t j = nslots - 1; j > 0; j--) {
-		/* release: pairs with the acquire load of a continuation's ts in R4 */
-		__atomic_store_n(&ttrace_ring_slot(r, index + j)->word[0], ts | TTRACE_TS_CONT,
-				 __ATOMIC_RELEASE);
+		/* the continuations' ts before the head entry's, which publishes the event (W3) */
+		put(ttrace_ring_slot(r, index + j), 0, ts | TTRACE_TS_CONT);
 	}
-	/* release: pairs with the acquire load of ts in R3; publishes the whole event */
-	__atomic_store_n(&ttrace_ring_slot(r, index)->word[0], ts, __ATOMIC_RELEASE);
+	put(ttrace_ring_slot(r, index), 0, ts);
+}
+
+void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev)
+{
+	if (__builtin_expect(ev->nwords > TTRACE_HEAD_WORDS, 0)) {
+		commit_multi(r, index, ev);
+	} else {
+		commit_one(r, index, ev);
+	}
+}
+
+/* ttrace_ring_write() in drop mode, or for an event with continuations or too many words. */
+static __attribute__((noinline)) bool write_slow(struct ttrace_ring *r,
+						 const struct ttrace_event *ev)
+{
+	uint64_t index;
+
+	if (ev->nwords > TTRACE_EVENT_WORDS_MAX ||
+	    !ttrace_ring_reserve(r, TTRACE_EVENT_SLOTS(ev->nwords), &index)) {
+		return false;
+	}
+	ttrace_ring_commit(r, index, ev);
+	return true;
 }
 
 bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev)
 {
-	uint64_t index;
-
-	if (ev->nwords > TTRACE_EVENT_WORDS_MAX) {
-		return false;
+	if (__builtin_expect(ev->nwords > TTRACE_HEAD_WORDS, 0) || !overwriting(r)) {
+		return write_slow(r, ev);
 	}
-	if (!ttrace_ring_reserve(r, TTRACE_EVENT_SLOTS(ev->nwords), &index)) {
-		return false;
-	}
-	ttrace_ring_commit(r, index, ev);
+	commit_one(r, reserve_overwrite(r, 1), ev);
 	return true;
 }
 

@@ -8,9 +8,13 @@
  *
  * Writer: one per ring, on the ring's own CPU with preemption disabled
  * (a migration in the middle would make two CPUs write one ring).
- * Interrupts may stay enabled: a handler's write nests inside an
- * interrupted one and takes the indices after it. No locks, no
- * allocation, never blocks.
+ * Interrupts may stay enabled: the reservation is one instruction on the
+ * ring's CPU, without a lock (Linux's local_t), so a handler's write
+ * nests inside an interrupted one and takes the indices after it. (The
+ * kernel still reserves with interrupts off, for timestamps in index
+ * order: ktrace.c.) An event of one slot, as every kernel kind is, takes
+ * a straight path; events with continuations an out-of-line one. No
+ * locks, no locked instructions, no allocation, never blocks.
  *
  * Control: ttrace_ring_clear() runs on any CPU; callers serialise clears
  * (the kernel's trace-control lock), which may run concurrently with the
@@ -20,21 +24,39 @@
 #define SPOOR_TRACE_RING_WRITE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "abi/trace.h"
 #include "common/trace_ring.h"
 
-/* An event as a tracepoint hands it over. */
+/*
+ * An event as a tracepoint hands it over. kind and ctx sit where word 1
+ * of the head entry holds them, 16 bits apart (struct ttrace_entry), so
+ * the writer takes both with one load, as kind_ctx; the byte between
+ * them, where the ring's cpu goes, is ignored.
+ */
 struct ttrace_event {
 	uint64_t ts; /* TSC; bits 0 and 63 are not kept */
 	uint32_t pid;
 	uint32_t tid;
-	uint16_t kind;	      /* TTRACE_KIND_* */
-	uint8_t ctx;	      /* TTRACE_CTX_* */
+	union {
+		struct {
+			uint16_t kind;	/* TTRACE_KIND_* */
+			uint8_t unused; /* ignored */
+			uint8_t ctx;	/* TTRACE_CTX_*, its low 4 bits kept */
+		};
+		uint32_t kind_ctx; /* the three above, for the writer */
+	};
 	uint8_t nwords;	      /* data words, 0..TTRACE_EVENT_WORDS_MAX */
 	const uint64_t *data; /* nwords of them */
 };
+
+_Static_assert(offsetof(struct ttrace_event, kind_ctx) == offsetof(struct ttrace_event, kind),
+	       "kind_ctx: kind in its low 16 bits");
+_Static_assert(offsetof(struct ttrace_event, ctx) - offsetof(struct ttrace_event, kind) ==
+		   offsetof(struct ttrace_entry, ctx) - offsetof(struct ttrace_entry, kind),
+	       "kind_ctx: ctx where word 1 has it");
 
 /*
  * Stores ev in ring r: reserve, then commit. Returns true if stored, false
