@@ -1,124 +1,53 @@
-"""Boot fixture for the system tests: Spoor under QEMU, driven over its serial console.
+"""Fixtures for the system tests: Spoor under QEMU, driven over its serial console.
 
-A test asks for `boot` and calls it with the machine it wants:
+Two ways to get a machine:
 
-    def test_something(boot):
-        spoor = boot(smp=4, mem="256M", cmdline="")
-        out = spoor.command("help")
+  - `boot`, a fresh machine for one test: for whatever changes what other
+    tests would see (a panic, halt, a killed server, a fuzzer) or needs its
+    own command line, memory or boot banner.
+
+        def test_something(boot):
+            spoor = boot(smp=4, mem="256M", cmdline="")
+
+  - `shared`, the module's machine of a configuration, booted by the first
+    test that asks for it and lent to the next ones until the module ends.
+    Each module wraps it in a fixture whose docstring says what state a
+    test may rely on and what a test must leave behind.
+
+        @pytest.fixture
+        def spoor(shared):
+            return shared(smp=2)
+
+    A group that prepares state once for several tests (a class-scoped
+    fixture) takes its machine from `machines` and lends it to each test
+    with `shared.use(machine)`.
 
 Every expect also watches for a kernel panic and fails the test at once with
-the panic block, unless the test says it expects one. The whole console log
-of each test is written to build/test-logs/<test>.log.
+the panic block, unless the test says it expects one. Each test's console
+log is written to build/test-logs/<test>.log; a shared machine also keeps
+the log of its whole life in build/test-logs/<module>--<machine>.log.
+
+After each test that used a shared machine, the machine must answer at its
+prompt, without a panic, running only the programs it ran after booting;
+otherwise the test errors in its teardown and the machine is replaced by a
+fresh boot for the tests that follow.
 """
 
-import re
 import shutil
-import subprocess
 import tempfile
-from pathlib import Path
 
-import pexpect
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "build"
-KERNEL = BUILD / "kernel.elf"
-LOGS = BUILD / "test-logs"
-
-PROMPT = "init> "
-PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
-BOOT_TIMEOUT = 60
-COMMAND_TIMEOUT = 30
-
-# QEMU's exit status: 0 after ACPI power-off; (1 << 1) | 1 after the kernel
-# wrote 1 to the isa-debug-exit port, which it does when it panics.
-EXIT_POWER_OFF = 0
-EXIT_KERNEL_FAILURE = 3
+from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, PS_POLLS, IsoCache, Spoor, Transcript, log_name, \
+    ps
 
 
-class KernelPanic(AssertionError):
-    pass
-
-
-class Transcript:
-    """Everything the console printed, kept for tests and written to the log as it comes."""
-
-    def __init__(self, log):
-        self.log = log
-        self.text = []
-
-    def write(self, data):
-        self.text.append(data)
-        self.log.write(data)
-
-    def flush(self):
-        self.log.flush()
-
-
-class Spoor:
-    """One running QEMU with Spoor on its serial console."""
-
-    def __init__(self, child):
-        self.child = child
-
-    def console(self):
-        """Everything the console has printed so far, including output between prompts."""
-        return "".join(self.child.logfile_read.text).replace("\r", "")
-
-    def expect(self, pattern, timeout=COMMAND_TIMEOUT, allow_panic=False):
-        """Waits for a regex; returns its match. A panic fails unless allowed."""
-        patterns = [pattern, pexpect.EOF, pexpect.TIMEOUT]
-        if not allow_panic:
-            patterns.append(PANIC)
-        index = self.child.expect(patterns, timeout=timeout)
-        if index == 0:
-            return self.child.match
-        seen = self.child.before + (self.child.after if isinstance(self.child.after, str) else "")
-        if index == 3:
-            raise KernelPanic(f"kernel panic while waiting for {pattern!r}:\n{seen}")
-        what = "QEMU exited" if index == 1 else f"timeout after {timeout}s"
-        raise AssertionError(f"{what} while waiting for {pattern!r}; console tail:\n{seen[-2000:]}")
-
-    def send(self, text):
-        self.child.send(text)
-
-    def command(self, line, timeout=COMMAND_TIMEOUT):
-        """Types a line at the prompt; returns what it printed before the next prompt."""
-        self.child.send(line + "\r")
-        self.expect(re.escape(line) + r"\r*\n", timeout)
-        self.expect(re.escape(PROMPT), timeout)
-        return self.child.before.replace("\r", "")
-
-    def wait_exit(self, timeout=COMMAND_TIMEOUT):
-        """Waits for QEMU to end; returns its exit status."""
-        self.child.expect(pexpect.EOF, timeout=timeout)
-        self.child.close()
-        return self.child.exitstatus
-
-
-# The programs only tests use (tests/programs/), loaded into every image
-# the tests boot; `make run` boots without them. echo is a server init
-# starts and keeps.
-TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
-                "tracegen", "tracedfuzz")
-
-
-class IsoCache:
-    """One ISO per kernel command line and extra modules, built once per test session."""
-
-    def __init__(self, directory):
-        self.directory = Path(directory)
-        self.isos = {}
-
-    def get(self, cmdline, modules=()):
-        modules = TEST_MODULES + tuple(modules)
-        key = (cmdline, modules)
-        if key not in self.isos:
-            iso = self.directory / f"spoor-{len(self.isos)}.iso"
-            subprocess.run([str(ROOT / "tools" / "mkiso"), str(iso), str(KERNEL), cmdline,
-                            *modules], check=True)
-            self.isos[key] = iso
-        return self.isos[key]
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keeps each phase's report on the test, so fixtures can tell a failed test."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
 
 
 @pytest.fixture(scope="session")
@@ -134,38 +63,186 @@ def iso_cache():
 def boot(request, iso_cache):
     """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True) -> Spoor.
 
-    modules are module2 lines ("NAME [ATTRIBUTES]") for programs of
-    build/tests/bin or build/bin beyond grub.cfg's and TEST_MODULES.
+    A fresh machine for this test alone. modules are module2 lines ("NAME
+    [ATTRIBUTES]") for programs of build/tests/bin or build/bin beyond
+    grub.cfg's and TEST_MODULES.
     """
-    children = []
+    machines = []
     LOGS.mkdir(parents=True, exist_ok=True)
-    log_name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)
-    log = open(LOGS / f"{log_name}.log", "w", encoding="utf-8", errors="replace")
+    log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
+               errors="replace")
 
     def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True):
-        iso = iso_cache.get(cmdline, modules)
-        args = ["-smp", str(smp), "-m", mem, "-cdrom", str(iso), "-serial", "mon:stdio",
-                "-display", "none", "-no-reboot",
-                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
-        log.write(f"### qemu-system-x86_64 {' '.join(args)}\n")
-        child = pexpect.spawn("qemu-system-x86_64", args, encoding="utf-8",
-                              codec_errors="replace", timeout=COMMAND_TIMEOUT)
-        child.logfile_read = Transcript(log)
-        children.append(child)
-        spoor = Spoor(child)
+        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem)
+        machines.append(spoor)
         if wait_prompt:
-            spoor.expect(re.escape(PROMPT), timeout=BOOT_TIMEOUT)
+            spoor.expect_prompt(BOOT_TIMEOUT)
         return spoor
 
     yield start
-    for child in children:
-        if child.isalive():
-            child.terminate(force=True)
+    for spoor in machines:
+        spoor.terminate()
     log.close()
 
 
-def banner_value(text, name):
-    """The value of a `name: value` banner line, as a string."""
-    match = re.search(rf"^{re.escape(name)}: (.*?)\r*$", text, re.MULTILINE)
-    assert match, f"no '{name}:' line in the banner:\n{text}"
-    return match.group(1)
+class Machine:
+    """A booted Spoor lent to several tests, and what it ran right after booting."""
+
+    def __init__(self, spoor, log, name):
+        self.spoor = spoor
+        self.log = log
+        self.name = name
+        self.programs = set()
+
+    def programs_running(self):
+        return {row[2] for row in ps(self.spoor)}
+
+    def settle(self, recover):
+        """Checks the machine is as a test found it: the prompt answers (no panic) and
+        only the programs it ran after booting run. If recover, first tries to get
+        back to the prompt from whatever the failed test left running."""
+        spoor = self.spoor
+        if recover:
+            spoor.send("\x03")
+        # ps on a line of its own: anything printed before it (a panic, a
+        # program's last words) is read and logged before the prompt after it.
+        extra = self.programs_running() - self.programs
+        # A program that printed its last line may take a moment to be gone.
+        for _ in range(0 if recover else PS_POLLS):
+            if not extra:
+                break
+            extra = self.programs_running() - self.programs
+        if extra:
+            raise AssertionError(f"{self.name}: the test left {sorted(extra)} running")
+
+
+class MachinePool:
+    """The machines of one test module, one per configuration and group, booted on first use."""
+
+    def __init__(self, iso_cache, module):
+        self.iso_cache = iso_cache
+        self.module = module
+        self.machines = {}
+        self.boots = 0
+
+    def start(self, smp, mem, cmdline, modules, group):
+        self.boots += 1
+        words = [group, f"smp{smp}", mem, cmdline, *modules, f"boot{self.boots}"]
+        name = log_name(f"{self.module}--" + "-".join(w for w in words if w))
+        LOGS.mkdir(parents=True, exist_ok=True)
+        log = open(LOGS / f"{name}.log", "w", encoding="utf-8", errors="replace")
+        spoor = Spoor.start(self.iso_cache.get(cmdline, modules), Transcript(log), smp, mem)
+        return Machine(spoor, log, name)
+
+    def get(self, smp=4, mem="256M", cmdline="", modules=(), group=""):
+        """The module's machine of this configuration; a machine of another group is
+        another machine (for a group that changes what the others would see)."""
+        key = (smp, mem, cmdline, tuple(modules), group)
+        machine = self.machines.get(key)
+        if machine and machine.spoor.alive():
+            return machine
+        if machine:
+            self.retire(machine)  # it died: its log says how
+        machine = self.start(smp, mem, cmdline, modules, group)
+        self.machines[key] = machine
+        machine.spoor.expect_prompt(BOOT_TIMEOUT)
+        machine.programs = machine.programs_running()
+        return machine
+
+    def record(self, smp=4, mem="256M", cmdline="", modules=()):
+        """Boots a machine that ends by itself (a panic, say) and waits for QEMU to exit:
+        returns (its console, QEMU's exit status), for several tests to read."""
+        machine = self.start(smp, mem, cmdline, modules, "")
+        try:
+            status = machine.spoor.wait_exit(BOOT_TIMEOUT)
+            return machine.spoor.console(), status
+        finally:
+            machine.spoor.terminate()
+            machine.log.close()
+
+    def retire(self, machine):
+        machine.spoor.terminate()
+        machine.log.close()
+        self.machines = {k: m for k, m in self.machines.items() if m is not machine}
+
+    def close(self):
+        for machine in list(self.machines.values()):
+            self.retire(machine)
+
+
+@pytest.fixture(scope="module")
+def machines(request, iso_cache):
+    """The module's shared machines (a MachinePool): get(smp=, mem=, cmdline=, modules=,
+    group=) -> Machine. For class-scoped fixtures; tests go through `shared`."""
+    pool = MachinePool(iso_cache, request.module.__name__)
+    yield pool
+    pool.close()
+
+
+class Lender:
+    """Lends shared machines to one test: logs the test's part of their console in
+    its own log, and checks each machine after the test."""
+
+    def __init__(self, pool, node, log):
+        self.pool = pool
+        self.node = node
+        self.log = log
+        self.lent = []
+
+    def __call__(self, smp=4, mem="256M", cmdline="", modules=(), group=""):
+        """The module's machine of this configuration (see MachinePool.get), as a Spoor."""
+        return self.use(self.pool.get(smp, mem, cmdline, modules, group))
+
+    def use(self, machine):
+        """Lends a machine a class-scoped fixture prepared; returns its Spoor."""
+        assert machine.spoor.alive(), f"{machine.name} died in an earlier test"
+        if machine not in self.lent:
+            self.log.write(f"### shared machine: its whole console is in {machine.name}.log\n")
+            machine.log.write(f"\n### test {self.node.nodeid}\n")
+            machine.spoor.child.logfile_read.attach(self.log)
+            self.lent.append(machine)
+        return machine.spoor
+
+    def give_back(self):
+        report = getattr(self.node, "report_call", None)
+        failed = report is None or report.failed
+        errors = []
+        for machine in self.lent:
+            try:
+                machine.settle(recover=failed)
+            except Exception as error:  # a panic, QEMU gone, a timeout, a program left
+                self.log.write(f"\n### {machine.name} retired: {error}\n")
+                errors.append(error)
+                self.pool.retire(machine)
+            finally:
+                machine.spoor.child.logfile_read.detach(self.log)
+        # A failed test has said what went wrong; the machine it left is replaced.
+        if errors and not failed:
+            raise AssertionError(
+                "a shared machine was not left as it was found (it will be booted "
+                "again for the next tests):\n" + "\n".join(str(e) for e in errors))
+
+
+@pytest.fixture
+def shared(request, machines):
+    """Factory: shared(smp=4, mem="256M", cmdline="", modules=(), group="") -> Spoor,
+    the module's machine of that configuration, booted once for the module.
+
+    A test may rely on: the shell at its prompt, no panic so far, and only the
+    programs that ran right after boot (init, traced, the servers) running.
+    Everything else (tracing, user events, memory) is as earlier tests left it,
+    unless the module's own fixture resets it. A test must wait for or kill
+    every program it started; after it, the fixture checks the machine (see
+    the module docstring). shared.use(machine) lends a machine a class-scoped
+    fixture prepared.
+    """
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
+               errors="replace")
+    lender = Lender(machines, request.node, log)
+    try:
+        yield lender
+        lender.give_back()
+    finally:
+        log.close()
+

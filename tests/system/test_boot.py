@@ -1,18 +1,18 @@
-"""Boot: the banner matches the machine QEMU was given, on 1, 4 and 8 CPUs."""
+"""Boot: the banner matches the machine QEMU was given, on 1, 4 and 8 CPUs; the
+kernel command line's options, good and bad; the boot-time self-tests."""
 
 import re
 
 import pytest
 
-from conftest import PROMPT, banner_value
+from spoorlib import PROMPT, banner_value
 
 
 @pytest.mark.parametrize("smp,mem_mib", [(1, 128), (4, 256), (8, 512)])
 def test_banner_matches_qemu_cpus_and_memory(boot, smp, mem_mib):
     spoor = boot(smp=smp, mem=f"{mem_mib}M", wait_prompt=False)
     spoor.expect(r"Spoor \d+\.\d+\.\d+ \(x86_64\)")
-    spoor.expect(re.escape(PROMPT), timeout=60)
-    banner = spoor.child.before
+    banner = spoor.expect_prompt()
 
     assert int(banner_value(banner, "cpus online")) == smp
     usable = int(banner_value(banner, "memory").removesuffix(" MiB usable"))
@@ -30,14 +30,43 @@ def test_smp_option_limits_cpus_started(boot):
     spoor.expect(re.escape(PROMPT))
 
 
-def test_unknown_option_warns_and_boot_goes_on(boot):
-    spoor = boot(smp=2, cmdline="frobnicate=1 smp=99 selftest=bogus", wait_prompt=False)
-    spoor.expect(r"cmdline: unknown option 'frobnicate', ignored")
-    spoor.expect(r"cmdline: bad value '99' for 'smp' \(expected 1\.\.8\), ignored")
-    spoor.expect(r"cmdline: bad value 'bogus' for 'selftest' \(expected none pagefault")
-    spoor.expect(r"cpus online: 2\r*\n")
-    spoor.expect(r"cmdline: frobnicate=1 smp=99 selftest=bogus")
-    spoor.expect(re.escape(PROMPT))
+BAD_OPTIONS = "frobnicate=1 smp=99 selftest=bogus"
+
+
+class TestBadOptions:
+    """One boot with three bad options: each is named in a warning and ignored."""
+
+    @pytest.fixture(scope="class")
+    def banner(self, machines):
+        """The console of a boot (2 CPUs) with BAD_OPTIONS, up to its first prompt."""
+        machine = machines.get(smp=2, cmdline=BAD_OPTIONS)
+        console = machine.spoor.console()
+        yield console[:console.index(PROMPT) + len(PROMPT)]
+        machines.retire(machine)
+
+    @staticmethod
+    def before_cpus_online(banner, warning):
+        """Whether warning comes in the banner, before the CPUs start."""
+        match = re.search(warning, banner)
+        assert match, banner
+        assert match.start() < banner.index("cpus online:"), banner
+
+    def test_unknown_option_is_named_and_ignored(self, banner):
+        self.before_cpus_online(banner, r"cmdline: unknown option 'frobnicate', ignored")
+
+    def test_out_of_range_smp_is_refused_and_every_cpu_starts(self, banner):
+        self.before_cpus_online(banner,
+                                r"cmdline: bad value '99' for 'smp' \(expected 1\.\.8\), ignored")
+        assert re.search(r"^cpus online: 2$", banner, re.MULTILINE), banner
+
+    def test_unknown_selftest_is_refused_with_the_known_kinds(self, banner):
+        self.before_cpus_online(
+            banner, r"cmdline: bad value 'bogus' for 'selftest' \(expected none pagefault")
+
+    def test_boot_goes_on_to_the_prompt_and_shows_the_command_line(self, banner):
+        line = re.search(rf"^cmdline: {BAD_OPTIONS}$", banner, re.MULTILINE)
+        assert line, banner
+        assert line.start() < banner.index(PROMPT), banner
 
 
 def test_tlb_shootdown_reaches_every_cpu(boot):

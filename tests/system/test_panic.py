@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import EXIT_KERNEL_FAILURE
+from spoorlib import EXIT_KERNEL_FAILURE
 
 
 @pytest.mark.parametrize("kind,name,mnemonic,vector,cr2", [

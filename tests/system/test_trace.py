@@ -2,7 +2,9 @@
 
 import re
 
-from conftest import EXIT_KERNEL_FAILURE, PROMPT
+import pytest
+
+from spoorlib import EXIT_KERNEL_FAILURE, PROMPT
 
 
 def test_banner_reports_trace_setup_from_the_command_line(boot):
@@ -27,26 +29,48 @@ def test_unknown_trace_category_is_refused_with_the_known_ones(boot):
     spoor.expect(re.escape(PROMPT))
 
 
-def test_panic_prints_flight_recorder_and_counters_of_every_cpu(boot):
-    spoor = boot(smp=4, cmdline="ttrace=all selftest=pagefault", wait_prompt=False)
-    spoor.expect(r"KERNEL PANIC on cpu 0: page fault", allow_panic=True)
-    spoor.expect(r"trace counters:\r*\n", allow_panic=True)
-    for cpu in range(4):
-        counts = spoor.expect(rf"  cpu {cpu}: emitted=(\d+) stored=(\d+) overwritten=(\d+) "
-                              r"dropped=(\d+) cleared=(\d+)", allow_panic=True)
-        emitted, stored, overwritten, dropped, cleared = map(int, counts.groups())
-        assert emitted > 0, f"cpu {cpu} recorded nothing"
-        assert emitted == stored + overwritten + dropped + cleared
-    spoor.expect(r"flight recorder: last 16 events on cpu 0\r*\n", allow_panic=True)
-    spoor.expect(r"system halted", allow_panic=True)
-    events = re.findall(r"^  \[ *\d+\.\d{6}\] cpu=0 pid=\d+ tid=\d+ (\w+)( [^\r\n]*)?\r*$",
-                        spoor.child.before, re.MULTILINE)
-    assert len(events) == 16, spoor.child.before
-    # The loader's frame allocations come last before the panic; the other
-    # CPUs only took timer interrupts, which their counters above show.
-    assert any(kind == "mem_frame_alloc" and re.match(r" frame=0x[0-9a-f]+ count=\d+$", args)
-               for kind, args in events), events
-    assert spoor.wait_exit() == EXIT_KERNEL_FAILURE
+class TestPanicWithTracing:
+    """One boot that traces everything and then panics: the block ends with the
+    trace counters of every CPU and the flight recorder of the panicking one."""
+
+    CPUS = 4
+
+    @pytest.fixture(scope="class")
+    def panic(self, machines):
+        """The console of the panic, from its first line, and QEMU's exit status."""
+        console, status = machines.record(smp=self.CPUS, cmdline="ttrace=all selftest=pagefault")
+        start = console.find("KERNEL PANIC on cpu 0: page fault")
+        assert start >= 0, console[-3000:]
+        return console[start:], status
+
+    def test_qemu_reports_the_kernel_failure(self, panic):
+        assert panic[1] == EXIT_KERNEL_FAILURE
+
+    def test_every_cpus_counters_account_for_each_event_it_emitted(self, panic):
+        block = panic[0]
+        counters = block.index("trace counters:\n")
+        for cpu in range(self.CPUS):
+            line = re.compile(rf"^  cpu {cpu}: emitted=(\d+) stored=(\d+) overwritten=(\d+) "
+                              r"dropped=(\d+) cleared=(\d+)$", re.MULTILINE)
+            counts = line.search(block, counters)
+            assert counts, block
+            emitted, stored, overwritten, dropped, cleared = map(int, counts.groups())
+            assert emitted > 0, f"cpu {cpu} recorded nothing"
+            assert emitted == stored + overwritten + dropped + cleared
+
+    def test_flight_recorder_decodes_the_last_16_events_of_the_panicking_cpu(self, panic):
+        block = panic[0]
+        recorder = re.search(
+            r"^flight recorder: last 16 events on cpu 0\n((?:.*\n)*?)system halted", block,
+            re.MULTILINE)
+        assert recorder and recorder.start() > block.index("trace counters:"), block
+        events = re.findall(r"^  \[ *\d+\.\d{6}\] cpu=0 pid=\d+ tid=\d+ (\w+)( [^\n]*)?$",
+                            recorder.group(1), re.MULTILINE)
+        assert len(events) == 16, recorder.group(1)
+        # The loader's frame allocations come last before the panic; the other
+        # CPUs only took timer interrupts, which their counters show.
+        assert any(kind == "mem_frame_alloc" and re.match(r" frame=0x[0-9a-f]+ count=\d+$", args)
+                   for kind, args in events), events
 
 
 def test_program_without_trace_capabilities_cannot_map_or_control(boot):

@@ -1,224 +1,291 @@
 """traced and the shell's trace verbs: what a person types and reads.
 
-Each test boots once and runs a group of checks: the memtest session of the
-README, filters, ordering across CPUs, exact accounting on a small ring in
-both modes, following, tracecat against the shell, traced killed in the
-middle of a dump, malformed requests, and a shell without traced.
+Groups that prepare a trace once and check it from several sides: the
+memtest session of the README (2 CPUs) and a mixed workload on 4 CPUs for
+the filters. Then exact accounting on a small ring in both modes, following,
+traced killed in the middle of a dump (a machine of its own), malformed
+requests, the verbs' answers to wrong input, and a shell whose traced is
+gone (a fresh boot).
 """
 
 import re
 
-from test_ipc import pid_of
+import pytest
 
-EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) ([\w:]+)(.*)$", re.MULTILINE)
-LOST = re.compile(r"^# lost (\d+) events on cpu (\d+)$", re.MULTILINE)
-END = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$", re.MULTILINE)
-STATUS_CPU = re.compile(r"^cpu (\d+): emitted (\d+) stored (\d+) overwritten (\d+) dropped (\d+) "
-                        r"cleared (\d+)$", re.MULTILINE)
-VERIFIED = re.compile(r"tracecat: (\d+) events verified \((\d+) entries, (\d+) lost\)")
-USER_LOW, USER_HIGH = 0x10000, 0x800000000000
-KERNEL_LOW = 0xffff800000000000
-DUMP_TIMEOUT = 120
+from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, pid_of, ps, \
+    reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
 
 
-class Event:
-    def __init__(self, match):
-        sec, usec, cpu, pid, tid, kind, rest = match.groups()
-        self.us = int(sec) * 1000000 + int(usec)
-        self.cpu, self.pid, self.tid, self.kind = int(cpu), int(pid), int(tid), kind
-        self.args = dict(re.findall(r"(\w+)=(\S+)", rest))
-        self.line = match.group(0)
+@pytest.fixture
+def spoor(shared):
+    """The module's machine with 2 CPUs (256 MiB, the default command line).
+
+    At the start of each test tracing is off, in overwrite mode, every ring
+    empty (the counters only grow: compare them before and after). A test
+    must let every program it starts end.
+    """
+    spoor = shared(smp=2)
+    reset_tracing(spoor)
+    return spoor
 
 
-def events(out):
-    return [Event(m) for m in EVENT.finditer(out)]
+class Session:
+    """What a group's fixture recorded once, for its tests to check."""
+
+    def __init__(self, machine, **outputs):
+        self.machine = machine
+        self.__dict__.update(outputs)
 
 
-def dump(spoor, filters=""):
-    """`trace dump FILTERS`: its events, after checking the end line counts them."""
-    out = spoor.command(f"trace dump {filters}".strip(), timeout=DUMP_TIMEOUT)
-    end = END.search(out)
-    assert end, out[-2000:]
-    found = events(out)
-    assert int(end.group(1)) == len(found), out[-2000:]
-    return found, out
+class TestMemtestSession:
+    """`trace on mem,proc`, `run memtest`, `trace off` on the 2-CPU machine: the
+    session of the README, checked from every side."""
+
+    @pytest.fixture(scope="class")
+    def session(self, machines):
+        machine = machines.get(smp=2)
+        spoor = machine.spoor
+        reset_tracing(spoor)
+        on = spoor.command("trace on mem,proc")
+        memtest = spoor.command("run memtest")
+        spoor.command("trace off")
+        pid = spawned_pid(spoor, "memtest")
+        events, _ = dump(spoor, f"pid={pid}")
+        return Session(machine, on=on, memtest=memtest, pid=pid, events=events)
+
+    @pytest.fixture
+    def spoor(self, shared, session):
+        """The session's machine, tracing off, its rings as the session left them:
+        a test may read them and run programs, and must not turn tracing on."""
+        return shared.use(session.machine)
+
+    def test_trace_on_says_what_is_traced_now(self, session):
+        assert "trace: enabled mem,proc; tracing now: mem,proc" in session.on, session.on
+
+    def test_memtest_passes_while_traced(self, session):
+        assert "memtest: ok" in session.memtest, session.memtest
+
+    def test_dump_of_its_pid_has_every_kind_of_memory_event(self, session):
+        kinds = {e.kind for e in session.events}
+        for kind in ("mem_pf", "mem_map", "mem_unmap", "mem_cow", "mem_copy"):
+            assert kind in kinds, f"no {kind} for pid {session.pid}: {sorted(kinds)}"
+
+    def test_dump_of_its_pid_has_only_its_events(self, session):
+        for e in session.events:
+            assert e.pid == session.pid, e.line
+
+    @pytest.mark.parametrize("kind", ["mem_pf", "mem_map", "mem_unmap", "mem_cow", "mem_copy"])
+    def test_memory_events_carry_user_addresses_and_sane_arguments(self, session, kind):
+        found = [e for e in session.events if e.kind == kind]
+        assert found, kind
+        for e in found:
+            if kind == "mem_pf":
+                # A fault in a user copy has the kernel's rip.
+                assert user_address(e.args["vaddr"]), e.line
+                assert user_address(e.args["rip"]) or int(e.args["rip"], 16) >= KERNEL_LOW, e.line
+            if kind in ("mem_map", "mem_unmap"):
+                assert user_address(e.args["vaddr"]) and int(e.args["len"], 16) > 0, e.line
+            if kind == "mem_cow":
+                assert user_address(e.args["vaddr"]), e.line
+                assert e.args["old_frame"] != e.args["new_frame"], e.line
+            if kind == "mem_copy":
+                assert user_address(e.args["addr"]) and int(e.args["len"]) > 0, e.line
+
+    def test_trace_off_stops_recording(self, spoor):
+        out = spoor.command("trace off")
+        assert "tracing now: none" in out, out
+        before = status(spoor)
+        assert "memtest: ok" in spoor.command("run memtest")
+        assert status(spoor) == before, "events were recorded with tracing off"
+
+    def test_status_counts_as_stored_every_event_the_dump_shows(self, spoor):
+        stored = sum(c["stored"] for c in status(spoor).values())
+        found, _ = dump(spoor)
+        assert len(found) == stored
+
+    def test_tracecat_verifies_every_stored_entry_without_loss(self, spoor):
+        stored = sum(c["stored"] for c in status(spoor).values())
+        out = spoor.command("run tracecat -b", timeout=DUMP_TIMEOUT)
+        assert verified(out) == (stored, stored, 0), out
 
 
-def status(spoor):
-    """`trace status`: the per-CPU counts, checking emitted = stored + overwritten + dropped + cleared."""
-    out = spoor.command("trace status")
-    assert re.search(r"^trace: mask \S+, mode (overwrite|drop), \d+ cpus x \d+ entries", out,
-                     re.MULTILINE), out
-    cpus = {}
-    for m in STATUS_CPU.finditer(out):
-        cpu, emitted, stored, overwritten, dropped, cleared = map(int, m.groups())
-        assert emitted == stored + overwritten + dropped + cleared, out
-        cpus[cpu] = dict(emitted=emitted, stored=stored, overwritten=overwritten,
-                         dropped=dropped, cleared=cleared)
-    assert cpus, out
-    return cpus
+def _time(us):
+    return f"{us // 1000000}.{us % 1000000:06d}"
 
 
-def after_line(spoor, out, pattern):
-    """Waits for a line a background program prints: in a command's output, or after it."""
-    if not re.search(pattern, out):
-        spoor.expect(pattern)
+# Each filter of `trace dump`, and which events of the whole dump it keeps.
+FILTERS = {
+    "cpu": (lambda s: "cpu=1", lambda s, e: e.cpu == 1),
+    "two cpus": (lambda s: "cpu=2 cpu=3", lambda s, e: e.cpu in (2, 3)),
+    "pid": (lambda s: f"pid={s.pid}", lambda s, e: e.pid == s.pid),
+    "tid": (lambda s: f"tid={s.tid}", lambda s, e: e.tid == s.tid),
+    "kinds": (lambda s: "kind=mem_pf,test_tick", lambda s, e: e.kind in ("mem_pf", "test_tick")),
+    "category": (lambda s: "cat=sched", lambda s, e: e.kind.startswith("sched_")),
+    "categories": (lambda s: "cat=irq,test",
+                   lambda s, e: e.kind.startswith("irq_") or e.kind == "test_tick"),
+    "since": (lambda s: f"since={_time(s.middle)}", lambda s, e: e.us >= s.middle),
+    "until": (lambda s: f"until={_time(s.middle)}", lambda s, e: e.us < s.middle),
+    "pid and kind": (lambda s: f"pid={s.pid} kind=mem_cow",
+                     lambda s, e: e.pid == s.pid and e.kind == "mem_cow"),
+}
 
 
-def spawned_pid(spoor, name):
-    """The pid of the last `name` spawned, from the proc_spawn events."""
-    found, _ = dump(spoor, "kind=proc_spawn")
-    pids = [e.args["pid"] for e in found if e.args.get("name") == f'"{name}"']
-    assert pids, [e.line for e in found]
-    return int(pids[-1])
+class TestFilters:
+    """A mixed workload on the 4-CPU machine, traced once (sched, irq, proc, mem,
+    test: tracegen's 50 events on CPU 2, then memtest), and every filter and
+    window of `trace dump` checked against the whole dump."""
 
+    @pytest.fixture(scope="class")
+    def session(self, machines):
+        machine = machines.get(smp=4)
+        spoor = machine.spoor
+        reset_tracing(spoor)
+        spoor.command("trace on sched,irq,proc,mem,test")
+        tracegen = spoor.command("run tracegen 50 2")
+        assert "memtest: ok" in spoor.command("run memtest", timeout=DUMP_TIMEOUT)
+        spoor.command("trace off")
+        pid = spawned_pid(spoor, "memtest")
+        everything, _ = dump(spoor)
+        tid = next(e.tid for e in everything if e.pid == pid)
+        middle = everything[len(everything) // 2].us
+        return Session(machine, tracegen=tracegen, pid=pid, tid=tid, middle=middle,
+                       everything=everything)
 
-def user_address(value):
-    return USER_LOW <= int(value, 16) < USER_HIGH
+    @pytest.fixture
+    def spoor(self, shared, session):
+        """The workload's machine, tracing off, its rings as the workload left them:
+        a test may only read them."""
+        return shared.use(session.machine)
 
+    def test_tracegen_emits_as_many_events_as_asked(self, session):
+        assert "tracegen: emitted 50 of 50 events" in session.tracegen, session.tracegen
 
-def test_memtest_session_shows_its_memory_events_and_trace_off_stops_them(boot):
-    spoor = boot(smp=2)
-    out = spoor.command("trace on mem,proc")
-    assert "trace: enabled mem,proc; tracing now: mem,proc" in out, out
-    assert "memtest: ok" in spoor.command("run memtest", timeout=60)
-    pid = spawned_pid(spoor, "memtest")
+    def test_dump_has_the_events_of_every_cpu(self, session):
+        assert {e.cpu for e in session.everything} == {0, 1, 2, 3}, \
+            "not every CPU's events are there"
 
-    found, _ = dump(spoor, f"pid={pid}")
-    kinds = {e.kind for e in found}
-    for kind in ("mem_pf", "mem_map", "mem_unmap", "mem_cow", "mem_copy"):
-        assert kind in kinds, f"no {kind} for pid {pid}: {sorted(kinds)}"
-    for e in found:
-        assert e.pid == pid, e.line
-        if e.kind == "mem_pf":
-            # A fault in a user copy has the kernel's rip.
-            assert user_address(e.args["vaddr"]), e.line
-            assert user_address(e.args["rip"]) or int(e.args["rip"], 16) >= KERNEL_LOW, e.line
-        if e.kind in ("mem_map", "mem_unmap"):
-            assert user_address(e.args["vaddr"]) and int(e.args["len"], 16) > 0, e.line
-        if e.kind == "mem_cow":
-            assert user_address(e.args["vaddr"]), e.line
-            assert e.args["old_frame"] != e.args["new_frame"], e.line
-        if e.kind == "mem_copy":
-            assert user_address(e.args["addr"]) and int(e.args["len"]) > 0, e.line
+    def test_dump_merges_the_cpus_in_time_order(self, session):
+        times = [e.us for e in session.everything]
+        assert times == sorted(times), "not in time order"
 
-    out = spoor.command("trace off")
-    assert "tracing now: none" in out, out
-    before = status(spoor)
-    assert "memtest: ok" in spoor.command("run memtest", timeout=60)
-    assert status(spoor) == before, "events were recorded with tracing off"
-
-    # The status counts and the dump agree: every stored entry is one event line.
-    stored = sum(c["stored"] for c in before.values())
-    found, _ = dump(spoor)
-    assert len(found) == stored
-    out = spoor.command("run tracecat -b", timeout=DUMP_TIMEOUT)
-    verified = VERIFIED.search(out)
-    assert verified, out
-    assert (int(verified.group(1)), int(verified.group(2)), int(verified.group(3))) == \
-        (stored, stored, 0), out
-
-
-def test_every_filter_returns_only_matching_events_in_order_from_every_cpu(boot):
-    spoor = boot(smp=4)
-    spoor.command("trace on sched,irq,proc,mem,test")
-    assert "tracegen: emitted 50 of 50 events" in spoor.command("run tracegen 50 2")
-    spoor.command("run memtest", timeout=60)
-    spoor.command("trace off")
-    pid = spawned_pid(spoor, "memtest")
-
-    everything, _ = dump(spoor)
-    assert {e.cpu for e in everything} == {0, 1, 2, 3}, "not every CPU's events are there"
-    assert [e.us for e in everything] == sorted(e.us for e in everything), "not in time order"
-    tid = next(e.tid for e in everything if e.pid == pid)
-    middle = everything[len(everything) // 2].us
-
-    checks = {
-        "cpu=1": lambda e: e.cpu == 1,
-        "cpu=2 cpu=3": lambda e: e.cpu in (2, 3),
-        f"pid={pid}": lambda e: e.pid == pid,
-        f"tid={tid}": lambda e: e.tid == tid,
-        "kind=mem_pf,test_tick": lambda e: e.kind in ("mem_pf", "test_tick"),
-        "cat=sched": lambda e: e.kind.startswith("sched_"),
-        "cat=irq,test": lambda e: e.kind.startswith("irq_") or e.kind == "test_tick",
-        f"since={middle // 1000000}.{middle % 1000000:06d}": lambda e: e.us >= middle,
-        f"until={middle // 1000000}.{middle % 1000000:06d}": lambda e: e.us < middle,
-        f"pid={pid} kind=mem_cow": lambda e: e.pid == pid and e.kind == "mem_cow",
-    }
-    for words, keep in checks.items():
+    @pytest.mark.parametrize("name", FILTERS)
+    def test_filter_keeps_exactly_the_matching_events_in_order(self, spoor, session, name):
+        words, keep = FILTERS[name]
+        words = words(session)
         found, out = dump(spoor, words)
-        want = [e.line for e in everything if keep(e)]
+        want = [e.line for e in session.everything if keep(session, e)]
         assert want, f"{words}: nothing to find"
         assert [e.line for e in found] == want, f"{words}:\n{out[-1500:]}"
 
-    for n in (1, 7):
+    @pytest.mark.parametrize("n", [1, 7])
+    def test_last_gives_the_newest_events(self, spoor, session, n):
         found, _ = dump(spoor, f"last={n}")
-        assert [e.line for e in found] == [e.line for e in everything[-n:]]
-        found, _ = dump(spoor, f"count={n}")
-        assert [e.line for e in found] == [e.line for e in everything[:n]]
-    found, _ = dump(spoor, "kind=test_tick last=3")
-    assert [e.args["seq"] for e in found] == ["47", "48", "49"]
+        assert [e.line for e in found] == [e.line for e in session.everything[-n:]]
 
-    # tracecat speaks the protocol on its own and prints the same dump.
-    for words in (f"pid={pid}", "cat=sched last=40"):
+    @pytest.mark.parametrize("n", [1, 7])
+    def test_count_gives_the_oldest_events(self, spoor, session, n):
+        found, _ = dump(spoor, f"count={n}")
+        assert [e.line for e in found] == [e.line for e in session.everything[:n]]
+
+    def test_last_applies_after_the_kind_filter(self, spoor):
+        found, _ = dump(spoor, "kind=test_tick last=3")
+        assert [e.args["seq"] for e in found] == ["47", "48", "49"]
+
+    @pytest.mark.parametrize("words", ["pid", "cat=sched last=40"])
+    def test_tracecat_prints_the_same_dump_as_the_shell(self, spoor, session, words):
+        # tracecat speaks the protocol on its own.
+        words = f"pid={session.pid}" if words == "pid" else words
         shell = spoor.command(f"trace dump {words}", timeout=DUMP_TIMEOUT)
         tool = spoor.command(f"run tracecat {words}", timeout=DUMP_TIMEOUT)
         assert tool.splitlines() == shell.splitlines(), words
 
-    for words, message in (
-            ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
-            ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
-            ("cat=memm", "trace: unknown category 'memm' (known: mem sched syscall ipc irq proc "
-                         "user test all)"),
-            ("pid=abc", "trace: bad id in 'pid=abc' (a number)"),
-            ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
-            ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),
-            ("since=2 until=1", "trace: empty time window"),
-            ("color=red", "trace: unknown filter 'color' (known: cpu= pid= tid= kind= cat= "
-                          "last= count= since= until=)")):
-        out = spoor.command(f"trace dump {words}")
-        assert message in out and "# end of dump" not in out, out
+
+@pytest.mark.parametrize("words,message", [
+    ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
+    ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
+    ("cat=memm", "trace: unknown category 'memm' (known: mem sched syscall ipc irq proc "
+                 "user test all)"),
+    ("pid=abc", "trace: bad id in 'pid=abc' (a number)"),
+    ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
+    ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),
+    ("since=2 until=1", "trace: empty time window"),
+    ("color=red", "trace: unknown filter 'color' (known: cpu= pid= tid= kind= cat= "
+                  "last= count= since= until=)"),
+])
+def test_bad_filter_is_refused_naming_what_is_allowed(shared, words, message):
+    spoor = shared(smp=4)  # four CPUs: 0 to 3
+    out = spoor.command(f"trace dump {words}")
+    assert message in out and "# end of dump" not in out, out
 
 
-def test_small_ring_counts_every_event_in_both_modes(boot):
-    spoor = boot(smp=2, cmdline="ttrace.ring_kb=4")
-    n = 1000
+SMALL_RING = "ttrace.ring_kb=4"  # 64 entries per CPU
+RING_ENTRIES = 64
+TICKS = 1000
+
+
+@pytest.fixture
+def small_ring(shared):
+    """The module's machine with 2 CPUs and rings of 64 entries, on the terms of `spoor`."""
+    spoor = shared(smp=2, cmdline=SMALL_RING)
+    reset_tracing(spoor)
+    return spoor
+
+
+def fill_ring(spoor, mode):
+    """tracegen's TICKS test events on CPU 1 in this mode, into an emptied ring:
+    (CPU 1's counters before, after, the dump of the ticks and its output)."""
+    assert f"trace: mode {mode}" in spoor.command(f"trace mode {mode}")
     spoor.command("trace on test")
     assert "trace: cleared every ring" in spoor.command("trace clear")
-    assert f"emitted {n} of {n}" in spoor.command(f"run tracegen {n} 1")
-    ring = status(spoor)[1]
-    assert ring["stored"] == 64 and ring["overwritten"] == n - 64, ring
+    before = status(spoor)[1]
+    assert f"emitted {TICKS} of {TICKS}" in spoor.command(f"run tracegen {TICKS} 1")
+    after = status(spoor)[1]
     found, out = dump(spoor, "kind=test_tick")
+    return before, after, found, out
+
+
+def test_overwrite_mode_keeps_the_newest_entries_and_counts_the_rest(small_ring):
+    before, after, found, _ = fill_ring(small_ring, "overwrite")
+    assert after["stored"] == RING_ENTRIES, after
+    assert after["overwritten"] - before["overwritten"] == TICKS - RING_ENTRIES, (before, after)
+    assert [int(e.args["seq"]) for e in found] == list(range(TICKS - RING_ENTRIES, TICKS))
+
+
+def test_overwrite_mode_dump_reports_the_loss_in_place(small_ring):
+    before, after, found, out = fill_ring(small_ring, "overwrite")
     lost = sum(int(m.group(1)) for m in LOST.finditer(out))
-    assert lost == n - len(found) == ring["overwritten"], out
-    assert [int(e.args["seq"]) for e in found] == list(range(n - 64, n))
+    assert lost == TICKS - len(found) == after["overwritten"] - before["overwritten"], out
     assert out.index("# lost") < out.index("test_tick"), "the loss is not reported in place"
 
-    assert "trace: mode drop" in spoor.command("trace mode drop")
-    spoor.command("trace clear")
-    assert f"emitted {n} of {n}" in spoor.command(f"run tracegen {n} 1")
-    ring = status(spoor)[1]
-    assert ring["dropped"] == n - ring["stored"] and ring["stored"] == 64, ring
-    found, out = dump(spoor, "kind=test_tick")
-    assert not LOST.search(out), out
-    assert [int(e.args["seq"]) for e in found] == list(range(64))
 
-    # A follower in drop mode: what it received plus what was dropped is all of it.
-    spoor.command("trace clear")
+def test_drop_mode_keeps_the_oldest_entries_and_counts_the_rest(small_ring):
+    before, after, found, out = fill_ring(small_ring, "drop")
+    assert after["stored"] == RING_ENTRIES, after
+    assert after["dropped"] - before["dropped"] == TICKS - RING_ENTRIES, (before, after)
+    assert not LOST.search(out), out
+    assert [int(e.args["seq"]) for e in found] == list(range(RING_ENTRIES))
+
+
+def test_drop_mode_follower_receives_all_but_what_was_dropped(small_ring):
+    spoor = small_ring
+    assert "trace: mode drop" in spoor.command("trace mode drop")
+    spoor.command("trace on test")
     dropped_before = status(spoor)[1]["dropped"]
-    after_line(spoor, spoor.command("run tracecat -f -b -i 1000 kind=test_tick &"),
-               r"# following")
-    out = spoor.command(f"run tracegen {n} 1")
-    assert f"emitted {n} of {n}" in out, out
-    received = VERIFIED.search(out) or spoor.expect(VERIFIED, timeout=DUMP_TIMEOUT)
+    expect_after(spoor, spoor.command("run tracecat -f -b -i 1000 kind=test_tick &"),
+                 r"# following")
+    out = spoor.command(f"run tracegen {TICKS} 1")
+    assert f"emitted {TICKS} of {TICKS}" in out, out
+    received = expect_after(spoor, out, VERIFIED, timeout=DUMP_TIMEOUT)
+    expect_after(spoor, out, r"\[done\] tracecat \(pid \d+\): exit status 0")
     dropped = status(spoor)[1]["dropped"] - dropped_before
     assert int(received.group(3)) == 0, "a follower that keeps up loses nothing"
-    assert dropped > 0 and int(received.group(1)) + dropped == n, (received.group(0), dropped)
+    assert dropped > 0 and int(received.group(1)) + dropped == TICKS, (received.group(0), dropped)
 
 
-def test_follow_streams_until_ctrl_c(boot):
-    spoor = boot(smp=2)
-    spoor.command("trace on irq")
+def follow_timer(spoor):
+    """Follows CPU 0's timer ticks for 20 events, then Ctrl-C: (the stop line's
+    match, every tick number printed)."""
+    assert "tracing now: irq" in spoor.command("trace on irq")
     start = len(spoor.console())
     spoor.send("trace follow kind=irq_timer cpu=0\r")
     spoor.expect(r"# following; Ctrl-C stops")
@@ -226,65 +293,122 @@ def test_follow_streams_until_ctrl_c(boot):
         spoor.expect(r"cpu=0 pid=\d+ tid=\d+ irq_timer tick=\d+")
     spoor.send("\x03")
     stopped = spoor.expect(r"# stopped following: (\d+) events, (\d+) lost")
-    assert int(stopped.group(1)) >= 20 and stopped.group(2) == "0"
-    spoor.expect(r"init> ")
+    spoor.expect_prompt()
     ticks = [int(t) for t in re.findall(r"irq_timer tick=(\d+)", spoor.console()[start:])]
-    assert ticks == sorted(ticks)
     assert "trace: disabled irq" in spoor.command("trace off irq")
+    return stopped, ticks
 
 
-def test_killing_traced_mid_dump_loses_nothing(boot):
-    spoor = boot(smp=2)
-    spoor.command("trace on test")
-    assert "emitted 15000 of 15000" in spoor.command("run tracegen 15000 1")
-    spoor.command("run tracecat -b -s 10 kind=test_tick &")
-    assert pid_of(spoor, "tracecat"), "tracecat ended before traced was killed"
-    out = spoor.command(f"kill {pid_of(spoor, 'traced')}")
-    assert re.search(r"init: traced exited \(status \d+\), restarting", out) or \
-        spoor.expect(r"init: traced exited \(status \d+\), restarting")
-    # Events recorded while traced restarts are kept too: the rings are kernel memory.
-    assert "emitted 500 of 500" in spoor.command("run tracegen 500 1")
-    done = spoor.expect(r"tracecat: (\d+) events verified \((\d+) entries, (\d+) lost\)",
-                        timeout=DUMP_TIMEOUT)
-    assert done.groups() == ("15000", "15000", "0")
-    out = spoor.command("run tracecat -b", timeout=DUMP_TIMEOUT)
-    verified = VERIFIED.search(out)
-    assert verified and verified.group(1) == verified.group(2), out
-    found, _ = dump(spoor, "kind=test_tick count=15500")
-    assert len(found) == 15500
+def test_follow_streams_events_until_ctrl_c_and_counts_them(spoor):
+    stopped, _ = follow_timer(spoor)
+    assert int(stopped.group(1)) >= 20 and stopped.group(2) == "0", stopped.group(0)
 
 
-def test_traced_refuses_malformed_requests_and_the_shell_says_when_it_is_gone(boot):
-    spoor = boot(smp=2)
+def test_follow_prints_events_in_order(spoor):
+    _, ticks = follow_timer(spoor)
+    assert len(ticks) >= 20 and ticks == sorted(ticks), ticks
+
+
+STATE_POLLS = 2000  # ps round trips take milliseconds; this is a minute or more
+
+
+class TestTracedKilledMidDump:
+    """A machine of its own (2 CPUs): 15000 events, a slow binary dump of them in
+    the background, traced killed meanwhile and restarted by init, 500 events
+    more while it restarts."""
+
+    @pytest.fixture(scope="class")
+    def session(self, machines):
+        machine = machines.get(smp=2, group="traced-killed")
+        spoor = machine.spoor
+        reset_tracing(spoor)
+        spoor.command("trace on test")
+        assert "emitted 15000 of 15000" in spoor.command("run tracegen 15000 1")
+        spoor.command("run tracecat -b -s 10 kind=test_tick &")
+        # tracecat sleeps (-s) only between the pages of its dump: once ps shows
+        # it sleeping, the dump is under way.
+        for _ in range(STATE_POLLS):
+            states = [row[3] for row in ps(spoor) if row[2] == "tracecat"]
+            assert states, "tracecat ended before traced was killed"
+            if "sleeping" in states:
+                break
+        else:
+            raise AssertionError(f"tracecat never got a page of its dump: {states}")
+        out = spoor.command(f"kill {pid_of(spoor, 'traced')}")
+        expect_after(spoor, out, r"init: traced exited \(status \d+\), restarting")
+        # Events recorded while traced restarts are kept too: the rings are kernel memory.
+        out = spoor.command("run tracegen 500 1")
+        assert "emitted 500 of 500" in out, out
+        done = expect_after(spoor, out, VERIFIED, timeout=DUMP_TIMEOUT)
+        expect_after(spoor, out, r"\[done\] tracecat \(pid \d+\): exit status 0")
+        spoor.command("trace off")
+        yield Session(machine, done=tuple(int(g) for g in done.groups()))
+        machines.retire(machine)
+
+    @pytest.fixture
+    def spoor(self, shared, session):
+        """The machine after the kill, tracing off: a test may only read its rings."""
+        return shared.use(session.machine)
+
+    def test_dump_in_progress_goes_on_and_loses_nothing(self, session):
+        assert session.done == (15000, 15000, 0)
+
+    def test_events_recorded_while_traced_restarts_are_kept(self, spoor):
+        found, _ = dump(spoor, "kind=test_tick count=15500")
+        assert len(found) == 15500
+
+    def test_restarted_traced_serves_a_binary_dump_that_verifies(self, spoor):
+        events, entries, _ = verified(spoor.command("run tracecat -b", timeout=DUMP_TIMEOUT))
+        assert events == entries
+
+
+def test_traced_refuses_malformed_requests_and_keeps_answering(spoor):
     out = spoor.command("run tracedfuzz 200", timeout=DUMP_TIMEOUT)
     assert "tracedfuzz: 200 malformed requests refused, traced still answering" in out, out
+    # Nor did any of them change what is traced.
+    assert "tracing now: test" in spoor.command("trace on test")
+
+
+def test_program_without_trace_capabilities_is_refused_while_tracing(spoor):
     assert "tracing now: test" in spoor.command("trace on test")
     out = spoor.command("run tracecap")
     assert "tracecap: ok" in out, out
+
+
+def test_strings_lists_every_syscall_name_and_counts_them(spoor):
     out = spoor.command("trace strings syscalls")
     assert re.search(r"^syscall 7 spawn$", out, re.MULTILINE), out
     count = re.search(r"^# (\d+) strings$", out, re.MULTILINE)
     assert count and int(count.group(1)) == len(re.findall(r"^syscall \d+ \w+$", out, re.MULTILINE))
-    for line, answer in (
-            ("trace", "  FILTERS: cpu=N pid=N tid=N kind=NAME,... cat=NAME,... last=N count=N "
-                      "since=SECONDS until=SECONDS"),
-            ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
-                            "mode follow strings events register unregister)"),
-            ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
-            ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),
-            ("trace strings files", "trace: unknown strings 'files' (known: syscalls kinds procs "
-                                    "threads events text)")):
-        out = spoor.command(line)
-        assert answer in out.splitlines(), (line, out)
 
+
+@pytest.mark.parametrize("line,answer", [
+    ("trace", "  FILTERS: cpu=N pid=N tid=N kind=NAME,... cat=NAME,... last=N count=N "
+              "since=SECONDS until=SECONDS"),
+    ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
+                    "mode follow strings events register unregister)"),
+    ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
+    ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),
+    ("trace strings files", "trace: unknown strings 'files' (known: syscalls kinds procs "
+                            "threads events text)"),
+], ids=["listing", "unknown verb", "bad mode", "on without categories", "unknown strings"])
+def test_trace_verb_answers_wrong_input_with_what_is_allowed(spoor, line, answer):
+    out = spoor.command(line)
+    assert answer in out.splitlines(), (line, out)
+
+
+def test_shell_says_when_traced_is_gone_for_good(boot):
+    spoor = boot(smp=2)
     # Quick deaths in a row and init gives up on traced: the shell says so.
+    pid = pid_of(spoor, "traced")
+    assert pid, spoor.command("ps")
     for _ in range(8):
-        pid = pid_of(spoor, "traced")
-        assert pid, spoor.command("ps")
-        spoor.command(f"kill {pid}")
-        verdict = spoor.expect(r"init: traced exited \(status \d+\)(, restarting| .*not restarting it)")
+        out = spoor.command(f"kill {pid}")
+        verdict = expect_after(
+            spoor, out, r"init: traced exited \(status \d+\)(, restarting| .*not restarting it)")
         if "not restarting" in verdict.group(1):
             break
+        pid = restarted_pid(spoor, "traced", pid)
     else:
         raise AssertionError("init kept restarting a server that died at once")
     out = spoor.command("trace status")

@@ -1,0 +1,331 @@
+"""What the system tests share: Spoor under QEMU on its serial console, and
+the helpers that read what its shell prints.
+
+conftest.py turns the machines into fixtures (a fresh boot per test, or one
+boot lent to a group of tests); the test modules import their helpers from
+here and never from one another.
+
+    Spoor, IsoCache, Transcript      a running QEMU, the ISOs, the console log
+    banner_value                     the boot banner
+    ps, pid_of, restarted_pid,       the shell's ps and mem
+    free_frames
+    expect_after, expect_count,      programs in the background
+    start_background, kill_job
+    Event, dump, status, ...         the trace verbs' output
+"""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pexpect
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build"
+KERNEL = BUILD / "kernel.elf"
+LOGS = BUILD / "test-logs"
+
+PROMPT = "init> "
+PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
+# Generous: the host has two cores, shared with whoever else is building or testing.
+BOOT_TIMEOUT = 120
+COMMAND_TIMEOUT = 60
+
+# QEMU's exit status: 0 after ACPI power-off; (1 << 1) | 1 after the kernel
+# wrote 1 to the isa-debug-exit port, which it does when it panics.
+EXIT_POWER_OFF = 0
+EXIT_KERNEL_FAILURE = 3
+
+# The programs only tests use (tests/programs/), loaded into every image
+# the tests boot; `make run` boots without them. echo is a server init
+# starts and keeps.
+TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
+                "tracegen", "tracedfuzz")
+
+
+class KernelPanic(AssertionError):
+    pass
+
+
+class Transcript:
+    """Everything the console printed: kept for tests, and written as it comes to
+    the boot's log and to the log of the test that is using the machine."""
+
+    def __init__(self, log):
+        self.logs = [log]
+        self.text = []
+
+    def write(self, data):
+        self.text.append(data)
+        for log in self.logs:
+            log.write(data)
+
+    def flush(self):
+        for log in self.logs:
+            log.flush()
+
+    def attach(self, log):
+        self.logs.append(log)
+
+    def detach(self, log):
+        if log in self.logs:
+            self.logs.remove(log)
+
+
+class Spoor:
+    """One running QEMU with Spoor on its serial console."""
+
+    def __init__(self, child):
+        self.child = child
+
+    @classmethod
+    def start(cls, iso, transcript, smp=4, mem="256M"):
+        """Starts QEMU on iso; its console goes to transcript. Does not wait for anything."""
+        args = ["-smp", str(smp), "-m", mem, "-cdrom", str(iso), "-serial", "mon:stdio",
+                "-display", "none", "-no-reboot",
+                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        transcript.write(f"### qemu-system-x86_64 {' '.join(args)}\n")
+        child = pexpect.spawn("qemu-system-x86_64", args, encoding="utf-8",
+                              codec_errors="replace", timeout=COMMAND_TIMEOUT)
+        child.logfile_read = transcript
+        # pexpect waits 50 ms before each send by default, for terminals that
+        # echo a password typed too soon; the serial console loses nothing.
+        child.delaybeforesend = None
+        return cls(child)
+
+    def console(self):
+        """Everything the console has printed so far, including output between prompts."""
+        return "".join(self.child.logfile_read.text).replace("\r", "")
+
+    def expect(self, pattern, timeout=COMMAND_TIMEOUT, allow_panic=False):
+        """Waits for a regex; returns its match. A panic fails unless allowed."""
+        patterns = [pattern, pexpect.EOF, pexpect.TIMEOUT]
+        if not allow_panic:
+            patterns.append(PANIC)
+        index = self.child.expect(patterns, timeout=timeout)
+        if index == 0:
+            return self.child.match
+        seen = self.child.before + (self.child.after if isinstance(self.child.after, str) else "")
+        if index == 3:
+            raise KernelPanic(f"kernel panic while waiting for {pattern!r}:\n{seen}")
+        what = "QEMU exited" if index == 1 else f"timeout after {timeout}s"
+        raise AssertionError(f"{what} while waiting for {pattern!r}; console tail:\n{seen[-2000:]}")
+
+    def expect_prompt(self, timeout=COMMAND_TIMEOUT):
+        """Waits for the shell's prompt; returns what came before it."""
+        self.expect(re.escape(PROMPT), timeout)
+        return self.child.before
+
+    def send(self, text):
+        self.child.send(text)
+
+    def command(self, line, timeout=COMMAND_TIMEOUT):
+        """Types a line at the prompt; returns what it printed before the next prompt."""
+        self.child.send(line + "\r")
+        self.expect(re.escape(line) + r"\r*\n", timeout)
+        self.expect(re.escape(PROMPT), timeout)
+        return self.child.before.replace("\r", "")
+
+    def alive(self):
+        return self.child.isalive()
+
+    def wait_exit(self, timeout=COMMAND_TIMEOUT):
+        """Waits for QEMU to end; returns its exit status."""
+        self.child.expect(pexpect.EOF, timeout=timeout)
+        self.child.close()
+        return self.child.exitstatus
+
+    def terminate(self):
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+class IsoCache:
+    """One ISO per kernel command line and extra modules, built once per test session."""
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        self.isos = {}
+
+    def get(self, cmdline, modules=()):
+        modules = TEST_MODULES + tuple(modules)
+        key = (cmdline, modules)
+        if key not in self.isos:
+            iso = self.directory / f"spoor-{len(self.isos)}.iso"
+            subprocess.run([str(ROOT / "tools" / "mkiso"), str(iso), str(KERNEL), cmdline,
+                            *modules], check=True)
+            self.isos[key] = iso
+        return self.isos[key]
+
+
+def log_name(text):
+    """text as a file name under LOGS."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
+
+
+# The boot banner.
+
+def banner_value(text, name):
+    """The value of a `name: value` banner line, as a string."""
+    match = re.search(rf"^{re.escape(name)}: (.*?)\r*$", text, re.MULTILINE)
+    assert match, f"no '{name}:' line in the banner:\n{text}"
+    return match.group(1)
+
+
+# The shell: ps, mem, programs in the background.
+
+PS_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)K\s*$", re.MULTILINE)
+# A background program's end shows in ps a moment after its last line: this
+# many `ps` (or `mem`) at most before giving up on it.
+PS_POLLS = 50
+
+
+def ps(spoor):
+    """ps as a list of (pid, tid, name, state, cpu, mem_kib), one a thread."""
+    out = spoor.command("ps")
+    rows = PS_ROW.findall(out)
+    assert rows, out
+    return [(int(p), int(t), n, s, int(c), int(m)) for p, t, n, s, c, m in rows]
+
+
+def pid_of(spoor, name):
+    """The pid `ps` shows for the program called name, or None."""
+    pids = [row[0] for row in ps(spoor) if row[2] == name]
+    return pids[0] if pids else None
+
+
+def restarted_pid(spoor, name, old):
+    """The pid of server name once init has started it again after pid old ended
+    (init says it restarts a server before the new one shows in ps)."""
+    for _ in range(PS_POLLS):
+        pid = pid_of(spoor, name)
+        if pid is not None and pid != old:
+            return pid
+    raise AssertionError(f"{name} (pid {old}) was not restarted; ps shows pid {pid}")
+
+
+def free_frames(spoor):
+    """The free frames `mem` reports."""
+    out = spoor.command("mem")
+    match = re.search(r"memory: (\d+) of \d+ frames free", out)
+    assert match, out
+    return int(match.group(1))
+
+
+def expect_after(spoor, out, pattern, timeout=COMMAND_TIMEOUT):
+    """A line a background program (or init's keeper) prints may come within a
+    command's output or after its prompt: returns its match from either."""
+    match = re.search(pattern, out)
+    return match or spoor.expect(pattern, timeout=timeout)
+
+
+def expect_count(spoor, pattern, n, start, timeout=COMMAND_TIMEOUT):
+    """Waits until the console from offset start holds n lines matching pattern, some
+    perhaps printed within commands' output; returns their matches' groups."""
+    pattern = re.compile(pattern)
+    while len(pattern.findall(spoor.console()[start:])) < n:
+        # Either a match already read but not yet waited for, or a new one.
+        spoor.expect(pattern, timeout=timeout)
+    return pattern.findall(spoor.console()[start:])
+
+
+def start_background(spoor, line, ready, timeout=COMMAND_TIMEOUT):
+    """Runs `line &`; waits for the [started] line and the program's own `ready` line.
+
+    Waiting for the program's line before typing again keeps its output from
+    landing inside the echo of the next command. Returns (pid, ready match).
+    """
+    out = spoor.command(line + " &")
+    started = re.search(r"\[started\] \S+ \(pid (\d+)\)", out)
+    assert started, out
+    return int(started.group(1)), expect_after(spoor, out, ready, timeout)
+
+
+def kill_job(spoor, pid, name):
+    """Kills a background job and waits for the shell to report its end."""
+    out = spoor.command(f"kill {pid}")
+    assert f"kill: pid {pid} killed" in out, out
+    # The shell reports a job's end on its own lines as soon as it sees it,
+    # then prints the prompt again.
+    expect_after(spoor, out, re.escape(f"[done] {name} (pid {pid}): killed"))
+
+
+# The trace verbs.
+
+EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) ([\w:]+)(.*)$", re.MULTILINE)
+LOST = re.compile(r"^# lost (\d+) events on cpu (\d+)$", re.MULTILINE)
+END = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$", re.MULTILINE)
+STATUS_CPU = re.compile(r"^cpu (\d+): emitted (\d+) stored (\d+) overwritten (\d+) dropped (\d+) "
+                        r"cleared (\d+)$", re.MULTILINE)
+VERIFIED = re.compile(r"tracecat: (\d+) events verified \((\d+) entries, (\d+) lost\)")
+USER_LOW, USER_HIGH = 0x10000, 0x800000000000
+KERNEL_LOW = 0xffff800000000000
+DUMP_TIMEOUT = 180
+
+
+class Event:
+    """One event line of a dump: us (since boot), cpu, pid, tid, kind, args, line."""
+
+    def __init__(self, match):
+        sec, usec, cpu, pid, tid, kind, rest = match.groups()
+        self.us = int(sec) * 1000000 + int(usec)
+        self.cpu, self.pid, self.tid, self.kind = int(cpu), int(pid), int(tid), kind
+        self.args = dict(re.findall(r"(\w+)=(\S+)", rest))
+        self.line = match.group(0)
+
+
+def events_in(out):
+    """The event lines of some output, as Events."""
+    return [Event(m) for m in EVENT.finditer(out)]
+
+
+def dump(spoor, filters=""):
+    """`trace dump FILTERS`: (its events, its output), after checking the end line counts them."""
+    out = spoor.command(f"trace dump {filters}".strip(), timeout=DUMP_TIMEOUT)
+    end = END.search(out)
+    assert end, out[-2000:]
+    found = events_in(out)
+    assert int(end.group(1)) == len(found), out[-2000:]
+    return found, out
+
+
+def status(spoor):
+    """`trace status`: the per-CPU counts, checking emitted = stored + overwritten + dropped + cleared."""
+    out = spoor.command("trace status")
+    assert re.search(r"^trace: mask \S+, mode (overwrite|drop), \d+ cpus x \d+ entries", out,
+                     re.MULTILINE), out
+    cpus = {}
+    for m in STATUS_CPU.finditer(out):
+        cpu, emitted, stored, overwritten, dropped, cleared = map(int, m.groups())
+        assert emitted == stored + overwritten + dropped + cleared, out
+        cpus[cpu] = dict(emitted=emitted, stored=stored, overwritten=overwritten,
+                         dropped=dropped, cleared=cleared)
+    assert cpus, out
+    return cpus
+
+
+def verified(out):
+    """tracecat -b's verdict in out: (events, entries, lost)."""
+    match = VERIFIED.search(out)
+    assert match, out[-2000:]
+    return tuple(int(g) for g in match.groups())
+
+
+def spawned_pid(spoor, name):
+    """The pid of the last `name` spawned, from the proc_spawn events."""
+    found, _ = dump(spoor, "kind=proc_spawn")
+    pids = [e.args["pid"] for e in found if e.args.get("name") == f'"{name}"']
+    assert pids, [e.line for e in found]
+    return int(pids[-1])
+
+
+def user_address(value):
+    return USER_LOW <= int(value, 16) < USER_HIGH
+
+
+def reset_tracing(spoor):
+    """Tracing off, overwrite mode, every ring empty: the state a boot starts in,
+    but for the counters, which only grow."""
+    assert "tracing now: none" in spoor.command("trace off")
+    assert "trace: mode overwrite" in spoor.command("trace mode overwrite")
+    assert "trace: cleared every ring" in spoor.command("trace clear")
