@@ -28,8 +28,9 @@
 #define CAP_KIND_IOPORT	       8 /* a range of I/O ports: read and write them (below) */
 
 /* Rights: what a capability allows. Meaning depends on the kind. */
-#define CAP_RIGHT_READ	(1u << 0) /* frame: read, map; console, ioport: read; endpoint: recv */
-#define CAP_RIGHT_WRITE (1u << 1) /* frame: write, map writable; console, ioport: write;
+#define CAP_RIGHT_READ (1u << 0) /* frame: read, map; console, ioport: read; endpoint: recv */
+#define CAP_RIGHT_WRITE                                                                            \
+	(1u << 1)		  /* frame: write, map writable; console, ioport: write;           \
 				     endpoint: call */
 #define CAP_RIGHT_GRANT (1u << 2) /* may be copied to another process */
 #define CAP_RIGHT_WAIT	(1u << 3) /* process: wait for its exit status */
@@ -44,7 +45,7 @@
 #define CAP_SLOT_TRACE_CONTROL 3 /* traced: tracing control */
 #define CAP_SLOT_SERVICE       4 /* a server: the endpoint it receives on */
 #define CAP_SLOT_EXPORT_PORT   5 /* traced: the export channel's serial port (COM2), if any */
-#define CAP_SLOT_EXPORT_WINDOW 6 /* traced: the export window (a frame of device memory), if any */
+#define CAP_SLOT_EXPORT_WINDOW 6 /* traced: the export window (device memory), if any */
 #define CAP_SLOT_FIRST_FREE    8 /* the kernel and spawn never fill slots below this unasked */
 
 /*

@@ -65,8 +65,8 @@ struct thread_info {
 	uint64_t mem_pages; /* the process's resident pages */
 	uint64_t cpu_ns;    /* time it has been running */
 	char name[PROC_NAME_MAX];
-	uint32_t ppid;	     /* the process that spawned it; 0 for init */
-	uint32_t flags;	     /* THREAD_INFO_* */
+	uint32_t ppid;	      /* the process that spawned it; 0 for init */
+	uint32_t flags;	      /* THREAD_INFO_* */
 	uint64_t page_faults; /* the process's, each one a mem_pf event when mem is traced */
 };
 

@@ -249,7 +249,7 @@ enum {
 #define TTRACE_PF_(value, NAME, name) TTRACE_PF_##NAME = value,
 	TTRACE_PF_OUTCOMES(TTRACE_PF_)
 #undef TTRACE_PF_
-	TTRACE_PF_LIMIT
+	    TTRACE_PF_LIMIT
 };
 
 #define TTRACE_COPY_FROM_USER 0
@@ -382,9 +382,9 @@ struct ttrace_header {
 	uint64_t aux_mask;	   /* [I] aux_ring_size - 1 */
 
 	/* Control. */
-	uint64_t mask;	    /* [C] the enabled categories, TTRACE_CAT() bits */
-	uint32_t mode;	    /* [C] TTRACE_MODE_* */
-	uint32_t tracking;  /* [C] 1: PID tracking is on (TTRACE_OP_TRACK); minor 1 on */
+	uint64_t mask;	   /* [C] the enabled categories, TTRACE_CAT() bits */
+	uint32_t mode;	   /* [C] TTRACE_MODE_* */
+	uint32_t tracking; /* [C] 1: PID tracking is on (TTRACE_OP_TRACK); minor 1 on */
 
 	/* The aux buffer: positions as in THE AUX BUFFER above. */
 	uint64_t aux_durable_end; /* [A] end of the durable records */
@@ -454,18 +454,18 @@ _Static_assert(sizeof(struct ttrace_reader) <= TTRACE_PAGE_SIZE, "abi");
  * procs`), and what id means for each.
  */
 #define TTRACE_AUX_TAGS(X)                                                                         \
-	X(1, SYSCALL, syscall, syscalls)  /* id: syscall number; the name (durable) */             \
-	X(2, KIND, kind, kinds)		  /* id: TTRACE_KIND_*; "name category args" (durable) */  \
-	X(3, PROC, proc, procs)		  /* id: pid | parent pid << 32; the name, at every spawn */ \
-	X(4, THREAD, thread, threads)	  /* id: tid; the thread name */                           \
-	X(5, USER_EVENT, event, events) /* id: UEVENT_AUX_ID(); its definition */         \
-	X(6, TEXT, text, text)		  /* id: the writer's choice; free text */
+	X(1, SYSCALL, syscall, syscalls) /* id: syscall number; the name (durable) */              \
+	X(2, KIND, kind, kinds)		 /* id: TTRACE_KIND_*; "name category args" (durable) */   \
+	X(3, PROC, proc, procs)		/* id: pid | parent pid << 32; the name, at every spawn */ \
+	X(4, THREAD, thread, threads)	/* id: tid; the thread name */                             \
+	X(5, USER_EVENT, event, events) /* id: UEVENT_AUX_ID(); its definition */                  \
+	X(6, TEXT, text, text)		/* id: the writer's choice; free text */
 
 enum {
 #define TTRACE_AUX_TAG_(value, NAME, one, all) TTRACE_AUX_##NAME = value,
 	TTRACE_AUX_TAGS(TTRACE_AUX_TAG_)
 #undef TTRACE_AUX_TAG_
-	TTRACE_AUX_TAG_LIMIT /* one past the highest tag */
+	    TTRACE_AUX_TAG_LIMIT /* one past the highest tag */
 };
 
 #define TTRACE_AUX_VALID   0x01u /* flags: a written record (zeroed memory is not one) */
@@ -545,12 +545,12 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_MAP_READER	 1
 #define TTRACE_MAP_UEVENT_STATUS 2 /* with a user-event capability: abi/uevent.h */
 
-#define TTRACE_OP_ENABLE  0
-#define TTRACE_OP_DISABLE 1
-#define TTRACE_OP_MODE	  2
-#define TTRACE_OP_CLEAR	  3
-#define TTRACE_OP_TRACK	  4
-#define TTRACE_OP_UNTRACK 5
+#define TTRACE_OP_ENABLE      0
+#define TTRACE_OP_DISABLE     1
+#define TTRACE_OP_MODE	      2
+#define TTRACE_OP_CLEAR	      3
+#define TTRACE_OP_TRACK	      4
+#define TTRACE_OP_UNTRACK     5
 #define TTRACE_OP_UNTRACK_ALL 6
 #define TTRACE_OP_ECHO	      7
 

@@ -85,19 +85,19 @@ struct ttrace_file_header {
 	uint32_t num_cpus;	/* 1..TTRACE_MAX_CPUS: markers and events name CPUs below it */
 
 	/* From the trace header (abi/trace.h) the events were saved from. */
-	uint64_t tsc_hz;	       /* TSC ticks a second; 0 if unknown */
-	uint64_t boot_tsc;	       /* the TSC at boot: time 0 */
-	uint64_t aux_durable_size;     /* aux positions below it are durable */
-	uint64_t aux_ring_size;	       /* a power of two */
-	uint64_t mask;		       /* the categories enabled when saved */
-	uint32_t mode;		       /* TTRACE_MODE_* when saved */
-	uint32_t ring_entries;	       /* slots per CPU ring */
-	uint16_t trace_version_major;  /* the trace header's version */
-	uint16_t trace_version_minor;  /* */
-	uint32_t entry_size;	       /* TTRACE_ENTRY_SIZE */
-	uint64_t saved_ns;	       /* ns since boot when the save began */
-	struct traced_filter filter;   /* what was selected (abi/traced.h) */
-	uint64_t reserved[4];	       /* zero */
+	uint64_t tsc_hz;	      /* TSC ticks a second; 0 if unknown */
+	uint64_t boot_tsc;	      /* the TSC at boot: time 0 */
+	uint64_t aux_durable_size;    /* aux positions below it are durable */
+	uint64_t aux_ring_size;	      /* a power of two */
+	uint64_t mask;		      /* the categories enabled when saved */
+	uint32_t mode;		      /* TTRACE_MODE_* when saved */
+	uint32_t ring_entries;	      /* slots per CPU ring */
+	uint16_t trace_version_major; /* the trace header's version */
+	uint16_t trace_version_minor; /* */
+	uint32_t entry_size;	      /* TTRACE_ENTRY_SIZE */
+	uint64_t saved_ns;	      /* ns since boot when the save began */
+	struct traced_filter filter;  /* what was selected (abi/traced.h) */
+	uint64_t reserved[4];	      /* zero */
 };
 
 _Static_assert(sizeof(struct ttrace_file_header) == 80 + 80 + 32, "abi");

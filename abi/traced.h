@@ -187,10 +187,10 @@ struct traced_status {
 	uint16_t version_major;
 	uint16_t version_minor;
 	struct traced_cpu_status cpu[TTRACE_MAX_CPUS];
-	uint32_t level;	    /* the caller's: TRACED_LEVEL_* */
-	uint32_t pid;	    /* the caller's, as the kernel gave it */
-	uint32_t tracking;  /* 1: PID tracking is on */
-	uint32_t ntracked;  /* live tracked processes; tracked[] holds the first of them */
+	uint32_t level;	   /* the caller's: TRACED_LEVEL_* */
+	uint32_t pid;	   /* the caller's, as the kernel gave it */
+	uint32_t tracking; /* 1: PID tracking is on */
+	uint32_t ntracked; /* live tracked processes; tracked[] holds the first of them */
 	uint32_t tracked[TRACED_TRACKED_MAX];
 	uint64_t echo; /* the categories the kernel echoes on its console */
 };
@@ -211,9 +211,10 @@ _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 #define TRACED_F_UNTIL (1u << 6) /* ts < until_ns */
 #define TRACED_F_COUNT (1u << 7) /* at most count events: the first ones */
 #define TRACED_F_LAST  (1u << 8) /* at most count events: the last ones (DUMP only) */
-#define TRACED_F_TREE  (1u << 9) /* with TRACED_F_PID: pid and the processes it spawned,
-				    and they, and so on (as WHO CALLS finds descendants) */
-#define TRACED_F_ALL   0x3ffu
+#define TRACED_F_TREE                                                                              \
+	(1u << 9) /* with TRACED_F_PID: pid and the processes it spawned,                          \
+		     and they, and so on (as WHO CALLS finds descendants) */
+#define TRACED_F_ALL 0x3ffu
 
 #define TRACED_KIND_WORDS 4 /* kinds[]: room for kinds 0..255 */
 
@@ -352,7 +353,7 @@ enum {
 #define TRACED_MEASURE_(value, NAME, name, key) TRACED_MEASURE_##NAME = value,
 	TRACED_MEASURES(TRACED_MEASURE_)
 #undef TRACED_MEASURE_
-	TRACED_MEASURE_LIMIT
+	    TRACED_MEASURE_LIMIT
 };
 
 /* HIST of ipc: the path word. */
@@ -365,7 +366,7 @@ enum {
 #define TRACED_PATH_(value, NAME, name) TRACED_PATH_##NAME = value,
 	TRACED_PATHS(TRACED_PATH_)
 #undef TRACED_PATH_
-	TRACED_PATH_LIMIT
+	    TRACED_PATH_LIMIT
 };
 
 #define TRACED_STATS_ANY     UINT64_MAX /* key: every row of the measure */

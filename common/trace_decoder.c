@@ -110,8 +110,8 @@ const char *ttrace_decoder_comm(struct ttrace_decoder *d, uint32_t pid)
 	if (c->pid != pid) {
 		c->pid = pid;
 		/* A spawn record's id: pid | parent << 32 (abi/trace.h). */
-		c->found = !aux_find(d->area, TTRACE_AUX_PROC, pid, UINT32_MAX, c->name,
-				     sizeof(c->name));
+		c->found =
+		    !aux_find(d->area, TTRACE_AUX_PROC, pid, UINT32_MAX, c->name, sizeof(c->name));
 		for (char *p = c->name; *p; p++) {
 			if (*p <= ' ' || *p > '~') {
 				*p = '?';

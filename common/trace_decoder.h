@@ -36,14 +36,14 @@ struct ttrace_uevent_slot {
 
 /* A pid's program name, as the decoder keeps it. */
 struct ttrace_comm {
-	uint32_t pid; /* 0: empty */
+	uint32_t pid;  /* 0: empty */
 	uint8_t found; /* name holds it; else its spawn record was evicted */
 	char name[TTRACE_COMM_MAX];
 };
 
 struct ttrace_decoder {
 	const struct ttrace_area *area;
-	struct ttrace_comm comm[TTRACE_DECODER_COMMS]; /* by pid % TTRACE_DECODER_COMMS */
+	struct ttrace_comm comm[TTRACE_DECODER_COMMS];	   /* by pid % TTRACE_DECODER_COMMS */
 	const char *syscall_name[TTRACE_DECODER_SYSCALLS]; /* into the durable aux; NULL: none */
 	uint16_t syscall_len[TTRACE_DECODER_SYSCALLS];
 	struct ttrace_uevent_slot *uevents; /* UEVENT_MAX of them, by id; NULL: print raw */

@@ -16,7 +16,7 @@
 
 #define COM2		0x2f8
 #define UART_PORTS	8
-#define UART_SCRATCH	7    /* a register with no function: present iff it keeps a value */
+#define UART_SCRATCH	7 /* a register with no function: present iff it keeps a value */
 #define SCRATCH_PATTERN 0x5a
 #define IVSHMEM_VENDOR	0x1af4 /* Red Hat, Inc. (QEMU's docs/specs/ivshmem-spec) */
 #define IVSHMEM_DEVICE	0x1110
@@ -24,7 +24,7 @@
 #define KIB		1024
 
 static struct ioport_range com2 = {.base = COM2, .count = UART_PORTS};
-static bool have_port;	   /* [I] */
+static bool have_port;	      /* [I] */
 static struct memobj *window; /* [I] */
 
 static bool uart_present(uint16_t base)
@@ -67,7 +67,8 @@ void export_init(void)
 	}
 	printk("export: %s, ", have_port ? "COM2 at 0x2f8" : "no COM2");
 	if (err) {
-		printk("no window (%s)\n", err == -ENODEV ? "no ivshmem device" : "its BAR is unusable");
+		printk("no window (%s)\n",
+		       err == -ENODEV ? "no ivshmem device" : "its BAR is unusable");
 	} else {
 		printk("window %lu KiB at 0x%lx\n", bytes / KIB, base);
 	}

@@ -118,8 +118,8 @@ static int apply(const char *word, const struct cmdline_option *opts, size_t nop
 		if (!parse_uint(value, &v) || v < o->min || v > o->max || (pow2 && (v & (v - 1)))) {
 			format_snprintf(
 			    msg, sizeof(msg),
-			    "cmdline: bad value '%s' for '%s' (expected %s%lu..%lu), ignored", value,
-			    o->name, pow2 ? "a power of two in " : "", (unsigned long)o->min,
+			    "cmdline: bad value '%s' for '%s' (expected %s%lu..%lu), ignored",
+			    value, o->name, pow2 ? "a power of two in " : "", (unsigned long)o->min,
 			    (unsigned long)o->max);
 			warn(msg);
 			return 1;

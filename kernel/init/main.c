@@ -68,8 +68,8 @@ static void start_init(void)
 		req.ncaps++;
 	}
 	if (export_window()) {
-		boot_caps[req.ncaps] =
-		    (struct cap){.kind = CAP_KIND_FRAME, .rights = io_rights, .obj = export_window()};
+		boot_caps[req.ncaps] = (struct cap){
+		    .kind = CAP_KIND_FRAME, .rights = io_rights, .obj = export_window()};
 		req.caps[req.ncaps] = (struct spawn_cap){
 		    .src = req.ncaps, .dst = CAP_SLOT_EXPORT_WINDOW, .rights = CAP_RIGHTS_ALL};
 		req.ncaps++;

@@ -27,7 +27,7 @@ enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,
 	SELFTEST_KINDS(SELFTEST_ENUM_)
 #undef SELFTEST_ENUM_
-	SELFTEST_LIMIT
+	    SELFTEST_LIMIT
 };
 
 /* Runs one self-test; the exception kinds do not return. */

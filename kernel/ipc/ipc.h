@@ -31,7 +31,7 @@ struct ipc_msg {
 	uint64_t badge;	     /* of the capability the caller used */
 	uint32_t sender_pid; /* the sending process, set as the message moves */
 	uint32_t len;	     /* bytes in buf */
-	uint8_t *buf;	/* [o] IPC_BUF_MAX bytes, allocated on first use */
+	uint8_t *buf;	     /* [o] IPC_BUF_MAX bytes, allocated on first use */
 	bool has_cap;
 	struct cap cap; /* a counted reference while in transit */
 };

@@ -184,7 +184,8 @@ int pmm_add_device_memory(uint64_t phys, uint64_t npages)
 	}
 	for (uint32_t i = 0; i < boot_info.nmmap; i++) {
 		const struct boot_mmap_entry *e = &boot_info.mmap[i];
-		if (e->type == BOOT_MEM_USABLE && r.start < e->base + e->length && e->base < r.end) {
+		if (e->type == BOOT_MEM_USABLE && r.start < e->base + e->length &&
+		    e->base < r.end) {
 			return -EINVAL; /* RAM: its references must be counted */
 		}
 	}

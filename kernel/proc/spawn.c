@@ -163,7 +163,8 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 		/* A child of a tracked process is tracked from its first instruction. */
 		p->tracked = parent && __atomic_load_n(&parent->tracked, __ATOMIC_RELAXED);
 		/* Always: readers name every event's program and know who spawned whom. */
-		uint64_t name = ttrace_aux_name(TTRACE_AUX_PROC, p->pid | (uint64_t)ppid << 32, p->name);
+		uint64_t name =
+		    ttrace_aux_name(TTRACE_AUX_PROC, p->pid | (uint64_t)ppid << 32, p->name);
 		TTRACE(proc_spawn, p->pid, ppid, name);
 		if (!thread_create_user(p, entry, rsp, argc, rsp + sizeof(uint64_t))) {
 			err = -ENOMEM;

@@ -24,8 +24,8 @@ static void new_second(uint64_t tsc)
 	/* relaxed: the compare-and-swap alone decides who starts the new second */
 	uint64_t was = __atomic_load_n(&second, __ATOMIC_RELAXED);
 
-	if (now <= was || !__atomic_compare_exchange_n(&second, &was, now, false,
-						       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	if (now <= was || !__atomic_compare_exchange_n(&second, &was, now, false, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED)) {
 		return;
 	}
 	__atomic_store_n(&lines, 0, __ATOMIC_RELAXED);

@@ -37,9 +37,9 @@
 
 uint64_t ttrace_mask;
 
-static struct ttrace_area area;	  /* [I] after ttrace_init() */
-static struct memobj *area_obj;	  /* [I] */
-static struct memobj *reader_obj; /* [I] */
+static struct ttrace_area area;	      /* [I] after ttrace_init() */
+static struct memobj *area_obj;	      /* [I] */
+static struct memobj *reader_obj;     /* [I] */
 static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;

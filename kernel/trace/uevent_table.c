@@ -283,7 +283,8 @@ int uevent_control(uint32_t op, uint64_t id, struct uevent_info *info)
 		} else if (__atomic_load_n(&ev->refs, __ATOMIC_ACQUIRE)) {
 			err = -EBUSY; /* DELETE: a program holds it */
 		} else {
-			ev->selected = false; /* DELETE: a consumer's interest alone does not keep it */
+			ev->selected =
+			    false; /* DELETE: a consumer's interest alone does not keep it */
 			if (all_selected) {
 				events[id] = NULL;
 				gone[ngone++] = ev;

@@ -48,7 +48,8 @@ long traced_status(struct traced_status *st);
  */
 long traced_num_cpus(void);
 
-/* Pages through a DUMP, FOLLOW, STRINGS, EVENTS or STATS: the request it repeats, and the last reply. */
+/* Pages through a DUMP, FOLLOW, STRINGS, EVENTS or STATS: the request it repeats, and the last
+ * reply. */
 struct traced_pager {
 	uint32_t op;
 	union {

@@ -10,9 +10,9 @@
 #include "abi/traced.h"
 #include "init.h"
 
-#define THREADS_MAX  128
-#define KIB_PER_PAGE 4
-#define RUN_USAGE    "run [-t|-r] PROG [ARGS] [&]"
+#define THREADS_MAX	128
+#define KIB_PER_PAGE	4
+#define RUN_USAGE	"run [-t|-r] PROG [ARGS] [&]"
 #define TRACE_VERBS_MAX 160
 
 struct command {
@@ -164,8 +164,9 @@ static const struct command commands[] = {
     {"ps", "threads: pid, tid, name, state, cpu, memory", cmd_ps},
     {"cpus", "the CPUs and what they run", cmd_cpus},
     {"mem", "free physical memory", cmd_mem},
-    {"run", RUN_USAGE ": start a program (& in the background; traced lets it control "
-	    "tracing with -t, read all of it with -r, else its own events)",
+    {"run",
+     RUN_USAGE ": start a program (& in the background; traced lets it control "
+	       "tracing with -t, read all of it with -r, else its own events)",
      cmd_run},
     {"kill", "kill PID: end a program started from this shell", cmd_kill},
     {"trace", NULL, cmd_trace}, /* the usage comes from trace_cmd.c's list of verbs */

@@ -47,13 +47,14 @@ struct service {
 	uint32_t pid;
 	uint64_t started_ns;
 	int fast_crashes; /* in a row */
-	int client[TRACED_LEVEL_CONTROL + 1]; /* call-only copies badged with a level, 0: none yet */
+	int client[TRACED_LEVEL_CONTROL +
+		   1]; /* call-only copies badged with a level, 0: none yet */
 };
 
 int naming_slot;
 static int naming_badged[TRACED_LEVEL_CONTROL + 1]; /* [I] the name service, badged per level */
-static struct service services[MAX_SERVICES]; /* [lock] */
-static int nservices;			      /* [lock] */
+static struct service services[MAX_SERVICES];	    /* [lock] */
+static int nservices;				    /* [lock] */
 static struct init_lock lock;
 
 void init_lock(struct init_lock *l)
@@ -68,7 +69,8 @@ void init_unlock(struct init_lock *l)
 	__atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
 }
 
-/* Whether init holds a capability in slot (the export devices are there only if the machine has them). */
+/* Whether init holds a capability in slot (the export devices are there only if the machine has
+ * them). */
 static bool holds(int slot)
 {
 	struct cap_info info;
@@ -91,15 +93,16 @@ static int start(struct service *s)
 		caps[ncaps++] = (struct spawn_cap){.src = CAP_SLOT_TRACE_READ,
 						   .dst = CAP_SLOT_TRACE_READ,
 						   .rights = CAP_RIGHT_READ | CAP_RIGHT_GRANT};
-		caps[ncaps++] = (struct spawn_cap){
-		    .src = CAP_SLOT_TRACE_CONTROL, .dst = CAP_SLOT_TRACE_CONTROL, .rights = CAP_RIGHT_WRITE};
+		caps[ncaps++] = (struct spawn_cap){.src = CAP_SLOT_TRACE_CONTROL,
+						   .dst = CAP_SLOT_TRACE_CONTROL,
+						   .rights = CAP_RIGHT_WRITE};
 		/* and drives the export channel: `trace save` */
 		for (int slot = CAP_SLOT_EXPORT_PORT; slot <= CAP_SLOT_EXPORT_WINDOW; slot++) {
 			if (holds(slot)) {
-				caps[ncaps++] = (struct spawn_cap){
-				    .src = (uint32_t)slot,
-				    .dst = (uint32_t)slot,
-				    .rights = CAP_RIGHT_READ | CAP_RIGHT_WRITE};
+				caps[ncaps++] =
+				    (struct spawn_cap){.src = (uint32_t)slot,
+						       .dst = (uint32_t)slot,
+						       .rights = CAP_RIGHT_READ | CAP_RIGHT_WRITE};
 			}
 		}
 	}

@@ -160,7 +160,9 @@ static void print_tracking(const struct traced_status *st)
 	for (uint32_t i = 0; i < st->ntracked && i < TRACED_TRACKED_MAX; i++) {
 		printf(" %u", st->tracked[i]);
 	}
-	printf("%s\n", !st->ntracked ? " none alive" : st->ntracked > TRACED_TRACKED_MAX ? " ..." : "");
+	printf("%s\n", !st->ntracked			   ? " none alive"
+		       : st->ntracked > TRACED_TRACKED_MAX ? " ..."
+							   : "");
 }
 
 static void verb_status(const struct trace_verb *verb, int argc, char **argv)
@@ -597,8 +599,9 @@ static void verb_run(const struct trace_verb *verb, int argc, char **argv)
 	long err = traced_request(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL, 0, NULL, 0, NULL);
 	err = err ? err : traced_request(TRACED_OP_TRACK, self, NULL, 0, NULL, 0, NULL);
 	err = err || !added ? err : traced_request(TRACED_OP_ENABLE, added, NULL, 0, NULL, 0, NULL);
-	int started = err ? 0 : jobs_start(argv[first], argc - first, argv + first, false,
-					   TRACED_LEVEL_SELF, &job);
+	int started = err ? 0
+			  : jobs_start(argv[first], argc - first, argv + first, false,
+				       TRACED_LEVEL_SELF, &job);
 	traced_request(TRACED_OP_UNTRACK, self, NULL, 0, NULL, 0, NULL);
 	if (!err && !started) {
 		f.pid = job->pid;
@@ -719,8 +722,7 @@ static const struct trace_verb verbs[] = {
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program alone, then print its events", verb_run},
     {"echo", "on|off [CATS]", "the kernel prints those events on the console too", verb_echo},
-    {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies",
-     verb_stats},
+    {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies", verb_stats},
     {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", verb_hist},
     {"strings", "[SET]", "the aux strings, of one set or all", verb_strings},
     {"events", "", "the user events, as Linux's user_events_status", verb_events},

@@ -39,7 +39,7 @@ struct dump {
 	struct traced_cursor *cursor;
 	uint32_t format;
 	bool follow;
-	bool counting; /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
+	bool counting;		   /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
 	const struct scope *scope; /* a SELF caller's processes; NULL: all */
 	const struct scope *tree;  /* TRACED_F_TREE: the filter's pid and descendants */
 	uint64_t matches;
@@ -65,8 +65,8 @@ static int filter_check(const struct traced_filter *f, bool follow)
 	bool counted = fl & (TRACED_F_COUNT | TRACED_F_LAST);
 
 	if (fl & ~TRACED_F_ALL || (fl & TRACED_F_COUNT && fl & TRACED_F_LAST) ||
-	    (fl & TRACED_F_TREE && !(fl & TRACED_F_PID)) ||
-	    (follow && fl & TRACED_F_LAST) || counted != (f->count != 0)) {
+	    (fl & TRACED_F_TREE && !(fl & TRACED_F_PID)) || (follow && fl & TRACED_F_LAST) ||
+	    counted != (f->count != 0)) {
 		return -EINVAL;
 	}
 	if (fl & TRACED_F_CATS ? !f->cats || f->cats & ~TTRACE_CAT_ALL : f->cats != 0) {
@@ -254,7 +254,8 @@ static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_
 		n += sizeof(union ttrace_slot);
 	}
 	if (rec && d->format == TRACED_FORMAT_TEXT) {
-		int len = ttrace_format_event((char *)tmp + n, TTRACE_LINE_MAX, rec, &traced.decoder);
+		int len =
+		    ttrace_format_event((char *)tmp + n, TTRACE_LINE_MAX, rec, &traced.decoder);
 		n += (size_t)len < TTRACE_LINE_MAX ? (size_t)len : TTRACE_LINE_MAX - 1;
 		tmp[n++] = '\n';
 	} else if (rec) {

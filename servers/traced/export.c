@@ -29,9 +29,9 @@
 #define DIVISOR_115200	 1
 #define UART_FIFO	 16 /* bytes the transmitter takes once it is empty */
 
-#define POLL_NS	   1000000ull	  /* between looks for the host's answer */
-#define ANSWER_NS  10000000000ull /* the host writes a window's worth to disk in far less */
-#define DRAIN_MAX  4096		  /* stale input bytes dropped before a request */
+#define POLL_NS	  1000000ull	 /* between looks for the host's answer */
+#define ANSWER_NS 10000000000ull /* the host writes a window's worth to disk in far less */
+#define DRAIN_MAX 4096		 /* stale input bytes dropped before a request */
 
 static uint8_t *window; /* the mapping, or NULL before the first use */
 static size_t window_size;

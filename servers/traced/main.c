@@ -318,7 +318,8 @@ int main(void)
 		struct request req = {.arg = m.words[1],
 				      .body = in,
 				      .len = x.recv_len,
-				      .level = m.badge <= TRACED_LEVEL_CONTROL ? (uint32_t)m.badge : 0,
+				      .level =
+					  m.badge <= TRACED_LEVEL_CONTROL ? (uint32_t)m.badge : 0,
 				      .pid = x.sender_pid};
 		struct reply rep = {.buf = out, .cap = IPC_NO_CAP};
 		int result = dispatch(&m, &req, &rep);

@@ -18,16 +18,16 @@
 #include "common/trace_names.h"
 #include "traced.h"
 
-#define ROWS	     128     /* measure rows: syscalls, endpoints x paths, outcomes, cpus */
-#define BUCKETS	     64	     /* log2 buckets of microseconds */
-#define PIECE	     65536   /* bytes of merged events folded at a time */
-#define TEXT_MAX     32768   /* the answer's text */
-#define BAR_WIDTH    52      /* a histogram bar at its longest, as bpftrace draws it */
-#define STALLS_MAX   1000    /* yields to wait out one write in progress */
-#define NO_TID	     0	     /* a pending slot that holds nothing */
-#define UNKNOWN	     (TRACED_STATS_ANY - 1) /* a row key only the missing half would tell */
-#define US_PER_S     1000000ull
-#define PERCENTILES  3
+#define ROWS	    128	  /* measure rows: syscalls, endpoints x paths, outcomes, cpus */
+#define BUCKETS	    64	  /* log2 buckets of microseconds */
+#define PIECE	    65536 /* bytes of merged events folded at a time */
+#define TEXT_MAX    32768 /* the answer's text */
+#define BAR_WIDTH   52	  /* a histogram bar at its longest, as bpftrace draws it */
+#define STALLS_MAX  1000  /* yields to wait out one write in progress */
+#define NO_TID	    0	  /* a pending slot that holds nothing */
+#define UNKNOWN	    (TRACED_STATS_ANY - 1) /* a row key only the missing half would tell */
+#define US_PER_S    1000000ull
+#define PERCENTILES 3
 
 static const uint32_t percentile[PERCENTILES] = {50, 90, 99};
 
@@ -52,8 +52,8 @@ struct pending {
 	uint32_t tid; /* NO_TID: free */
 	uint32_t measure;
 	uint64_t us;
-	uint64_t key;	/* the row the pair will go to */
-	uint32_t path;	/* ipc: fast once the caller's fastpath is seen */
+	uint64_t key;  /* the row the pair will go to */
+	uint32_t path; /* ipc: fast once the caller's fastpath is seen */
 };
 
 static struct stats {
@@ -163,12 +163,12 @@ static void begin(uint32_t tid, uint32_t measure, uint64_t us, uint64_t key)
 		add_unpaired(measure, key, TRACED_PATH_SLOW * (measure == TRACED_MEASURE_IPC));
 		return;
 	}
-	*p = (struct pending){
-	    .tid = tid,
-	    .measure = measure,
-	    .us = us,
-	    .key = key,
-	    .path = measure == TRACED_MEASURE_IPC ? TRACED_PATH_SLOW : TRACED_PATH_ANY};
+	*p = (struct pending){.tid = tid,
+			      .measure = measure,
+			      .us = us,
+			      .key = key,
+			      .path = measure == TRACED_MEASURE_IPC ? TRACED_PATH_SLOW
+								    : TRACED_PATH_ANY};
 }
 
 /*
@@ -182,7 +182,8 @@ static void end(uint32_t tid, uint32_t measure, uint64_t us, const uint64_t *key
 
 	if (!p) {
 		add_unpaired(measure, key ? *key : UNKNOWN,
-			     key ? TRACED_PATH_SLOW * (measure == TRACED_MEASURE_IPC) : TRACED_PATH_ANY);
+			     key ? TRACED_PATH_SLOW * (measure == TRACED_MEASURE_IPC)
+				 : TRACED_PATH_ANY);
 		return;
 	}
 	uint64_t k = key ? *key : p->key;
@@ -289,7 +290,8 @@ static int compute(const struct traced_stats_request *r, const struct scope *sco
 
 	memset(&st, 0, sizeof(st));
 	for (uint32_t stalls = 0; !done;) {
-		struct dump_piece piece = {.out = piece_buf, .max = sizeof(piece_buf), .scope = scope};
+		struct dump_piece piece = {
+		    .out = piece_buf, .max = sizeof(piece_buf), .scope = scope};
 		done = dump_fill(TRACED_OP_DUMP, &r->filter, &c, TRACED_FORMAT_BINARY, &piece);
 		if (!piece.len && !done) {
 			if (++stalls > STALLS_MAX) {
@@ -427,8 +429,8 @@ static void print_stats(bool kv)
 		line("events=%llu lost=%llu\n", (unsigned long long)st.events,
 		     (unsigned long long)st.lost);
 	} else {
-		line("# stats: %llu events, %llu lost\n# %-22s %8s\n", (unsigned long long)st.events,
-		     (unsigned long long)st.lost, "kind", "count");
+		line("# stats: %llu events, %llu lost\n# %-22s %8s\n",
+		     (unsigned long long)st.events, (unsigned long long)st.lost, "kind", "count");
 	}
 	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
 		const struct ttrace_kind_info *info = ttrace_kind_info(k);
@@ -443,8 +445,8 @@ static void print_stats(bool kv)
 	}
 	for (uint32_t m = 1; m < TRACED_MEASURE_LIMIT; m++) {
 		if (!kv) {
-			line("# %-22s %8s %8s %8s %8s %8s %8s %8s  (us)\n", measure_name(m), "count",
-			     "unpaired", "min", "p50", "p90", "p99", "max");
+			line("# %-22s %8s %8s %8s %8s %8s %8s %8s  (us)\n", measure_name(m),
+			     "count", "unpaired", "min", "p50", "p90", "p99", "max");
 		}
 		for (uint32_t i = 0; i < ROWS && st.row[i].measure; i++) {
 			if (st.row[i].measure == m) {

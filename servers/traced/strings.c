@@ -34,10 +34,11 @@ static bool list(struct listing *l, struct ttrace_aux_view *v)
 			continue;
 		}
 		char line[TTRACE_AUX_LEN_MAX + 64];
-		int n = format_snprintf(
-		    line, sizeof(line), "%s %llu ",
-		    ttrace_aux_tag_name(rec.tag, false) ? ttrace_aux_tag_name(rec.tag, false) : "tag?",
-		    (unsigned long long)rec.id);
+		int n = format_snprintf(line, sizeof(line), "%s %llu ",
+					ttrace_aux_tag_name(rec.tag, false)
+					    ? ttrace_aux_tag_name(rec.tag, false)
+					    : "tag?",
+					(unsigned long long)rec.id);
 		for (uint32_t i = 0; i < rec.len; i++) {
 			/* A name must not break the line or the terminal. */
 			line[n++] = str[i] >= ' ' && str[i] < 0x7f ? str[i] : '?';

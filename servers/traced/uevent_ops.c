@@ -81,7 +81,8 @@ int uevents_unregister(const struct request *req, struct reply *rep)
 	    (owner[id].generation != info.generation || owner[id].pid != req->pid)) {
 		return -EACCES;
 	}
-	return (int)sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_DELETE, (uint64_t)id, NULL);
+	return (int)sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_DELETE, (uint64_t)id,
+				       NULL);
 }
 
 static int switch_one(const struct request *req, struct reply *rep, bool on)

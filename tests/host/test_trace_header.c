@@ -145,8 +145,8 @@ struct check_row {
 	"mapped; they are 4096, 8192 and 5120"
 
 /* The header's own minor version as text: the major-version rows keep it. */
-#define TEXT_OF(n)  #n
-#define TEXT(n)	    TEXT_OF(n)
+#define TEXT_OF(n) #n
+#define TEXT(n)	   TEXT_OF(n)
 #define MINOR_TEXT TEXT(TTRACE_VERSION_MINOR)
 
 static const struct check_row check_rows[] = {

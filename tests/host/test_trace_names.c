@@ -296,17 +296,21 @@ TEST(trace_format_prints_one_line_an_event)
 	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel irq_entry vector=32"},
 	    {"a name in aux",
 	     {.ts = BOOT + 999999999999, .kind = TTRACE_KIND_proc_spawn, .data = {3, 1, init}},
-	     "[  999.999999] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=3 parent=1 name=\"init\""},
+	     "[  999.999999] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=3 parent=1 "
+	     "name=\"init\""},
 	    {"a name evicted from aux",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {4, 1, evicted}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=4 parent=1 name=<evicted>"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=4 parent=1 "
+	     "name=<evicted>"},
 	    /* init is at 64 + 203 * 40 = 0x1ff8: past "old", "gone", the fillers and "memtest" */
 	    {"a reference to no record",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {4, 1, init + 8}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=4 parent=1 name=<bad 0x2000>"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=4 parent=1 name=<bad "
+	     "0x2000>"},
 	    {"a name with quotes",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {5, 1, quoted}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=5 parent=1 name=\"a ?b??\""},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=5 parent=1 name=\"a "
+	     "?b??\""},
 	    {"a long name",
 	     {.ts = BOOT, .kind = TTRACE_KIND_proc_spawn, .data = {6, 1, longer}},
 	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel proc_spawn pid=6 parent=1 "
@@ -318,13 +322,15 @@ TEST(trace_format_prints_one_line_an_event)
 	      .kind = TTRACE_KIND_user,
 	      .ncont = 1,
 	      .data = {UEVENT_WORD0(3, 2, 20), 0x10, 0, 0x20}},
-	     "[    0.000000] cpu=0 pid=9 tid=10 comm=? user event=3 gen=2 len=20 data=0x10,0x0,0x20"},
+	     "[    0.000000] cpu=0 pid=9 tid=10 comm=? user event=3 gen=2 len=20 "
+	     "data=0x10,0x0,0x20"},
 	    {"a user event without payload",
 	     {.ts = BOOT, .kind = TTRACE_KIND_user, .data = {UEVENT_WORD0(4, 1, 0)}},
 	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel user event=4 gen=1 len=0"},
 	    {"a kind the table does not know",
 	     {.ts = BOOT, .kind = 999, .data = {1, 2}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel kind=999 d0=0x1 d1=0x2 d2=0x0 d3=0x0 d4=0x0"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel kind=999 d0=0x1 d1=0x2 d2=0x0 d3=0x0 "
+	     "d4=0x0"},
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -346,15 +352,17 @@ TEST(trace_format_names_syscalls_from_the_durable_aux_records)
 
 	names_area(&a, HZ, true);
 	format(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(line,
-		     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_entry nr=7 name=spawn a0=0x1000 "
-		     "a1=0x0 a2=0x0",
-		     "a known syscall");
+	CHECK_EQ_STR(
+	    line,
+	    "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_entry nr=7 name=spawn a0=0x1000 "
+	    "a1=0x0 a2=0x0",
+	    "a known syscall");
 	rec.data[0] = 999;
 	format(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(
-	    line, "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_entry nr=999 a0=0x1000 a1=0x0 a2=0x0",
-	    "a number no syscall has");
+	CHECK_EQ_STR(line,
+		     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_entry nr=999 a0=0x1000 "
+		     "a1=0x0 a2=0x0",
+		     "a number no syscall has");
 	test_area_put(&a);
 }
 
@@ -387,7 +395,8 @@ TEST(trace_format_decodes_user_events_with_their_definition_from_aux)
 	rec.data[0] = UEVENT_WORD0(7, 1, 7);
 	memcpy(&rec.data[1], payload, 7);
 	format(line, sizeof(line), &rec, &a);
-	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 comm=? user:demo a=1 s=\"hi\"", "fields");
+	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 comm=? user:demo a=1 s=\"hi\"",
+		     "fields");
 	rec.data[0] = UEVENT_WORD0(8, 1, 0);
 	format(line, sizeof(line), &rec, &a);
 	CHECK_EQ_STR(line, "[    0.000000] cpu=0 pid=5 tid=6 comm=? user:empty", "no fields");

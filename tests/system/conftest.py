@@ -38,7 +38,7 @@ import tempfile
 
 import pytest
 
-from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, PS_POLLS, IsoCache, Spoor, Transcript, log_name, \
+from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, PS_POLLS, TRACES, IsoCache, Spoor, Transcript, log_name, \
     ps
 
 
@@ -54,6 +54,7 @@ def pytest_runtest_makereport(item, call):
 def iso_cache():
     if not KERNEL.exists():
         pytest.fail(f"{KERNEL} is missing: run the tests through `make test`")
+    shutil.rmtree(TRACES, ignore_errors=True)  # the export folders of an earlier run
     directory = tempfile.mkdtemp(prefix="spoor-iso-")
     yield IsoCache(directory)
     shutil.rmtree(directory, ignore_errors=True)
@@ -61,19 +62,20 @@ def iso_cache():
 
 @pytest.fixture
 def boot(request, iso_cache):
-    """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True) -> Spoor.
+    """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True,
+    export=True) -> Spoor.
 
     A fresh machine for this test alone. modules are module2 lines ("NAME
     [ATTRIBUTES]") for programs of build/tests/bin or build/bin beyond
-    grub.cfg's and TEST_MODULES.
+    grub.cfg's and TEST_MODULES. export=False boots without the export channel.
     """
     machines = []
     LOGS.mkdir(parents=True, exist_ok=True)
     log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
                errors="replace")
 
-    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True):
-        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem)
+    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True, export=True):
+        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem, export)
         machines.append(spoor)
         if wait_prompt:
             spoor.expect_prompt(BOOT_TIMEOUT)

@@ -16,6 +16,7 @@ here and never from one another.
 
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pexpect
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 KERNEL = BUILD / "kernel.elf"
 LOGS = BUILD / "test-logs"
+TRACES = BUILD / "test-traces"  # each boot's export channel folder
 
 PROMPT = "init> "
 PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
@@ -40,7 +42,7 @@ EXIT_KERNEL_FAILURE = 3
 # the tests boot; `make run` boots without them. echo is a server init
 # starts and keeps.
 TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
-                "tracegen", "tracedfuzz")
+                "tracegen", "tracedfuzz", "tracescope", "edges")
 
 
 class KernelPanic(AssertionError):
@@ -75,23 +77,34 @@ class Transcript:
 class Spoor:
     """One running QEMU with Spoor on its serial console."""
 
-    def __init__(self, child):
+    def __init__(self, child, traces):
         self.child = child
+        self.traces = traces  # where `trace save` writes (None without the export channel)
 
     @classmethod
-    def start(cls, iso, transcript, smp=4, mem="256M"):
-        """Starts QEMU on iso; its console goes to transcript. Does not wait for anything."""
+    def start(cls, iso, transcript, smp=4, mem="256M", export=True):
+        """Starts QEMU on iso; its console goes to transcript. Does not wait for anything.
+
+        With export, as `make run` does: through tools/run-qemu, which connects the
+        export channel (COM2 and the export window) to a folder of this boot's own
+        under build/test-traces/, where `trace save` files land (self.traces)."""
         args = ["-smp", str(smp), "-m", mem, "-cdrom", str(iso), "-serial", "mon:stdio",
                 "-display", "none", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
-        transcript.write(f"### qemu-system-x86_64 {' '.join(args)}\n")
-        child = pexpect.spawn("qemu-system-x86_64", args, encoding="utf-8",
-                              codec_errors="replace", timeout=COMMAND_TIMEOUT)
+        traces = None
+        program = "qemu-system-x86_64"
+        if export:
+            TRACES.mkdir(parents=True, exist_ok=True)
+            traces = Path(tempfile.mkdtemp(prefix="boot-", dir=TRACES))
+            program, args = str(ROOT / "tools" / "run-qemu"), [str(traces), *args]
+        transcript.write(f"### {program} {' '.join(args)}\n")
+        child = pexpect.spawn(program, args, encoding="utf-8", codec_errors="replace",
+                              timeout=COMMAND_TIMEOUT)
         child.logfile_read = transcript
         # pexpect waits 50 ms before each send by default, for terminals that
         # echo a password typed too soon; the serial console loses nothing.
         child.delaybeforesend = None
-        return cls(child)
+        return cls(child, traces)
 
     def console(self):
         """Everything the console has printed so far, including output between prompts."""
@@ -252,7 +265,8 @@ def kill_job(spoor, pid, name):
 
 # The trace verbs.
 
-EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) ([\w:]+)(.*)$", re.MULTILINE)
+EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) comm=(\S+) ([\w:]+)(.*)$",
+                   re.MULTILINE)
 LOST = re.compile(r"^# lost (\d+) events on cpu (\d+)$", re.MULTILINE)
 END = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$", re.MULTILINE)
 STATUS_CPU = re.compile(r"^cpu (\d+): emitted (\d+) stored (\d+) overwritten (\d+) dropped (\d+) "
@@ -264,12 +278,13 @@ DUMP_TIMEOUT = 180
 
 
 class Event:
-    """One event line of a dump: us (since boot), cpu, pid, tid, kind, args, line."""
+    """One event line of a dump: us (since boot), cpu, pid, tid, comm, kind, args, line."""
 
     def __init__(self, match):
-        sec, usec, cpu, pid, tid, kind, rest = match.groups()
+        sec, usec, cpu, pid, tid, comm, kind, rest = match.groups()
         self.us = int(sec) * 1000000 + int(usec)
         self.cpu, self.pid, self.tid, self.kind = int(cpu), int(pid), int(tid), kind
+        self.comm = comm
         self.args = dict(re.findall(r"(\w+)=(\S+)", rest))
         self.line = match.group(0)
 

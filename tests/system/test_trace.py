@@ -64,7 +64,7 @@ class TestPanicWithTracing:
             r"^flight recorder: last 16 events on cpu 0\n((?:.*\n)*?)system halted", block,
             re.MULTILINE)
         assert recorder and recorder.start() > block.index("trace counters:"), block
-        events = re.findall(r"^  \[ *\d+\.\d{6}\] cpu=0 pid=\d+ tid=\d+ (\w+)( [^\n]*)?$",
+        events = re.findall(r"^  \[ *\d+\.\d{6}\] cpu=0 pid=\d+ tid=\d+ comm=\S+ (\w+)( [^\n]*)?$",
                             recorder.group(1), re.MULTILINE)
         assert len(events) == 16, recorder.group(1)
         # The loader's frame allocations come last before the panic; the other
@@ -75,6 +75,6 @@ class TestPanicWithTracing:
 
 def test_program_without_trace_capabilities_cannot_map_or_control(boot):
     spoor = boot(smp=2, cmdline="ttrace=all")
-    out = spoor.command("run tracecap")
+    out = spoor.command("run -t tracecap")
     assert "tracecap: ok" in out, out
     assert "exit status" not in out, out

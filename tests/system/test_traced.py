@@ -105,7 +105,7 @@ class TestMemtestSession:
 
     def test_tracecat_verifies_every_stored_entry_without_loss(self, spoor):
         stored = sum(c["stored"] for c in status(spoor).values())
-        out = spoor.command("run tracecat -b", timeout=DUMP_TIMEOUT)
+        out = spoor.command("run -r tracecat -b", timeout=DUMP_TIMEOUT)
         assert verified(out) == (stored, stored, 0), out
 
 
@@ -196,7 +196,7 @@ class TestFilters:
         # tracecat speaks the protocol on its own.
         words = f"pid={session.pid}" if words == "pid" else words
         shell = spoor.command(f"trace dump {words}", timeout=DUMP_TIMEOUT)
-        tool = spoor.command(f"run tracecat {words}", timeout=DUMP_TIMEOUT)
+        tool = spoor.command(f"run -r tracecat {words}", timeout=DUMP_TIMEOUT)
         assert tool.splitlines() == shell.splitlines(), words
 
 
@@ -209,7 +209,7 @@ class TestFilters:
     ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
     ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),
     ("since=2 until=1", "trace: empty time window"),
-    ("color=red", "trace: unknown filter 'color' (known: cpu= pid= tid= kind= cat= "
+    ("color=red", "trace: unknown filter 'color' (known: cpu= pid= tid= tree= kind= cat= "
                   "last= count= since= until=)"),
 ])
 def test_bad_filter_is_refused_naming_what_is_allowed(shared, words, message):
@@ -271,7 +271,7 @@ def test_drop_mode_follower_receives_all_but_what_was_dropped(small_ring):
     assert "trace: mode drop" in spoor.command("trace mode drop")
     spoor.command("trace on test")
     dropped_before = status(spoor)[1]["dropped"]
-    expect_after(spoor, spoor.command("run tracecat -f -b -i 1000 kind=test_tick &"),
+    expect_after(spoor, spoor.command("run -r tracecat -f -b -i 1000 kind=test_tick &"),
                  r"# following")
     out = spoor.command(f"run tracegen {TICKS} 1")
     assert f"emitted {TICKS} of {TICKS}" in out, out
@@ -290,7 +290,7 @@ def follow_timer(spoor):
     spoor.send("trace follow kind=irq_timer cpu=0\r")
     spoor.expect(r"# following; Ctrl-C stops")
     for _ in range(20):
-        spoor.expect(r"cpu=0 pid=\d+ tid=\d+ irq_timer tick=\d+")
+        spoor.expect(r"cpu=0 pid=\d+ tid=\d+ comm=\S+ irq_timer tick=\d+")
     spoor.send("\x03")
     stopped = spoor.expect(r"# stopped following: (\d+) events, (\d+) lost")
     spoor.expect_prompt()
@@ -324,7 +324,7 @@ class TestTracedKilledMidDump:
         reset_tracing(spoor)
         spoor.command("trace on test")
         assert "emitted 15000 of 15000" in spoor.command("run tracegen 15000 1")
-        spoor.command("run tracecat -b -s 10 kind=test_tick &")
+        spoor.command("run -r tracecat -b -s 10 kind=test_tick &")
         # tracecat sleeps (-s) only between the pages of its dump: once ps shows
         # it sleeping, the dump is under way.
         for _ in range(STATE_POLLS):
@@ -358,12 +358,12 @@ class TestTracedKilledMidDump:
         assert len(found) == 15500
 
     def test_restarted_traced_serves_a_binary_dump_that_verifies(self, spoor):
-        events, entries, _ = verified(spoor.command("run tracecat -b", timeout=DUMP_TIMEOUT))
+        events, entries, _ = verified(spoor.command("run -r tracecat -b", timeout=DUMP_TIMEOUT))
         assert events == entries
 
 
 def test_traced_refuses_malformed_requests_and_keeps_answering(spoor):
-    out = spoor.command("run tracedfuzz 200", timeout=DUMP_TIMEOUT)
+    out = spoor.command("run -t tracedfuzz 200", timeout=DUMP_TIMEOUT)
     assert "tracedfuzz: 200 malformed requests refused, traced still answering" in out, out
     # Nor did any of them change what is traced.
     assert "tracing now: test" in spoor.command("trace on test")
@@ -371,7 +371,7 @@ def test_traced_refuses_malformed_requests_and_keeps_answering(spoor):
 
 def test_program_without_trace_capabilities_is_refused_while_tracing(spoor):
     assert "tracing now: test" in spoor.command("trace on test")
-    out = spoor.command("run tracecap")
+    out = spoor.command("run -t tracecap")
     assert "tracecap: ok" in out, out
 
 
@@ -383,10 +383,11 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
 
 
 @pytest.mark.parametrize("line,answer", [
-    ("trace", "  FILTERS: cpu=N pid=N tid=N kind=NAME,... cat=NAME,... last=N count=N "
+    ("trace", "  FILTERS: cpu=N pid=N tid=N tree=N kind=NAME,... cat=NAME,... last=N count=N "
               "since=SECONDS until=SECONDS"),
     ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
-                    "mode follow strings events register unregister)"),
+                    "mode follow save track untrack run echo stats hist strings events "
+                    "register unregister)"),
     ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
     ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),
     ("trace strings files", "trace: unknown strings 'files' (known: syscalls kinds procs "

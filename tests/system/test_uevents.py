@@ -129,7 +129,7 @@ def test_a_long_payload_takes_continuation_entries(spoor):
 def test_binary_reader_verifies_an_event_with_continuations(spoor):
     spoor.command("trace on user")
     spoor.command("run uevdemo big")
-    out = spoor.command("run tracecat -b")
+    out = spoor.command("run -r tracecat -b")
     assert "tracecat: 1 events verified (4 entries, 0 lost)" in out, out
 
 
@@ -318,6 +318,6 @@ class TestFourWritersOnFourCpus:
 
     def test_reader_gets_every_stored_event_and_the_rest_are_counted_lost(self, spoor, session):
         _, _, before, now = session
-        _, entries, lost = verified(spoor.command("run tracecat -b", timeout=LOAD_TIMEOUT))
+        _, entries, lost = verified(spoor.command("run -r tracecat -b", timeout=LOAD_TIMEOUT))
         assert entries == sum(now[c]["stored"] for c in now)
         assert lost == sum(now[c]["overwritten"] - before[c]["overwritten"] for c in now)

@@ -16,7 +16,6 @@
 
 #define NS_PER_S 1000000000ull
 
-
 struct tview_name {
 	uint32_t id;
 	uint8_t thread; /* a tid, else a pid */
@@ -202,7 +201,8 @@ static int names_from_records(struct tview *v, const uint8_t *d, uint64_t len)
 
 		memcpy(&r, d + i, sizeof(r));
 		/* A spawn record's id is pid | parent << 32 (abi/trace.h); a thread's, its tid. */
-		if ((r.tag == TTRACE_AUX_PROC || (r.tag == TTRACE_AUX_THREAD && r.id <= UINT32_MAX)) &&
+		if ((r.tag == TTRACE_AUX_PROC ||
+		     (r.tag == TTRACE_AUX_THREAD && r.id <= UINT32_MAX)) &&
 		    name_set(v, (uint32_t)r.id, r.tag == TTRACE_AUX_THREAD,
 			     (const char *)d + i + sizeof(r), r.len)) {
 			return -ENOMEM;

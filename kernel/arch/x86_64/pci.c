@@ -16,18 +16,18 @@
 #define PCI_DEVICES	   32
 #define PCI_FUNCTIONS	   8
 
-#define PCI_ID		  0x00 /* vendor (low 16 bits), device (high) */
-#define PCI_COMMAND	  0x04
-#define PCI_HEADER_TYPE	  0x0c /* byte 2 of this dword */
-#define PCI_BAR0	  0x10
-#define PCI_BARS	  6
-#define PCI_NO_DEVICE	  0xffffu
-#define CMD_MEMORY	  0x2u	  /* memory space decoding */
-#define HEADER_MULTI	  0x80u	  /* bit 7 of the header type: a multi-function device */
-#define BAR_IO		  0x1u	  /* bit 0: an I/O BAR */
-#define BAR_TYPE_MASK	  0x6u	  /* bits 1-2: 0 = 32-bit, 2 = 64-bit */
-#define BAR_TYPE_64	  0x4u
-#define BAR_ADDRESS_MASK  ~0xfull /* the low bits of a memory BAR are flags */
+#define PCI_ID		 0x00 /* vendor (low 16 bits), device (high) */
+#define PCI_COMMAND	 0x04
+#define PCI_HEADER_TYPE	 0x0c /* byte 2 of this dword */
+#define PCI_BAR0	 0x10
+#define PCI_BARS	 6
+#define PCI_NO_DEVICE	 0xffffu
+#define CMD_MEMORY	 0x2u  /* memory space decoding */
+#define HEADER_MULTI	 0x80u /* bit 7 of the header type: a multi-function device */
+#define BAR_IO		 0x1u  /* bit 0: an I/O BAR */
+#define BAR_TYPE_MASK	 0x6u  /* bits 1-2: 0 = 32-bit, 2 = 64-bit */
+#define BAR_TYPE_64	 0x4u
+#define BAR_ADDRESS_MASK ~0xfull /* the low bits of a memory BAR are flags */
 
 static uint32_t address(const struct pci_addr *a, uint32_t offset)
 {

@@ -154,11 +154,11 @@ void traced_pager_stats(struct traced_pager *p, const struct traced_stats_reques
 long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags)
 {
 	bool strings = p->op == TRACED_OP_STRINGS || p->op == TRACED_OP_EVENTS;
-	size_t size = strings			  ? sizeof(p->req.strings)
+	size_t size = strings			 ? sizeof(p->req.strings)
 		      : p->op == TRACED_OP_STATS ? sizeof(p->req.stats)
-						  : sizeof(p->req.dump);
-	long err = traced_request(p->op, 0, &p->req, size, p->reply.bytes, sizeof(p->reply.bytes),
-				  NULL);
+						 : sizeof(p->req.dump);
+	long err =
+	    traced_request(p->op, 0, &p->req, size, p->reply.bytes, sizeof(p->reply.bytes), NULL);
 
 	if (err) {
 		return err;

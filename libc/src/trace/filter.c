@@ -262,7 +262,8 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
 			snprintf(why, why_size, "bad filter '%s' (known: %s)", w, known);
 			return -EINVAL;
 		}
-		while (k < keys + NUM_KEYS && !(strlen(k->name) == len && !strncmp(w, k->name, len))) {
+		while (k < keys + NUM_KEYS &&
+		       !(strlen(k->name) == len && !strncmp(w, k->name, len))) {
 			k++;
 		}
 		if (k == keys + NUM_KEYS) {

@@ -109,8 +109,8 @@ int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request 
 	for (uint32_t m = 0; m < TRACED_MEASURE_LIMIT; m++) {
 		names[m] = measures[m][0];
 	}
-	int m = lookup_word(argc < 1 ? "" : argv[0], names, TRACED_MEASURE_LIMIT, 1, "measure",
-			    why, why_size);
+	int m = lookup_word(argc < 1 ? "" : argv[0], names, TRACED_MEASURE_LIMIT, 1, "measure", why,
+			    why_size);
 	if (m < 0) {
 		return -EINVAL;
 	}
@@ -126,8 +126,10 @@ int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request 
 			if (key_value(r, eq + 1, why, why_size)) {
 				return -EINVAL;
 			}
-		} else if (eq && m == TRACED_MEASURE_IPC && len == 4 && !strncmp(argv[used], "path", 4)) {
-			int p = lookup_word(eq + 1, paths, TRACED_PATH_LIMIT, 0, "path", why, why_size);
+		} else if (eq && m == TRACED_MEASURE_IPC && len == 4 &&
+			   !strncmp(argv[used], "path", 4)) {
+			int p =
+			    lookup_word(eq + 1, paths, TRACED_PATH_LIMIT, 0, "path", why, why_size);
 			if (p < 0) {
 				return -EINVAL;
 			}

@@ -24,24 +24,30 @@ static const char *const lossy_text[] = {
     "# lost 3 events on cpu 3",
     "[    0.000100] cpu=0 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=1",
     "[    0.000110] cpu=1 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=2",
-    "[    0.000120] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=5 name=ipc_call a0=0x3 a1=0x10 a2=0x0",
+    "[    0.000120] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=5 name=ipc_call a0=0x3 a1=0x10 "
+    "a2=0x0",
     "[    0.000125] cpu=0 pid=1 tid=1 comm=init ipc_call endpoint=3 label=0x10 peer=0",
     "[    0.000130] cpu=1 pid=2 tid=2 comm=traced ipc_recv endpoint=3 label=0x10 peer=1",
     "[    0.000140] cpu=1 pid=2 tid=2 comm=traced syscall_exit nr=6 name=ipc_recv result=0",
-    "[    0.000150] cpu=1 pid=2 tid=2 comm=traced mem_pf vaddr=0x400000 rip=0x401020 err=0x6 outcome=0",
+    "[    0.000150] cpu=1 pid=2 tid=2 comm=traced mem_pf vaddr=0x400000 rip=0x401020 err=0x6 "
+    "outcome=0",
     "# lost 5 events on cpu 1",
-    "[    0.000160] cpu=1 pid=2 tid=2 comm=traced syscall_entry nr=7 name=ipc_reply_recv a0=0x3 a1=0x0 a2=0x0",
+    "[    0.000160] cpu=1 pid=2 tid=2 comm=traced syscall_entry nr=7 name=ipc_reply_recv a0=0x3 "
+    "a1=0x0 a2=0x0",
     "[    0.000165] cpu=1 pid=2 tid=2 comm=traced ipc_reply endpoint=0 label=0x0 peer=1",
     "[    0.000170] cpu=0 pid=1 tid=1 comm=init syscall_exit nr=5 name=ipc_call result=0",
-    "[    0.000180] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=8 name=spawn a0=0x1000 a1=0x5 a2=0x0",
+    "[    0.000180] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=8 name=spawn a0=0x1000 a1=0x5 "
+    "a2=0x0",
     "[    0.000190] cpu=0 pid=1 tid=1 comm=init proc_spawn pid=3 parent=1 name=\"hello\"",
     "[    0.000195] cpu=0 pid=1 tid=1 comm=init syscall_exit nr=8 name=spawn result=3",
     "[    0.000200] cpu=2 pid=0 tid=0 comm=kernel irq_entry vector=32",
     "[    0.000201] cpu=2 pid=0 tid=0 comm=kernel irq_timer tick=5",
     "[    0.000202] cpu=2 pid=0 tid=0 comm=kernel irq_exit vector=32",
     "[    0.000210] cpu=2 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=3",
-    "[    0.000220] cpu=2 pid=3 tid=3 comm=hello user:demo a=7 s=\"hi\" b=-5 raw=010203ff msg=\"hello\"",
-    "[    0.000230] cpu=2 pid=3 tid=3 comm=hello user:big text=\"continuedxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" "
+    "[    0.000220] cpu=2 pid=3 tid=3 comm=hello user:demo a=7 s=\"hi\" b=-5 raw=010203ff "
+    "msg=\"hello\"",
+    "[    0.000230] cpu=2 pid=3 tid=3 comm=hello user:big "
+    "text=\"continuedxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" "
     "n=42",
     "[    0.000235] cpu=3 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=4",
     "[    0.000240] cpu=3 pid=3 tid=4 comm=hello user event=7 gen=1 len=12 "

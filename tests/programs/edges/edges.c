@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WATCH_NS 300000000ull
+#define WATCH_NS  300000000ull
 #define NS_PER_MS 1000000ull
 
 static int woke; /* [a] the sleeper came back */

@@ -3,8 +3,9 @@
  *
  * lookup("echo") must give a capability that can call echo but not
  * receive on its endpoint, and a call through it must come back as echo
- * answers (label + 1, the words, the buffer reversed, word 7 = our badge,
- * 0 for the copy init hands out). A frame sent to echo comes back with no
+ * answers (label + 1, the words, the buffer reversed, word 7 = our badge:
+ * init badges every copy it hands out with the asker's level, self for
+ * a program run plainly). A frame sent to echo comes back with no
  * more rights than it was sent with. Unknown, empty, overlong and
  * malformed requests get -ENOENT or -EINVAL. The shell test runs this
  * again after killing echo, to see that the restarted server answers.
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "abi/naming.h"
+#include "abi/traced.h"
 #include "ipctest.h"
 
 #define FRAME_SEED 0xec40
@@ -36,7 +38,7 @@ static void check_echo_call(int echo)
 	for (unsigned i = 0; i < 7; i++) {
 		check("a word echo sent back", (long)m.words[i], (long)i + 1);
 	}
-	check("word 7: our badge as echo saw it", (long)m.words[7], 0);
+	check("word 7: our badge as echo saw it", (long)m.words[7], TRACED_LEVEL_SELF);
 	check("bytes echo sent back", x.recv_len, sizeof(hello) - 1);
 	check_true("echo reversed the buffer", !strcmp(back, "ohce ,olleh"), "got '%s'", back);
 
@@ -113,6 +115,7 @@ int test_naming(int argc, char **argv)
 	check("kind of echo's capability", info.kind, CAP_KIND_ENDPOINT);
 	check("rights of echo's capability: call and grant", info.rights,
 	      CAP_RIGHT_WRITE | CAP_RIGHT_GRANT);
+	check("its badge: our level", (long)info.size, TRACED_LEVEL_SELF);
 	check("recv on echo's endpoint through a client's capability",
 	      sys_ipc_recv((int)echo, &m, &x), -EACCES);
 	check_echo_call((int)echo);

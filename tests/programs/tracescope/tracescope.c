@@ -99,13 +99,14 @@ static void refusals(const char *other_event, bool may_read)
 	    {"EVENTS", TRACED_OP_EVENTS, 0, &listing, sizeof(listing)},
 	};
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		bool reading = refused[i].op == TRACED_OP_STRINGS || refused[i].op == TRACED_OP_EVENTS;
+		bool reading =
+		    refused[i].op == TRACED_OP_STRINGS || refused[i].op == TRACED_OP_EVENTS;
 		if (reading && may_read) {
 			continue;
 		}
 		expect(refused[i].what,
-		       traced_request(refused[i].op, refused[i].arg, refused[i].body, refused[i].len,
-				      page, sizeof(page), NULL),
+		       traced_request(refused[i].op, refused[i].arg, refused[i].body,
+				      refused[i].len, page, sizeof(page), NULL),
 		       -EACCES);
 	}
 	expect_unchanged("status and ledger as before the refusals", &before);
@@ -138,8 +139,7 @@ static void own_event(void)
 	       traced_request(TRACED_OP_UNREGISTER, 0, name, strlen(name), NULL, 0, NULL), -EBUSY);
 	expect("release it", trace_uevent_release(&ev), 0);
 	expect("unregister it once released",
-	       traced_request(TRACED_OP_UNREGISTER, 0, name, strlen(name), NULL, 0, NULL),
-	       -ENOENT);
+	       traced_request(TRACED_OP_UNREGISTER, 0, name, strlen(name), NULL, 0, NULL), -ENOENT);
 }
 
 static int mode_self(const char *other_event)
@@ -201,7 +201,8 @@ static int mode_read(const char *other_event)
 		}
 		const union ttrace_slot *s = (const union ttrace_slot *)data;
 		for (size_t i = 0; i < len / sizeof(*s); i++) {
-			others += s[i].e.kind != TRACED_KIND_LOST && !(s[i].e.ts & TTRACE_TS_CONT) &&
+			others += s[i].e.kind != TRACED_KIND_LOST &&
+				  !(s[i].e.ts & TTRACE_TS_CONT) &&
 				  s[i].e.pid != (uint32_t)sys_getpid();
 		}
 	}
@@ -227,8 +228,8 @@ static int mode_dump(uint64_t n)
 	uint64_t own = 0, child = 0, strangers = 0;
 
 	emit(n);
-	int alen = snprintf(args, sizeof(args), "tracescope%cchild%c%llu", 0, 0,
-			    (unsigned long long)n);
+	int alen =
+	    snprintf(args, sizeof(args), "tracescope%cchild%c%llu", 0, 0, (unsigned long long)n);
 	long slot = spawn_self(args, (size_t)alen + 1, -1, 0);
 	expect("spawn the child", slot >= 0, 1);
 	if (slot < 0) {
@@ -250,7 +251,8 @@ static int mode_dump(uint64_t n)
 			}
 			own += s[i].e.pid == (uint32_t)sys_getpid();
 			child += s[i].e.pid == child_pid;
-			strangers += s[i].e.pid != (uint32_t)sys_getpid() && s[i].e.pid != child_pid;
+			strangers +=
+			    s[i].e.pid != (uint32_t)sys_getpid() && s[i].e.pid != child_pid;
 		}
 	}
 	expect("events of other processes in its dump", (long)strangers, 0);
