@@ -153,6 +153,7 @@
 #define TRACED_OP_UNTRACK    17
 #define TRACED_OP_STATS	     18
 #define TRACED_OP_ECHO	     19
+#define TRACED_OP_LIMIT	     20 /* one past the highest operation */
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 

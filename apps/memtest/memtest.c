@@ -34,6 +34,7 @@
 #define COW_PAGES      64
 #define FRAME_PAGES    4
 #define THREADS_MAX    256 /* ps records read to find its own */
+#define REPORT_MAX     160
 #define DATA_PAGES     64  /* 256 KiB of initialized data */
 #define DATA_FILL      0x5aa5c33cf00f9669ull
 #define NS_PER_SECOND  1000000000ull
@@ -417,6 +418,17 @@ static uint64_t own_page_faults(void)
 	return 0;
 }
 
+/* The line that says all went well, with the page faults counted so far; its length. */
+static size_t report(char *line, size_t size)
+{
+	int n = snprintf(line, size,
+			 "memtest: ok (anon %d pages, protect %d, cow copy %d, frame %d, data %d "
+			 "copied on write; %llu page faults)\n",
+			 ANON_PAGES, PROTECT_PAGES, COW_PAGES, FRAME_PAGES, DATA_PAGES,
+			 (unsigned long long)own_page_faults());
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "hold") &&
@@ -436,10 +448,14 @@ int main(int argc, char **argv)
 		printf("memtest: %d checks failed\n", failures);
 		return 1;
 	}
-	uint64_t faults = own_page_faults();
-	printf("memtest: ok (anon %d pages, protect %d, cow copy %d, frame %d, data %d copied on "
-	       "write; %llu page faults)\n",
-	       ANON_PAGES, PROTECT_PAGES, COW_PAGES, FRAME_PAGES, DATA_PAGES,
-	       (unsigned long long)faults);
+	/*
+	 * The count is taken last: every page the report touches (its code, its
+	 * buffer, the ps records) is touched once before, by a report not sent,
+	 * so the one sent counts every fault memtest takes.
+	 */
+	char line[REPORT_MAX];
+	report(line, sizeof(line));
+	sys_console_write(CAP_SLOT_CONSOLE, line, 0);
+	sys_console_write(CAP_SLOT_CONSOLE, line, report(line, sizeof(line)));
 	return 0;
 }

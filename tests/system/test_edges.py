@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from spoorlib import banner_value
+from spoorlib import banner_value, expect_count
 
 
 @pytest.fixture
@@ -56,11 +56,13 @@ def test_an_echo_flood_is_skipped_and_counted_and_the_shell_answers(boot):
     spoor = boot(smp=4)
     spoor.command("trace on test")
     assert "echo on the console: test" in spoor.command("trace echo on test")
-    for cpu in range(4):
-        spoor.command(f"run tracegen 5000 {cpu} &")
-    assert "memory:" in spoor.command("mem", timeout=120)
-    skipped = spoor.expect(r"ttrace: echo skipped (\d+) events", timeout=120)
-    assert int(skipped.group(1)) > 0
+    start = len(spoor.console())
+    # Typed without waiting for the echo of each line: the flood's lines land among them.
+    spoor.send("".join(f"run tracegen 20000 {cpu} &\r" for cpu in range(4)))
+    expect_count(spoor, r"\[done\] tracegen \(pid \d+\): exit status 0", 4, start, 300)
+    skipped = expect_count(spoor, r"ttrace: echo skipped (\d+) events", 1, start, 120)
+    assert int(skipped[0]) > 0, skipped
+    spoor.send("mem\r")
+    spoor.expect(r"memory: \d+ of \d+ frames free", timeout=60)
+    spoor.expect_prompt()
     assert "echo on the console: none" in spoor.command("trace echo off")
-    for _ in range(4):
-        spoor.expect(r"\[done\] tracegen \(pid \d+\): exit status 0", timeout=120)

@@ -57,17 +57,31 @@ def spoor(shared):
     return spoor
 
 
+def hold_demo_events(spoor):
+    """The shell registers uevdemo's two events and holds them: they outlive the
+    program (an event nobody holds or enables is released when its last holder
+    lets go)."""
+    for desc in (TICK, MSG):
+        assert "trace: registered user event" in spoor.command(f"trace register '{desc}'")
+
+
 def test_program_nobody_listens_to_makes_no_writes(spoor):
     # The program checks its status bytes and makes no write syscall.
     assert rounds(spoor.command("run uevdemo 50")) == (50, 0, 0, 0, 0)
 
 
 def test_events_listing_shows_each_description_and_zero_counts(spoor):
+    hold_demo_events(spoor)
     spoor.command("run uevdemo 50")
     found, totals = events(spoor)
-    assert found["uevdemo_tick"][1:] == (False, 0, 0, 0, TICK)
-    assert found["uevdemo_msg"][1:] == (False, 0, 0, 0, MSG)
+    assert found["uevdemo_tick"][1:] == (False, 1, 0, 0, TICK)
+    assert found["uevdemo_msg"][1:] == (False, 1, 0, 0, MSG)
     assert totals == (2, 0, MAX_EVENTS)
+
+
+def test_an_event_nobody_holds_or_enables_is_released_with_its_last_holder(spoor):
+    spoor.command("run uevdemo 50")
+    assert events(spoor) == ({}, (0, 0, MAX_EVENTS))
 
 
 def test_trace_on_user_has_every_user_event_written(spoor):
@@ -97,14 +111,14 @@ def test_events_listing_counts_writes_and_no_hold_outlives_its_program(spoor):
 
 
 def test_one_user_event_enabled_alone_is_the_only_one_written(spoor):
-    spoor.command("run uevdemo 1")  # registers the events
+    hold_demo_events(spoor)
     out = spoor.command("trace on user:uevdemo_msg")
     assert "trace: enabled user event uevdemo_msg; tracing now: user" in out, out
     assert rounds(spoor.command("run uevdemo 10")) == (10, 10, 0, 10, 0)
 
 
 def test_one_user_event_disabled_is_no_longer_written(spoor):
-    spoor.command("run uevdemo 1")
+    hold_demo_events(spoor)
     spoor.command("trace on user:uevdemo_msg")
     out = spoor.command("trace off user:uevdemo_msg")
     assert "trace: disabled user event uevdemo_msg" in out, out
@@ -142,6 +156,7 @@ def test_the_status_byte_flips_without_a_syscall(spoor):
 
 
 def test_bad_writes_while_nobody_listens_are_refused_and_counted(spoor):
+    hold_demo_events(spoor)
     out = spoor.command("run uevdemo bad")
     assert "uevdemo: 4 bad writes refused, 1 counted as rejected" in out, out
     found, _ = events(spoor)
@@ -200,11 +215,21 @@ def test_refused_description_gets_the_parsers_reason(spoor, bad, why):
                      re.MULTILINE), out
 
 
-def test_enabled_event_cannot_be_unregistered(spoor):
+def test_held_event_cannot_be_unregistered(spoor):
+    expect_after(spoor, spoor.command("run uevdemo watch &"), r"uevdemo: uevdemo_tick is off")
+    out = spoor.command("trace unregister uevdemo_tick")
+    assert "trace: user event 'uevdemo_tick' is busy" in out, out
+    expect_after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
+    expect_after(spoor, spoor.command("trace off user:uevdemo_tick"),
+                 r"\[done\] uevdemo \(pid \d+\): exit status 0")
+
+
+def test_an_enabled_event_nobody_holds_can_be_unregistered(spoor):
     register_demo(spoor)
-    spoor.command("trace on user")
+    spoor.command("trace on user:demo")
     out = spoor.command("trace unregister demo")
-    assert "trace: user event 'demo' is busy" in out, out
+    assert "trace: unregistered user event 'demo'" in out, out
+    assert "demo" not in events(spoor)[0]
 
 
 def test_unregistered_event_is_gone(spoor):
@@ -225,10 +250,8 @@ def test_a_programs_hold_goes_with_it(spoor):
     expect_after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
     expect_after(spoor, spoor.command("trace off user:uevdemo_tick"),
                  r"\[done\] uevdemo \(pid \d+\): exit status 0")
-    found, _ = events(spoor)
-    assert found["uevdemo_tick"][2] == 0, found
-    out = spoor.command("trace unregister uevdemo_tick")
-    assert "unregistered user event 'uevdemo_tick'" in out, out
+    # Its last holder gone and nobody enabling it, the event is released.
+    assert "uevdemo_tick" not in events(spoor)[0]
 
 
 class TestListingsLongerThanAPage:
@@ -279,6 +302,7 @@ class TestFourWritersOnFourCpus:
     def session(self, machines):
         machine = machines.get(smp=self.CPUS, group="four-writers")
         spoor = machine.spoor
+        hold_demo_events(spoor)  # so the counters outlive the writers
         spoor.command("trace on user")
         spoor.command("trace clear")
         before = status(spoor)

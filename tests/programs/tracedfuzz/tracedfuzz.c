@@ -150,7 +150,7 @@ struct attempt {
 /* The i-th malformed request. */
 static void make(struct attempt *a, uint32_t i, const struct traced_cursor *real)
 {
-	static const uint32_t unknown_ops[] = {0, TRACED_OP_EVENTS + 1, 100, 0xffffffffu};
+	static const uint32_t unknown_ops[] = {0, TRACED_OP_LIMIT, 100, 0xffffffffu};
 	static const uint32_t by_name[] = {TRACED_OP_UNREGISTER, TRACED_OP_EVENT_ON,
 					   TRACED_OP_EVENT_OFF};
 	struct traced_dump_request *d = (struct traced_dump_request *)a->body;
