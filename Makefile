@@ -164,7 +164,7 @@ test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS)
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
 # floor and LTTng-UST), then the figures measured in QEMU.
-bench: deps $(BUILD)/spoor.iso $(RINGBENCH)
+bench: deps $(BUILD)/spoor.iso $(RINGBENCH) $(TEST_PROGRAMS) $(HOST_TOOLS)
 	bench/run-ringbench $(RINGBENCH)
 	$(PYTHON) tools/bench
 
