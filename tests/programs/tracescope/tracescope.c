@@ -183,17 +183,20 @@ static int64_t reap(long slot)
 	return status;
 }
 
-static int mode_read(const char *other_event)
+/* Events of a whole binary dump by pid: own (this process), of pid other, of anyone else. */
+struct tally {
+	uint32_t other_pid;
+	uint64_t own, other, strangers;
+};
+
+static void tally_dump(struct tally *t)
 {
 	static struct traced_pager pager;
-	struct traced_status st;
 	struct traced_filter all = {0};
 	const uint8_t *data;
 	size_t len;
-	uint32_t flags = 0, others = 0;
+	uint32_t flags = 0, self = (uint32_t)sys_getpid();
 
-	expect("status", traced_status(&st), 0);
-	expect("the level traced sees", st.level, TRACED_LEVEL_READ);
 	traced_pager_dump(&pager, TRACED_OP_DUMP, &all, TRACED_FORMAT_BINARY);
 	for (int page = 0; !(flags & TRACED_DUMP_DONE) && page < DUMP_PAGES_MAX; page++) {
 		if (traced_pager_next(&pager, &data, &len, &flags)) {
@@ -201,12 +204,25 @@ static int mode_read(const char *other_event)
 		}
 		const union ttrace_slot *s = (const union ttrace_slot *)data;
 		for (size_t i = 0; i < len / sizeof(*s); i++) {
-			others += s[i].e.kind != TRACED_KIND_LOST &&
-				  !(s[i].e.ts & TTRACE_TS_CONT) &&
-				  s[i].e.pid != (uint32_t)sys_getpid();
+			if (s[i].e.kind == TRACED_KIND_LOST || s[i].e.ts & TTRACE_TS_CONT) {
+				continue;
+			}
+			t->own += s[i].e.pid == self;
+			t->other += s[i].e.pid == t->other_pid;
+			t->strangers += s[i].e.pid != self && s[i].e.pid != t->other_pid;
 		}
 	}
-	expect("it reads other processes' events", others > 0, 1);
+}
+
+static int mode_read(const char *other_event)
+{
+	struct traced_status st;
+	struct tally t = {0};
+
+	expect("status", traced_status(&st), 0);
+	expect("the level traced sees", st.level, TRACED_LEVEL_READ);
+	tally_dump(&t);
+	expect("it reads other processes' events", t.strangers > 0, 1);
 	refusals(other_event, true);
 	return done("read");
 }
@@ -219,13 +235,8 @@ static void emit(uint64_t n)
 
 static int mode_dump(uint64_t n)
 {
-	static struct traced_pager pager;
 	char args[32];
-	struct traced_filter all = {0};
-	const uint8_t *data;
-	size_t len;
-	uint32_t flags = 0;
-	uint64_t own = 0, child = 0, strangers = 0;
+	struct tally t = {0};
 
 	emit(n);
 	int alen =
@@ -237,30 +248,15 @@ static int mode_dump(uint64_t n)
 	}
 	struct cap_info info;
 	sys_cap_identify((int)slot, &info);
-	uint32_t child_pid = (uint32_t)info.size;
+	t.other_pid = (uint32_t)info.size;
 	expect("the child's status", reap(slot), 0);
-	traced_pager_dump(&pager, TRACED_OP_DUMP, &all, TRACED_FORMAT_BINARY);
-	for (int page = 0; !(flags & TRACED_DUMP_DONE) && page < DUMP_PAGES_MAX; page++) {
-		if (traced_pager_next(&pager, &data, &len, &flags)) {
-			break;
-		}
-		const union ttrace_slot *s = (const union ttrace_slot *)data;
-		for (size_t i = 0; i < len / sizeof(*s); i++) {
-			if (s[i].e.kind == TRACED_KIND_LOST || s[i].e.ts & TTRACE_TS_CONT) {
-				continue;
-			}
-			own += s[i].e.pid == (uint32_t)sys_getpid();
-			child += s[i].e.pid == child_pid;
-			strangers +=
-			    s[i].e.pid != (uint32_t)sys_getpid() && s[i].e.pid != child_pid;
-		}
-	}
-	expect("events of other processes in its dump", (long)strangers, 0);
-	expect("its own events are there", own >= n, 1);
-	expect("its child's events are there", child >= n, 1);
+	tally_dump(&t);
+	expect("events of other processes in its dump", (long)t.strangers, 0);
+	expect("its own events are there", t.own >= n, 1);
+	expect("its child's events are there", t.other >= n, 1);
 	printf("tracescope: dump saw %llu own, %llu of child %u, %llu of others\n",
-	       (unsigned long long)own, (unsigned long long)child, child_pid,
-	       (unsigned long long)strangers);
+	       (unsigned long long)t.own, (unsigned long long)t.other, t.other_pid,
+	       (unsigned long long)t.strangers);
 	return done("dump");
 }
 
