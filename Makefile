@@ -159,7 +159,7 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 	$(BUILD)/host/run_tests
 	$(foreach t,$(HOST_EXTRA_TESTS),$(t) &&) true
 
-test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS)
+test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 	$(PYTHON) -m pytest -q tests/system
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
