@@ -35,7 +35,7 @@
 #define FRAME_PAGES    4
 #define THREADS_MAX    256 /* ps records read to find its own */
 #define REPORT_MAX     160
-#define DATA_PAGES     64  /* 256 KiB of initialized data */
+#define DATA_PAGES     64 /* 256 KiB of initialized data */
 #define DATA_FILL      0x5aa5c33cf00f9669ull
 #define NS_PER_SECOND  1000000000ull
 
