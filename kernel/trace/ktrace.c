@@ -29,6 +29,7 @@
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
 #include "trace/echo.h"
+#include "trace/recorder.h"
 #include "trace/uevent_table.h"
 
 #define FLIGHT_RECORDER_EVENTS 16
@@ -331,7 +332,7 @@ void ttrace_panic_dump(uint32_t cpu)
 {
 	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
 	static char line[256];
-	struct ttrace_cursor cursor;
+	uint64_t skipped;
 
 	if (!area.hdr) {
 		return;
@@ -339,15 +340,22 @@ void ttrace_panic_dump(uint32_t cpu)
 	printk("trace counters:\n");
 	for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
 		struct ttrace_counts n;
-		ttrace_ring_counts(&cpus[i].trace_ring, &n);
+		if (ttrace_ring_counts(&cpus[i].trace_ring, &n)) {
+			/* a clear stopped halfway: its counters cannot be read whole */
+			printk("  cpu %u: counters busy (a clear was in progress)\n", i);
+			continue;
+		}
 		printk("  cpu %u: emitted=%lu stored=%lu overwritten=%lu dropped=%lu cleared=%lu\n",
 		       i, n.emitted, n.stored, n.overwritten, n.dropped, n.cleared);
 	}
-	const struct ttrace_ring *r = &cpus[cpu].trace_ring;
-	ttrace_cursor_init_last(&cursor, r, FLIGHT_RECORDER_EVENTS * 4);
-	size_t n = ttrace_ring_read(r, &cursor, records, FLIGHT_RECORDER_EVENTS * 4);
+	size_t n = recorder_read(&cpus[cpu].trace_ring, FLIGHT_RECORDER_EVENTS * 4, records,
+				 FLIGHT_RECORDER_EVENTS * 4, &skipped);
 	size_t first = n > FLIGHT_RECORDER_EVENTS ? n - FLIGHT_RECORDER_EVENTS : 0;
-	printk("flight recorder: last %lu events on cpu %u\n", n - first, cpu);
+	printk("flight recorder: last %lu events on cpu %u", n - first, cpu);
+	if (skipped) {
+		printk(" (%lu slots being written, skipped)", skipped);
+	}
+	printk("\n");
 	for (size_t i = first; i < n; i++) {
 		ttrace_format_event(line, sizeof(line), &records[i], &decoder);
 		printk("  %s\n", line);
