@@ -14,14 +14,15 @@
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 
-#define COM2		0x2f8
-#define UART_PORTS	8
-#define UART_SCRATCH	7 /* a register with no function: present iff it keeps a value */
-#define SCRATCH_PATTERN 0x5a
-#define IVSHMEM_VENDOR	0x1af4 /* Red Hat, Inc. (QEMU's docs/specs/ivshmem-spec) */
-#define IVSHMEM_DEVICE	0x1110
-#define IVSHMEM_BAR_MEM 2 /* the shared memory; BAR 0 holds registers, unused here */
-#define KIB		1024
+#define COM2		  0x2f8
+#define UART_PORTS	  8
+#define UART_SCRATCH	  7 /* a register with no function: present iff it keeps a value */
+#define SCRATCH_PATTERN	  0x5a
+#define IVSHMEM_VENDOR	  0x1af4 /* Red Hat, Inc. (QEMU's docs/specs/ivshmem-spec) */
+#define IVSHMEM_DEVICE	  0x1110
+#define IVSHMEM_BAR_MEM	  2 /* the shared memory; BAR 0 holds registers, unused here */
+#define KIB		  1024
+#define DIRECT_MAP_ALWAYS (4ull << 30)
 
 static struct ioport_range com2 = {.base = COM2, .count = UART_PORTS};
 static bool have_port;	      /* [I] */
@@ -47,6 +48,13 @@ static int find_window(uint64_t *base, uint64_t *bytes)
 		return err;
 	}
 	uint64_t npages = size / PAGE_SIZE < MEMOBJ_MAX_PAGES ? size / PAGE_SIZE : MEMOBJ_MAX_PAGES;
+	/*
+	 * Frame objects are read and written through the direct map, which
+	 * always covers the first 4 GiB (paging.c) but not what lies beyond.
+	 */
+	if (*base + npages * PAGE_SIZE > DIRECT_MAP_ALWAYS) {
+		return -ERANGE;
+	}
 	err = pmm_add_device_memory(*base, npages);
 	if (!err) {
 		err = memobj_wrap(*base, npages, &window);
