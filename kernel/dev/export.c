@@ -75,8 +75,9 @@ void export_init(void)
 	}
 	printk("export: %s, ", have_port ? "COM2 at 0x2f8" : "no COM2");
 	if (err) {
-		printk("no window (%s)\n",
-		       err == -ENODEV ? "no ivshmem device" : "its BAR is unusable");
+		printk("no window (%s)\n", err == -ENODEV   ? "no ivshmem device"
+					   : err == -ERANGE ? "its BAR lies above 4 GiB"
+							    : "its BAR is unusable");
 	} else {
 		printk("window %lu KiB at 0x%lx\n", bytes / KIB, base);
 	}
