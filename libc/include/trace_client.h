@@ -107,6 +107,15 @@ void traced_filter_usage(char *buf, size_t size);
 int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request *r, char *why,
 		      size_t why_size);
 
+/*
+ * The names the words above accept, for printing a row back: a measure's
+ * name and its key, an IPC path, a page-fault outcome; "?" when out of range.
+ */
+const char *traced_measure_name(uint32_t measure);
+const char *traced_measure_key(uint32_t measure);
+const char *traced_path_name(uint32_t path);
+const char *traced_outcome_name(uint64_t outcome);
+
 /* A new STATS listing of r (copied): its pages come as a DUMP's. */
 void traced_pager_stats(struct traced_pager *p, const struct traced_stats_request *r);
 

@@ -13,6 +13,7 @@
 #include <spoor.h>
 #include <stdio.h>
 #include <string.h>
+#include <trace_client.h>
 
 #include "common/format.h"
 #include "common/trace_names.h"
@@ -335,46 +336,6 @@ static uint64_t rank_value(const struct row *r, uint32_t p)
 	return r->max;
 }
 
-static const char *measure_name(uint32_t m)
-{
-	static const char *const names[TRACED_MEASURE_LIMIT] = {
-#define MEASURE_NAME(value, NAME, name, key) [value] = #name,
-	    TRACED_MEASURES(MEASURE_NAME)
-#undef MEASURE_NAME
-	};
-	return m < TRACED_MEASURE_LIMIT ? names[m] : "?";
-}
-
-static const char *key_name(uint32_t m)
-{
-	static const char *const names[TRACED_MEASURE_LIMIT] = {
-#define MEASURE_KEY(value, NAME, name, key) [value] = #key,
-	    TRACED_MEASURES(MEASURE_KEY)
-#undef MEASURE_KEY
-	};
-	return m < TRACED_MEASURE_LIMIT ? names[m] : "?";
-}
-
-static const char *path_name(uint32_t p)
-{
-	static const char *const names[TRACED_PATH_LIMIT] = {
-#define PATH_NAME(value, NAME, name) [value] = #name,
-	    TRACED_PATHS(PATH_NAME)
-#undef PATH_NAME
-	};
-	return p < TRACED_PATH_LIMIT ? names[p] : "?";
-}
-
-static const char *outcome_name(uint64_t o)
-{
-	static const char *const names[TTRACE_PF_LIMIT] = {
-#define OUTCOME_NAME(value, NAME, name) [value] = #name,
-	    TTRACE_PF_OUTCOMES(OUTCOME_NAME)
-#undef OUTCOME_NAME
-	};
-	return o < TTRACE_PF_LIMIT ? names[o] : "?";
-}
-
 /* A row's key as text: a syscall's name, an endpoint and path, an outcome, a cpu. */
 static void key_text(const struct row *r, char *buf, size_t size)
 {
@@ -382,7 +343,7 @@ static void key_text(const struct row *r, char *buf, size_t size)
 	const char *name;
 
 	if (r->key == UNKNOWN && r->measure == TRACED_MEASURE_IPC) {
-		format_snprintf(buf, size, "? path=%s", path_name(r->path));
+		format_snprintf(buf, size, "? path=%s", traced_path_name(r->path));
 	} else if (r->key == UNKNOWN) {
 		format_snprintf(buf, size, "?");
 	} else if (r->measure == TRACED_MEASURE_SYSCALL &&
@@ -390,9 +351,9 @@ static void key_text(const struct row *r, char *buf, size_t size)
 		format_snprintf(buf, size, "%.*s", (int)len, name);
 	} else if (r->measure == TRACED_MEASURE_IPC) {
 		format_snprintf(buf, size, "%llu path=%s", (unsigned long long)r->key,
-				path_name(r->path));
+				traced_path_name(r->path));
 	} else if (r->measure == TRACED_MEASURE_PF) {
-		format_snprintf(buf, size, "%s", outcome_name(r->key));
+		format_snprintf(buf, size, "%s", traced_outcome_name(r->key));
 	} else {
 		format_snprintf(buf, size, "%llu", (unsigned long long)r->key);
 	}
@@ -411,7 +372,7 @@ static void print_row(const struct row *r, bool kv)
 	if (kv) {
 		line("measure=%s %s=%s count=%llu unpaired=%llu min_us=%llu p50_us=%llu "
 		     "p90_us=%llu p99_us=%llu max_us=%llu approx=%u\n",
-		     measure_name(r->measure), key_name(r->measure), key,
+		     traced_measure_name(r->measure), traced_measure_key(r->measure), key,
 		     (unsigned long long)r->count, (unsigned long long)r->unpaired,
 		     (unsigned long long)min, (unsigned long long)p[0], (unsigned long long)p[1],
 		     (unsigned long long)p[2], (unsigned long long)max, r->approx);
@@ -445,7 +406,7 @@ static void print_stats(bool kv)
 	}
 	for (uint32_t m = 1; m < TRACED_MEASURE_LIMIT; m++) {
 		if (!kv) {
-			line("# %-22s %8s %8s %8s %8s %8s %8s %8s  (us)\n", measure_name(m),
+			line("# %-22s %8s %8s %8s %8s %8s %8s %8s  (us)\n", traced_measure_name(m),
 			     "count", "unpaired", "min", "p50", "p90", "p99", "max");
 		}
 		for (uint32_t i = 0; i < ROWS && st.row[i].measure; i++) {
@@ -482,8 +443,9 @@ static void print_hist(const struct traced_stats_request *r)
 		}
 	}
 	line("# hist %s: %llu values (us), %llu unpaired, %llu events, %llu lost\n",
-	     measure_name(r->measure), (unsigned long long)count, (unsigned long long)unpaired,
-	     (unsigned long long)st.events, (unsigned long long)st.lost);
+	     traced_measure_name(r->measure), (unsigned long long)count,
+	     (unsigned long long)unpaired, (unsigned long long)st.events,
+	     (unsigned long long)st.lost);
 	for (int b = lo; b >= 0 && b <= hi; b++) {
 		char range[48];
 		char bar[BAR_WIDTH + 1];

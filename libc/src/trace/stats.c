@@ -39,6 +39,32 @@ static const char *const syscalls[SYS_COUNT] = {
 #undef SYSCALL
 };
 
+/* names[i], or "?" for an index outside the list or a hole in it. */
+static const char *name_at(const char *const *names, uint32_t n, uint64_t i)
+{
+	return i < n && names[i] ? names[i] : "?";
+}
+
+const char *traced_measure_name(uint32_t measure)
+{
+	return measure < TRACED_MEASURE_LIMIT && measures[measure][0] ? measures[measure][0] : "?";
+}
+
+const char *traced_measure_key(uint32_t measure)
+{
+	return measure < TRACED_MEASURE_LIMIT && measures[measure][1] ? measures[measure][1] : "?";
+}
+
+const char *traced_path_name(uint32_t path)
+{
+	return name_at(paths, TRACED_PATH_LIMIT, path);
+}
+
+const char *traced_outcome_name(uint64_t outcome)
+{
+	return name_at(outcomes, TTRACE_PF_LIMIT, outcome);
+}
+
 /* The index of word in names[0..n), or -1; "known: a b c" into why when absent. */
 static int lookup_word(const char *word, const char *const *names, uint32_t n, uint32_t first,
 		       const char *what, char *why, size_t size)
