@@ -29,6 +29,7 @@
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
 #include "trace/echo.h"
+#include "trace/name_holds.h"
 #include "trace/recorder.h"
 #include "trace/uevent_table.h"
 
@@ -42,6 +43,7 @@ static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
 static struct memobj *reader_obj;     /* [I] */
 static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names */
+static struct name_holds names;	      /* [aux_lock] the program names kept */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
 
@@ -119,6 +121,7 @@ void ttrace_init(uint32_t num_cpus)
 	    .rings_len = h.ring_bytes * num_cpus,
 	    .aux_len = h.aux_durable_size + h.aux_ring_size,
 	};
+	name_holds_init(&names, &area);
 	if (ttrace_area_init(&area) || ttrace_aux_write_names(&area, rdtsc()) ||
 	    memobj_wrap(phys, PAGE_ALIGN_UP(size) / PAGE_SIZE, &area_obj) ||
 	    memobj_wrap(phys + h.reader_offset, h.reader_bytes / PAGE_SIZE, &reader_obj)) {
@@ -247,9 +250,23 @@ uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)
 		return 0;
 	}
 	uint64_t flags = spin_lock_irqsave(&aux_lock);
-	ttrace_aux_write(&area, &it, &ref);
+	struct ttrace_aux_keeper keeper = name_holds_keeper(&names);
+
+	if (!ttrace_aux_write_keeping(&area, &it, &keeper, &ref) && tag == TTRACE_AUX_PROC) {
+		name_holds_add(&names, (uint32_t)id, ref);
+	}
 	spin_unlock_irqrestore(&aux_lock, flags);
 	return ref;
+}
+
+void ttrace_proc_freed(uint32_t pid)
+{
+	if (!area.hdr) {
+		return;
+	}
+	uint64_t flags = spin_lock_irqsave(&aux_lock);
+	name_holds_freed(&names, pid);
+	spin_unlock_irqrestore(&aux_lock, flags);
 }
 
 int ttrace_control(uint32_t op, uint64_t arg)
