@@ -36,6 +36,7 @@
 #define FLIGHT_RECORDER_EVENTS 16
 #define ENTRY_BYTES	       64
 #define KIB		       1024
+#define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
 
 uint64_t ttrace_mask;
 
@@ -47,14 +48,15 @@ static struct name_holds names;	      /* [aux_lock] the program names kept */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
 
-/* Lays out the header for ring_kb; returns the area's size, or 0. */
-static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb)
+/* Lays out the header for ring_kb and aux_kb; returns the area's size, or 0. */
+static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb,
+		       uint64_t aux_kb)
 {
 	struct ttrace_geometry g = {
 	    .num_cpus = num_cpus,
 	    .ring_entries = (uint32_t)(ring_kb * KIB / ENTRY_BYTES),
 	    .aux_durable_size = (ttrace_aux_names_size() + 7) & ~7ull,
-	    .aux_ring_size = kopts.ttrace_aux_kb * KIB /* a power of two: options.c */,
+	    .aux_ring_size = aux_kb * KIB,
 	    .tsc_hz = timer_tsc_hz(),
 	    .boot_tsc = timer_boot_tsc(),
 	};
@@ -91,22 +93,56 @@ static uint64_t boot_mask(const char *list, const char *what)
 	return mask;
 }
 
+/*
+ * Allocates the area for the command line's sizes, or for the largest
+ * halvings of them that fit: the area takes at most half the free memory
+ * (what runs after boot needs the rest), down to AREA_MIN_KB of ring per
+ * CPU and of aux. Halves the larger part first: all the rings together,
+ * or the aux. Returns the area's size with *h laid out and *phys set, or 0
+ * if even the smallest area does not fit. Says in one line what it cut.
+ */
+static uint64_t place(struct ttrace_header *h, uint32_t num_cpus, uint64_t *phys)
+{
+	uint64_t ring_kb = kopts.ttrace_ring_kb, aux_kb = kopts.ttrace_aux_kb; /* powers of two */
+	uint64_t budget = pmm_free_count() * PAGE_SIZE / 2;
+	uint64_t size = layout(h, num_cpus, ring_kb, aux_kb);
+
+	while (!size || size > budget || pmm_alloc_frames(PAGE_ALIGN_UP(size) / PAGE_SIZE, phys)) {
+		bool rings_larger = ring_kb * num_cpus >= aux_kb;
+
+		if (ring_kb > AREA_MIN_KB && (rings_larger || aux_kb == AREA_MIN_KB)) {
+			ring_kb /= 2;
+		} else if (aux_kb > AREA_MIN_KB) {
+			aux_kb /= 2;
+		} else {
+			return 0;
+		}
+		size = layout(h, num_cpus, ring_kb, aux_kb);
+	}
+	if (ring_kb != kopts.ttrace_ring_kb || aux_kb != kopts.ttrace_aux_kb) {
+		printk("cmdline: ttrace.ring_kb=%lu ttrace.aux_kb=%lu take more than half the free "
+		       "memory (%lu KiB): using ttrace.ring_kb=%lu ttrace.aux_kb=%lu\n",
+		       kopts.ttrace_ring_kb, kopts.ttrace_aux_kb, budget * 2 / KIB, ring_kb,
+		       aux_kb);
+	}
+	return size;
+}
+
 void ttrace_init(uint32_t num_cpus)
 {
 	struct ttrace_header h;
-	uint64_t ring_kb = kopts.ttrace_ring_kb; /* a power of two: options.c */
-	uint64_t size = layout(&h, num_cpus, ring_kb);
 	uint64_t phys;
 
-	/* Too little memory for the rings asked for: halve them until they fit. */
-	while (size && pmm_alloc_frames(PAGE_ALIGN_UP(size) / PAGE_SIZE, &phys)) {
-		ring_kb /= 2;
-		size = ring_kb * KIB >= TTRACE_RING_ENTRIES_MIN * ENTRY_BYTES
-			   ? layout(&h, num_cpus, ring_kb)
-			   : 0;
+	if (!kopts.ttrace_ring_kb) {
+		printk("ttrace: ttrace.ring_kb=0: no trace area; tracing is off\n");
+		return;
 	}
+	uint64_t size = place(&h, num_cpus, &phys);
 	if (!size) {
-		printk("ttrace: not enough memory for the trace area; tracing is off\n");
+		printk(
+		    "ttrace: not enough memory for the smallest trace area (%u KiB of ring per cpu "
+		    "and of aux); tracing is off\n",
+		    AREA_MIN_KB);
 		return;
 	}
 	uint8_t *base = phys_to_virt(phys);
