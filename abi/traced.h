@@ -109,8 +109,10 @@
  * pages are reported as lost, never skipped silently. FOLLOW is the same
  * without an end: a zeroed cursor starts at the newest event, each request
  * returns what has arrived since (possibly nothing: poll again), and in
- * drop mode traced publishes the follower's position as the ring's tail,
- * so a follower that keeps up loses nothing.
+ * drop mode traced publishes the position a request's cursor acknowledges
+ * (the client holds what is below it) as the ring's tail, so a follower
+ * that keeps up loses nothing, and a request sent again because its reply
+ * was lost (traced died first) finds the same entries.
  *
  * DATA. TRACED_FORMAT_TEXT gives lines of DESIGN.md's form, each ending
  * in '\n':

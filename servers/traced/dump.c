@@ -393,8 +393,8 @@ static void skip_to_last(struct dump *d)
 }
 
 /*
- * Follow in drop mode: the follower has everything below its position.
- * The tail only moves forward, so no cursor a client sends can pin it and
+ * Follow in drop mode: the follower has everything below the position its
+ * request acknowledges. The tail only moves forward, so no cursor a client sends can pin it and
  * make the writers drop everything; with several followers the furthest
  * one sets it, and the others may find entries reused (counted as lost).
  */
@@ -473,6 +473,18 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	if (err) {
 		return err;
 	}
+	/*
+	 * What a FOLLOW request acknowledges: the client holds everything
+	 * below the cursor it sends (a new one starts at the heads). That,
+	 * not where this page ends, is the tail drop mode keeps: if the reply
+	 * never reaches the client (traced dies before sending it), the client
+	 * sends the same request again and finds the page's entries still
+	 * there, neither reused by the writers nor counted lost.
+	 */
+	if (op == TRACED_OP_FOLLOW && !r.cursor.magic) {
+		cursor_start(&r.cursor, true);
+	}
+	const struct traced_cursor acked = r.cursor;
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
 		char line[TTRACE_LINE_MAX];
@@ -487,7 +499,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	}
 	/* A follower that may not read everything does not decide what drop mode keeps. */
 	if (op == TRACED_OP_FOLLOW && !piece.scope) {
-		publish_tails(&r.cursor);
+		publish_tails(&acked);
 	}
 	page_finish(rep, &r.cursor, done, (uint32_t)piece.len, piece.events);
 	return 0;
