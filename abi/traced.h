@@ -101,7 +101,8 @@
  *            answers when the host has the whole file.
  *
  * DUMP returns, page by page, the events the rings held when the dump
- * began (the first request, with a zeroed cursor), merged from every CPU
+ * began (the first request, with a zeroed cursor; what a clear discarded
+ * or what was overwritten before it is no dump's), merged from every CPU
  * in timestamp order (each CPU's own order exact), that pass the filter.
  * The reply's cursor goes into the next request with the same filter and
  * format, until TRACED_DUMP_DONE. A cursor holds ring positions only, so
