@@ -100,11 +100,12 @@
  *      entries it read below i may still have been stored when a clear
  *      came, so only the last clear's part is known: the entries from
  *      max(clear_index - N, i) on are cleared, those below lost. That is
- *      the ledger's split when one clear ended since the cursor's last
- *      read began (its clear_seq then, if it kept it); after two or more,
- *      how much of the earlier ones had been overwritten is kept nowhere,
- *      and all count cleared. Then i = clear_index, synced, settled with
- *      the snapshot's cleared.
+ *      the ledger's split when one clear ended since the cursor last
+ *      moved (it keeps the clear_seq its read loaded first; a cursor that
+ *      did not keep it takes this split); after two or more, how much of
+ *      the earlier ones had been overwritten is kept nowhere, and all
+ *      count cleared. Then i = clear_index, synced, settled with the
+ *      snapshot's cleared and its clear_seq kept.
  *  R2. If i >= H, nothing more is written yet. If H - i > N, entries from
  *      i on are gone: reload clear_index (acquire); if i is below it now,
  *      a clear let the writer reuse them: go to R1. Otherwise the entries

@@ -239,6 +239,8 @@ static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, u
 	c->synced = true;
 	c->settled = whole && stop == to;
 	c->below = cleared;
+	c->clears = seq;
+	c->clears_known = whole;
 }
 
 /*
@@ -253,6 +255,20 @@ static void settle_after_lap(const struct ttrace_ring *r, struct ttrace_cursor *
 
 	c->settled = clear_snapshot(r->state, &clear, &cleared, &seq) && clear <= c->index;
 	c->below = cleared;
+	c->clears = seq;
+	c->clears_known = c->settled;
+}
+
+/*
+ * The cursor consumed entries that may still be stored: not settled, and
+ * the clears that count as since it are those that end after clears, its
+ * read's first load.
+ */
+static void consumed(struct ttrace_cursor *c, uint32_t clears)
+{
+	c->settled = false;
+	c->clears = clears;
+	c->clears_known = true;
 }
 
 size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
@@ -260,9 +276,9 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 {
 	const struct ttrace_cpu *s = r->state;
 	/*
-	 * acquire: the loads below stay after it. A clear that ends after it
-	 * counts as one since this read in the next (skip_cleared()); one in
-	 * progress (odd) too.
+	 * acquire: the loads below stay after it, so a clear that ended before
+	 * it shows in clear_index; one that ends after it (or is in progress)
+	 * counts as one since what this read consumes (skip_cleared()).
 	 */
 	uint32_t clears = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
 	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() (R1) */
@@ -297,29 +313,26 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 		 * them (R5).
 		 */
 		head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
-		/* each way on consumes entries that may still be stored: not settled */
 		if (got == COPY_EVENT && head - i <= r->entries) {
 			out[n++].index = i;
 			c->index = i + nslots;
 			c->synced = true;
-			c->settled = false;
+			consumed(c, clears);
 		} else if (got == COPY_EVENT || got == COPY_LAPPED) {
 			if (!cleared_meanwhile(r, i, &clear)) {
 				c->lost += nslots;
 				c->index = i + nslots;
 				c->synced = true;
-				c->settled = false;
+				consumed(c, clears);
 			}
 		} else if (got == COPY_CONT && !c->synced) {
 			c->lost++;
 			c->index++;
-			c->settled = false;
+			consumed(c, clears);
 		} else if (got != COPY_CHANGED && head - i <= r->entries) {
 			break; /* not written yet: a later call retries */
 		}
 	}
-	c->clears = clears;
-	c->clears_known = true;
 	return n;
 }
 

@@ -83,7 +83,7 @@ struct ttrace_cursor {
 	uint64_t lost;	  /* entries overwritten before they were read */
 	uint64_t cleared; /* entries skipped because a clear discarded them */
 	uint64_t below;	  /* if settled: the ledger's cleared entries below index */
-	uint32_t clears;  /* clear_seq before the last read; if clears_known */
+	uint32_t clears; /* if clears_known: clear_seq as of its last step; later ones came since */
 	bool clears_known;
 	bool synced;  /* index is known to start an event */
 	bool settled; /* no entry below index can be cleared any more */

@@ -389,9 +389,10 @@ static void skip_to_last(struct dump *d)
 
 /*
  * Follow in drop mode: the follower has everything below the position its
- * request acknowledges. The tail only moves forward, so no cursor a client sends can pin it and
- * make the writers drop everything; with several followers the furthest
- * one sets it, and the others may find entries reused (counted as lost).
+ * request acknowledges. The tail only moves forward, so no cursor a
+ * client sends can pin it and make the writers drop everything; with
+ * several followers the furthest one sets it, and the others may find
+ * entries reused (counted as lost).
  */
 static void publish_tails(const struct traced_cursor *c)
 {

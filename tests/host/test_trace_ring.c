@@ -509,6 +509,36 @@ TEST(trace_ring_reader_splits_a_clear_after_overwrites_as_the_ledger_does)
 	test_area_put(&g.a);
 }
 
+/*
+ * A streaming reader in drop mode, two clears behind: the writers never
+ * overwrote what it had not consumed, and which of it each clear took is
+ * kept nowhere, so all it skipped counts cleared, and nothing lost, as
+ * the ledger has it.
+ */
+TEST(trace_ring_reader_two_clears_behind_in_drop_mode_loses_nothing)
+{
+	struct ttrace_counts counts;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_DROP);
+	for (int i = 0; i < ENTRIES; i++) {
+		rig_write(&g, 1, "fill");
+	}
+	rig_stream(&g, READ_MAX, "read all");
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < ENTRIES; i++) {
+			rig_write(&g, 1, "fill again");
+		}
+		rig_clear(&g);
+	}
+	rig_stream(&g, READ_MAX, "after the clears");
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
+	CHECK_EQ_UINT(counts.cleared, 2 * ENTRIES, "the ledger: both clears took a ring");
+	CHECK_EQ_UINT(g.stream.cleared, 2 * ENTRIES, "the reader skipped them as cleared");
+	CHECK_EQ_UINT(g.stream.lost, 0, "and lost nothing");
+	test_area_put(&g.a);
+}
+
 TEST(trace_ring_reader_waits_for_an_entry_being_written)
 {
 	uint64_t data[TTRACE_EVENT_WORDS_MAX];
