@@ -36,8 +36,16 @@ static struct region *region_of(struct list *node)
 	return list_entry(node, struct region, node);
 }
 
+/*
+ * The page-table rights of r's pages. A PROT_NONE page is not present at
+ * all, its frame kept for a later protect; any other is readable, as x86
+ * cannot give write or execute without read.
+ */
 static unsigned pte_flags(const struct region *r, bool writable)
 {
+	if (!(r->prot & (PROT_READ | PROT_WRITE | PROT_EXEC))) {
+		return VM_USER | VM_NOACCESS;
+	}
 	return VM_USER | (writable && (r->prot & PROT_WRITE) ? VM_WRITE : 0) |
 	       (r->prot & PROT_EXEC ? VM_EXEC : 0);
 }

@@ -8,6 +8,9 @@
  *              read-only, and the first write gives the page its own copy.
  *   frame      a frame object (memobj) mapped whole, shared, never copied.
  *
+ * The page tables hold every region's prot: a PROT_NONE page is not
+ * present to the CPU at all, but keeps its frame for a later protect.
+ *
  * Every operation takes the vm's mutex (it may wait for TLB shootdowns);
  * user copies must not be made while holding it, since they may fault.
  */
