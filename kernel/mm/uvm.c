@@ -16,6 +16,7 @@
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/pmm.h"
+#include "mm/zero_page.h"
 #include "trace/ktrace.h"
 
 #define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
@@ -476,7 +477,9 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 
 /*
  * Gives the page at va a frame, and for a write its own writable one; sets
- * *outcome to TTRACE_PF_COW if that meant copying. Lock held.
+ * *outcome to TTRACE_PF_COW if that meant copying. An anonymous page that
+ * is only read gets the shared zero page, read-only, and so costs no
+ * frame until written. Lock held.
  */
 static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write, uint32_t *outcome)
 {
@@ -487,6 +490,9 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 	if (vmm_lookup(&vm->as, va, &pa, &flags)) {
 		if (r->obj) {
 			pa = r->obj->frames[r->obj_first + (va - r->start) / PAGE_SIZE];
+			pmm_frame_ref(pa);
+		} else if (!write) {
+			pa = zero_page_phys();
 			pmm_frame_ref(pa);
 		} else if (pmm_alloc_frames(1, &pa)) {
 			return -ENOMEM;
@@ -502,10 +508,11 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 	if (!write || flags & VM_WRITE) {
 		return 0; /* already resolved, by another thread or a stale TLB entry */
 	}
+	/* The zero page never gets here: its own reference keeps it above 1 (zero_page.h). */
 	if (r->obj || pmm_frame_refs(pa) == 1) {
 		return vmm_protect(&vm->as, va, 1, pte_flags(r, true));
 	}
-	/* Shared: copy it, and let go of the shared frame only after the shootdown. */
+	/* Shared (the zero page too): copy it, and let go of it only after the shootdown. */
 	if (pmm_alloc_frames(1, &fresh)) {
 		return -ENOMEM;
 	}
