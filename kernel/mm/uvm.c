@@ -51,6 +51,24 @@ static unsigned pte_flags(const struct region *r, bool writable)
 	       (r->prot & PROT_EXEC ? VM_EXEC : 0);
 }
 
+/*
+ * A reference on a user frame, for each mapping of it. The zero page is
+ * never counted: no number of mappings can free it (zero_page.h).
+ */
+static void frame_get(uint64_t pa)
+{
+	if (pa != zero_page_phys()) {
+		pmm_frame_ref(pa);
+	}
+}
+
+static void frame_put(uint64_t pa)
+{
+	if (pa != zero_page_phys()) {
+		pmm_frame_unref(pa);
+	}
+}
+
 static bool range_ok(uint64_t addr, uint64_t len)
 {
 	return addr % PAGE_SIZE == 0 && len && addr < USER_TOP && len <= USER_TOP - addr;
@@ -205,7 +223,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 		vmm_unmap(&vm->as, va, pages);
 		__atomic_fetch_sub(&vm->rss_pages, n, __ATOMIC_RELAXED);
 		for (uint64_t i = 0; i < n; i++) {
-			pmm_frame_unref(frames[i]);
+			frame_put(frames[i]);
 		}
 	}
 }
@@ -240,7 +258,7 @@ void uvm_destroy(struct vm *vm)
 		}
 		kfree(r);
 	}
-	vmm_space_destroy(&vm->as, pmm_frame_unref);
+	vmm_space_destroy(&vm->as, frame_put);
 	vm->rss_pages = 0;
 }
 
@@ -284,10 +302,10 @@ int uvm_map_shared(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot,
 	if (!err) {
 		insert(vm, r);
 		for (uint64_t i = 0; i < nframes && !err; i++) {
-			pmm_frame_ref(frames[i]);
+			frame_get(frames[i]);
 			err = map_page(vm, start + i * PAGE_SIZE, frames[i], pte_flags(r, false));
 			if (err) {
-				pmm_frame_unref(frames[i]);
+				frame_put(frames[i]);
 			}
 		}
 		if (err) {
@@ -344,11 +362,11 @@ int uvm_map_frame(struct vm *vm, struct memobj *obj, uint64_t addr, uint32_t pro
 		memobj_get(obj);
 		insert(vm, r);
 		for (uint32_t i = 0; i < obj->npages && !err; i++) {
-			pmm_frame_ref(obj->frames[i]);
+			frame_get(obj->frames[i]);
 			err = map_page(vm, start + (uint64_t)i * PAGE_SIZE, obj->frames[i],
 				       pte_flags(r, true));
 			if (err) {
-				pmm_frame_unref(obj->frames[i]);
+				frame_put(obj->frames[i]);
 			}
 		}
 		if (err) {
@@ -459,10 +477,10 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 			if (vmm_lookup(&vm->as, addr + off, &pa, &flags)) {
 				continue;
 			}
-			pmm_frame_ref(pa);
+			frame_get(pa);
 			err = map_page(vm, dst + off, pa, pte_flags(r, false));
 			if (err) {
-				pmm_frame_unref(pa);
+				frame_put(pa);
 			}
 		}
 		if (err) {
@@ -490,10 +508,9 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 	if (vmm_lookup(&vm->as, va, &pa, &flags)) {
 		if (r->obj) {
 			pa = r->obj->frames[r->obj_first + (va - r->start) / PAGE_SIZE];
-			pmm_frame_ref(pa);
+			frame_get(pa);
 		} else if (!write) {
 			pa = zero_page_phys();
-			pmm_frame_ref(pa);
 		} else if (pmm_alloc_frames(1, &pa)) {
 			return -ENOMEM;
 		} else {
@@ -501,15 +518,15 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 		}
 		int err = map_page(vm, va, pa, pte_flags(r, r->obj || write));
 		if (err) {
-			pmm_frame_unref(pa);
+			frame_put(pa);
 		}
 		return err;
 	}
 	if (!write || flags & VM_WRITE) {
 		return 0; /* already resolved, by another thread or a stale TLB entry */
 	}
-	/* The zero page never gets here: its own reference keeps it above 1 (zero_page.h). */
-	if (r->obj || pmm_frame_refs(pa) == 1) {
+	/* The page's own frame becomes writable; never the zero page, whose count says nothing. */
+	if (r->obj || (pa != zero_page_phys() && pmm_frame_refs(pa) == 1)) {
 		return vmm_protect(&vm->as, va, 1, pte_flags(r, true));
 	}
 	/* Shared (the zero page too): copy it, and let go of it only after the shootdown. */
@@ -521,7 +538,7 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 	*outcome = TTRACE_PF_COW;
 	vmm_unmap(&vm->as, va, 1);
 	int err = vmm_map(&vm->as, va, fresh, 1, pte_flags(r, true));
-	pmm_frame_unref(err ? fresh : pa);
+	frame_put(err ? fresh : pa);
 	if (err) {
 		__atomic_fetch_sub(&vm->rss_pages, 1, __ATOMIC_RELAXED);
 	}

@@ -12,7 +12,7 @@ static uint64_t zero_phys; /* [I] after zero_page_init() */
 
 void zero_page_init(void)
 {
-	/* The allocation's reference is the one kept for good. */
+	/* The allocation's reference is the only one it ever has. */
 	if (pmm_alloc_frames(1, &zero_phys)) {
 		panic("zero page: out of memory");
 	}

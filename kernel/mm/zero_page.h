@@ -3,12 +3,11 @@
  * reads until it is first written (uvm maps it read-only, and a write
  * fault gives the page a frame of its own, as for any shared frame).
  *
- * The frame is counted like any user frame: each mapping holds a
- * reference and gives it back when unmapped. zero_page_init() keeps one
- * more for good, so the count never reaches zero and the frame is never
- * freed; and since a mapped zero page always has more than one reference,
- * the fault path always copies it instead of making it writable. A count
- * is 32 bits: reaching 2^32 mappings would take 32 GiB of page tables.
+ * Its mappings hold no references: the frame keeps the one it was
+ * allocated with for good, so that no number of mappings and unmappings
+ * can overflow, underflow or free it. Having no meaningful count, it
+ * must never be taken for a page's own frame: the write fault path always
+ * copies it. Nothing else writes it.
  */
 #ifndef SPOOR_MM_ZERO_PAGE_H
 #define SPOOR_MM_ZERO_PAGE_H
