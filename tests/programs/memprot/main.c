@@ -20,7 +20,8 @@
  *                    free frames before and after.
  *   zero-cow THREADS THREADS threads (one a CPU, in turn) read every page
  *                    of an untouched region, then each writes its own word
- *                    of every page: all see zeros, then their own data.
+ *                    of every page: all see zeros, then their own data;
+ *                    then the kernel writes a page read before (sys_info).
  */
 #include <spoor.h>
 #include <stdio.h>

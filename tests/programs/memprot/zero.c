@@ -149,6 +149,35 @@ static int cow_check(void)
 	return 0;
 }
 
+/*
+ * A kernel copy's write to a page only read so far: the page gets a frame
+ * of its own, which holds what the kernel wrote and zeros after it.
+ */
+static int kernel_write_after_read(void)
+{
+	const size_t info_words = sizeof(struct sys_info) / sizeof(uint64_t);
+	volatile uint64_t *page = map_anon("zero-cow", 1, PROT_READ | PROT_WRITE);
+
+	if (!page) {
+		return 1;
+	}
+	long zero_before = first_nonzero(page, 1);
+	long err = sys_sys_info((struct sys_info *)(uintptr_t)page);
+	uint32_t ncpus = ((volatile struct sys_info *)page)->ncpus;
+	long nonzero_after = -1;
+	for (size_t i = info_words; i < WORDS_PER_PAGE && nonzero_after < 0; i++) {
+		nonzero_after = page[i] ? (long)i : -1;
+	}
+	if (zero_before >= 0 || err || ncpus != cow_cpus || nonzero_after >= 0) {
+		printf("memprot: zero-cow FAIL: sys_info into a page read before: first "
+		       "non-zero word %ld before, returned %ld, ncpus %u, non-zero word %ld "
+		       "after it\n",
+		       zero_before, err, ncpus, nonzero_after);
+		return 1;
+	}
+	return sys_mem_unmap((void *)page, PAGE) ? 1 : 0;
+}
+
 int zero_cow(const char *arg)
 {
 	struct sys_info info;
@@ -176,7 +205,8 @@ int zero_cow(const char *arg)
 	for (long t = 0; t < n; t++) {
 		thread_join(tids[t], NULL);
 	}
-	if (__atomic_load_n(&cow_failed, __ATOMIC_RELAXED) || cow_check()) {
+	if (__atomic_load_n(&cow_failed, __ATOMIC_RELAXED) || cow_check() ||
+	    kernel_write_after_read()) {
 		return 1;
 	}
 	/* Nobody wrote the zero page: an untouched region still reads zeros. */
@@ -188,7 +218,7 @@ int zero_cow(const char *arg)
 		return 1;
 	}
 	printf("memprot: zero-cow ok (%ld threads on %u cpus, %d pages: zeros, then each "
-	       "thread's own word)\n",
+	       "thread's own word; then a kernel copy's)\n",
 	       n, info.ncpus, COW_PAGES);
 	return sys_mem_unmap((void *)cow_region, COW_PAGES * PAGE) ||
 		       sys_mem_unmap((void *)fresh, FRESH_PAGES * PAGE)
