@@ -208,7 +208,7 @@ def test_names_are_known_for_programs_started_before_tracing(spoor):
     kill_job(spoor, pid, "spin")
     assert "spin" in {e.comm for e in found if e.pid == pid}
     names = {row_pid: name for row_pid, name in
-             re.findall(r"^\s*(\d+)\s+\d+\s+(\S+)", spoor.command("ps"), re.MULTILINE)}
+             re.findall(r"^\s*(\d+)\s+\d+\s+\d+\s+(\S+)", spoor.command("ps"), re.MULTILINE)}
     for e in found:
         expected = "kernel" if e.pid == 0 else names.get(str(e.pid), e.comm)
         assert e.comm == expected, e.line

@@ -94,7 +94,7 @@ def test_eight_busy_threads_run_on_all_four_cpus(spoor4):
             main = min(r[1] for r in threads)
             rows = [r for r in threads if r[1] != main and r[3] in ("running", "ready")]
             assert len(rows) == 8, threads
-            seen |= {cpu for *_, cpu, _mem in rows}
+            seen |= {row[4] for row in rows}
             if seen == {0, 1, 2, 3}:
                 break
         assert seen == {0, 1, 2, 3}, f"spin threads seen only on cpus {sorted(seen)}"
