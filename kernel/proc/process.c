@@ -134,6 +134,7 @@ int process_add_thread(struct process *p, struct thread *t)
 		list_add_tail(&p->threads, &t->proc_node);
 		p->nthreads++;
 		p->live_threads++;
+		__atomic_fetch_add(&p->unreleased, 1, __ATOMIC_RELAXED);
 		process_get(p); /* dropped in process_thread_released() */
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
@@ -166,22 +167,18 @@ void process_teardown(struct process *p)
 
 	/*
 	 * Every other thread must be off its CPU, and so off this address
-	 * space, before the page tables go; we leave it ourselves first. The
-	 * lock keeps the list still (a released detached thread unlinks
-	 * itself); on_cpu clears before its release takes the lock.
+	 * space, before the page tables go; we leave it ourselves first.
+	 * Counted, not looked for on the list: a detached thread leaves the
+	 * list, and is freed, as it is released.
 	 */
-	if (self->proc == p) {
+	uint32_t own = self->proc == p ? 1 : 0;
+	if (own) {
 		vmm_activate_kernel();
 	}
-	uint64_t flags = spin_lock_irqsave(&p->lock);
-	list_for_each(pos, &p->threads)
-	{
-		struct thread *t = list_entry(pos, struct thread, proc_node);
-		while (t != self && __atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE)) {
-			cpu_relax();
-		}
+	/* acquire: pairs with the release in process_thread_released() */
+	while (__atomic_load_n(&p->unreleased, __ATOMIC_ACQUIRE) > own) {
+		cpu_relax();
 	}
-	spin_unlock_irqrestore(&p->lock, flags);
 	TTRACE(proc_exit, p->pid, p->exit_status);
 	uvm_destroy(&p->vm);
 	cspace_destroy(&p->caps);
@@ -191,7 +188,7 @@ void process_teardown(struct process *p)
 	 * has exited, so no spawn of p's is still running, and pids are never
 	 * reused, so ppid names p alone.
 	 */
-	flags = spin_lock_irqsave(&table_lock);
+	uint64_t flags = spin_lock_irqsave(&table_lock);
 	list_remove(&p->table_node);
 	nprocs--;
 	list_for_each(pos, &table)
@@ -229,6 +226,8 @@ void process_thread_released(struct thread *t)
 	if (free_now) {
 		unlink_thread(p, t);
 	}
+	/* release: t is off its CPU (on_cpu cleared before); pairs with process_teardown() */
+	__atomic_fetch_sub(&p->unreleased, 1, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&p->lock, flags);
 	thread_stack_free(kstack);
 	if (free_now) {

@@ -44,6 +44,7 @@ struct process {
 	struct list threads;	   /* [L] every thread not yet freed */
 	uint32_t live_threads;	   /* [L] threads not EXITED */
 	uint32_t nthreads;	   /* [L] records on threads: at most PROC_THREADS_MAX */
+	uint32_t unreleased;	   /* [a] threads not yet off their CPU for good */
 	struct process *tree_root; /* [I] the child of init whose tree it is in (itself for one) */
 	uint32_t tree_procs;	   /* [a] for a tree root: its tree's live processes */
 	uint32_t state;		   /* [L] PROC_* */

@@ -324,7 +324,8 @@ void sched_finish_switch(void)
 	/*
 	 * release: prev's registers are saved; pairs with the acquire loads
 	 * of on_cpu in switch_to() and first_runnable() (a CPU about to run
-	 * or steal prev), thread_free() and the process teardown's wait.
+	 * or steal prev) and thread_free(); an EXITED prev's release, after
+	 * it, is what process_teardown() waits for.
 	 */
 	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	spin_unlock(&c->rq.lock);

@@ -179,7 +179,7 @@ def test_sysfuzz_100000_random_syscalls_leave_kernel_and_shell_working(boot, smp
 
     assert "hello: argv[1]='still'" in spoor.command("run hello still here")
     assert "memtest: ok" in spoor.command("run memtest")
-    assert re.search(r"^\s+1\s+\d+\s+init\s", spoor.command("ps"), re.MULTILINE)
+    assert re.search(r"^\s+1\s+0\s+\d+\s+init\s", spoor.command("ps"), re.MULTILINE)
 
 
 def test_capability_errors_are_the_documented_ones(spoor2):
