@@ -49,11 +49,34 @@ _Static_assert(sizeof(struct spawn_args) == 32, "abi");
 #define EXIT_FAULT(vector)    (0x200 | (vector)) /* by a fault: the exception vector */
 #define EXIT_IS_FAULT(status) (((status) & ~0xffll) == 0x200)
 
+/*
+ * Limits (the kernel answers -EAGAIN past them, having changed nothing):
+ *
+ * PROC_THREADS_MAX: thread records a process may hold at once. A thread
+ * holds its record from thread_create until it is unjoinable and off its
+ * CPU: unjoinable once joined, or once detached (thread_detach: nobody
+ * will join it, so the kernel frees it as soon as it has exited). An
+ * exited thread nobody has joined or detached keeps its record, and its
+ * exit status, for thread_join: it counts until then.
+ *
+ * PROC_TREE_MAX: live processes in one tree. Every process init spawns
+ * starts a tree; what it spawns, and what they spawn, belong to it. The
+ * root counts, so a tree's processes may spawn PROC_TREE_MAX - 1 more
+ * between them: a spawn bomb stops there.
+ *
+ * A process's children end with it: when the last thread of a process
+ * exits, every process it spawned that is still alive is killed
+ * (EXIT_KILLED), and so on down the tree. A process's parent never
+ * changes, and kill_pid reaches every process of the caller's subtree.
+ */
+#define PROC_THREADS_MAX 64
+#define PROC_TREE_MAX	 64
+
 #define THREAD_RUNNING	0 /* on a CPU now */
 #define THREAD_READY	1 /* waiting for a CPU */
 #define THREAD_BLOCKED	2 /* waiting for an event */
 #define THREAD_SLEEPING 3 /* waiting for time */
-#define THREAD_EXITED	4 /* waiting to be joined */
+#define THREAD_EXITED	4 /* ended; its record waits for a join (ps never lists it) */
 
 #define THREAD_INFO_TRACKED (1u << 0) /* its process is PID-tracked (abi/trace.h) */
 

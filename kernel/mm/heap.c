@@ -1,25 +1,33 @@
 /*
- * heap: each block starts with a 16-byte header naming its size class (or
- * its frame count) and a magic that kfree() checks, which catches double
- * frees and frees of foreign pointers. Class frames are never returned to
- * the frame allocator: freed blocks wait on their class's free list.
+ * heap: small blocks come from slabs, one frame each, carved into blocks of
+ * one size class; a slab starts with its own header (struct slab), so the
+ * slab of any block is its address rounded down to the frame. A class keeps
+ * the slabs that have a free block on its list; a slab whose last block is
+ * freed goes straight back to the frame allocator, so memory the kernel no
+ * longer uses is free memory again (`mem` comes back to where it was once a
+ * program's objects are gone). Each block starts with a 16-byte header naming
+ * its class (or its frame count) and a magic that kfree() checks, which
+ * catches double frees and frees of foreign pointers.
+ *
+ * The class sizes include the block header and leave room for the slab
+ * header: 2 blocks of 2032 bytes, 4 of 1008, 8 of 496, ... fill a frame.
  */
 #include "mm/heap.h"
 
 #include <stdint.h>
 
+#include "lib/list.h"
 #include "lib/panic.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 
-#define MIN_SHIFT	5 /* 32-byte blocks */
-#define NUM_CLASSES	7 /* 32 .. 2048 */
-#define MAX_CLASS_BLOCK (1u << (MIN_SHIFT + NUM_CLASSES - 1))
-#define HEAP_MAGIC	0x5ee9a110u
-#define HEAP_FREED	0xdeadb10cu
-#define LARGE		0xffffu
+#define HEAP_MAGIC  0x5ee9a110u
+#define HEAP_FREED  0xdeadb10cu
+#define SLAB_MAGIC  0x51ab51abu
+#define LARGE	    0xffffu
+#define NUM_CLASSES (sizeof(class_size) / sizeof(class_size[0]))
 
 struct block_header {
 	uint32_t magic;
@@ -35,36 +43,56 @@ struct free_block {
 	struct free_block *next;
 };
 
+/* At the start of every slab frame. */
+struct slab {
+	struct list node;	 /* [heap_lock] on its class's list while it has a free block */
+	struct free_block *free; /* [heap_lock] its free blocks */
+	uint16_t class;		 /* [I] */
+	uint16_t used;		 /* [heap_lock] blocks handed out */
+	uint32_t magic;		 /* [I] SLAB_MAGIC */
+};
+
+_Static_assert(sizeof(struct slab) == 32, "keeps blocks 16-byte aligned");
+
+/* Block sizes, header included: multiples of 16, each filling a frame after its slab header. */
+static const uint16_t class_size[] = {32, 64, 128, 240, 496, 1008, 2032};
+
 static struct spinlock heap_lock = SPINLOCK_INIT;
-static struct free_block *free_lists[NUM_CLASSES]; /* [heap_lock] */
+static struct list partial[NUM_CLASSES] = {
+    LIST_INIT(partial[0]), LIST_INIT(partial[1]), LIST_INIT(partial[2]), LIST_INIT(partial[3]),
+    LIST_INIT(partial[4]), LIST_INIT(partial[5]), LIST_INIT(partial[6]),
+}; /* [heap_lock] per class, the slabs with a free block */
+
+_Static_assert(NUM_CLASSES == 7, "partial[]'s initializer names every class");
 
 static unsigned class_for(size_t total)
 {
 	unsigned c = 0;
 
-	while ((1u << (MIN_SHIFT + c)) < total) {
+	while (class_size[c] < total) {
 		c++;
 	}
 	return c;
 }
 
-/* Carves one frame into blocks of class c. Called with heap_lock held. */
-static int refill(unsigned c)
+/* A new slab of class c, every block free; NULL when out of frames. Any lock state. */
+static struct slab *slab_create(unsigned c)
 {
 	uint64_t pa;
-	size_t block = 1u << (MIN_SHIFT + c);
 
 	if (pmm_alloc_frames(1, &pa)) {
-		return -1;
+		return NULL;
 	}
-	uint8_t *frame = phys_to_virt(pa);
-	for (size_t off = 0; off + block <= PAGE_SIZE; off += block) {
-		struct free_block *b = (struct free_block *)(frame + off);
+	struct slab *s = phys_to_virt(pa);
+	*s = (struct slab){.class = (uint16_t)c, .magic = SLAB_MAGIC};
+	list_init(&s->node);
+	for (size_t off = sizeof(*s); off + class_size[c] <= PAGE_SIZE; off += class_size[c]) {
+		struct free_block *b = (struct free_block *)((uint8_t *)s + off);
 		b->header.magic = HEAP_FREED;
-		b->next = free_lists[c];
-		free_lists[c] = b;
+		b->next = s->free;
+		s->free = b;
 	}
-	return 0;
+	return s;
 }
 
 static void *alloc_large(size_t total)
@@ -86,17 +114,27 @@ void *kmalloc(size_t size)
 		return NULL;
 	}
 	size_t total = size + sizeof(struct block_header);
-	if (total > MAX_CLASS_BLOCK) {
+	if (total > class_size[NUM_CLASSES - 1]) {
 		return alloc_large(total);
 	}
 	unsigned c = class_for(total);
 	uint64_t flags = spin_lock_irqsave(&heap_lock);
-	if (!free_lists[c] && refill(c)) {
-		spin_unlock_irqrestore(&heap_lock, flags);
-		return NULL;
+	if (list_empty(&partial[c])) {
+		/* The frame allocator has its own lock, taken after this one, never around it. */
+		struct slab *fresh = slab_create(c);
+		if (!fresh) {
+			spin_unlock_irqrestore(&heap_lock, flags);
+			return NULL;
+		}
+		list_add_tail(&partial[c], &fresh->node);
 	}
-	struct free_block *b = free_lists[c];
-	free_lists[c] = b->next;
+	struct slab *s = list_entry(partial[c].next, struct slab, node);
+	struct free_block *b = s->free;
+	s->free = b->next;
+	s->used++;
+	if (!s->free) {
+		list_remove(&s->node); /* full: back on the list when a block comes back */
+	}
 	spin_unlock_irqrestore(&heap_lock, flags);
 
 	b->header = (struct block_header){.magic = HEAP_MAGIC, .class = (uint16_t)c};
@@ -127,9 +165,25 @@ void kfree(void *p)
 		pmm_free_frames(virt_to_phys(h), h->frames);
 		return;
 	}
+	struct slab *s = (struct slab *)PAGE_ALIGN_DOWN((uintptr_t)h);
+	if (s->magic != SLAB_MAGIC || s->class != h->class) {
+		panic("kfree: %p is not in a slab of its class %u", p, h->class);
+	}
 	struct free_block *b = (struct free_block *)h;
+	bool empty;
 	uint64_t flags = spin_lock_irqsave(&heap_lock);
-	b->next = free_lists[h->class];
-	free_lists[h->class] = b;
+	if (!s->free) {
+		list_add_tail(&partial[s->class], &s->node);
+	}
+	b->next = s->free;
+	s->free = b;
+	empty = --s->used == 0;
+	if (empty) {
+		list_remove(&s->node);
+	}
 	spin_unlock_irqrestore(&heap_lock, flags);
+	if (empty) {
+		/* Off every list with no block handed out: nobody else can reach it. */
+		pmm_free_frames(virt_to_phys(s), 1);
+	}
 }

@@ -20,19 +20,42 @@ static struct list table = LIST_INIT(table); /* [table_lock] live processes */
 static uint32_t nprocs;			     /* [table_lock] */
 static uint32_t next_pid = 1;		     /* [a] */
 
-struct process *process_create(const char *name, uint32_t ppid)
+/*
+ * Counts a new process into root's tree: false, having changed nothing,
+ * when the tree is full. Relaxed, as the decrement in process_teardown():
+ * the count guards nothing but itself.
+ */
+static bool tree_enter(struct process *root)
 {
-	struct process *p = kzalloc(sizeof(*p));
+	uint32_t n = __atomic_load_n(&root->tree_procs, __ATOMIC_RELAXED);
 
-	if (!p) {
-		return NULL;
+	do {
+		if (n >= PROC_TREE_MAX) {
+			return false;
+		}
+	} while (!__atomic_compare_exchange_n(&root->tree_procs, &n, n + 1, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+int process_create(const char *name, struct process *parent, struct process **out)
+{
+	/* A child of the first process (init) roots a tree; any other joins its parent's. */
+	struct process *root = parent && parent->ppid ? parent->tree_root : NULL;
+
+	if (root && !tree_enter(root)) {
+		return -EAGAIN;
 	}
-	if (uvm_init(&p->vm)) {
+	struct process *p = kzalloc(sizeof(*p));
+	if (!p || uvm_init(&p->vm)) {
 		kfree(p);
-		return NULL;
+		if (root) {
+			__atomic_fetch_sub(&root->tree_procs, 1, __ATOMIC_RELAXED);
+		}
+		return -ENOMEM;
 	}
 	p->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
-	p->ppid = ppid;
+	p->ppid = parent ? parent->pid : 0;
 	for (size_t i = 0; i + 1 < sizeof(p->name) && name[i]; i++) {
 		p->name[i] = name[i];
 	}
@@ -41,12 +64,20 @@ struct process *process_create(const char *name, uint32_t ppid)
 	list_init(&p->threads);
 	waitq_init(&p->exit_wait);
 	cspace_init(&p->caps);
+	if (root) {
+		process_get(root); /* its counter must outlive every process it counts */
+		p->tree_root = root;
+	} else {
+		p->tree_root = p;
+		p->tree_procs = 1;
+	}
 
 	uint64_t flags = spin_lock_irqsave(&table_lock);
 	list_add_tail(&table, &p->table_node);
 	nprocs++;
 	spin_unlock_irqrestore(&table_lock, flags);
-	return p;
+	*out = p;
+	return 0;
 }
 
 void process_get(struct process *p)
@@ -65,7 +96,11 @@ void process_put(struct process *p)
 	while ((node = list_pop(&p->threads))) {
 		thread_free(list_entry(node, struct thread, proc_node));
 	}
+	struct process *root = p->tree_root;
 	kfree(p);
+	if (root != p) {
+		process_put(root); /* no deeper: a root's own tree_root is itself */
+	}
 }
 
 void process_exit(struct process *p, int64_t status)
@@ -94,9 +129,13 @@ int process_add_thread(struct process *p, struct thread *t)
 
 	if (p->state != PROC_ALIVE || p->status_set) {
 		err = -EINVAL;
+	} else if (p->nthreads >= PROC_THREADS_MAX) {
+		err = -EAGAIN;
 	} else {
 		list_add_tail(&p->threads, &t->proc_node);
+		p->nthreads++;
 		p->live_threads++;
+		__atomic_fetch_add(&p->unreleased, 1, __ATOMIC_RELAXED);
 		process_get(p); /* dropped in process_thread_released() */
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
@@ -130,25 +169,38 @@ void process_teardown(struct process *p)
 	/*
 	 * Every other thread must be off its CPU, and so off this address
 	 * space, before the page tables go; we leave it ourselves first.
+	 * Counted, not looked for on the list: a detached thread leaves the
+	 * list, and is freed, as it is released.
 	 */
-	if (self->proc == p) {
+	uint32_t own = self->proc == p ? 1 : 0;
+	if (own) {
 		vmm_activate_kernel();
 	}
-	list_for_each(pos, &p->threads)
-	{
-		struct thread *t = list_entry(pos, struct thread, proc_node);
-		while (t != self && __atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE)) {
-			cpu_relax();
-		}
+	/* acquire: pairs with the release in process_thread_released() */
+	while (__atomic_load_n(&p->unreleased, __ATOMIC_ACQUIRE) > own) {
+		cpu_relax();
 	}
 	TTRACE(proc_exit, p->pid, p->exit_status);
 	uvm_destroy(&p->vm);
 	cspace_destroy(&p->caps);
 
+	/*
+	 * Its children end with it. None can appear later: every thread of p
+	 * has exited, so no spawn of p's is still running, and pids are never
+	 * reused, so ppid names p alone.
+	 */
 	uint64_t flags = spin_lock_irqsave(&table_lock);
 	list_remove(&p->table_node);
 	nprocs--;
+	list_for_each(pos, &table)
+	{
+		struct process *child = list_entry(pos, struct process, table_node);
+		if (child->ppid == p->pid) {
+			process_exit(child, EXIT_KILLED);
+		}
+	}
 	spin_unlock_irqrestore(&table_lock, flags);
+	__atomic_fetch_sub(&p->tree_root->tree_procs, 1, __ATOMIC_RELAXED);
 
 	flags = spin_lock_irqsave(&p->exit_wait.lock);
 	__atomic_store_n(&p->state, PROC_DEAD, __ATOMIC_RELEASE);
@@ -157,10 +209,32 @@ void process_teardown(struct process *p)
 	process_put(p); /* the reference for being alive */
 }
 
-void process_thread_released(uint8_t *kstack, struct process *p)
+/* Unlinks t's record from p, lock held; the caller frees it after unlocking. */
+static void unlink_thread(struct process *p, struct thread *t)
 {
+	list_remove(&t->proc_node);
+	p->nthreads--;
+}
+
+void process_thread_released(struct thread *t)
+{
+	struct process *p = t->proc;
+	uint8_t *kstack = t->kstack; /* once released, a joiner may free t */
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	bool free_now = t->detached;
+
+	t->released = true;
+	if (free_now) {
+		unlink_thread(p, t);
+	}
+	/* release: t is off its CPU (on_cpu cleared before); pairs with process_teardown() */
+	__atomic_fetch_sub(&p->unreleased, 1, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&p->lock, flags);
 	thread_stack_free(kstack);
-	process_put(p);
+	if (free_now) {
+		thread_free(t);
+	}
+	process_put(p); /* the thread's reference: last, as p's final put frees what is left */
 }
 
 void process_activate(struct process *p)
@@ -197,23 +271,30 @@ int process_wait(struct process *p, uint64_t deadline_ns, int64_t *status)
 	return err;
 }
 
-int process_join_thread(struct process *p, uint32_t tid, int64_t *status)
+/* Thread tid of p, or NULL; p's lock held. */
+static struct thread *find_thread(struct process *p, uint32_t tid)
 {
-	struct thread *self = thread_current();
-	struct thread *t = NULL;
 	struct list *pos;
-	int err = -ENOENT;
-	uint64_t flags = spin_lock_irqsave(&p->lock);
 
 	list_for_each(pos, &p->threads)
 	{
-		struct thread *candidate = list_entry(pos, struct thread, proc_node);
-		if (candidate->tid == tid) {
-			t = candidate;
+		struct thread *t = list_entry(pos, struct thread, proc_node);
+		if (t->tid == tid) {
+			return t;
 		}
 	}
+	return NULL;
+}
+
+int process_join_thread(struct process *p, uint32_t tid, int64_t *status)
+{
+	struct thread *self = thread_current();
+	int err = -ENOENT;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	struct thread *t = find_thread(p, tid);
+
 	if (t) {
-		err = t == self || t->joining ? -EINVAL : 0;
+		err = t == self || t->joining || t->detached ? -EINVAL : 0;
 		t->joining = !err || t->joining;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
@@ -227,17 +308,80 @@ int process_join_thread(struct process *p, uint32_t tid, int64_t *status)
 	}
 	spin_unlock_irqrestore(&t->join_wait.lock, flags);
 
+	bool free_now = false;
 	flags = spin_lock_irqsave(&p->lock);
 	if (err) {
 		t->joining = false;
 	} else {
+		/* Joined: nobody else may join it; its release frees it if not yet off its CPU. */
 		*status = t->exit_status;
-		list_remove(&t->proc_node);
+		t->detached = true;
+		free_now = t->released;
+		if (free_now) {
+			unlink_thread(p, t);
+		}
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
-	if (!err) {
+	if (free_now) {
 		thread_free(t);
 	}
+	return err;
+}
+
+int process_detach_thread(struct process *p, uint32_t tid)
+{
+	int err = -ENOENT;
+	bool free_now = false;
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	struct thread *t = find_thread(p, tid);
+
+	if (t) {
+		err = t->detached || t->joining ? -EINVAL : 0;
+	}
+	if (!err) {
+		t->detached = true;
+		free_now = t->released;
+		if (free_now) {
+			unlink_thread(p, t);
+		}
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	if (free_now) {
+		thread_free(t);
+	}
+	return err;
+}
+
+/* The live process pid, or NULL; table_lock held. */
+static struct process *find_process(uint32_t pid)
+{
+	struct list *pos;
+
+	list_for_each(pos, &table)
+	{
+		struct process *p = list_entry(pos, struct process, table_node);
+		if (p->pid == pid) {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+int process_kill_descendant(struct process *caller, uint32_t pid)
+{
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+	struct process *target = find_process(pid);
+	int err = target ? -EPERM : -ENOENT;
+
+	/* Up the parents: pids are never reused, and a tree is at most PROC_TREE_MAX deep. */
+	for (struct process *q = target; q && q->ppid; q = find_process(q->ppid)) {
+		if (q->ppid == caller->pid) {
+			process_exit(target, EXIT_KILLED);
+			err = 0;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&table_lock, flags);
 	return err;
 }
 

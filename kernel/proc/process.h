@@ -2,10 +2,17 @@
  * process: an address space, a capability table and threads.
  *
  * Lifetime: a process is ALIVE until its last thread exits, which tears
- * down its memory and capabilities and makes it DEAD, keeping only its
- * exit status for whoever holds a process capability. The struct itself
- * is freed when its last reference goes: one for being alive, one per
- * thread until that thread is off its CPU for good, one per capability.
+ * down its memory and capabilities, kills the processes it spawned (they
+ * end with it: abi/proc.h) and makes it DEAD, keeping only its exit status
+ * for whoever holds a process capability. The struct itself is freed when
+ * its last reference goes: one for being alive, one per thread until that
+ * thread is off its CPU for good, one per capability, one per process of
+ * the tree it roots (tree_root).
+ *
+ * A thread's record (struct thread) lives on the process's list from its
+ * creation until it is both off its CPU for good (released) and unjoinable
+ * (detached, or joined): whichever of the two comes second frees it, under
+ * the process lock. The records count against PROC_THREADS_MAX.
  *
  * Lock legend: [I] immutable, [a] atomic, [L] lock, [table] the process
  * table lock (process.c).
@@ -29,26 +36,35 @@
 struct thread;
 
 struct process {
-	uint32_t pid;		  /* [I] */
-	uint32_t ppid;		  /* [I] */
-	char name[PROC_NAME_MAX]; /* [I] */
-	uint32_t refs;		  /* [a] */
-	struct spinlock lock;	  /* guards the fields marked [L] */
-	struct list threads;	  /* [L] every thread not yet freed */
-	uint32_t live_threads;	  /* [L] threads not EXITED */
-	uint32_t state;		  /* [L] PROC_* */
-	bool tracked;		  /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
-	uint64_t page_faults;	  /* [a] taken by its threads or by the kernel for it */
-	bool status_set;	  /* [L] exit_status is final */
-	int64_t exit_status;	  /* [L] */
-	struct waitq exit_wait;	  /* woken when it becomes DEAD */
-	struct vm vm;		  /* its memory (uvm.h) */
-	struct cspace caps;	  /* its capabilities */
-	struct list table_node;	  /* [table] */
+	uint32_t pid;		   /* [I] */
+	uint32_t ppid;		   /* [I] */
+	char name[PROC_NAME_MAX];  /* [I] */
+	uint32_t refs;		   /* [a] */
+	struct spinlock lock;	   /* guards the fields marked [L] */
+	struct list threads;	   /* [L] every thread not yet freed */
+	uint32_t live_threads;	   /* [L] threads not EXITED */
+	uint32_t nthreads;	   /* [L] records on threads: at most PROC_THREADS_MAX */
+	uint32_t unreleased;	   /* [a] threads not yet off their CPU for good */
+	struct process *tree_root; /* [I] the child of init whose tree it is in (itself for one) */
+	uint32_t tree_procs;	   /* [a] for a tree root: its tree's live processes */
+	uint32_t state;		   /* [L] PROC_* */
+	bool tracked;		   /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
+	uint64_t page_faults;	   /* [a] taken by its threads or by the kernel for it */
+	bool status_set;	   /* [L] exit_status is final */
+	int64_t exit_status;	   /* [L] */
+	struct waitq exit_wait;	   /* woken when it becomes DEAD */
+	struct vm vm;		   /* its memory (uvm.h) */
+	struct cspace caps;	   /* its capabilities */
+	struct list table_node;	   /* [table] */
 };
 
-/* Creates an empty ALIVE process (no threads) with one reference. NULL: no memory. */
-struct process *process_create(const char *name, uint32_t ppid);
+/*
+ * Creates an empty ALIVE process (no threads) with one reference, spawned
+ * by parent (NULL for the kernel's first). A process whose parent has no
+ * parent roots a tree of its own; any other joins its parent's tree.
+ * -ENOMEM, or -EAGAIN when that tree already has PROC_TREE_MAX processes.
+ */
+int process_create(const char *name, struct process *parent, struct process **out);
 
 void process_get(struct process *p);
 void process_put(struct process *p);
@@ -59,7 +75,10 @@ void process_put(struct process *p);
  */
 void process_exit(struct process *p, int64_t status);
 
-/* Registers a new thread of p (takes a reference). -ESRCH-like -EINVAL if p is dying. */
+/*
+ * Registers a new thread of p (takes a reference): 0, -EINVAL if p is
+ * ending, -EAGAIN if p already holds PROC_THREADS_MAX thread records.
+ */
 int process_add_thread(struct process *p, struct thread *t);
 
 /*
@@ -68,11 +87,18 @@ int process_add_thread(struct process *p, struct thread *t);
  */
 bool process_thread_exited(struct process *p, struct thread *t, int64_t status);
 
-/* Frees p's memory and capabilities, makes it DEAD and wakes its waiters. */
+/*
+ * Frees p's memory and capabilities, kills the live processes it spawned,
+ * leaves its tree, makes it DEAD and wakes its waiters.
+ */
 void process_teardown(struct process *p);
 
-/* After a context switch away from an EXITED thread (sched_finish_switch). */
-void process_thread_released(uint8_t *kstack, struct process *p);
+/*
+ * After a context switch away from the EXITED thread t, whose registers
+ * are saved (sched_finish_switch): frees its kernel stack, and its record
+ * too if nobody can join it. Interrupts off.
+ */
+void process_thread_released(struct thread *t);
 
 /* Loads p's address space on this CPU (the kernel's for NULL). */
 void process_activate(struct process *p);
@@ -88,10 +114,25 @@ int process_wait(struct process *p, uint64_t deadline_ns, int64_t *status);
 
 /*
  * Waits for thread tid of p (not the caller) to exit, stores its status and
- * frees it. -ENOENT (no such thread, or already joined), -EINVAL (itself or
- * joined by another), -EINTR when the caller is killed.
+ * frees it. -ENOENT (no such thread, or already joined), -EINVAL (itself,
+ * detached, or joined by another), -EINTR when the caller is killed.
  */
 int process_join_thread(struct process *p, uint32_t tid, int64_t *status);
+
+/*
+ * Makes thread tid of p unjoinable: its record is freed once it has exited
+ * and is off its CPU (at once if it already is). Itself is allowed.
+ * -ENOENT (no such thread, or already joined), -EINVAL (already detached,
+ * or a join is waiting for it).
+ */
+int process_detach_thread(struct process *p, uint32_t tid);
+
+/*
+ * Kills the live process pid (EXIT_KILLED), which must be in caller's
+ * subtree: spawned by caller, or by a process in that subtree. 0, -ENOENT
+ * (no live process pid), -EPERM (not below caller; caller itself included).
+ */
+int process_kill_descendant(struct process *caller, uint32_t pid);
 
 /* Fills up to max records about live threads; returns how many. */
 uint32_t process_list_threads(struct thread_info *out, uint32_t max);

@@ -127,7 +127,7 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 	struct cap caps[SPAWN_CAPS_MAX] = {0};
 	const struct program *prog = loader_find(req->name);
 	uint8_t *stack = NULL;
-	uint64_t entry, argc;
+	uint64_t entry = 0, argc = 0;
 	int slot = 0;
 
 	if (!prog) {
@@ -137,8 +137,11 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 	if (err) {
 		return err;
 	}
-	struct process *p = process_create(req->name, parent ? parent->pid : 0);
-	int64_t size = p ? build_stack(req, &stack, &argc) : -ENOMEM;
+	struct process *p = NULL;
+	int64_t size = process_create(req->name, parent, &p);
+	if (!size) {
+		size = build_stack(req, &stack, &argc);
+	}
 	err = size < 0 ? (int)size : loader_map(prog, &p->vm, &entry);
 	if (!err) {
 		uint64_t stack_base;
@@ -166,8 +169,9 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 		uint64_t name =
 		    ttrace_aux_name(TTRACE_AUX_PROC, p->pid | (uint64_t)ppid << 32, p->name);
 		TTRACE(proc_spawn, p->pid, ppid, name);
-		if (!thread_create_user(p, entry, rsp, argc, rsp + sizeof(uint64_t))) {
-			err = -ENOMEM;
+		struct thread *main_thread;
+		err = thread_create_user(p, entry, rsp, argc, rsp + sizeof(uint64_t), &main_thread);
+		if (err) {
 			if (parent) {
 				cspace_delete(&parent->caps, (uint32_t)slot);
 			}

@@ -30,7 +30,8 @@ struct cap;
  * Starts req's program as a child of parent. Returns the slot of a process
  * capability (wait, kill, grant) in parent's table; -ENOENT (no such
  * program), -EBADF, -ECAPKIND, -EACCES (a capability to pass), -EINVAL,
- * -ENOMEM, -ENOSPC. The kernel starts init with parent NULL: then the
+ * -ENOMEM, -ENOSPC, -EAGAIN (parent's tree is full: PROC_TREE_MAX in
+ * abi/proc.h). The kernel starts init with parent NULL: then the
  * capabilities come from boot_caps (req->caps[i].src indexes it) and 0 is
  * returned.
  */

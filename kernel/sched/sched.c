@@ -318,20 +318,19 @@ void sched_finish_switch(void)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->switched_from;
+	/* prev stays valid after on_cpu clears: an EXITED one is freed only once released. */
 	bool exited = __atomic_load_n(&prev->state, __ATOMIC_RELAXED) == THREAD_EXITED;
-	/* Read before on_cpu clears: from then on prev may be freed. */
-	uint8_t *kstack = prev->kstack;
-	struct process *proc = prev->proc;
 
 	/*
 	 * release: prev's registers are saved; pairs with the acquire loads
 	 * of on_cpu in switch_to() and first_runnable() (a CPU about to run
-	 * or steal prev), thread_free() and the process teardown's wait.
+	 * or steal prev) and thread_free(); an EXITED prev's release, after
+	 * it, is what process_teardown() waits for.
 	 */
 	__atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
 	spin_unlock(&c->rq.lock);
 	if (exited) {
-		process_thread_released(kstack, proc);
+		process_thread_released(prev);
 	}
 }
 

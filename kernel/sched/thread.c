@@ -6,6 +6,8 @@
  */
 #include "sched/thread.h"
 
+#include "abi/errno.h"
+
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/percpu.h"
@@ -43,18 +45,18 @@ static struct thread *thread_alloc(void)
 	return t;
 }
 
-struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi,
-				  uint64_t rsi)
+int thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t rsi,
+		       struct thread **out)
 {
 	struct thread *t = thread_alloc();
+	uint64_t stack_phys;
 
 	if (!t) {
-		return NULL;
+		return -ENOMEM;
 	}
-	uint64_t stack_phys;
 	if (pmm_alloc_frames(KSTACK_SIZE / PAGE_SIZE, &stack_phys)) {
 		kfree(t);
-		return NULL;
+		return -ENOMEM;
 	}
 	t->kstack = phys_to_virt(stack_phys);
 	struct trap_frame *f = (struct trap_frame *)(t->kstack + KSTACK_SIZE) - 1;
@@ -77,10 +79,11 @@ struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp,
 	t->proc = p;
 	t->state = THREAD_BLOCKED; /* not runnable until sched_start() */
 
-	if (process_add_thread(p, t)) {
+	int err = process_add_thread(p, t);
+	if (err) {
 		thread_stack_free(t->kstack);
 		kfree(t);
-		return NULL;
+		return err;
 	}
 	/*
 	 * Always, whatever the mask: a thread is named after its process, and
@@ -89,8 +92,9 @@ struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp,
 	if (TTRACE_ENABLED) {
 		ttrace_aux_name(TTRACE_AUX_THREAD, t->tid, p->name);
 	}
+	*out = t;
 	sched_start(t);
-	return t;
+	return 0;
 }
 
 void thread_init_idle(void)

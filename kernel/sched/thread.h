@@ -47,7 +47,9 @@ struct thread {
 	struct list timer_node;	  /* [t] on the timed sleepers */
 	uint64_t deadline_ns;	  /* [t] wake-up time when timed */
 	int64_t exit_status;	  /* [p] once EXITED */
-	bool joining;		  /* [p] a thread is joining it; that thread frees it */
+	bool joining;		  /* [p] a thread is waiting to join it */
+	bool detached;		  /* [p] unjoinable: detached, or joined */
+	bool released;		  /* [p] EXITED and off its CPU for good */
 	bool exited;		  /* [join_wait.lock] it has called thread_exit() */
 	struct waitq join_wait;	  /* woken when it exits */
 	uint64_t cpu_ns;	  /* [o] time it has run, updated at each switch */
@@ -63,11 +65,12 @@ static inline struct thread *thread_current(void)
 
 /*
  * Creates a user thread of p that will enter user mode at rip with rsp,
- * rdi and rsi as given, and makes it ready. Returns it, or NULL when out
- * of memory or p is ending.
+ * rdi and rsi as given, and makes it ready; *out is it. 0, -ENOMEM, or
+ * what process_add_thread() answers (-EINVAL: p is ending; -EAGAIN: p
+ * holds PROC_THREADS_MAX thread records).
  */
-struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi,
-				  uint64_t rsi);
+int thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t rsi,
+		       struct thread **out);
 
 /* Turns the calling CPU's boot context into its idle thread. */
 void thread_init_idle(void);
@@ -84,7 +87,7 @@ void thread_kill(struct thread *t);
 /* Frees a user thread's kernel stack. */
 void thread_stack_free(uint8_t *kstack);
 
-/* Frees an exited thread, once it is off its CPU. */
+/* Frees an exited thread's record, once it is off its CPU (process.h says who calls it). */
 void thread_free(struct thread *t);
 
 #endif

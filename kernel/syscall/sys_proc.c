@@ -1,6 +1,7 @@
 /*
- * sys_proc: processes and threads — exit, spawn, wait, kill, getpid, and
- * thread create, exit and join.
+ * sys_proc: processes and threads — exit, spawn, wait, kill (by capability
+ * or, within the caller's subtree, by pid), getpid, and thread create,
+ * exit, join and detach.
  */
 #include "abi/errno.h"
 #include "abi/proc.h"
@@ -88,8 +89,10 @@ int64_t sys_thread_create(struct trap_frame *f)
 	if (entry >= USER_TOP || stack_top > USER_TOP || stack_top % 16) {
 		return -EINVAL;
 	}
-	struct thread *t = thread_create_user(process_current(), entry, stack_top, SYSARG2(f), 0);
-	return t ? (int64_t)t->tid : -ENOMEM;
+	struct thread *t;
+	int err = thread_create_user(process_current(), entry, stack_top, SYSARG2(f), 0, &t);
+
+	return err ? err : (int64_t)t->tid;
 }
 
 int64_t sys_thread_exit(struct trap_frame *f)
@@ -106,4 +109,14 @@ int64_t sys_thread_join(struct trap_frame *f)
 		err = copy_to_user(SYSARG1(f), &status, sizeof(status));
 	}
 	return err;
+}
+
+int64_t sys_thread_detach(struct trap_frame *f)
+{
+	return process_detach_thread(process_current(), sysarg_u32(SYSARG0(f)));
+}
+
+int64_t sys_kill_pid(struct trap_frame *f)
+{
+	return process_kill_descendant(process_current(), sysarg_u32(SYSARG0(f)));
 }

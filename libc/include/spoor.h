@@ -111,6 +111,16 @@ static inline long sys_thread_join(int tid, int64_t *status)
 	return __syscall2(thread_join, tid, status);
 }
 
+/*
+ * Makes thread tid unjoinable: the kernel frees its record as soon as it
+ * has ended (abi/proc.h, PROC_THREADS_MAX). Its stack stays the caller's
+ * to free. 0, -ENOENT, -EINVAL (already detached, or being joined).
+ */
+static inline long sys_thread_detach(int tid)
+{
+	return __syscall1(thread_detach, tid);
+}
+
 /* Starts a program (struct spawn_args in abi/proc.h); returns the slot of its process cap. */
 static inline long sys_spawn(const struct spawn_args *args)
 {
@@ -130,6 +140,16 @@ static inline long sys_wait(int slot, int64_t *status, uint64_t timeout_ns)
 static inline long sys_kill(int slot)
 {
 	return __syscall1(kill, slot);
+}
+
+/*
+ * Kills process pid, which this process spawned, directly or through the
+ * processes it spawned; its status becomes EXIT_KILLED. 0, -ENOENT (no
+ * such live process), -EPERM (not below the caller).
+ */
+static inline long sys_kill_pid(uint32_t pid)
+{
+	return __syscall1(kill_pid, pid);
 }
 
 /* Copies the capability in slot, keeping only rights; returns the new slot. */

@@ -10,9 +10,10 @@
 #include "abi/traced.h"
 #include "init.h"
 
-#define THREADS_MAX	128
+#define THREADS_MAX	256 /* as many as the kernel lists at once */
 #define KIB_PER_PAGE	4
 #define RUN_USAGE	"run [-t|-r] PROG [ARGS] [&]"
+#define KILL_USAGE	"kill [-f] PID"
 #define TRACE_VERBS_MAX 160
 
 struct command {
@@ -39,10 +40,10 @@ static void cmd_ps(int argc, char **argv)
 		printf("ps: %s\n", strerror((int)-n));
 		return;
 	}
-	printf("  PID   TID NAME             STATE     CPU      MEM\n");
+	printf("  PID  PPID   TID NAME             STATE     CPU      MEM\n");
 	for (long i = 0; i < n; i++) {
 		const struct thread_info *t = &threads[i];
-		printf("%5u %5u %-16s %-9s %3u %7lluK\n", t->pid, t->tid, t->name,
+		printf("%5u %5u %5u %-16s %-9s %3u %7lluK\n", t->pid, t->ppid, t->tid, t->name,
 		       t->state <= THREAD_EXITED ? state_names[t->state] : "?", t->cpu,
 		       (unsigned long long)t->mem_pages * KIB_PER_PAGE);
 	}
@@ -123,27 +124,44 @@ static void cmd_run(int argc, char **argv)
 	}
 }
 
+/*
+ * kill [-f] PID: any process but init itself, through the kernel's
+ * kill_pid (init is every process's ancestor). A server init keeps only
+ * with -f, through init's own capability to it: init restarts it.
+ */
 static void cmd_kill(int argc, char **argv)
 {
+	bool force = argc == 3 && !strcmp(argv[1], "-f");
+	char server[PROC_NAME_MAX];
 	char *end;
 
-	if (argc != 2) {
-		printf("kill: usage: kill PID\n");
+	if (argc != 2 && !force) {
+		printf("kill: usage: %s\n", KILL_USAGE);
 		return;
 	}
-	unsigned long pid = strtoul(argv[1], &end, 10);
-	if (*end || end == argv[1]) {
-		printf("kill: '%s' is not a pid\n", argv[1]);
+	const char *word = argv[argc - 1];
+	unsigned long pid = strtoul(word, &end, 10);
+	if (*end || end == word || pid > UINT32_MAX) {
+		printf("kill: '%s' is not a pid\n", word);
 		return;
 	}
-	int err = jobs_kill((uint32_t)pid);
-	if (err == -ENOENT) {
-		err = services_kill((uint32_t)pid);
+	bool is_server = !services_name((uint32_t)pid, server, sizeof(server));
+	int err;
+	if (pid == (unsigned long)sys_getpid()) {
+		printf("kill: pid %lu is init, which runs this shell; it cannot be killed\n", pid);
+		return;
 	}
+	if (is_server && !force) {
+		printf("kill: pid %lu is %s, a server init keeps running (kill -f %lu: init "
+		       "restarts it)\n",
+		       pid, server, pid);
+		return;
+	}
+	err = is_server ? services_kill((uint32_t)pid) : (int)sys_kill_pid((uint32_t)pid);
 	if (err == -ENOENT) {
-		printf("kill: no job with pid %lu\n", pid);
+		printf("kill: no process with pid %lu\n", pid);
 	} else if (err) {
-		printf("kill: %s\n", strerror(-err));
+		printf("kill: pid %lu: %s\n", pid, strerror(-err));
 	} else {
 		printf("kill: pid %lu killed\n", pid);
 	}
@@ -161,14 +179,17 @@ static void cmd_halt(int argc, char **argv)
 
 static const struct command commands[] = {
     {"help", "list the commands", cmd_help},
-    {"ps", "threads: pid, tid, name, state, cpu, memory", cmd_ps},
+    {"ps", "threads: pid, parent's pid, tid, name, state, cpu, memory", cmd_ps},
     {"cpus", "the CPUs and what they run", cmd_cpus},
     {"mem", "free physical memory", cmd_mem},
     {"run",
      RUN_USAGE ": start a program (& in the background; traced lets it control "
 	       "tracing with -t, read all of it with -r, else its own events)",
      cmd_run},
-    {"kill", "kill PID: end a program started from this shell", cmd_kill},
+    {"kill",
+     KILL_USAGE ": end a process and what it spawned (not init; a server only with -f, and "
+		"init restarts it)",
+     cmd_kill},
     {"trace", NULL, cmd_trace}, /* the usage comes from trace_cmd.c's list of verbs */
     {"halt", "power the machine off", cmd_halt},
 };

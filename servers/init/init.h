@@ -51,9 +51,6 @@ void jobs_reap(void);
 /* Whether a background job has exited that jobs_reap() would report. */
 bool jobs_reap_pending(void);
 
-/* Kills the job with that pid; -ENOENT if init has none. */
-int jobs_kill(uint32_t pid);
-
 /* The capabilities every program init starts gets: console, name service. */
 #define CHILD_CONSOLE_RIGHTS (CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
 #define CHILD_NAMING_RIGHTS  (CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
@@ -80,6 +77,9 @@ int services_init(void);
 
 /* Kills the server with that pid (init restarts it); -ENOENT if none. */
 int services_kill(uint32_t pid);
+
+/* Copies the name of the running server with that pid into name: 0, or -ENOENT if none. */
+int services_name(uint32_t pid, char *name, size_t size);
 
 /* The shell's `trace` verbs (trace_cmd.c), talking to traced. */
 void cmd_trace(int argc, char **argv);

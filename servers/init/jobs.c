@@ -134,13 +134,3 @@ void jobs_reap(void)
 		}
 	}
 }
-
-int jobs_kill(uint32_t pid)
-{
-	for (int i = 0; i < MAX_JOBS; i++) {
-		if (jobs[i].slot && jobs[i].pid == pid) {
-			return (int)sys_kill(jobs[i].slot);
-		}
-	}
-	return -ENOENT;
-}

@@ -292,3 +292,18 @@ int services_kill(uint32_t pid)
 	init_unlock(&lock);
 	return err;
 }
+
+int services_name(uint32_t pid, char *name, size_t size)
+{
+	int err = -ENOENT;
+
+	init_lock(&lock);
+	for (int i = 0; i < nservices; i++) {
+		if (services[i].process && services[i].pid == pid) {
+			snprintf(name, size, "%s", services[i].name);
+			err = 0;
+		}
+	}
+	init_unlock(&lock);
+	return err;
+}

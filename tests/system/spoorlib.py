@@ -42,7 +42,7 @@ EXIT_KERNEL_FAILURE = 3
 # the tests boot; `make run` boots without them. echo is a server init
 # starts and keeps.
 TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
-                "tracegen", "tracedfuzz", "tracescope", "edges")
+                "tracegen", "tracedfuzz", "tracescope", "edges", "churn")
 
 
 class KernelPanic(AssertionError):
@@ -187,18 +187,19 @@ def banner_value(text, name):
 
 # The shell: ps, mem, programs in the background.
 
-PS_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)K\s*$", re.MULTILINE)
+PS_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)K\s*$",
+                    re.MULTILINE)
 # A background program's end shows in ps a moment after its last line: this
 # many `ps` (or `mem`) at most before giving up on it.
 PS_POLLS = 50
 
 
 def ps(spoor):
-    """ps as a list of (pid, tid, name, state, cpu, mem_kib), one a thread."""
+    """ps as a list of (pid, tid, name, state, cpu, mem_kib, ppid), one a thread."""
     out = spoor.command("ps")
     rows = PS_ROW.findall(out)
     assert rows, out
-    return [(int(p), int(t), n, s, int(c), int(m)) for p, t, n, s, c, m in rows]
+    return [(int(p), int(t), n, s, int(c), int(m), int(pp)) for p, pp, t, n, s, c, m in rows]
 
 
 def pid_of(spoor, name):

@@ -217,7 +217,7 @@ def test_names_are_known_for_programs_started_before_tracing(spoor):
     kill_job(spoor, pid, "spin")
     assert "spin" in {e.comm for e in found if e.pid == pid}
     names = {row_pid: name for row_pid, name in
-             re.findall(r"^\s*(\d+)\s+\d+\s+(\S+)", spoor.command("ps"), re.MULTILINE)}
+             re.findall(r"^\s*(\d+)\s+\d+\s+\d+\s+(\S+)", spoor.command("ps"), re.MULTILINE)}
     for e in found:
         expected = "kernel" if e.pid == 0 else names.get(str(e.pid), e.comm)
         assert e.comm == expected, e.line
@@ -245,7 +245,7 @@ def test_program_names_outlive_aux_traffic_while_a_dump_needs_them(shared):
     spoor.command("trace off")
     before = evicted(spoor)
     for _ in range(3):
-        assert "spin: 64 threads started" in spoor.command("run spin 64 1")
+        assert "spin: 63 threads started" in spoor.command("run spin 63 1")
     assert evicted(spoor) - before >= 60
     found, _ = dump(spoor)
     hello = spawned_pid(spoor, "hello")

@@ -120,7 +120,7 @@ def test_killed_server_is_restarted_and_answers_again(boot):
     spoor = boot(smp=4)
     old = pid_of(spoor, "echo")
     assert old is not None, "echo is not running"
-    out = spoor.command(f"kill {old}")
+    out = spoor.command(f"kill -f {old}")
     assert f"kill: pid {old} killed" in out, out
     expect_after(spoor, out, r"init: echo exited \(status 256\), restarting")
     restarted_pid(spoor, "echo", old)

@@ -347,7 +347,7 @@ class TestTracedKilledMidDump:
                 break
         else:
             raise AssertionError(f"tracecat never got a page of its dump: {states}")
-        out = spoor.command(f"kill {pid_of(spoor, 'traced')}")
+        out = spoor.command(f"kill -f {pid_of(spoor, 'traced')}")
         expect_after(spoor, out, r"init: traced exited \(status \d+\), restarting")
         # Events recorded while traced restarts are kept too: the rings are kernel memory.
         out = spoor.command("run tracegen 500 1")
@@ -417,7 +417,7 @@ def test_shell_says_when_traced_is_gone_for_good(boot):
     pid = pid_of(spoor, "traced")
     assert pid, spoor.command("ps")
     for _ in range(8):
-        out = spoor.command(f"kill {pid}")
+        out = spoor.command(f"kill -f {pid}")
         verdict = expect_after(
             spoor, out, r"init: traced exited \(status \d+\)(, restarting| .*not restarting it)")
         if "not restarting" in verdict.group(1):

@@ -94,7 +94,7 @@ def test_eight_busy_threads_run_on_all_four_cpus(spoor4):
             main = min(r[1] for r in threads)
             rows = [r for r in threads if r[1] != main and r[3] in ("running", "ready")]
             assert len(rows) == 8, threads
-            seen |= {cpu for *_, cpu, _mem in rows}
+            seen |= {row[4] for row in rows}
             if seen == {0, 1, 2, 3}:
                 break
         assert seen == {0, 1, 2, 3}, f"spin threads seen only on cpus {sorted(seen)}"
@@ -179,7 +179,7 @@ def test_sysfuzz_100000_random_syscalls_leave_kernel_and_shell_working(boot, smp
 
     assert "hello: argv[1]='still'" in spoor.command("run hello still here")
     assert "memtest: ok" in spoor.command("run memtest")
-    assert re.search(r"^\s+1\s+\d+\s+init\s", spoor.command("ps"), re.MULTILINE)
+    assert re.search(r"^\s+1\s+0\s+\d+\s+init\s", spoor.command("ps"), re.MULTILINE)
 
 
 def test_capability_errors_are_the_documented_ones(spoor2):

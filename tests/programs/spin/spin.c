@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define THREADS_MAX	64
+#define THREADS_MAX	(PROC_THREADS_MAX - 1) /* and the main thread */
 #define DEFAULT_SECONDS 30
 #define NS_PER_SECOND	1000000000ull
 #define CLOCK_EVERY	100000		       /* loop turns between looks at the clock */
