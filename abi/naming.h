@@ -14,4 +14,10 @@
 #define NAMING_LOOKUP	1
 #define NAMING_NAME_MAX 31
 
+/*
+ * The exit status of a server that has nothing to serve on this machine
+ * (traced when the kernel has no trace area): init does not restart it.
+ */
+#define SERVICE_EXIT_UNAVAILABLE 69
+
 #endif

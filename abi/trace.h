@@ -171,10 +171,17 @@
  * 8-byte aligned and may wrap the ring end. A reference to a record is its
  * position, which the record repeats in its pos field.
  *  The durable part is written at boot (syscall and kind names) and never
- *  overwritten; the ring overwrites its oldest records when full.
+ *  overwritten; the ring overwrites its oldest records when full, except
+ *  the program names (PROC) a dump may still need, which it moves.
  *  AW1. (aux writer) For a record of size bytes at last: while
  *       last + size - first > aux_ring_size, move first past the oldest
- *       record (relaxed store) and count it in aux_evicted.
+ *       record (relaxed store) and count it in aux_evicted; or, for a
+ *       program name still needed (its process lives, or some ring still
+ *       holds an entry written before the process was freed), write it
+ *       again at last as a new record (AW2, AW3) instead of counting it,
+ *       at most one ring's worth of such moves per record written. So
+ *       the newest record of an id is the one to read, and records are in
+ *       the order written except for moved ones.
  *  AW2. Store the record's words with release ordering: whoever sees one
  *       also sees the moved first (pairs with the acquire loads of A2/A3).
  *  AW3. Store aux_last (or aux_durable_end) past it with release (pairs
@@ -457,7 +464,7 @@ _Static_assert(sizeof(struct ttrace_reader) <= TTRACE_PAGE_SIZE, "abi");
 	X(1, SYSCALL, syscall, syscalls) /* id: syscall number; the name (durable) */              \
 	X(2, KIND, kind, kinds)		 /* id: TTRACE_KIND_*; "name category args" (durable) */   \
 	X(3, PROC, proc, procs)		/* id: pid | parent pid << 32; the name, at every spawn */ \
-	X(4, THREAD, thread, threads)	/* id: tid; the thread name */                             \
+	X(4, THREAD, thread, threads)	/* id: tid; the thread name, at every thread's start */    \
 	X(5, USER_EVENT, event, events) /* id: UEVENT_AUX_ID(); its definition */                  \
 	X(6, TEXT, text, text)		/* id: the writer's choice; free text */
 

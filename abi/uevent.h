@@ -21,7 +21,9 @@
  *                | __data_loc char[] | __data_loc unsigned char[]
  *                | __rel_loc char[] | __rel_loc unsigned char[]
  *   N           := decimal 1..UEVENT_ARRAY_MAX without a leading zero,
- *                  or 0x / 0X and hexadecimal digits
+ *                  or 0x / 0X and hexadecimal digits; inside brackets,
+ *                  at most UEVENT_ARRAY_TEXT_MAX characters (Linux's
+ *                  limit: "char[0x0014]" is good, "char[0x00014]" not)
  *   ws          := one or more spaces or tabs (between the words of a
  *                  type too: "unsigned  char" is "unsigned char")
  *
@@ -78,6 +80,7 @@
 #define UEVENT_FIELD_NAME_MAX 31   /* characters of a field name or struct type */
 #define UEVENT_FIELDS_MAX     32   /* fields of one event */
 #define UEVENT_ARRAY_MAX      1024 /* N of char[N], SIZE of a struct (Linux's limit) */
+#define UEVENT_ARRAY_TEXT_MAX 6	   /* characters of N inside brackets (Linux's limit) */
 
 /*
  * A user event is one trace event of kind user: data word 0 is the event

@@ -56,12 +56,29 @@ int ttrace_format_aux_string(char *buf, size_t size, const struct ttrace_area *a
 	return 1;
 }
 
-/* The aux string at ref: quoted, or why there is none. */
-static void put_string(struct format_buf *l, uint64_t ref, const struct ttrace_area *a)
+int ttrace_format_arg_string(char *buf, size_t size, const struct ttrace_record *rec, uint64_t ref,
+			     struct ttrace_decoder *d)
+{
+	struct ttrace_aux_record aux;
+	char s[1];
+	const char *name;
+
+	if (rec->kind == TTRACE_KIND_proc_spawn &&
+	    ttrace_aux_lookup(d->area, ref, &aux, s, sizeof(s)) == -ENOENT &&
+	    *(name = ttrace_decoder_comm(d, (uint32_t)rec->data[0])) != '?') {
+		format_snprintf(buf, size, "%s", name);
+		return 1;
+	}
+	return ttrace_format_aux_string(buf, size, d->area, ref);
+}
+
+/* The string argument ref of rec: quoted, or why there is none. */
+static void put_string(struct format_buf *l, const struct ttrace_record *rec, uint64_t ref,
+		       struct ttrace_decoder *d)
 {
 	char s[STRING_MAX + sizeof("...")];
 
-	if (ttrace_format_aux_string(s, sizeof(s), a, ref)) {
+	if (ttrace_format_arg_string(s, sizeof(s), rec, ref, d)) {
 		format_buf_printf(l, "\"%s\"", s);
 	} else {
 		format_buf_printf(l, "%s", s);
@@ -81,7 +98,7 @@ static void put_syscall(struct format_buf *l, uint64_t nr, const struct ttrace_d
 }
 
 static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t v,
-		    const struct ttrace_decoder *d)
+		    const struct ttrace_record *rec, struct ttrace_decoder *d)
 {
 	format_buf_printf(l, " %.*s=", (int)arg->name_len, arg->name);
 	switch (arg->format) {
@@ -92,7 +109,7 @@ static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t
 		format_buf_printf(l, "%lld", (long long)v);
 		break;
 	case 's':
-		put_string(l, v, d->area);
+		put_string(l, rec, v, d);
 		break;
 	case 'y':
 		put_syscall(l, v, d);
@@ -178,7 +195,7 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 	struct ttrace_arg arg;
 
 	for (uint32_t n = 0; n < TTRACE_EVENT_WORDS_MAX && ttrace_arg_next(&spec, &arg) == 1; n++) {
-		put_arg(&l, &arg, rec->data[n], d);
+		put_arg(&l, &arg, rec->data[n], rec, d);
 	}
 	return (int)l.len;
 }

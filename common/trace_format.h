@@ -50,6 +50,14 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 int ttrace_format_aux_string(char *buf, size_t size, const struct ttrace_area *a, uint64_t ref);
 
 /*
+ * As ttrace_format_aux_string(), for ref, a string argument of event rec:
+ * the name of a spawn whose record the kernel moved to keep it (abi/trace.h,
+ * AW1) is the same name found by the spawned pid.
+ */
+int ttrace_format_arg_string(char *buf, size_t size, const struct ttrace_record *rec, uint64_t ref,
+			     struct ttrace_decoder *d);
+
+/*
  * The lines that describe a dump, each ending in '\n' (abi/traced.h DATA):
  *   # lost N events on cpu C
  *   # end of dump: N events, L lost

@@ -321,6 +321,10 @@ static int parse_type(struct parse *p, const struct word *w, size_t nw, uint16_t
 			    "%s)",
 			    quote(span).s, p->index, uevent_type_spelling(*type));
 	}
+	if (inside.len > UEVENT_ARRAY_TEXT_MAX) {
+		return fail(p, -EINVAL, "array size '%s' in field %u is longer than %u characters",
+			    quote(inside).s, p->index, UEVENT_ARRAY_TEXT_MAX);
+	}
 	if (!parse_count(inside, size)) {
 		return fail(p, -EINVAL, "bad array size '%s' in field %u (decimal or 0x hex)",
 			    quote(inside).s, p->index);

@@ -115,11 +115,14 @@ static int apply(const char *word, const struct cmdline_option *opts, size_t nop
 	case CMDLINE_POW2: {
 		uint64_t v;
 		bool pow2 = o->type == CMDLINE_POW2;
-		if (!parse_uint(value, &v) || v < o->min || v > o->max || (pow2 && (v & (v - 1)))) {
+		bool off = pow2 && o->zero_off && parse_uint(value, &v) && !v;
+		if (!off && (!parse_uint(value, &v) || v < o->min || v > o->max ||
+			     (pow2 && (v & (v - 1))))) {
 			format_snprintf(
 			    msg, sizeof(msg),
-			    "cmdline: bad value '%s' for '%s' (expected %s%lu..%lu), ignored",
-			    value, o->name, pow2 ? "a power of two in " : "", (unsigned long)o->min,
+			    "cmdline: bad value '%s' for '%s' (expected %s%s%lu..%lu), ignored",
+			    value, o->name, pow2 && o->zero_off ? "0 or " : "",
+			    pow2 ? "a power of two in " : "", (unsigned long)o->min,
 			    (unsigned long)o->max);
 			warn(msg);
 			return 1;

@@ -10,6 +10,7 @@
 #ifndef SPOOR_INIT_CMDLINE_H
 #define SPOOR_INIT_CMDLINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,7 @@ struct cmdline_option {
 	enum cmdline_type type;
 	void *value;
 	uint64_t min, max;	    /* CMDLINE_UINT, CMDLINE_POW2 */
+	bool zero_off;		    /* CMDLINE_POW2: 0 is also taken, meaning off */
 	const char *const *choices; /* CMDLINE_CHOICE, NULL-terminated */
 	size_t size;		    /* CMDLINE_STRING */
 };

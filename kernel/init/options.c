@@ -36,6 +36,7 @@ static const struct cmdline_option options[] = {
      .type = CMDLINE_POW2,
      .value = &kopts.ttrace_ring_kb,
      .min = 4,
+     .zero_off = true, /* no trace area at all */
      .max = 65536},
     {.name = "ttrace.aux_kb",
      .type = CMDLINE_POW2,

@@ -61,6 +61,7 @@ void process_put(struct process *p)
 		return;
 	}
 	struct list *node;
+	ttrace_proc_freed(p->pid);
 	while ((node = list_pop(&p->threads))) {
 		thread_free(list_entry(node, struct thread, proc_node));
 	}

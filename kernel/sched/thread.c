@@ -82,8 +82,11 @@ struct thread *thread_create_user(struct process *p, uint64_t rip, uint64_t rsp,
 		kfree(t);
 		return NULL;
 	}
-	/* A thread is named after its process: `trace strings threads` maps tids to programs. */
-	if (TTRACE_ENABLED && __atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) & TTRACE_CAT(PROC)) {
+	/*
+	 * Always, whatever the mask: a thread is named after its process, and
+	 * `trace strings threads` maps tids to programs.
+	 */
+	if (TTRACE_ENABLED) {
 		ttrace_aux_name(TTRACE_AUX_THREAD, t->tid, p->name);
 	}
 	sched_start(t);

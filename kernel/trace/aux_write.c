@@ -57,7 +57,44 @@ static bool item_ok(const struct ttrace_aux_item *it)
 	return it->tag && it->len <= TTRACE_AUX_LEN_MAX;
 }
 
+/*
+ * The record at pos, whose tag word is w, back into an item whose string
+ * is in buf; false if the string is too long for buf.
+ */
+static bool read_record(const struct ttrace_area *a, uint64_t pos, uint64_t w,
+			struct ttrace_aux_item *it, char buf[TTRACE_AUX_KEEP_LEN_MAX])
+{
+	it->tag = (uint16_t)w;
+	it->len = (uint16_t)(w >> 16);
+	it->cpu = (uint8_t)(w >> 32);
+	if (it->len > TTRACE_AUX_KEEP_LEN_MAX) {
+		return false;
+	}
+	/* relaxed: the writer's own words, stored under the callers' lock */
+	it->ts = __atomic_load_n(ttrace_aux_word(a, pos + offsetof(struct ttrace_aux_record, ts)),
+				 __ATOMIC_RELAXED);
+	it->id = __atomic_load_n(ttrace_aux_word(a, pos + offsetof(struct ttrace_aux_record, id)),
+				 __ATOMIC_RELAXED);
+	for (uint32_t off = 0; off < it->len; off += 8) {
+		uint64_t sw = __atomic_load_n(
+		    ttrace_aux_word(a, pos + sizeof(struct ttrace_aux_record) + off),
+		    __ATOMIC_RELAXED);
+
+		for (uint32_t b = 0; b < 8 && off + b < it->len; b++) {
+			buf[off + b] = (char)(sw >> 8 * b);
+		}
+	}
+	it->str = buf;
+	return true;
+}
+
 int ttrace_aux_write(const struct ttrace_area *a, const struct ttrace_aux_item *it, uint64_t *ref)
+{
+	return ttrace_aux_write_keeping(a, it, NULL, ref);
+}
+
+int ttrace_aux_write_keeping(const struct ttrace_area *a, const struct ttrace_aux_item *it,
+			     const struct ttrace_aux_keeper *k, uint64_t *ref)
 {
 	struct ttrace_header *h = a->hdr;
 
@@ -69,21 +106,41 @@ int ttrace_aux_write(const struct ttrace_area *a, const struct ttrace_aux_item *
 	uint64_t first = __atomic_load_n(&h->aux_first, __ATOMIC_RELAXED);
 	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_RELAXED);
 	uint64_t evicted = __atomic_load_n(&h->aux_evicted, __ATOMIC_RELAXED);
+	uint64_t moved = 0; /* bytes moved by this call: at most one lap of the ring */
 
 	while (last + size - first > h->aux_ring_size) { /* AW1 */
 		/* relaxed: the writer's own record; its tag word holds len */
 		uint64_t w = __atomic_load_n(
 		    ttrace_aux_word(a, first + offsetof(struct ttrace_aux_record, tag)),
 		    __ATOMIC_RELAXED);
+		uint64_t from = first, rsize = TTRACE_AUX_RECORD_SIZE((uint16_t)(w >> 16));
+		char buf[TTRACE_AUX_KEEP_LEN_MAX];
+		struct ttrace_aux_item old;
+		bool keep = k && moved + rsize <= h->aux_ring_size &&
+			    read_record(a, from, w, &old, buf) && k->keep(k->ctx, from, old.tag);
 
-		first += TTRACE_AUX_RECORD_SIZE((uint16_t)(w >> 16));
-		evicted++;
+		first += rsize;
 		/*
 		 * relaxed: put_record's release stores keep it before the words
 		 * that overwrite the evicted record; pairs, through them, with
 		 * the readers' reload of aux_first (A2, A3).
 		 */
 		__atomic_store_n(&h->aux_first, first, __ATOMIC_RELAXED);
+		if (!keep) {
+			evicted++;
+			continue;
+		}
+		/*
+		 * AW1's move: the record goes to the end under a new position,
+		 * as any new record, copied from buf since the end may be the
+		 * very bytes it held; the space it freed is the space it takes.
+		 */
+		put_record(a, last, &old);
+		/* release: AW3, as below */
+		__atomic_store_n(&h->aux_last, last + rsize, __ATOMIC_RELEASE);
+		k->moved(k->ctx, from, last);
+		last += rsize;
+		moved += rsize;
 	}
 	/* relaxed: a counter for status lines */
 	__atomic_store_n(&h->aux_evicted, evicted, __ATOMIC_RELAXED);

@@ -16,6 +16,7 @@
 #ifndef SPOOR_TRACE_AUX_WRITE_H
 #define SPOOR_TRACE_AUX_WRITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "abi/trace.h"
@@ -38,6 +39,28 @@ struct ttrace_aux_item {
  * tag of 0 or a string longer than TTRACE_AUX_LEN_MAX.
  */
 int ttrace_aux_write(const struct ttrace_area *a, const struct ttrace_aux_item *it, uint64_t *ref);
+
+/*
+ * Records that must outlive their eviction (program names a dump still
+ * needs): keep() is asked about the oldest record before AW1 evicts it;
+ * when it says yes the record is moved to the ring's end, under a new
+ * position that moved() is told. Only records of at most
+ * TTRACE_AUX_KEEP_LEN_MAX string bytes are asked about, and one write moves
+ * at most one ring's worth: past that, the oldest records are evicted
+ * whatever keep() would say, so a ring full of kept records still takes
+ * new ones. Both run under the writer's lock.
+ */
+#define TTRACE_AUX_KEEP_LEN_MAX 64
+
+struct ttrace_aux_keeper {
+	bool (*keep)(void *ctx, uint64_t pos, uint16_t tag);
+	void (*moved)(void *ctx, uint64_t from, uint64_t to);
+	void *ctx;
+};
+
+/* As ttrace_aux_write(), moving instead of evicting what k keeps (k may be NULL). */
+int ttrace_aux_write_keeping(const struct ttrace_area *a, const struct ttrace_aux_item *it,
+			     const struct ttrace_aux_keeper *k, uint64_t *ref);
 
 /*
  * Appends a record to the durable part and sets *ref to its position.

@@ -33,12 +33,14 @@
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
 #include "trace/echo.h"
+#include "trace/name_holds.h"
 #include "trace/recorder.h"
 #include "trace/uevent_table.h"
 
 #define FLIGHT_RECORDER_EVENTS 16
 #define ENTRY_BYTES	       64
 #define KIB		       1024
+#define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
 
 uint64_t ttrace_mask;
 
@@ -53,17 +55,19 @@ static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
 static struct memobj *reader_obj;     /* [I] */
 static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names */
+static struct name_holds names;	      /* [aux_lock] the program names kept */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
 
-/* Lays out the header for ring_kb; returns the area's size, or 0. */
-static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb)
+/* Lays out the header for ring_kb and aux_kb; returns the area's size, or 0. */
+static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb,
+		       uint64_t aux_kb)
 {
 	struct ttrace_geometry g = {
 	    .num_cpus = num_cpus,
 	    .ring_entries = (uint32_t)(ring_kb * KIB / ENTRY_BYTES),
 	    .aux_durable_size = (ttrace_aux_names_size() + 7) & ~7ull,
-	    .aux_ring_size = kopts.ttrace_aux_kb * KIB /* a power of two: options.c */,
+	    .aux_ring_size = aux_kb * KIB,
 	    .tsc_hz = timer_tsc_hz(),
 	    .boot_tsc = timer_boot_tsc(),
 	};
@@ -128,22 +132,56 @@ static void update_extras(void)
 	__atomic_store_n(&emit_extras, extras, __ATOMIC_RELAXED);
 }
 
+/*
+ * Allocates the area for the command line's sizes, or for the largest
+ * halvings of them that fit: the area takes at most half the free memory
+ * (what runs after boot needs the rest), down to AREA_MIN_KB of ring per
+ * CPU and of aux. Halves the larger part first: all the rings together,
+ * or the aux. Returns the area's size with *h laid out and *phys set, or 0
+ * if even the smallest area does not fit. Says in one line what it cut.
+ */
+static uint64_t place(struct ttrace_header *h, uint32_t num_cpus, uint64_t *phys)
+{
+	uint64_t ring_kb = kopts.ttrace_ring_kb, aux_kb = kopts.ttrace_aux_kb; /* powers of two */
+	uint64_t budget = pmm_free_count() * PAGE_SIZE / 2;
+	uint64_t size = layout(h, num_cpus, ring_kb, aux_kb);
+
+	while (!size || size > budget || pmm_alloc_frames(PAGE_ALIGN_UP(size) / PAGE_SIZE, phys)) {
+		bool rings_larger = ring_kb * num_cpus >= aux_kb;
+
+		if (ring_kb > AREA_MIN_KB && (rings_larger || aux_kb == AREA_MIN_KB)) {
+			ring_kb /= 2;
+		} else if (aux_kb > AREA_MIN_KB) {
+			aux_kb /= 2;
+		} else {
+			return 0;
+		}
+		size = layout(h, num_cpus, ring_kb, aux_kb);
+	}
+	if (ring_kb != kopts.ttrace_ring_kb || aux_kb != kopts.ttrace_aux_kb) {
+		printk("cmdline: ttrace.ring_kb=%lu ttrace.aux_kb=%lu take more than half the free "
+		       "memory (%lu KiB): using ttrace.ring_kb=%lu ttrace.aux_kb=%lu\n",
+		       kopts.ttrace_ring_kb, kopts.ttrace_aux_kb, budget * 2 / KIB, ring_kb,
+		       aux_kb);
+	}
+	return size;
+}
+
 void ttrace_init(uint32_t num_cpus)
 {
 	struct ttrace_header h;
-	uint64_t ring_kb = kopts.ttrace_ring_kb; /* a power of two: options.c */
-	uint64_t size = layout(&h, num_cpus, ring_kb);
 	uint64_t phys;
 
-	/* Too little memory for the rings asked for: halve them until they fit. */
-	while (size && pmm_alloc_frames(PAGE_ALIGN_UP(size) / PAGE_SIZE, &phys)) {
-		ring_kb /= 2;
-		size = ring_kb * KIB >= TTRACE_RING_ENTRIES_MIN * ENTRY_BYTES
-			   ? layout(&h, num_cpus, ring_kb)
-			   : 0;
+	if (!kopts.ttrace_ring_kb) {
+		printk("ttrace: ttrace.ring_kb=0: no trace area; tracing is off\n");
+		return;
 	}
+	uint64_t size = place(&h, num_cpus, &phys);
 	if (!size) {
-		printk("ttrace: not enough memory for the trace area; tracing is off\n");
+		printk(
+		    "ttrace: not enough memory for the smallest trace area (%u KiB of ring per cpu "
+		    "and of aux); tracing is off\n",
+		    AREA_MIN_KB);
 		return;
 	}
 	uint8_t *base = phys_to_virt(phys);
@@ -158,6 +196,7 @@ void ttrace_init(uint32_t num_cpus)
 	    .rings_len = h.ring_bytes * num_cpus,
 	    .aux_len = h.aux_durable_size + h.aux_ring_size,
 	};
+	name_holds_init(&names, &area);
 	if (ttrace_area_init(&area) || ttrace_aux_write_names(&area, rdtsc()) ||
 	    memobj_wrap(phys, PAGE_ALIGN_UP(size) / PAGE_SIZE, &area_obj) ||
 	    memobj_wrap(phys + h.reader_offset, h.reader_bytes / PAGE_SIZE, &reader_obj)) {
@@ -320,9 +359,23 @@ uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)
 		return 0;
 	}
 	uint64_t flags = spin_lock_irqsave(&aux_lock);
-	ttrace_aux_write(&area, &it, &ref);
+	struct ttrace_aux_keeper keeper = name_holds_keeper(&names);
+
+	if (!ttrace_aux_write_keeping(&area, &it, &keeper, &ref) && tag == TTRACE_AUX_PROC) {
+		name_holds_add(&names, (uint32_t)id, ref);
+	}
 	spin_unlock_irqrestore(&aux_lock, flags);
 	return ref;
+}
+
+void ttrace_proc_freed(uint32_t pid)
+{
+	if (!area.hdr) {
+		return;
+	}
+	uint64_t flags = spin_lock_irqsave(&aux_lock);
+	name_holds_freed(&names, pid);
+	spin_unlock_irqrestore(&aux_lock, flags);
 }
 
 int ttrace_control(uint32_t op, uint64_t arg)

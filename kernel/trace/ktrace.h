@@ -84,10 +84,16 @@ bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 void ttrace_init(uint32_t num_cpus);
 
 /*
- * Records a name in the aux buffer: tag TTRACE_AUX_PROC with a pid, or
- * TTRACE_AUX_THREAD with a tid. Returns the reference (0 on failure).
+ * Records a name in the aux buffer: tag TTRACE_AUX_PROC with a pid (and
+ * parent, abi/trace.h), or TTRACE_AUX_THREAD with a tid. A process's name
+ * is kept in the aux ring while a dump may need it (trace/name_holds.h),
+ * until ttrace_proc_freed() and its events' leaving the rings. Returns
+ * the reference (0 on failure).
  */
 uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name);
+
+/* The process pid is freed: no event of it is written any more. */
+void ttrace_proc_freed(uint32_t pid);
 
 /*
  * The control operations of trace-control capabilities (abi/trace.h).

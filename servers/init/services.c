@@ -7,7 +7,8 @@
  * a crash of its server: calls that were queued wait for the restarted
  * one. A server that exits is restarted at once, unless it keeps dying
  * within FAST_CRASH_NS of starting: after FAST_CRASH_LIMIT such crashes in
- * a row init gives up on it, with one line saying so.
+ * a row init gives up on it, with one line saying so. One that exits with
+ * SERVICE_EXIT_UNAVAILABLE (abi/naming.h) has said why and is not restarted.
  *
  * The server called TRACED_NAME (abi/traced.h) also gets init's trace
  * capabilities, in the same well-known slots: it alone reads and controls
@@ -133,6 +134,10 @@ static void exited(struct service *s, int64_t status)
 	sys_cap_delete(s->process);
 	s->process = 0;
 	s->fast_crashes = fast ? s->fast_crashes + 1 : 0;
+	if (status == SERVICE_EXIT_UNAVAILABLE) {
+		printf("init: %s has nothing to serve; not restarting it\n", s->name);
+		return;
+	}
 	if (s->fast_crashes >= FAST_CRASH_LIMIT) {
 		printf("init: %s exited (status %lld) %d times within %llu s of starting; "
 		       "not restarting it\n",

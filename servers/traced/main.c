@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/naming.h"
 #include "common/trace_names.h"
 #include "traced.h"
 
@@ -54,6 +55,12 @@ static void setup(void)
 	char why[160];
 	long base = sys_trace_map(CAP_SLOT_TRACE_READ, TTRACE_MAP_AREA, NULL);
 
+	if (base == -ENOMEM) {
+		/* Said once: init does not restart a server that exits so. */
+		printf("traced: the kernel has no trace area (its ttrace: line at boot says why); "
+		       "nothing to serve\n");
+		exit(SERVICE_EXIT_UNAVAILABLE);
+	}
 	if (base < 0) {
 		refuse("cannot map the trace area", strerror((int)-base));
 	}

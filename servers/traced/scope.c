@@ -1,9 +1,10 @@
 /*
  * scope: which processes a SELF caller may read (traced.h). The kernel
  * writes an aux record at every spawn, tag PROC with id pid | parent pid
- * << 32 (abi/trace.h), in spawn order; one pass over them in that order
- * finds every descendant, since a parent's spawn comes before its
- * children's. The walk reads the ring in place, without copying it.
+ * << 32 (abi/trace.h). They are in spawn order except for names the
+ * kernel moved to keep them (AW1), which may come after their children's:
+ * passes over them go on until one adds no process. The walks read the
+ * ring in place, without copying it.
  */
 #include "common/trace_aux.h"
 #include "traced.h"
@@ -38,9 +39,16 @@ static bool descendant(void *ctx, const struct ttrace_aux_record *rec, uint64_t 
 
 int scope_build(uint32_t pid, struct scope *s)
 {
+	uint32_t before;
+	int err;
+
 	s->n = 0;
 	add(s, pid);
-	return ttrace_aux_walk(&traced.area, descendant, s);
+	do {
+		before = s->n;
+		err = ttrace_aux_walk(&traced.area, descendant, s);
+	} while (!err && s->n != before);
+	return err;
 }
 
 int request_scope(const struct request *req, const struct scope **out)

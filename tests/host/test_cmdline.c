@@ -210,3 +210,42 @@ TEST(cmdline_empty_table)
 	CHECK_EQ_STR(warnings[1], UNKNOWN("sched"), "no options");
 	CHECK_EQ_UINT(smp, SMP_DEFAULT, "no options");
 }
+
+/* Powers of two, and 0 for off where the option takes it (ttrace.ring_kb). */
+TEST(cmdline_powers_of_two_and_zero_for_off)
+{
+	static uint64_t ring, aux;
+	static const struct cmdline_option pow2[] = {
+	    {.name = "ring",
+	     .type = CMDLINE_POW2,
+	     .value = &ring,
+	     .min = 4,
+	     .max = 65536,
+	     .zero_off = true},
+	    {.name = "aux", .type = CMDLINE_POW2, .value = &aux, .min = 4, .max = 65536},
+	};
+	static const struct {
+		const char *line, *warning;
+		uint64_t ring, aux;
+	} rows[] = {
+	    {"ring=0 aux=8", NULL, 0, 8},
+	    {"ring=65536 aux=4", NULL, 65536, 4},
+	    {"ring=1000", BAD("1000", "ring", "0 or a power of two in 4..65536"), 1, 1},
+	    {"ring=2", BAD("2", "ring", "0 or a power of two in 4..65536"), 1, 1},
+	    {"ring=0x", BAD("0x", "ring", "0 or a power of two in 4..65536"), 1, 1},
+	    {"aux=0", BAD("0", "aux", "a power of two in 4..65536"), 1, 1},
+	    {"aux=131072", BAD("131072", "aux", "a power of two in 4..65536"), 1, 1},
+	};
+
+	for (size_t n = 0; n < sizeof(rows) / sizeof(rows[0]); n++) {
+		ring = aux = 1; /* the defaults, which a refused value keeps */
+		reset();
+		int ret = cmdline_parse(rows[n].line, pow2, sizeof(pow2) / sizeof(pow2[0]), warn);
+		CHECK_EQ_INT(ret, rows[n].warning ? 1 : 0, rows[n].line);
+		CHECK_EQ_UINT(ring, rows[n].ring, rows[n].line);
+		CHECK_EQ_UINT(aux, rows[n].aux, rows[n].line);
+		if (rows[n].warning) {
+			CHECK_EQ_STR(warnings[0], rows[n].warning, rows[n].line);
+		}
+	}
+}

@@ -86,7 +86,7 @@ static const struct bad_row bad_rows[] = {
     {"ev char[0x0] s", -EINVAL, "empty array"},
     {"ev char[1025] s", -EINVAL, "array 'char[1025]' in field 1 is longer than 1024"},
     {"ev char[0x401] s", -EINVAL, "longer than 1024"},
-    {"ev char[99999999999999999999] s", -EINVAL, "longer than 1024"},
+    {"ev char[99999999999999999999] s", -EINVAL, "longer than 6 characters"},
     {"ev char[] s", -EINVAL, "has no size"},
     {"ev char[x] s", -EINVAL, "bad array size 'x'"},
     {"ev char[010] s", -EINVAL, "bad array size '010'"},

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import LOST, dump, events_in, kill_job, reset_tracing, start_background
+from spoorlib import (LOST, dump, events_in, kill_job, ps, reset_tracing, spawned_pid,
+                      start_background)
 
 KV = re.compile(r"^(\S+=\S+(?: \S+=\S+)*)$", re.MULTILINE)
 PERCENTILES = (50, 90, 99)
@@ -43,6 +44,14 @@ def stats_kv(spoor, filters=""):
             rows[(words["measure"], words[key], words.get("path"))] = words
     assert "events" in rows, out[-2000:]
     return rows
+
+
+def evicted(spoor):
+    """The aux records evicted so far, from `trace status`."""
+    out = spoor.command("trace status")
+    match = re.search(r", aux \d+ KiB \((\d+) evicted\)", out)
+    assert match, out
+    return int(match.group(1))
 
 
 def nearest_rank(values, p):
@@ -213,3 +222,33 @@ def test_names_are_known_for_programs_started_before_tracing(spoor):
         expected = "kernel" if e.pid == 0 else names.get(str(e.pid), e.comm)
         assert e.comm == expected, e.line
     assert {"init", "traced"} <= {e.comm for e in found}
+
+
+def test_thread_names_are_written_whatever_the_mask(spoor):
+    pid, _ = start_background(spoor, "run spin 2 600", r"spin: 2 threads started")
+    tids = [tid for row_pid, tid, *_ in ps(spoor) if row_pid == pid]
+    out = spoor.command("trace strings threads")
+    kill_job(spoor, pid, "spin")
+    assert len(tids) == 3, tids
+    for tid in tids:
+        assert re.search(rf"^thread {tid} spin$", out, re.MULTILINE), (tid, out[-2000:])
+
+
+def test_program_names_outlive_aux_traffic_while_a_dump_needs_them(shared):
+    """A 4 KiB aux ring takes about a hundred records: three runs of spin write
+    about two hundred thread names, which evict the records of nobody's name,
+    while hello's, whose events are still in the rings, stays."""
+    spoor = shared(smp=2, cmdline="ttrace.aux_kb=4")
+    reset_tracing(spoor)
+    spoor.command("trace on syscall,proc")
+    assert "hello" in spoor.command("run hello")
+    spoor.command("trace off")
+    before = evicted(spoor)
+    for _ in range(3):
+        assert "spin: 64 threads started" in spoor.command("run spin 64 1")
+    assert evicted(spoor) - before >= 60
+    found, _ = dump(spoor)
+    hello = spawned_pid(spoor, "hello")
+    assert {e.comm for e in found if e.pid == hello} == {"hello"}
+    assert {e.comm for e in found} >= {"init", "traced", "hello"}
+    assert "?" not in {e.comm for e in found}

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from spoorlib import PROMPT, banner_value
+from spoorlib import PROMPT, banner_value, ps
 
 
 @pytest.mark.parametrize("smp,mem_mib", [(1, 128), (4, 256), (8, 512)])
@@ -79,3 +79,36 @@ def test_heap_blocks_keep_contents_and_frames_come_back(boot):
     spoor = boot(smp=1, cmdline="selftest=heap", wait_prompt=False)
     spoor.expect(r"selftest heap: ok \(64 blocks x 4 rounds\)")
     spoor.expect(re.escape(PROMPT))
+
+
+def test_a_trace_area_too_large_for_memory_is_shrunk_and_said_once(boot):
+    spoor = boot(smp=4, mem="64M", cmdline="ttrace.ring_kb=16384 ttrace.aux_kb=65536",
+                 wait_prompt=False)
+    banner = spoor.expect_prompt()
+    cut = re.findall(r"^cmdline: ttrace\.ring_kb=16384 ttrace\.aux_kb=65536 take more than half "
+                     r"the free memory \((\d+) KiB\): using ttrace\.ring_kb=(\d+) "
+                     r"ttrace\.aux_kb=(\d+)\r*$", banner, re.MULTILINE)
+    assert len(cut) == 1, banner
+    free_kib, ring_kb, aux_kb = map(int, cut[0])
+    assert 4 <= ring_kb < 16384 and 4 <= aux_kb < 65536
+    assert ring_kb * 4 + aux_kb <= free_kib // 2
+    # Halving the larger part first keeps the two within a factor of two of each other.
+    assert aux_kb <= 2 * ring_kb * 4 and ring_kb * 4 <= 2 * aux_kb
+    assert re.search(rf"^ttrace: 4 cpus x {ring_kb * 1024 // 64} entries, aux {aux_kb} KiB,",
+                     banner, re.MULTILINE), banner
+    assert re.search(rf"4 cpus x {ring_kb * 1024 // 64} entries, aux {aux_kb} KiB",
+                     spoor.command("trace status"))
+    assert "hello: argc=1" in spoor.command("run hello")
+
+
+def test_without_a_trace_area_traced_says_why_once_and_stays_down(boot):
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=0", wait_prompt=False)
+    spoor.expect(r"ttrace: ttrace\.ring_kb=0: no trace area; tracing is off")
+    spoor.expect(r"traced: the kernel has no trace area \(its ttrace: line at boot says why\); "
+                 r"nothing to serve")
+    spoor.expect(r"init: traced has nothing to serve; not restarting it")
+    assert "trace: traced is not running" in spoor.command("trace status")
+    assert "traced" not in {row[2] for row in ps(spoor)}
+    console = spoor.console()
+    assert console.count("traced: the kernel has no trace area") == 1, console
+    assert "restarting" not in console.replace("not restarting", "")

@@ -39,7 +39,7 @@ def test_a_line_longer_than_the_buffer_is_refused(spoor):
 def test_a_ring_size_that_is_not_a_power_of_two_is_refused(boot):
     spoor = boot(smp=2, cmdline="ttrace.ring_kb=1000")
     text = spoor.console()
-    assert "cmdline: bad value '1000' for 'ttrace.ring_kb' (expected a power of two in " \
+    assert "cmdline: bad value '1000' for 'ttrace.ring_kb' (expected 0 or a power of two in " \
         "4..65536), ignored" in text, text
     assert re.search(r"x 16384 entries", banner_value(text, "ttrace")), text
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "common/uevent_payload.h"
 #include "common/uevent_types.h"
@@ -95,7 +96,7 @@ static void kind_fields(struct tview *v, const struct tclass *c, const struct tt
 		case 's':
 			f = add(out, arg.name, arg.name_len, TFIELD_TEXT, 0);
 			if (rec) {
-				tview_aux_string(v, w, f->text, sizeof(f->text));
+				ttrace_format_arg_string(f->text, sizeof(f->text), rec, w, &v->dec);
 			}
 			break;
 		case 'y': {

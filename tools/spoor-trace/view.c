@@ -104,11 +104,6 @@ uint64_t tview_ns(const struct tview *v, uint64_t ts)
 	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
 }
 
-void tview_aux_string(const struct tview *v, uint64_t ref, char *buf, size_t size)
-{
-	ttrace_format_aux_string(buf, size, &v->area, ref);
-}
-
 static size_t hash(uint32_t id, int thread, size_t cap)
 {
 	uint64_t h = ((uint64_t)id << 1 | (uint64_t)thread) * 0x9e3779b97f4a7c15ull;

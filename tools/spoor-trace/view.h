@@ -63,14 +63,6 @@ size_t tview_line(struct tview *v, const struct ttrace_record *rec, char *buf);
 uint64_t tview_ns(const struct tview *v, uint64_t ts);
 
 /*
- * The string of aux reference ref as an event line shows it, without the
- * quotes: the record's string, bytes that would break a line as '?', cut
- * at 64 bytes with "..." after; "<evicted>" or "<bad 0x...>" otherwise.
- * The same rules as common/trace_format.c's put_string().
- */
-void tview_aux_string(const struct tview *v, uint64_t ref, char *buf, size_t size);
-
-/*
  * Fills the names table: process names from proc_spawn events and aux
  * PROC records, thread names from aux THREAD records, and each thread's
  * pid from the events it wrote. Returns 0 or -ENOMEM.
