@@ -32,6 +32,7 @@
 #include "trace/area_init.h"
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
+#include "trace/ring_write_one.h"
 #include "trace/echo.h"
 #include "trace/name_holds.h"
 #include "trace/recorder.h"
@@ -334,7 +335,9 @@ void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 	};
 	uint64_t flags = irq_save();
 	ev.ts = rdtsc();
-	ttrace_ring_write(&c->trace_ring, &ev);
+	if (!ttrace_ring_write_one(&c->trace_ring, &ev)) {
+		ttrace_ring_write(&c->trace_ring, &ev); /* drop mode */
+	}
 	irq_restore(flags);
 }
 
