@@ -88,15 +88,33 @@
  * i is known to start an event ("synced": 0, a head value, a clear_index,
  * or the end of an event it read are; a position it jumped to is not).
  * With N = ring_entries:
- *  R1. Load cpu[c].clear_index (acquire: pairs with the release store in
- *      a clear), then cpu[c].head as H (acquire: pairs with W1). If
- *      i < clear_index, the entries up to it were cleared: count them as
- *      cleared, i = clear_index, synced.
+ *  R1. Load cpu[c].clear_seq, then cpu[c].clear_index (acquire: pairs
+ *      with the release store in a clear), then cpu[c].head as H
+ *      (acquire: pairs with W1). If i < clear_index, the entries up to it
+ *      are gone, and count as the ledger counts them (ACCOUNTING): take
+ *      clear_index and cleared as one snapshot (the seqlock of CLEAR). A
+ *      cursor that knows the ledger's cleared count below i ("settled":
+ *      i is 0, or a clear_index or R2 position reached with that count in
+ *      the same snapshot, nothing read since) counts the difference as
+ *      cleared and the rest lost, exactly, whatever clears ran. Otherwise
+ *      entries it read below i may still have been stored when a clear
+ *      came, so only the last clear's part is known: the entries from
+ *      max(clear_index - N, i) on are cleared, those below lost. That is
+ *      the ledger's split when one clear ended since the cursor last
+ *      moved (it keeps the clear_seq its read loaded first; a cursor that
+ *      did not keep it takes this split); after two or more, how much of
+ *      the earlier ones had been overwritten is kept nowhere, and all
+ *      count cleared. Then i = clear_index, synced, settled with the
+ *      snapshot's cleared and its clear_seq kept.
  *  R2. If i >= H, nothing more is written yet. If H - i > N, entries from
  *      i on are gone: reload clear_index (acquire); if i is below it now,
  *      a clear let the writer reuse them: go to R1. Otherwise the entries
  *      up to H - N were overwritten: count them lost, i = H - N, not
- *      synced.
+ *      synced; settled if a snapshot as in R1 shows clear_index <= i (no
+ *      entry below i can be cleared any more).
+ *      A reader may stop at an end of its own (a head value: a dump up to
+ *      the heads it began with): no jump goes past it, and of a stretch R1
+ *      cuts there, the part below max(clear_index - N, i) is lost.
  *  R3. Load word 1 of slot i (seq, kind, cpu, ctx) with acquire, then ts
  *      with acquire, and test them in this order:
  *      - ts == TTRACE_TS_WRITING: the slot is being written. Reload head;
@@ -156,11 +174,16 @@
  *   stored      = head - lo          (readable, or being written)
  *   overwritten = lo - cleared
  * and emitted = stored + overwritten + dropped + cleared, exactly, at any
- * moment. In drop mode, entries are overwritten only below the tail, once
- * the streaming reader has consumed them. A streaming reader's own count
- * adds up too: received + lost + cleared (as R1-R5 count them) = head.
- * Its lost may exceed overwritten by the few orphan continuations whose
- * head entry was overwritten (stored, but not readable as an event).
+ * moment. Each entry below lo is one or the other for good: overwritten
+ * if its slot was reserved again before a clear came past it, cleared if
+ * a clear discarded it while stored; a clear that follows overwrites
+ * leaves them overwritten. In drop mode, entries are overwritten only
+ * below the tail, once the streaming reader has consumed them. A
+ * streaming reader's own count adds up too: received + lost + cleared (as
+ * R1-R5 count them) = head. A reader from index 0 that has read nothing
+ * yet counts, in one pass, cleared = cleared and lost = overwritten plus
+ * the few orphan continuations whose head entry was overwritten (stored,
+ * but not readable as an event).
  *
  * THE AUX BUFFER. Records name things events refer to. Positions form one
  * byte space: the durable part holds positions [0, aux_durable_end), at

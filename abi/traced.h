@@ -101,7 +101,8 @@
  *            answers when the host has the whole file.
  *
  * DUMP returns, page by page, the events the rings held when the dump
- * began (the first request, with a zeroed cursor), merged from every CPU
+ * began (the first request, with a zeroed cursor; what a clear discarded
+ * or what was overwritten before it is no dump's), merged from every CPU
  * in timestamp order (each CPU's own order exact), that pass the filter.
  * The reply's cursor goes into the next request with the same filter and
  * format, until TRACED_DUMP_DONE. A cursor holds ring positions only, so
@@ -109,8 +110,10 @@
  * pages are reported as lost, never skipped silently. FOLLOW is the same
  * without an end: a zeroed cursor starts at the newest event, each request
  * returns what has arrived since (possibly nothing: poll again), and in
- * drop mode traced publishes the follower's position as the ring's tail,
- * so a follower that keeps up loses nothing.
+ * drop mode traced publishes the position a request's cursor acknowledges
+ * (the client holds what is below it) as the ring's tail, so a follower
+ * that keeps up loses nothing, and a request sent again because its reply
+ * was lost (traced died first) finds the same entries.
  *
  * DATA. TRACED_FORMAT_TEXT gives lines of DESIGN.md's form, each ending
  * in '\n':

@@ -65,7 +65,8 @@ int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 
 void ttrace_cursor_init(struct ttrace_cursor *c, uint64_t index)
 {
-	*c = (struct ttrace_cursor){.index = index, .synced = true};
+	*c = (struct ttrace_cursor){
+	    .index = index, .end = UINT64_MAX, .synced = true, .settled = index == 0};
 }
 
 void ttrace_cursor_init_last(struct ttrace_cursor *c, const struct ttrace_ring *r, uint64_t n)
@@ -73,7 +74,8 @@ void ttrace_cursor_init_last(struct ttrace_cursor *c, const struct ttrace_ring *
 	/* relaxed: a starting point; R1-R5 validate whatever it finds */
 	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
 
-	*c = (struct ttrace_cursor){.index = head > n ? head - n : 0, .synced = head <= n};
+	*c = (struct ttrace_cursor){
+	    .index = head > n ? head - n : 0, .end = UINT64_MAX, .synced = head <= n};
 }
 
 enum copy_result {
@@ -163,7 +165,7 @@ static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
  * is visible now (the acquire load of head or of a slot word that showed
  * the reuse pairs with the writer's release stores, made after it read
  * clear_index with acquire): returns true with *clear updated, and R1
- * counts them as cleared. Otherwise they were overwritten.
+ * splits them. Otherwise they were overwritten.
  */
 static bool cleared_meanwhile(const struct ttrace_ring *r, uint64_t i, uint64_t *clear)
 {
@@ -172,31 +174,135 @@ static bool cleared_meanwhile(const struct ttrace_ring *r, uint64_t i, uint64_t 
 	return i < *clear;
 }
 
+/*
+ * clear_index and cleared as one clear left them (the seqlock of CLEAR in
+ * abi/trace.h). Returns false if a clear stayed in progress through every
+ * try (one interrupted for good, as by a panic on its CPU).
+ */
+static bool clear_snapshot(const struct ttrace_cpu *s, uint64_t *clear, uint64_t *cleared,
+			   uint32_t *seq)
+{
+	for (int tries = 0; tries < COUNTS_TRIES; tries++) {
+		/* acquire, all three: as in ttrace_ring_counts() */
+		*seq = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
+		*clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
+		*cleared = __atomic_load_n(&s->cleared, __ATOMIC_ACQUIRE);
+		/* relaxed: the acquire loads above keep it after them */
+		if (!(*seq & 1) && __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED) == *seq) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * R1: the entries from c->index up to clear_index (*clear, at least that)
+ * are gone; they count as the ledger counts them. Settled, the cursor
+ * knows the ledger's cleared count below its index, so the difference is
+ * exact whatever clears ran. Otherwise the entries below its index that
+ * it consumed may still have been stored when the next clear ran, and
+ * only the last clear's part can be told: the entries of the N before
+ * clear_index, the rest overwritten (exact when one clear ran since the
+ * cursor's last read, or its reads are not known). After two or more,
+ * which of the earlier ones were overwritten first is nowhere: all count
+ * cleared. Past the cursor's end only the part below it counts: the
+ * bottom of the last clear's stretch is what was overwritten.
+ */
+static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, uint64_t *clear)
+{
+	uint64_t to, cleared, gone;
+	uint32_t seq;
+	bool whole = clear_snapshot(r->state, &to, &cleared, &seq);
+
+	if (!whole || to < *clear) {
+		to = *clear;
+	}
+	*clear = to;
+	uint64_t stop = to < c->end ? to : c->end;
+	uint64_t skipped = stop - c->index;
+	uint64_t kept = ttrace_ring_oldest(to, r->entries, c->index);
+	bool one_clear = !whole || !c->clears_known || seq - (c->clears & ~1u) <= 2;
+
+	if (stop == to && whole && c->settled && cleared >= c->below) {
+		gone = cleared - c->below;
+	} else if (one_clear) {
+		gone = stop > kept ? stop - kept : 0;
+	} else {
+		gone = skipped;
+	}
+	if (gone > skipped) {
+		gone = skipped;
+	}
+	c->cleared += gone;
+	c->lost += skipped - gone;
+	c->index = stop;
+	c->synced = true;
+	c->settled = whole && stop == to;
+	c->below = cleared;
+	c->clears = seq;
+	c->clears_known = whole;
+}
+
+/*
+ * R2 moved the cursor to head - N: every entry below is final (a clear
+ * below clear_index, the rest reserved over), and the ledger's cleared
+ * count below it is the whole count, unless a clear ran meanwhile.
+ */
+static void settle_after_lap(const struct ttrace_ring *r, struct ttrace_cursor *c)
+{
+	uint64_t clear, cleared;
+	uint32_t seq;
+
+	c->settled = clear_snapshot(r->state, &clear, &cleared, &seq) && clear <= c->index;
+	c->below = cleared;
+	c->clears = seq;
+	c->clears_known = c->settled;
+}
+
+/*
+ * The cursor consumed entries that may still be stored: not settled, and
+ * the clears that count as since it are those that end after clears, its
+ * read's first load.
+ */
+static void consumed(struct ttrace_cursor *c, uint32_t clears)
+{
+	c->settled = false;
+	c->clears = clears;
+	c->clears_known = true;
+}
+
 size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			struct ttrace_record *out, size_t max)
 {
 	const struct ttrace_cpu *s = r->state;
+	/*
+	 * acquire: the loads below stay after it, so a clear that ended before
+	 * it shows in clear_index; one that ends after it (or is in progress)
+	 * counts as one since what this read consumes (skip_cleared()).
+	 */
+	uint32_t clears = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
 	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() (R1) */
 	uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
 	/* acquire: pairs with the drop-mode release compare-and-swap in ttrace_ring_reserve() */
 	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
 	size_t n = 0;
 
-	while (n < max && c->index < head) {
+	while (n < max && c->index < head && c->index < c->end) {
 		uint64_t i = c->index;
 		uint32_t nslots = 1;
 
 		if (i < clear) { /* R1 */
-			c->cleared += clear - i;
-			c->index = clear;
-			c->synced = true;
+			skip_cleared(r, c, &clear);
 			continue;
 		}
 		if (head - i > r->entries) { /* R2 */
 			if (!cleared_meanwhile(r, i, &clear)) {
-				c->lost += head - r->entries - i;
-				c->index = head - r->entries;
-				c->synced = false;
+				uint64_t to = head - r->entries;
+
+				c->index = to < c->end ? to : c->end;
+				c->lost += c->index - i;
+				c->synced = c->index == c->end; /* an end is a head value */
+				settle_after_lap(r, c);
 			}
 			continue;
 		}
@@ -211,15 +317,18 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			out[n++].index = i;
 			c->index = i + nslots;
 			c->synced = true;
+			consumed(c, clears);
 		} else if (got == COPY_EVENT || got == COPY_LAPPED) {
 			if (!cleared_meanwhile(r, i, &clear)) {
 				c->lost += nslots;
 				c->index = i + nslots;
 				c->synced = true;
+				consumed(c, clears);
 			}
 		} else if (got == COPY_CONT && !c->synced) {
 			c->lost++;
 			c->index++;
+			consumed(c, clears);
 		} else if (got != COPY_CHANGED && head - i <= r->entries) {
 			break; /* not written yet: a later call retries */
 		}

@@ -73,18 +73,27 @@ struct ttrace_counts {
  */
 int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c);
 
-/* Where a reader is in one ring, and what it has skipped so far. */
+/*
+ * Where a reader is in one ring, and what it has skipped so far: lost and
+ * cleared split the skipped entries as the ledger does (abi/trace.h, R1).
+ */
 struct ttrace_cursor {
 	uint64_t index;	  /* the next entry to read */
+	uint64_t end;	  /* the reader stops here, a head value (UINT64_MAX: never) */
 	uint64_t lost;	  /* entries overwritten before they were read */
 	uint64_t cleared; /* entries skipped because a clear discarded them */
-	bool synced;	  /* index is known to start an event */
+	uint64_t below;	  /* if settled: the ledger's cleared entries below index */
+	uint32_t clears; /* if clears_known: clear_seq as of its last step; later ones came since */
+	bool clears_known;
+	bool synced;  /* index is known to start an event */
+	bool settled; /* no entry below index can be cleared any more */
 };
 
 /*
  * Starts a cursor at index, which must start an event: 0 (everything
- * still there, the rest counted lost), or a head or clear_index value read
- * from the header (only what comes after).
+ * still there, the rest counted lost; settled), or a head or clear_index
+ * value read from the header (only what comes after). It has no end: a
+ * caller that wants one (a dump up to the heads it began with) sets it.
  */
 void ttrace_cursor_init(struct ttrace_cursor *c, uint64_t index);
 
@@ -110,11 +119,11 @@ struct ttrace_record {
 
 /*
  * Copies up to max events of ring r from cursor c into out, in index
- * order, and advances c past every entry it returns or skips, adding
- * entries no longer there to c->lost or c->cleared. Returns the number
- * of events copied; fewer than max when it reached the head or an entry
- * still being written (a later call goes on from there). Never returns a
- * torn or lapped event.
+ * order, and advances c past every entry it returns or skips, up to
+ * c->end at most, adding entries no longer there to c->lost or
+ * c->cleared. Returns the number of events copied; fewer than max when it
+ * reached the head, its end or an entry still being written (a later
+ * call goes on from there). Never returns a torn or lapped event.
  */
 size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			struct ttrace_record *out, size_t max);

@@ -22,6 +22,7 @@
 #include "lib/printk.h"
 #include "mm/pmm.h"
 #include "mm/vmm.h"
+#include "mm/zero_page.h"
 #include "proc/loader.h"
 #include "proc/spawn.h"
 #include "sched/sched.h"
@@ -103,6 +104,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	options_parse(boot_info.cmdline);		/* warns about what it does not know */
 	pmm_init(&boot_info);				/* frame allocator; kmalloc works now */
 	vmm_init();					/* kernel page tables, full direct map */
+	zero_page_init();				/* the frame untouched user memory reads */
 	acpi_init(boot_info.rsdp, boot_info.rsdp_len);	/* CPUs, APICs, power-off */
 	apic_init(acpi_madt.lapic_phys);		/* local APIC registers */
 	cpus[0].apic_id = apic_id();			/* the boot CPU's own id */

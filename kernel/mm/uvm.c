@@ -16,6 +16,7 @@
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/pmm.h"
+#include "mm/zero_page.h"
 #include "trace/ktrace.h"
 
 #define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
@@ -36,10 +37,36 @@ static struct region *region_of(struct list *node)
 	return list_entry(node, struct region, node);
 }
 
+/*
+ * The page-table rights of r's pages. A PROT_NONE page is not present at
+ * all, its frame kept for a later protect; any other is readable, as x86
+ * cannot give write or execute without read.
+ */
 static unsigned pte_flags(const struct region *r, bool writable)
 {
+	if (!(r->prot & (PROT_READ | PROT_WRITE | PROT_EXEC))) {
+		return VM_USER | VM_NOACCESS;
+	}
 	return VM_USER | (writable && (r->prot & PROT_WRITE) ? VM_WRITE : 0) |
 	       (r->prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+/*
+ * A reference on a user frame, for each mapping of it. The zero page is
+ * never counted: no number of mappings can free it (zero_page.h).
+ */
+static void frame_get(uint64_t pa)
+{
+	if (pa != zero_page_phys()) {
+		pmm_frame_ref(pa);
+	}
+}
+
+static void frame_put(uint64_t pa)
+{
+	if (pa != zero_page_phys()) {
+		pmm_frame_unref(pa);
+	}
 }
 
 static bool range_ok(uint64_t addr, uint64_t len)
@@ -196,7 +223,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 		vmm_unmap(&vm->as, va, pages);
 		__atomic_fetch_sub(&vm->rss_pages, n, __ATOMIC_RELAXED);
 		for (uint64_t i = 0; i < n; i++) {
-			pmm_frame_unref(frames[i]);
+			frame_put(frames[i]);
 		}
 	}
 }
@@ -231,7 +258,7 @@ void uvm_destroy(struct vm *vm)
 		}
 		kfree(r);
 	}
-	vmm_space_destroy(&vm->as, pmm_frame_unref);
+	vmm_space_destroy(&vm->as, frame_put);
 	vm->rss_pages = 0;
 }
 
@@ -275,10 +302,10 @@ int uvm_map_shared(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot,
 	if (!err) {
 		insert(vm, r);
 		for (uint64_t i = 0; i < nframes && !err; i++) {
-			pmm_frame_ref(frames[i]);
+			frame_get(frames[i]);
 			err = map_page(vm, start + i * PAGE_SIZE, frames[i], pte_flags(r, false));
 			if (err) {
-				pmm_frame_unref(frames[i]);
+				frame_put(frames[i]);
 			}
 		}
 		if (err) {
@@ -335,11 +362,11 @@ int uvm_map_frame(struct vm *vm, struct memobj *obj, uint64_t addr, uint32_t pro
 		memobj_get(obj);
 		insert(vm, r);
 		for (uint32_t i = 0; i < obj->npages && !err; i++) {
-			pmm_frame_ref(obj->frames[i]);
+			frame_get(obj->frames[i]);
 			err = map_page(vm, start + (uint64_t)i * PAGE_SIZE, obj->frames[i],
 				       pte_flags(r, true));
 			if (err) {
-				pmm_frame_unref(obj->frames[i]);
+				frame_put(obj->frames[i]);
 			}
 		}
 		if (err) {
@@ -450,10 +477,10 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 			if (vmm_lookup(&vm->as, addr + off, &pa, &flags)) {
 				continue;
 			}
-			pmm_frame_ref(pa);
+			frame_get(pa);
 			err = map_page(vm, dst + off, pa, pte_flags(r, false));
 			if (err) {
-				pmm_frame_unref(pa);
+				frame_put(pa);
 			}
 		}
 		if (err) {
@@ -468,7 +495,9 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 
 /*
  * Gives the page at va a frame, and for a write its own writable one; sets
- * *outcome to TTRACE_PF_COW if that meant copying. Lock held.
+ * *outcome to TTRACE_PF_COW if that meant copying. An anonymous page that
+ * is only read gets the shared zero page, read-only, and so costs no
+ * frame until written. Lock held.
  */
 static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write, uint32_t *outcome)
 {
@@ -479,7 +508,9 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 	if (vmm_lookup(&vm->as, va, &pa, &flags)) {
 		if (r->obj) {
 			pa = r->obj->frames[r->obj_first + (va - r->start) / PAGE_SIZE];
-			pmm_frame_ref(pa);
+			frame_get(pa);
+		} else if (!write) {
+			pa = zero_page_phys();
 		} else if (pmm_alloc_frames(1, &pa)) {
 			return -ENOMEM;
 		} else {
@@ -487,17 +518,18 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 		}
 		int err = map_page(vm, va, pa, pte_flags(r, r->obj || write));
 		if (err) {
-			pmm_frame_unref(pa);
+			frame_put(pa);
 		}
 		return err;
 	}
 	if (!write || flags & VM_WRITE) {
 		return 0; /* already resolved, by another thread or a stale TLB entry */
 	}
-	if (r->obj || pmm_frame_refs(pa) == 1) {
+	/* The page's own frame becomes writable; never the zero page, whose count says nothing. */
+	if (r->obj || (pa != zero_page_phys() && pmm_frame_refs(pa) == 1)) {
 		return vmm_protect(&vm->as, va, 1, pte_flags(r, true));
 	}
-	/* Shared: copy it, and let go of the shared frame only after the shootdown. */
+	/* Shared (the zero page too): copy it, and let go of it only after the shootdown. */
 	if (pmm_alloc_frames(1, &fresh)) {
 		return -ENOMEM;
 	}
@@ -506,7 +538,7 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 	*outcome = TTRACE_PF_COW;
 	vmm_unmap(&vm->as, va, 1);
 	int err = vmm_map(&vm->as, va, fresh, 1, pte_flags(r, true));
-	pmm_frame_unref(err ? fresh : pa);
+	frame_put(err ? fresh : pa);
 	if (err) {
 		__atomic_fetch_sub(&vm->rss_pages, 1, __ATOMIC_RELAXED);
 	}

@@ -2,11 +2,16 @@
  * uvm: user virtual memory. A process's memory is a sorted list of
  * regions over its address space:
  *
- *   anonymous  demand-paged: a page gets a zeroed frame on first touch.
- *              Pages may also start out shared (a program's segments, a
- *              copy-on-write copy): a writable region maps shared frames
- *              read-only, and the first write gives the page its own copy.
+ *   anonymous  demand-paged: a page read before it is written maps the
+ *              shared zero page read-only, the first write gives it a
+ *              zeroed frame of its own. Pages may also start out shared
+ *              (a program's segments, a copy-on-write copy): a writable
+ *              region maps shared frames read-only, and the first write
+ *              gives the page its own copy.
  *   frame      a frame object (memobj) mapped whole, shared, never copied.
+ *
+ * The page tables hold every region's prot: a PROT_NONE page is not
+ * present to the CPU at all, but keeps its frame for a later protect.
  *
  * Every operation takes the vm's mutex (it may wait for TLB shootdowns);
  * user copies must not be made while holding it, since they may fault.

@@ -21,6 +21,8 @@
 #define VM_EXEC	   (1u << 1)
 #define VM_USER	   (1u << 2)
 #define VM_NOCACHE (1u << 3)
+/* No access at all (PROT_NONE): the page keeps its frame but is not present to the CPU. */
+#define VM_NOACCESS (1u << 4)
 
 struct addr_space {
 	uint64_t pml4_phys;   /* [I] */
@@ -60,7 +62,10 @@ int vmm_map(struct addr_space *as, uintptr_t va, uint64_t pa, uint64_t npages, u
 /* Unmaps npages pages from va; pages that are not mapped are skipped. 0 or -EINVAL. */
 int vmm_unmap(struct addr_space *as, uintptr_t va, uint64_t npages);
 
-/* Sets the rights of the mapped pages among npages from va. 0 or -EINVAL. */
+/*
+ * Sets the rights of the mapped pages among npages from va (VM_NOACCESS
+ * pages included: they keep their frames either way). 0 or -EINVAL.
+ */
 int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned flags);
 
 /*
@@ -69,7 +74,10 @@ int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned f
  */
 uintptr_t vmm_next_table(struct addr_space *as, uintptr_t va, uintptr_t end);
 
-/* Finds what va maps to. 0 or -ENOENT. */
+/*
+ * Finds what va maps to, a VM_NOACCESS page's kept frame too (flags then
+ * VM_NOACCESS alone). 0 or -ENOENT.
+ */
 int vmm_lookup(struct addr_space *as, uintptr_t va, uint64_t *pa, unsigned *flags);
 
 #endif

@@ -51,11 +51,14 @@ int64_t sys_mem_cow_copy(struct trap_frame *f)
 	return address_or_error(err, addr);
 }
 
-/* Frame rights bound what a mapping may ever allow. */
+/*
+ * Frame rights bound what a mapping may ever allow. Mapping at all takes
+ * READ (checked before): a present page is readable on x86, whatever else
+ * it allows, so even a PROT_NONE mapping could be protected into a read.
+ */
 static uint32_t max_prot_of(uint32_t rights)
 {
-	return (rights & CAP_RIGHT_READ ? PROT_READ | PROT_EXEC : 0) |
-	       (rights & CAP_RIGHT_WRITE ? PROT_WRITE : 0);
+	return PROT_READ | PROT_EXEC | (rights & CAP_RIGHT_WRITE ? PROT_WRITE : 0);
 }
 
 int64_t sys_mem_map_frame(struct trap_frame *f)
@@ -68,7 +71,7 @@ int64_t sys_mem_map_frame(struct trap_frame *f)
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) {
 		return -EINVAL;
 	}
-	int err = cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_FRAME, 0, &c);
+	int err = cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_FRAME, CAP_RIGHT_READ, &c);
 	if (err) {
 		return err;
 	}

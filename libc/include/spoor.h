@@ -166,13 +166,21 @@ static inline long sys_mem_unmap(void *addr, size_t len)
 	return __syscall2(mem_unmap, addr, len);
 }
 
-/* Changes the protection of the pages of [addr, addr + len) to prot. */
+/*
+ * Changes the protection of the pages of [addr, addr + len) to prot.
+ * PROT_NONE pages fault on any access but keep their data for a later
+ * protect. -EACCES beyond what a frame mapping's capability allows.
+ */
 static inline long sys_mem_protect(void *addr, size_t len, uint32_t prot)
 {
 	return __syscall3(mem_protect, addr, len, prot);
 }
 
-/* Maps the frame object in slot at addr (or where the kernel chooses); returns the address. */
+/*
+ * Maps the frame object in slot at addr (or where the kernel chooses);
+ * returns the address. Any mapping needs CAP_RIGHT_READ, a PROT_WRITE one
+ * CAP_RIGHT_WRITE too: -EACCES otherwise.
+ */
 static inline long sys_mem_map_frame(int slot, void *addr, uint32_t prot)
 {
 	return __syscall3(mem_map_frame, slot, addr, prot);

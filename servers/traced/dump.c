@@ -138,7 +138,11 @@ static int cursor_check(const struct traced_cursor *c, const struct traced_filte
 	return 0;
 }
 
-/* A new dump starts at index 0 of every ring (all that is still there), up to the heads. */
+/*
+ * A new dump starts at each ring's last clear and goes up to the heads:
+ * all that is still there, and, counted lost, what was overwritten since
+ * the clear. What came before it is no dump's: a clear says so.
+ */
 static void cursor_start(struct traced_cursor *c, bool follow)
 {
 	c->magic = TRACED_CURSOR_MAGIC;
@@ -146,8 +150,13 @@ static void cursor_start(struct traced_cursor *c, bool follow)
 	c->flags = follow ? TRACED_CURSOR_FOLLOW : 0;
 	c->synced = (1u << traced.ncpus) - 1;
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		/* acquire: pairs with a clear's release store; head, loaded after, is at least it
+		 */
+		uint64_t clear =
+		    __atomic_load_n(&traced.ring[i].state->clear_index, __ATOMIC_ACQUIRE);
+		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
 		uint64_t head = __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
-		c->next[i] = follow ? head : 0;
+		c->next[i] = follow ? head : clear;
 		c->end[i] = follow ? 0 : head;
 	}
 }
@@ -159,19 +168,9 @@ static void sources_init(struct dump *d)
 		ttrace_cursor_init(&s->at, d->cursor->next[i]);
 		s->at.synced = d->cursor->synced >> i & 1;
 		s->end = d->follow ? UINT64_MAX : d->cursor->end[i];
+		s->at.end = s->end;
 		s->have = s->stalled = s->finished = false;
 	}
-}
-
-/*
- * Entries of [at.index, end) that the read ahead skipped as lost. Entries
- * a clear discarded meanwhile are not lost: someone asked for that.
- */
-static uint64_t lost_in_range(const struct source *s)
-{
-	uint64_t from = s->at.index + s->ahead.cleared;
-	uint64_t room = s->end > from ? s->end - from : 0;
-	return s->ahead.lost < room ? s->ahead.lost : room;
 }
 
 /* Reads source i's next event ahead, unless it has one or has finished. */
@@ -184,22 +183,18 @@ static void peek(struct dump *d, uint32_t i)
 	}
 	s->ahead = s->at;
 	s->ahead.lost = s->ahead.cleared = 0;
-	size_t n = ttrace_ring_read(&traced.ring[i], &s->ahead, &s->rec, 1);
-	if (n && s->rec.index < s->end) {
+	if (ttrace_ring_read(&traced.ring[i], &s->ahead, &s->rec, 1)) {
 		s->have = true;
 		return;
 	}
 	/*
-	 * No event below end: what the reader skipped on the way still gets
-	 * reported, and the position stops at end (a head value: an event
-	 * starts there), where the next page's cursor must stay.
+	 * No event: at end, the reader stopped there (an event starts at a
+	 * head value), where the next page's cursor must stay. What it
+	 * skipped on the way still gets reported: only what was overwritten,
+	 * not what a clear discarded (someone asked for that).
 	 */
-	if (n || s->ahead.index >= s->end) {
+	if (s->ahead.index >= s->end) {
 		s->finished = true;
-		if (s->ahead.index > s->end) {
-			s->ahead.index = s->end;
-			s->ahead.synced = true;
-		}
 	} else {
 		s->stalled = true; /* a write in progress, or nothing new for a follower */
 	}
@@ -306,7 +301,7 @@ static bool flush_loss(struct dump *d)
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		struct source *s = &d->src[i];
 		if (!s->have && (s->finished || s->stalled) && s->ahead.index != s->at.index) {
-			uint64_t lost = lost_in_range(s);
+			uint64_t lost = s->ahead.lost;
 			if (!emit(d, i, d->cursor->skip ? 0 : lost, NULL)) {
 				return false;
 			}
@@ -340,7 +335,7 @@ static bool merge(struct dump *d)
 			}
 		}
 		struct source *s = &d->src[i];
-		uint64_t lost = lost_in_range(s);
+		uint64_t lost = s->ahead.lost;
 		bool match = matches(d->filter, d->tree, &s->rec) &&
 			     (!d->scope || scope_has(d->scope, s->rec.pid));
 		bool show = match && !d->cursor->skip;
@@ -393,10 +388,11 @@ static void skip_to_last(struct dump *d)
 }
 
 /*
- * Follow in drop mode: the follower has everything below its position.
- * The tail only moves forward, so no cursor a client sends can pin it and
- * make the writers drop everything; with several followers the furthest
- * one sets it, and the others may find entries reused (counted as lost).
+ * Follow in drop mode: the follower has everything below the position its
+ * request acknowledges. The tail only moves forward, so no cursor a
+ * client sends can pin it and make the writers drop everything; with
+ * several followers the furthest one sets it, and the others may find
+ * entries reused (counted as lost).
  */
 static void publish_tails(const struct traced_cursor *c)
 {
@@ -473,6 +469,18 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	if (err) {
 		return err;
 	}
+	/*
+	 * What a FOLLOW request acknowledges: the client holds everything
+	 * below the cursor it sends (a new one starts at the heads). That,
+	 * not where this page ends, is the tail drop mode keeps: if the reply
+	 * never reaches the client (traced dies before sending it), the client
+	 * sends the same request again and finds the page's entries still
+	 * there, neither reused by the writers nor counted lost.
+	 */
+	if (op == TRACED_OP_FOLLOW && !r.cursor.magic) {
+		cursor_start(&r.cursor, true);
+	}
+	const struct traced_cursor acked = r.cursor;
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
 		char line[TTRACE_LINE_MAX];
@@ -487,7 +495,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	}
 	/* A follower that may not read everything does not decide what drop mode keeps. */
 	if (op == TRACED_OP_FOLLOW && !piece.scope) {
-		publish_tails(&r.cursor);
+		publish_tails(&acked);
 	}
 	page_finish(rep, &r.cursor, done, (uint32_t)piece.len, piece.events);
 	return 0;

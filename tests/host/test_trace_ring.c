@@ -180,8 +180,9 @@ static void check_counts(const struct ttrace_ring *r, const struct model *m, con
 
 /*
  * A fresh reader from index 0 must return every whole event after the
- * last clear, count what came before it as cleared and every other entry
- * as lost. Returns the records it read.
+ * last clear, count each entry before it as the model says it went
+ * (cleared, or overwritten: lost), and every other entry as lost.
+ * Returns the records it read.
  */
 static size_t check_fresh_read(const struct ttrace_ring *r, const struct model *m, const char *what)
 {
@@ -196,7 +197,10 @@ static size_t check_fresh_read(const struct ttrace_ring *r, const struct model *
 		const struct model_event *e = &m->ev[i];
 
 		if (e->first < m->clear) {
-			cleared += e->nslots;
+			for (uint32_t k = 0; k < e->nslots; k++) {
+				cleared += m->state[e->first + k] == ENTRY_CLEARED;
+				lost += m->state[e->first + k] == ENTRY_OVERWRITTEN;
+			}
 		} else if (!model_whole(m, e)) {
 			lost += e->nslots;
 		} else if (want < n) {
@@ -340,8 +344,11 @@ static const struct ring_row ring_rows[] = {
     {"drop mode with a lagging tail", DROP, "w1*16 t8 w1*10", 16, 8, 2, 0, 16, 8, 0},
     {"drop mode takes a tail above head as head", DROP, "w1*16 t1000 w1*4", 16, 4, 0, 0, 16, 4, 0},
     {"clear discards what is stored", OVERWRITE, "w1*10 c w1*3", 3, 0, 0, 10, 3, 0, 10},
-    {"clear after a wrap", OVERWRITE, "w1*20 c", 0, 4, 0, 16, 0, 0, 20},
+    {"clear after a wrap", OVERWRITE, "w1*20 c", 0, 4, 0, 16, 0, 4, 16},
     {"two clears", OVERWRITE, "w1*5 c w1*5 c w1*2", 2, 0, 0, 10, 2, 0, 10},
+    {"overwrites, then clears, twice", OVERWRITE, "w1*20 c w1*20 c w1*3", 3, 8, 0, 32, 3, 8, 32},
+    {"overwrites across clears of every size", OVERWRITE, "w3*9 c w1*3 c w2*11 c c w4*2", 8, 17, 0,
+     35, 2, 17, 35},
     {"clear makes room in drop mode", DROP, "w1*20 c w1*5", 5, 0, 4, 16, 5, 0, 16},
     {"streaming reader in overwrite mode", OVERWRITE, "w2*5 r w2*10 r w4*2", 16, 22, 0, 0, 6, 22,
      0},
@@ -458,6 +465,78 @@ TEST(trace_ring_random_steps_match_the_model)
 			test_area_put(&g.a);
 		}
 	}
+}
+
+/*
+ * A reader that consumed events, was lapped and then saw a clear: of what
+ * it skipped, the entries overwritten before the clear are lost and those
+ * the clear discarded are cleared, as the ledger counts them; the same
+ * for a cursor that knows nothing of its past (traced's next page), and,
+ * up to its end, for a dump.
+ */
+TEST(trace_ring_reader_splits_a_clear_after_overwrites_as_the_ledger_does)
+{
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor page, dump;
+	struct ttrace_counts counts;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	for (int i = 0; i < 4; i++) {
+		rig_write(&g, 1, "before");
+	}
+	rig_stream(&g, READ_MAX, "read all");
+	for (int i = 0; i < 30; i++) {
+		rig_write(&g, 1, "lapping");
+	}
+	rig_clear(&g); /* entries 4..17 were overwritten, 18..33 are cleared */
+	ttrace_cursor_init(&page, 4);
+	ttrace_cursor_init(&dump, 4);
+	dump.end = 10;
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &g.stream, out, READ_MAX), 0, "nothing left");
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
+	CHECK_EQ_UINT(counts.overwritten, 18, "the ledger: 0..17 overwritten");
+	CHECK_EQ_UINT(counts.cleared, 16, "the ledger: 18..33 cleared");
+	CHECK_EQ_UINT(g.stream.lost, 14, "the streaming reader lost 4..17");
+	CHECK_EQ_UINT(g.stream.cleared, 16, "and skipped 18..33 as cleared");
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &page, out, READ_MAX), 0, "page: nothing left");
+	CHECK_EQ_UINT(page.lost, 14, "a page's cursor lost 4..17");
+	CHECK_EQ_UINT(page.cleared, 16, "and skipped 18..33 as cleared");
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &dump, out, READ_MAX), 0, "dump: nothing left");
+	CHECK_EQ_UINT(dump.lost, 6, "a dump up to 10 lost 4..9");
+	CHECK_EQ_UINT(dump.cleared, 0, "and nothing cleared");
+	CHECK_EQ_UINT(dump.index, 10, "it stops at its end");
+	test_area_put(&g.a);
+}
+
+/*
+ * A streaming reader in drop mode, two clears behind: the writers never
+ * overwrote what it had not consumed, and which of it each clear took is
+ * kept nowhere, so all it skipped counts cleared, and nothing lost, as
+ * the ledger has it.
+ */
+TEST(trace_ring_reader_two_clears_behind_in_drop_mode_loses_nothing)
+{
+	struct ttrace_counts counts;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_DROP);
+	for (int i = 0; i < ENTRIES; i++) {
+		rig_write(&g, 1, "fill");
+	}
+	rig_stream(&g, READ_MAX, "read all");
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < ENTRIES; i++) {
+			rig_write(&g, 1, "fill again");
+		}
+		rig_clear(&g);
+	}
+	rig_stream(&g, READ_MAX, "after the clears");
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
+	CHECK_EQ_UINT(counts.cleared, 2 * ENTRIES, "the ledger: both clears took a ring");
+	CHECK_EQ_UINT(g.stream.cleared, 2 * ENTRIES, "the reader skipped them as cleared");
+	CHECK_EQ_UINT(g.stream.lost, 0, "and lost nothing");
+	test_area_put(&g.a);
 }
 
 TEST(trace_ring_reader_waits_for_an_entry_being_written)

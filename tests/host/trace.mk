@@ -1,4 +1,4 @@
-# The trace concurrency test; the Makefile includes this file.
+# The aux concurrency test; the Makefile includes this file.
 #
 # tests/host/tsan/ holds tests that need ThreadSanitizer, which does not
 # mix with the AddressSanitizer of run_tests: they build into a binary of

@@ -293,6 +293,19 @@ def test_drop_mode_follower_receives_all_but_what_was_dropped(small_ring):
     assert dropped > 0 and int(received.group(1)) + dropped == TICKS, (received.group(0), dropped)
 
 
+def test_follow_request_sent_again_after_a_lost_reply_finds_the_same_events(small_ring):
+    """When traced dies after reading a FOLLOW page but before its reply arrives,
+    libc's client sends the same request to the restarted traced: in drop mode
+    the page's entries must still be there, not reused by a ring's worth of
+    later events and counted lost (tracescope resend drops the reply itself)."""
+    spoor = small_ring
+    assert "trace: mode drop" in spoor.command("trace mode drop")
+    spoor.command("trace on test")
+    assert "trace: cleared every ring" in spoor.command("trace clear")
+    out = spoor.command(f"run -r tracescope resend {RING_ENTRIES}")
+    assert "tracescope: resend ok" in out, out
+
+
 def follow_timer(spoor):
     """Follows CPU 0's timer ticks for 20 events, then Ctrl-C: (the stop line's
     match, every tick number printed)."""

@@ -4,6 +4,11 @@
  * Lower tables are reached through the direct map. The direct map itself
  * uses 2 MiB pages, cached for RAM and uncached for the 2 MiB pages that
  * hold no RAM (where the APICs live); vmm_map refuses to split them.
+ *
+ * A VM_NOACCESS page keeps its frame in a last-level entry that is not
+ * present: the CPU ignores every other bit of such an entry (SDM 3A
+ * 4.5.4), so the frame's address stays there, marked PTE_KEPT, for
+ * vmm_lookup, vmm_protect, unmapping and freeing to find.
  */
 #include "mm/vmm.h"
 
@@ -25,6 +30,7 @@
 #define PTE_PWT	 (1ull << 3)
 #define PTE_PCD	 (1ull << 4)
 #define PTE_PS	 (1ull << 7)
+#define PTE_KEPT (1ull << 9) /* software (SDM 3A 4.5.4): a VM_NOACCESS frame, not present */
 #define PTE_NX	 (1ull << 63)
 #define PTE_ADDR 0x000ffffffffff000ull
 
@@ -60,10 +66,19 @@ static uint64_t alloc_table(void)
 	return pa;
 }
 
+/* Does a last-level entry hold a frame, present or kept? */
+static bool holds_frame(uint64_t pte)
+{
+	return pte & (PTE_P | PTE_KEPT);
+}
+
 static uint64_t pte_flags(unsigned flags)
 {
 	uint64_t f = PTE_P;
 
+	if (flags & VM_NOACCESS) {
+		return PTE_KEPT; /* not present: every access faults */
+	}
 	if (flags & VM_WRITE) {
 		f |= PTE_W;
 	}
@@ -81,6 +96,9 @@ static uint64_t pte_flags(unsigned flags)
 
 static unsigned vm_flags(uint64_t pte)
 {
+	if (!(pte & PTE_P)) {
+		return VM_NOACCESS;
+	}
 	return (pte & PTE_W ? VM_WRITE : 0) | (pte & PTE_NX ? 0 : VM_EXEC) |
 	       (pte & PTE_U ? VM_USER : 0) | (pte & PTE_PCD ? VM_NOCACHE : 0);
 }
@@ -175,7 +193,7 @@ int vmm_map(struct addr_space *as, uintptr_t va, uint64_t pa, uint64_t npages, u
 	uint64_t lock_flags = spin_lock_irqsave(&as->lock);
 	for (uint64_t i = 0; i < npages; i++) {
 		int r = walk(as, va + i * PAGE_SIZE, false, &pte);
-		if (r == -EINVAL || (!r && (*pte & PTE_P))) {
+		if (r == -EINVAL || (!r && holds_frame(*pte))) {
 			err = r ? r : -EEXIST;
 			goto out;
 		}
@@ -252,7 +270,7 @@ int vmm_protect(struct addr_space *as, uintptr_t va, uint64_t npages, unsigned f
 	uint64_t lock_flags = spin_lock_irqsave(&as->lock);
 	for (uintptr_t a = next_table_locked(as, va, end); a < end;
 	     a = next_table_locked(as, a + PAGE_SIZE, end)) {
-		if (!walk(as, a, false, &pte) && (*pte & PTE_P)) {
+		if (!walk(as, a, false, &pte) && holds_frame(*pte)) {
 			*pte = (*pte & PTE_ADDR) | pte_flags(flags);
 		}
 	}
@@ -277,7 +295,7 @@ int vmm_lookup(struct addr_space *as, uintptr_t va, uint64_t *pa, unsigned *flag
 	uint64_t lock_flags = spin_lock_irqsave(&as->lock);
 
 	err = walk(as, PAGE_ALIGN_DOWN(va), false, &pte);
-	if (!err && !(*pte & PTE_P)) {
+	if (!err && !holds_frame(*pte)) {
 		err = -ENOENT;
 	}
 	if (!err) {
@@ -414,12 +432,9 @@ static void free_tables(uint64_t table_pa, int level, void (*leaf)(uint64_t pa))
 	uint64_t *table = phys_to_virt(table_pa);
 
 	for (unsigned i = 0; i < ENTRIES; i++) {
-		if (!(table[i] & PTE_P)) {
-			continue;
-		}
-		if (level == 0) {
+		if (level == 0 && holds_frame(table[i])) {
 			leaf(table[i] & PTE_ADDR);
-		} else {
+		} else if (level > 0 && table[i] & PTE_P) {
 			free_tables(table[i] & PTE_ADDR, level - 1, leaf);
 		}
 	}

@@ -19,6 +19,10 @@
  *              passed), which calls traced through it: traced sees the
  *              child's pid and the same level, and the child cannot mint
  *              another badge from it
+ *   resend N   (a ring of N entries in drop mode) follows, gets a page
+ *              of its own events, then sends that request again, as
+ *              libc's client does when traced died before replying, after
+ *              N more events: the page comes again, none of it lost
  * Tests run it with only the test category on and nothing else tracing.
  */
 #include <errno.h>
@@ -34,6 +38,7 @@
 #define PASSED_SLOT    (CAP_SLOT_FIRST_FREE + 4)
 #define CHILD_WAIT_NS  10000000000ull
 #define DUMP_PAGES_MAX 100000
+#define RESEND_TICKS   16 /* events of the page whose reply is lost: a quarter of a small ring */
 
 static int checks, failures;
 
@@ -260,6 +265,60 @@ static int mode_dump(uint64_t n)
 	return done("dump");
 }
 
+/*
+ * The next page of a binary FOLLOW: the seq of each of its test_tick
+ * events into seqs (at most max; returns how many), the entries its loss
+ * markers count into *lost.
+ */
+static size_t follow_page(struct traced_pager *p, uint64_t *seqs, size_t max, uint64_t *lost)
+{
+	const uint8_t *data;
+	size_t len, n = 0;
+	uint32_t flags;
+
+	*lost = 0;
+	expect("a FOLLOW page", traced_pager_next(p, &data, &len, &flags), 0);
+	const union ttrace_slot *s = (const union ttrace_slot *)data;
+	for (size_t i = 0; i < len / sizeof(*s); i++) {
+		if (s[i].e.kind == TRACED_KIND_LOST) {
+			*lost += s[i].e.data[0];
+		} else if (!(s[i].e.ts & TTRACE_TS_CONT) && s[i].e.kind == TTRACE_KIND_test_tick &&
+			   n < max) {
+			seqs[n++] = s[i].e.data[0];
+		}
+	}
+	return n;
+}
+
+static int mode_resend(uint64_t entries)
+{
+	static struct traced_pager pager;
+	struct traced_filter all = {0};
+	uint64_t seqs[RESEND_TICKS + 1], lost;
+	size_t n;
+
+	expect("run on cpu 0", sys_thread_set_cpu(0), 0);
+	traced_pager_dump(&pager, TRACED_OP_FOLLOW, &all, TRACED_FORMAT_BINARY);
+	follow_page(&pager, seqs, RESEND_TICKS, &lost); /* starts at the heads */
+	emit(RESEND_TICKS);
+	const struct traced_cursor acked = pager.req.dump.cursor;
+	n = follow_page(&pager, seqs, RESEND_TICKS, &lost);
+	expect("events of the page whose reply is lost", (long)n, RESEND_TICKS);
+	/* That reply never came: the same request goes again, after a ring's worth of events. */
+	pager.req.dump.cursor = acked;
+	expect("a ring's worth of events", sys_trace_test(entries) >= 0, 1);
+	n = follow_page(&pager, seqs, RESEND_TICKS + 1, &lost);
+	printf("tracescope: the request sent again got %zu events, %llu lost\n", n,
+	       (unsigned long long)lost);
+	expect("entries lost", (long)lost, 0);
+	expect("its events and the next", (long)n, RESEND_TICKS + 1);
+	for (size_t i = 0; i < n; i++) {
+		/* the page's events, then the first of the ring's worth after them */
+		expect("in order", (long)seqs[i], i < RESEND_TICKS ? (long)i : 0);
+	}
+	return done("resend");
+}
+
 static int mode_pass(void)
 {
 	long traced_slot = lookup(TRACED_NAME);
@@ -306,12 +365,16 @@ int main(int argc, char **argv)
 		emit(strtoull(argv[2], NULL, 10));
 		return failures ? 1 : 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "resend")) {
+		return mode_resend(strtoull(argv[2], NULL, 10));
+	}
 	if (argc == 2 && !strcmp(argv[1], "pass")) {
 		return mode_pass();
 	}
 	if (argc == 2 && !strcmp(argv[1], "passed")) {
 		return mode_passed();
 	}
-	printf("tracescope: usage: tracescope self EVENT | read EVENT | dump N | pass\n");
+	printf(
+	    "tracescope: usage: tracescope self EVENT | read EVENT | dump N | resend N | pass\n");
 	return 2;
 }

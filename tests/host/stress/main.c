@@ -1,0 +1,90 @@
+/*
+ * ring_stress [SECONDS]: runs the ring stress (ring_stress.h) for about
+ * SECONDS (default: a short run, the one `make test-host` does), that
+ * time shared between the configurations below, seeded from the clock
+ * unless RING_STRESS_SEED is set; each says one line, then
+ *   ring_stress: ok, N events in M s (seed S)
+ * or, for each configuration with failures,
+ *   ring_stress: FAIL config: N failures, the first: ...
+ * and the exit status is 1. The seed replays a run's random choices (the
+ * threads' interleaving is the host's).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "abi/trace.h"
+#include "ring_stress.h"
+
+#define SHORT_MS     4000 /* the whole default run */
+#define ROUND_MS_MAX 5000 /* one configuration at a time, then the next */
+
+static const struct ring_stress_config configs[] = {
+    {.name = "overwrite", .mode = TTRACE_MODE_OVERWRITE},
+    {.name = "drop", .mode = TTRACE_MODE_DROP},
+    {.name = "drop, clears", .mode = TTRACE_MODE_DROP, .clears = true},
+    {.name = "clears and mode changes",
+     .mode = TTRACE_MODE_OVERWRITE,
+     .clears = true,
+     .mode_changes = true},
+};
+
+#define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
+
+int main(int argc, char **argv)
+{
+	char *end = NULL;
+	double seconds = argc > 1 ? strtod(argv[1], &end) : SHORT_MS / 1000.0;
+	const char *seed_env = getenv("RING_STRESS_SEED");
+	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) : (uint64_t)time(NULL);
+	uint64_t total_ms, done_ms = 0, events = 0;
+	int failed = 0;
+
+	if (argc > 2 || (end && (*end || end == argv[1])) || seconds <= 0 || seconds > 86400) {
+		fprintf(stderr,
+			"ring_stress: usage: ring_stress [SECONDS], 0 < SECONDS <= 86400\n");
+		return 2;
+	}
+	seed = seed ? seed : 1;
+	total_ms = (uint64_t)(seconds * 1000);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* every configuration at least once, then round after round while time is left */
+	for (unsigned round = 0; round == 0 || done_ms < total_ms; round++) {
+		uint64_t slice = total_ms / NCONFIGS;
+
+		slice = slice > ROUND_MS_MAX ? ROUND_MS_MAX : slice ? slice : 1;
+		for (size_t i = 0; i < NCONFIGS; i++) {
+			struct ring_stress_config cfg = configs[i];
+			struct ring_stress_totals t;
+			char first[256];
+
+			cfg.ms = slice;
+			cfg.seed = seed + round * NCONFIGS + i;
+			int failures = ring_stress_run(&cfg, &t, first, sizeof(first));
+			done_ms += slice;
+			events += t.events;
+			printf("ring_stress: %s: %llu events (%llu nested), %llu entries streamed, "
+			       "%llu "
+			       "recorded, %llu overwritten, %llu dropped, %llu cleared in %llu "
+			       "clears, "
+			       "%llu mode changes\n",
+			       cfg.name, (unsigned long long)t.events, (unsigned long long)t.nested,
+			       (unsigned long long)t.received, (unsigned long long)t.recorded,
+			       (unsigned long long)t.overwritten, (unsigned long long)t.dropped,
+			       (unsigned long long)t.cleared, (unsigned long long)t.clears,
+			       (unsigned long long)t.mode_changes);
+			if (failures) {
+				printf("ring_stress: FAIL %s: %d failures, the first: %s\n",
+				       cfg.name, failures, first);
+				failed = 1;
+			}
+		}
+	}
+	if (!failed) {
+		printf("ring_stress: ok, %llu events in %.1f s (seed %llu)\n",
+		       (unsigned long long)events, (double)done_ms / 1000,
+		       (unsigned long long)seed);
+	}
+	return failed;
+}
