@@ -20,9 +20,6 @@
 /* Keeps the loop and its counter without a memory clobber: costs no instruction. */
 #define LOOP_KEEP(i) __asm__ volatile("" : : "r"(i))
 
-/* The kernel's category mask, 0: TTRACE() below is the kernel's macro, always disabled. */
-uint64_t ttrace_mask;
-
 static struct ttrace_ring *ring;
 
 /* The floor's ring: as many 64-byte slots as the Spoor ring, and its head. */
@@ -39,7 +36,10 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-/* Where TTRACE() would go if the mask enabled it; never called, the mask stays 0. */
+/*
+ * Where TTRACE() would go if its static branch were on; never called:
+ * TTRACE() below is the kernel's macro, and nothing here rewrites its NOP.
+ */
 void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 {
 	struct ttrace_event ev = {.ts = rdtsc(),

@@ -28,7 +28,7 @@ void loop_floor(uint64_t n);
 void loop_lttng_discard(uint64_t n);
 void loop_lttng_snapshot(uint64_t n);
 
-/* (e) A disabled Spoor tracepoint: TTRACE()'s relaxed mask load and unlikely branch. */
+/* (e) A disabled Spoor tracepoint: TTRACE()'s static branch, a 5-byte NOP. */
 void loop_spoor_disabled(uint64_t n);
 
 /* (f) A disabled LTTng-UST tracepoint (enabled in no session). */

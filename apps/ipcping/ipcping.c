@@ -5,8 +5,12 @@
  * path (a register-only call answered with a register-only reply_recv) or
  * the slow path (the same exchange with a small buffer attached in a
  * struct ipc_extra, which the kernel never takes the fast path for).
- * Prints cycles per round trip for each case and the fast/slow ratio on
- * one CPU, all from this one run.
+ * The same batches time a null system call (getpid, which only reads the
+ * caller's pid), the floor of any round trip into the kernel and back.
+ * Prints cycles per round trip for each case, the fast/slow ratio on one
+ * CPU and the fast path in null system calls, all from this one run.
+ * (make bench also runs it under QEMU's -icount, where the TSC counts
+ * instructions: the same lines then give instructions.)
  *
  * Under emulation the host steals time from the guest in bursts, and
  * stolen time only ever adds cycles. So each case's rounds are split into
@@ -98,6 +102,17 @@ static uint64_t run(struct pair *p, int rounds)
 	return rdtsc() - start;
 }
 
+/* Makes rounds null system calls; returns their cycles. */
+static uint64_t run_null(int rounds)
+{
+	uint64_t start = rdtsc();
+
+	for (int i = 0; i < rounds; i++) {
+		sys_getpid();
+	}
+	return rdtsc() - start;
+}
+
 static void start_pair(struct pair *p, int server_cpu, bool slow)
 {
 	*p = (struct pair){.endpoint = (int)sys_endpoint_create(),
@@ -129,6 +144,7 @@ int main(int argc, char **argv)
 {
 	struct sys_info info;
 	struct pair pairs[CASES]; /* same cpu fast, slow; cross cpu fast, slow */
+	uint64_t null_best = UINT64_MAX;
 	int rounds = argc > 1 ? atoi(argv[1]) : DEFAULT_ROUNDS;
 
 	if (rounds < BATCHES) {
@@ -146,6 +162,8 @@ int main(int argc, char **argv)
 			uint64_t per_round = run(&pairs[c], rounds / BATCHES) / (rounds / BATCHES);
 			pairs[c].best = per_round < pairs[c].best ? per_round : pairs[c].best;
 		}
+		uint64_t per_null = run_null(rounds / BATCHES) / (rounds / BATCHES);
+		null_best = per_null < null_best ? per_null : null_best;
 	}
 	for (int c = 0; c < cases; c++) {
 		stop_pair(&pairs[c]);
@@ -165,5 +183,12 @@ int main(int argc, char **argv)
 	}
 	printf("ipcping: on one cpu the fast path takes %llu.%02llu times fewer cycles\n",
 	       (unsigned long long)(slow / fast), (unsigned long long)(slow * 100 / fast % 100));
+	printf("ipcping: null system call: %llu cycles per round trip\n",
+	       (unsigned long long)null_best);
+	if (null_best) {
+		printf("ipcping: the fast path round trip costs %llu.%02llu null system calls\n",
+		       (unsigned long long)(fast / null_best),
+		       (unsigned long long)(fast * 100 / null_best % 100));
+	}
 	return 0;
 }

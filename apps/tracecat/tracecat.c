@@ -1,5 +1,5 @@
 /*
- * tracecat [-f] [-b] [-S] [-s MS] [-i MS] [FILTERS]: a client of traced (abi/traced.h) that
+ * tracecat [-f] [-b] [-S] [-c] [-s MS] [-i MS] [FILTERS]: a client of traced (abi/traced.h) that
  * speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
@@ -14,6 +14,10 @@
  *                        or the first check that failed (exit 1).
  *   tracecat -S FILTERS  the STATS answer in its key=value form, one line a
  *                        row, for scripts (abi/traced.h, STATS)
+ *   tracecat -c          maps the rings (the control level: `run -t`) and copies
+ *                        every event out with the reader traced uses, without
+ *                        IPC: the ceiling of a dump's rate (make bench), as
+ *                        tracecat: copied N events in T ns (S skipped)
  *   -s MS                waits MS milliseconds between pages: a slow reader,
  *                        for tests that change things in the middle of a dump
  *   -i MS                ends a follow after MS milliseconds without events
@@ -29,6 +33,7 @@
 #include <string.h>
 #include <trace_client.h>
 
+#include "ceiling.h"
 #include "common/trace_names.h"
 
 #define WHY_MAX	       1400
@@ -206,8 +211,10 @@ int main(int argc, char **argv)
 			o.binary = true;
 		} else if (!strcmp(argv[first], "-S")) {
 			o.stats = true;
+		} else if (!strcmp(argv[first], "-c")) {
+			return ceiling();
 		} else {
-			printf("tracecat: unknown option '%s' (known: -f -b -S -s MS -i MS)\n",
+			printf("tracecat: unknown option '%s' (known: -f -b -S -c -s MS -i MS)\n",
 			       argv[first]);
 			return 2;
 		}

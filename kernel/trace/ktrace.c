@@ -4,12 +4,16 @@
  *
  * Lock order: control_lock (mask, mode, clear) and aux_lock (every aux
  * write, from thread context only) are leaves. The emit path takes none.
+ * The mask changes with every other CPU stopped (smp_stop_others()),
+ * together with the tracepoints' static branches.
  */
 #include "trace/ktrace.h"
 
 #include "abi/errno.h"
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/smp.h"
+#include "arch/x86_64/static_branch.h"
 #include "arch/x86_64/timer.h"
 #include "common/trace_aux.h"
 #include "common/trace_format.h"
@@ -28,6 +32,7 @@
 #include "trace/area_init.h"
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
+#include "trace/ring_write_one.h"
 #include "trace/echo.h"
 #include "trace/name_holds.h"
 #include "trace/recorder.h"
@@ -39,6 +44,13 @@
 #define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
 
 uint64_t ttrace_mask;
+
+/*
+ * [control_lock, a] Nonzero while PID tracking or the echo is on: the
+ * tracepoints then take emit()'s full path, which checks both. One load
+ * on the straight path instead of the header's two.
+ */
+static uint32_t emit_extras;
 
 static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
@@ -64,16 +76,32 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
 	return ttrace_header_init(h, &g) ? 0 : h->area_size;
 }
 
+/* An ENABLE or DISABLE of ttrace_control(), and the mask it leaves. */
+struct mask_change {
+	uint32_t op;
+	uint64_t cats;
+	uint64_t mask; /* out */
+};
+
 /*
- * Both stores are relaxed: the mask orders nothing. A tracepoint reads
- * ttrace_mask alone and either emits or not (the ring protocol orders
- * what it writes); readers of the header's copy only report it. Under
- * control_lock, so the two copies never disagree for long.
+ * Every other CPU stopped (smp_stop_others()): applies the change to the
+ * mask, its header copy and the tracepoints at once, so no CPU runs a
+ * tracepoint the mask disagrees with. The stores are relaxed: the mask
+ * orders nothing (the ring protocol orders what a tracepoint writes, the
+ * stopped CPUs' restart orders the code), and readers of the header's
+ * copy only report it.
  */
-static void set_mask(uint64_t mask)
+static void change_mask(void *arg)
 {
-	__atomic_store_n(&area.hdr->mask, mask, __ATOMIC_RELAXED);
-	__atomic_store_n(&ttrace_mask, mask, __ATOMIC_RELAXED);
+	struct mask_change *m = arg;
+	uint64_t flags = spin_lock_irqsave(&control_lock);
+
+	m->mask = m->op == TTRACE_OP_ENABLE ? ttrace_mask | m->cats : ttrace_mask & ~m->cats;
+	__atomic_store_n(&area.hdr->mask, m->mask, __ATOMIC_RELAXED);
+	__atomic_store_n(&ttrace_mask, m->mask, __ATOMIC_RELAXED);
+	static_branches_set(m->mask);
+	uevent_refresh();
+	spin_unlock_irqrestore(&control_lock, flags);
 }
 
 /* The categories of a command-line list (ttrace=, ttrace.echo=); 0, said why, if it is bad. */
@@ -91,6 +119,18 @@ static uint64_t boot_mask(const char *list, const char *what)
 		return 0;
 	}
 	return mask;
+}
+
+/* control_lock held (or boot): recomputes emit_extras from the header. */
+static void update_extras(void)
+{
+	/* relaxed: the header's fields are changed under control_lock, or at boot */
+	uint32_t extras = __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
+			  __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED);
+
+	/* relaxed: a tracepoint racing the change may take either path; both check what they need
+	 */
+	__atomic_store_n(&emit_extras, extras, __ATOMIC_RELAXED);
 }
 
 /*
@@ -171,7 +211,11 @@ void ttrace_init(uint32_t num_cpus)
 	ttrace_decoder_init(&decoder, &area, NULL);
 	/* relaxed: nothing emits before the mask is set below */
 	__atomic_store_n(&area.hdr->echo, boot_mask(kopts.ttrace_echo, "echo"), __ATOMIC_RELAXED);
-	set_mask(boot_mask(kopts.ttrace, "tracing"));
+	update_extras();
+	/* Only this CPU runs yet: the change needs no other stopped. */
+	smp_stop_others(change_mask,
+			&(struct mask_change){.op = TTRACE_OP_ENABLE,
+					      .cats = boot_mask(kopts.ttrace, "tracing")});
 
 	char names[128];
 	ttrace_category_format(ttrace_mask, names, sizeof(names));
@@ -213,8 +257,9 @@ static bool untracked(const struct thread *t)
 }
 
 /*
- * Writes one event into this CPU's ring. False if drop mode dropped it;
- * an event PID tracking leaves out is not dropped, only not wanted.
+ * Writes one event into this CPU's ring, checking everything: PID
+ * tracking, the echo, the ring. False if drop mode dropped it; an event
+ * PID tracking leaves out is not dropped, only not wanted.
  */
 static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 {
@@ -260,9 +305,40 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 	return stored;
 }
 
+/*
+ * The tracepoints' path: with tracking and the echo off, as they usually
+ * are, an event of one slot (every kernel kind: TTRACE() checks) goes
+ * straight into the ring, interrupts off from the timestamp to the
+ * commit, so a ring's timestamps rise with its indices.
+ */
 void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
 {
-	emit(kind, data, nwords, false);
+	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
+
+	/* relaxed: see update_extras() */
+	if (__builtin_expect(__atomic_load_n(&emit_extras, __ATOMIC_RELAXED), 0) ||
+	    !c->trace_ring.hdr || !t) {
+		emit(kind, data, nwords, false);
+		return;
+	}
+	const struct process *p = t->proc; /* NULL for a kernel thread */
+	struct ttrace_event ev = {
+	    .pid = p ? p->pid : 0,
+	    .tid = t->tid,
+	    .kind = kind,
+	    .ctx = c->irq_depth ? TTRACE_CTX_IRQ
+		   : p		? t->trace_ctx
+				: TTRACE_CTX_KERNEL,
+	    .nwords = nwords,
+	    .data = data,
+	};
+	uint64_t flags = irq_save();
+	ev.ts = rdtsc();
+	if (!ttrace_ring_write_one(&c->trace_ring, &ev)) {
+		ttrace_ring_write(&c->trace_ring, &ev); /* drop mode */
+	}
+	irq_restore(flags);
 }
 
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
@@ -312,17 +388,17 @@ int ttrace_control(uint32_t op, uint64_t arg)
 	if (!area.hdr) {
 		return -ENOMEM;
 	}
+	if (op == TTRACE_OP_ENABLE || op == TTRACE_OP_DISABLE) {
+		struct mask_change m = {.op = op, .cats = arg};
+
+		if (arg & ~TTRACE_CAT_ALL) {
+			return -EINVAL;
+		}
+		smp_stop_others(change_mask, &m);
+		return (int)m.mask;
+	}
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 	switch (op) {
-	case TTRACE_OP_ENABLE:
-	case TTRACE_OP_DISABLE:
-		if (arg & ~TTRACE_CAT_ALL) {
-			err = -EINVAL;
-		} else {
-			set_mask(op == TTRACE_OP_ENABLE ? ttrace_mask | arg : ttrace_mask & ~arg);
-			uevent_refresh();
-		}
-		break;
 	case TTRACE_OP_MODE:
 		if (arg != TTRACE_MODE_OVERWRITE && arg != TTRACE_MODE_DROP) {
 			err = -EINVAL;
@@ -343,8 +419,9 @@ int ttrace_control(uint32_t op, uint64_t arg)
 	case TTRACE_OP_TRACK:
 		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, true);
 		if (!err) {
-			/* relaxed: orders nothing, as the mask (set_mask) */
+			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->tracking, 1, __ATOMIC_RELAXED);
+			update_extras();
 		}
 		break;
 	case TTRACE_OP_UNTRACK:
@@ -352,14 +429,16 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		break;
 	case TTRACE_OP_UNTRACK_ALL:
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
+		update_extras();
 		process_untrack_all();
 		break;
 	case TTRACE_OP_ECHO:
 		if (arg & ~TTRACE_CAT_ALL) {
 			err = -EINVAL;
 		} else {
-			/* relaxed: orders nothing, as the mask (set_mask) */
+			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->echo, arg, __ATOMIC_RELAXED);
+			update_extras();
 		}
 		break;
 	default:

@@ -7,10 +7,14 @@
  *
  *	TTRACE(mem_pf, vaddr, rip, err, outcome);
  *
- * costs, while its category is off, one relaxed load of ttrace_mask and a
- * branch predicted not taken; building with TTRACE=0 compiles every
- * tracepoint away. Arguments are the kind's words, in the order
- * abi/trace_kinds.def names them.
+ * costs, while its category is off, one 5-byte NOP: it is a static
+ * branch (arch/x86_64/static_branch.h) keyed by its category's bit, which
+ * ttrace_control() turns into a jump to the emitting code while the
+ * category is on, every other CPU stopped meanwhile. ttrace_mask stays
+ * the record of what is on, for the kernel's other readers; the
+ * tracepoints follow it. Building with TTRACE=0 compiles every tracepoint
+ * away. Arguments are the kind's words, in the order abi/trace_kinds.def
+ * names them.
  *
  * Context: ttrace_emit() writes into the current CPU's ring; it must not
  * be preempted (the kernel never is) and may run in any context,
@@ -23,6 +27,7 @@
 #include <stdint.h>
 
 #include "abi/trace.h"
+#include "arch/x86_64/static_branch.h"
 
 /* Every kind's category bit, by name: TTRACE_KMASK_mem_pf. */
 enum {
@@ -31,7 +36,11 @@ enum {
 #undef TTRACE_KIND
 };
 
-/* [a] The enabled categories; the header's mask mirrors it for readers. */
+/*
+ * [a] The enabled categories; the header's mask mirrors it for readers,
+ * the tracepoints' static branches follow it. Changed only by
+ * ttrace_control(), with every other CPU stopped.
+ */
 extern uint64_t ttrace_mask;
 
 void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords);
@@ -46,10 +55,11 @@ bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 #if TTRACE_ENABLED
 #define TTRACE(name, ...)                                                                          \
 	do {                                                                                       \
-		if (__builtin_expect(__atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) &             \
-					 TTRACE_KMASK_##name,                                      \
-				     0)) {                                                         \
+		if (__builtin_expect(static_branch(TTRACE_KMASK_##name), 0)) {                     \
 			const uint64_t ttrace_data_[] = {__VA_ARGS__};                             \
+			_Static_assert(sizeof(ttrace_data_) <=                                     \
+					   TTRACE_HEAD_WORDS * sizeof(uint64_t),                   \
+				       "a kernel event fits one slot");                            \
 			ttrace_emit(TTRACE_KIND_##name, ttrace_data_,                              \
 				    sizeof(ttrace_data_) / sizeof(uint64_t));                      \
 		}                                                                                  \
@@ -90,7 +100,9 @@ void ttrace_proc_freed(uint32_t pid);
  * Returns the mask in force afterwards (>= 0), -EINVAL for an unknown op,
  * mode or category bit, -ENOENT for a pid no live process has (TRACK,
  * UNTRACK), or -ENOMEM when boot left tracing without an area. Lock
- * order: the control lock, then the process table's.
+ * order: the control lock, then the process table's. ENABLE and DISABLE
+ * stop every other CPU while they change the tracepoints: callers follow
+ * smp_stop_others()'s rules (interrupts on, no spinlock held).
  */
 int ttrace_control(uint32_t op, uint64_t arg);
 

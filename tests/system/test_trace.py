@@ -1,10 +1,12 @@
-"""Kernel tracing: the boot banner, early tracing, and the panic flight recorder."""
+"""Kernel tracing: the boot banner, early tracing, the panic flight recorder, and
+tracepoints rewritten (static branches) while every CPU runs them."""
 
 import re
 
 import pytest
 
-from spoorlib import EXIT_KERNEL_FAILURE, PROMPT
+from spoorlib import DUMP_TIMEOUT, EXIT_KERNEL_FAILURE, PROMPT, expect_count, kill_job, \
+    start_background, status
 
 
 def test_banner_reports_trace_setup_from_the_command_line(boot):
@@ -78,3 +80,37 @@ def test_program_without_trace_capabilities_cannot_map_or_control(boot):
     out = spoor.command("run -t tracecap")
     assert "tracecap: ok" in out, out
     assert "exit status" not in out, out
+
+
+FLIP_CPUS = 4
+FLIP_TICKS = 100000  # per CPU: with the test category on, long beside a flip
+FLIP_CMDLINE = "ttrace.ring_kb=8192"  # 131072 entries a CPU: room for every event of the run
+
+
+def test_tracepoints_rewritten_while_every_cpu_runs_them_lose_and_break_nothing(boot):
+    """traceflip turns every category but test on and off for as long as
+    tracegen runs on every CPU, each time rewriting the kernel's tracepoints
+    with the other CPUs stopped: no fault, every tracegen emits all its
+    events, every CPU's counters account for each event with nothing
+    overwritten or dropped, each CPU's ring holds exactly the test events
+    its tracegen emitted, and once all is off no tracepoint records."""
+    spoor = boot(smp=FLIP_CPUS, cmdline=FLIP_CMDLINE)
+    assert "tracing now: test" in spoor.command("trace on test")
+    flipper, _ = start_background(spoor, "run -t traceflip", r"traceflip: flipping")
+    start = len(spoor.console())
+    for cpu in range(FLIP_CPUS):
+        out = spoor.command(f"run tracegen {FLIP_TICKS} {cpu} &")
+        assert re.search(r"\[started\] tracegen \(pid \d+\)", out), out
+    done = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", FLIP_CPUS, start,
+                        timeout=DUMP_TIMEOUT)
+    # Still flipping, as it was before the first tracegen started.
+    kill_job(spoor, flipper, "traceflip")
+    assert "tracing now: none" in spoor.command("trace off")
+    assert done == [(str(FLIP_TICKS), str(FLIP_TICKS))] * FLIP_CPUS, done
+    counts = status(spoor)  # checks emitted = stored + overwritten + dropped + cleared
+    assert all(c["overwritten"] == 0 and c["dropped"] == 0 for c in counts.values()), counts
+    for cpu in range(FLIP_CPUS):
+        out = spoor.command(f"trace stats kind=test_tick cpu={cpu}", timeout=DUMP_TIMEOUT)
+        assert re.search(rf"^# stats: {FLIP_TICKS} events, 0 lost$", out, re.MULTILINE), out
+    assert "hello" in spoor.command("run hello")
+    assert status(spoor) == counts, "a tracepoint recorded with every category off"

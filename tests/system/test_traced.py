@@ -108,6 +108,17 @@ class TestMemtestSession:
         out = spoor.command("run -r tracecat -b", timeout=DUMP_TIMEOUT)
         assert verified(out) == (stored, stored, 0), out
 
+    def test_tracecat_copies_every_stored_event_in_process(self, spoor):
+        stored = sum(c["stored"] for c in status(spoor).values())
+        out = spoor.command("run -t tracecat -c", timeout=DUMP_TIMEOUT)
+        copied = re.search(r"tracecat: copied (\d+) events in \d+ ns \(\d+ skipped\)", out)
+        assert copied and int(copied.group(1)) == stored, out
+
+    def test_tracecat_copy_needs_the_control_level(self, spoor):
+        out = spoor.command("run -r tracecat -c")
+        assert "tracecat: cannot map the trace area: " in out, out
+        assert "copied" not in out, out
+
 
 def _time(us):
     return f"{us // 1000000}.{us % 1000000:06d}"

@@ -79,6 +79,18 @@ static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, u
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));
 }
 
+/*
+ * A serialising instruction (SDM 3A 8.3): what a CPU must execute between
+ * another CPU's change of code and its own running of that code (SDM 3A
+ * 8.1.3, cross-modifying code). cpuid is the one every x86_64 has.
+ */
+static inline void serialize_cpu(void)
+{
+	uint32_t a = 0, b, c = 0, d;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+}
+
 static inline uint64_t read_cr2(void)
 {
 	uint64_t v;

@@ -1,6 +1,7 @@
 /*
  * smp: INIT-SIPI-SIPI (SDM 3A 9.4.4.1, "typical BSP initialization
- * sequence") and cross-CPU calls over a fixed IPI vector.
+ * sequence") and cross-CPU calls over a fixed IPI vector, which also
+ * stops the other CPUs while one changes kernel code.
  */
 #include "arch/x86_64/smp.h"
 
@@ -37,6 +38,10 @@ extern char boot_pml4[];
 void ap_entry(struct cpu *c);
 
 static struct spinlock call_lock = SPINLOCK_INIT;
+
+/* smp_stop_others(): [call_lock] reset by the stopper; [a] changed by the stopped CPUs. */
+static uint32_t stopped; /* CPUs waiting in park() */
+static uint32_t restart; /* set when they may go on */
 
 static bool cpu_online(const struct cpu *c)
 {
@@ -123,15 +128,12 @@ void smp_start_aps(uint32_t max_cpus)
 	}
 }
 
-void smp_call_others(void (*fn)(void *arg), void *arg)
+/* call_lock held: sends fn(arg) to every other online CPU; returns how many. */
+static uint32_t send_calls(void (*fn)(void *arg), void *arg)
 {
-	if (ncpus == 1) {
-		return;
-	}
-	KASSERT(irq_enabled());
-	/* Interrupts stay on while we spin, so calls from others still get answered. */
-	spin_lock(&call_lock);
 	struct cpu *me = this_cpu();
+	uint32_t sent = 0;
+
 	for (uint32_t i = 0; i < ncpus; i++) {
 		struct cpu *c = &cpus[i];
 		if (c == me || !cpu_online(c)) {
@@ -142,13 +144,80 @@ void smp_call_others(void (*fn)(void *arg), void *arg)
 		/* release: publishes call_fn/call_arg to call_ipi() */
 		__atomic_store_n(&c->call_pending, 1, __ATOMIC_RELEASE);
 		apic_send_ipi(c->apic_id, VECTOR_CALL);
+		sent++;
 	}
+	return sent;
+}
+
+/* call_lock held: waits until every call sent has returned. */
+static void wait_calls(void)
+{
 	for (uint32_t i = 0; i < ncpus; i++) {
 		/* acquire: pairs with the release store of 0 in call_ipi() */
 		while (__atomic_load_n(&cpus[i].call_pending, __ATOMIC_ACQUIRE)) {
 			cpu_relax();
 		}
 	}
+}
+
+void smp_call_others(void (*fn)(void *arg), void *arg)
+{
+	if (ncpus == 1) {
+		return;
+	}
+	KASSERT(irq_enabled());
+	/* Interrupts stay on while we spin, so calls from others still get answered. */
+	spin_lock(&call_lock);
+	send_calls(fn, arg);
+	wait_calls();
+	spin_unlock(&call_lock);
+}
+
+/* A stopped CPU, in call_ipi() with interrupts off, until the stopper has run its fn. */
+static void park(void *arg)
+{
+	(void)arg;
+	/* release: pairs with the stopper's acquire load; nothing of ours follows until restart */
+	__atomic_add_fetch(&stopped, 1, __ATOMIC_RELEASE);
+	/* acquire: pairs with the release store of restart: fn's stores, code included, are seen */
+	while (!__atomic_load_n(&restart, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+	}
+	serialize_cpu(); /* the code fn changed is fetched anew (SDM 3A 8.1.3) */
+}
+
+void smp_stop_others(void (*fn)(void *arg), void *arg)
+{
+	uint64_t flags;
+
+	if (ncpus == 1) {
+		flags = irq_save();
+		fn(arg);
+		irq_restore(flags);
+		return;
+	}
+	KASSERT(irq_enabled());
+	/*
+	 * Interrupts stay on until every other CPU is parked: a CPU calling
+	 * smp_call_others() meanwhile spins for call_lock with interrupts on,
+	 * so it parks too.
+	 */
+	spin_lock(&call_lock);
+	/* relaxed: send_calls()' release store of call_pending publishes both */
+	__atomic_store_n(&stopped, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&restart, 0, __ATOMIC_RELAXED);
+	uint32_t others = send_calls(park, NULL);
+	/* acquire: pairs with the release increment in park() */
+	while (__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) < others) {
+		cpu_relax();
+	}
+	flags = irq_save();
+	fn(arg);
+	serialize_cpu();
+	irq_restore(flags);
+	/* release: pairs with the acquire load in park() */
+	__atomic_store_n(&restart, 1, __ATOMIC_RELEASE);
+	wait_calls();
 	spin_unlock(&call_lock);
 }
 

@@ -22,6 +22,17 @@ void smp_start_aps(uint32_t max_cpus);
 void smp_call_others(void (*fn)(void *arg), void *arg);
 
 /*
+ * Runs fn(arg) on this CPU, interrupts off, while every other online CPU
+ * waits in an interrupt handler with interrupts off: no other CPU is
+ * inside any instruction or holds any spinlock while fn runs (spinlocks
+ * are held with interrupts off). Each executes a serialising instruction
+ * before it goes on, so fn may change kernel code (SDM 3A 8.1.3). fn
+ * must not wait for another CPU. Same calling rules as smp_call_others();
+ * with one CPU online, fn simply runs.
+ */
+void smp_stop_others(void (*fn)(void *arg), void *arg);
+
+/*
  * Waits up to timeout_ms for every online CPU to have taken at least
  * min_ticks timer interrupts. Returns the number of CPUs that did not.
  */

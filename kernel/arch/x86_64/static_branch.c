@@ -1,0 +1,53 @@
+/*
+ * static_branch: rewrites the sites of .static_branches (static_branch.h)
+ * between their NOP and their jump. The callers guarantee that no CPU
+ * runs them meanwhile, so the five bytes need not change in one store:
+ * a stopped CPU waits at an instruction boundary, never inside a site,
+ * and serialises before it runs on (smp_stop_others()).
+ */
+#include "arch/x86_64/static_branch.h"
+
+#include <stddef.h>
+
+#include "lib/string.h"
+#include "mm/memlayout.h"
+
+#define SITE_BYTES   5
+#define OP_JMP_REL32 0xe9 /* SDM 2A JMP: E9 cd, relative to the next instruction */
+
+extern const struct static_branch_site _static_branches_start[], _static_branches_end[];
+
+/* The NOP static_branch() emits. */
+static const uint8_t nop5[SITE_BYTES] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+/* The five bytes site s holds when on. */
+static void jump_to(const struct static_branch_site *s, uint8_t insn[SITE_BYTES])
+{
+	/* the target is in the kernel's text, well within 2 GiB of the site */
+	int32_t rel = (int32_t)(s->target - (s->code + SITE_BYTES));
+
+	insn[0] = OP_JMP_REL32;
+	memcpy(insn + 1, &rel, sizeof(rel));
+}
+
+void static_branches_set(uint64_t mask)
+{
+	/* kernel.ld's bounds of one array, which C would take for two objects */
+	size_t n = ((uintptr_t)_static_branches_end - (uintptr_t)_static_branches_start) /
+		   sizeof(struct static_branch_site);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct static_branch_site *s = &_static_branches_start[i];
+		uint8_t want[SITE_BYTES];
+
+		if (s->key & mask) {
+			jump_to(s, want);
+		} else {
+			memcpy(want, nop5, SITE_BYTES);
+		}
+		if (memcmp((const void *)s->code, want, SITE_BYTES)) {
+			/* The text is mapped read-only; its direct-map alias is writable. */
+			memcpy(phys_to_virt(virt_to_phys((const void *)s->code)), want, SITE_BYTES);
+		}
+	}
+}

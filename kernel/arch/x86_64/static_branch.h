@@ -1,0 +1,60 @@
+/*
+ * static_branch: tests that cost a 5-byte NOP while off and one jump while
+ * on, turned by rewriting the kernel's code (what Linux calls static keys
+ * or jump labels). A site
+ *
+ *	if (static_branch(KEY)) { work wanted rarely }
+ *
+ * compiles to a NOP where the test would be, the work out of the straight
+ * path. The NOP's address, the work's and the site's key (a compile-time
+ * mask of bits) go into the section .static_branches, which kernel.ld
+ * gathers between _static_branches_start and _static_branches_end.
+ * static_branches_set() then makes every site whose key meets a mask a
+ * jump to its work, and every other site the NOP again.
+ *
+ * Every site starts off: the NOP is what the compiler emitted. The code is
+ * changed through the direct map, which aliases the read-only kernel text
+ * writable; no other CPU may run meanwhile (smp_stop_others()).
+ */
+#ifndef SPOOR_ARCH_STATIC_BRANCH_H
+#define SPOOR_ARCH_STATIC_BRANCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One entry of .static_branches, as the asm below lays it out. */
+struct static_branch_site {
+	uint64_t code;	 /* the 5 bytes: a NOP (off) or a jmp rel32 to target (on) */
+	uint64_t target; /* the work */
+	uint64_t key;	 /* on while the mask has any of these bits */
+};
+
+_Static_assert(sizeof(struct static_branch_site) == 24, "the .quad triple below");
+
+/* True while key's site is on. key must be a compile-time constant. */
+static inline __attribute__((always_inline)) bool static_branch(uint64_t key)
+{
+	/* nopl 0x0(%rax,%rax,1), the 5-byte NOP of SDM 2B "NOP" */
+	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		     ".pushsection .static_branches, \"a\"\n\t"
+		     ".balign 8\n\t"
+		     ".quad 1b, %l[on], %c0\n\t"
+		     ".popsection"
+		     :
+		     : "i"(key)
+		     :
+		     : on);
+	return false;
+on:
+	return true;
+}
+
+/*
+ * Turns every site on whose key meets mask, every other one off; a site
+ * already as wanted is not written. Interrupts off, and no other CPU
+ * running kernel code (inside smp_stop_others(), or before the others
+ * start).
+ */
+void static_branches_set(uint64_t mask);
+
+#endif
