@@ -163,6 +163,12 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 	$(PYTHON) -m pytest -q tests/system
 
+# make stress's system part, after the host stress (tests/host/stress.mk):
+# the tests marked stress (tests/system/test_stress.py), which make test
+# leaves out.
+STRESS_STEPS += && $(PYTHON) -m pytest -q --stress tests/system
+stress: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+
 # The host benchmark first (bench/bench.mk: the ring writer against the
 # floor and LTTng-UST), then the figures measured in QEMU.
 bench: deps $(BUILD)/spoor.iso $(RINGBENCH) $(TEST_PROGRAMS) $(HOST_TOOLS)

@@ -42,6 +42,24 @@ from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, PS_POLLS, TRACES, IsoCache, Spo
     ps
 
 
+def pytest_addoption(parser):
+    parser.addoption("--stress", action="store_true",
+                     help="run only the tests marked stress, which take minutes (make stress)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "stress: minutes long; make stress runs it, make test not")
+
+
+def pytest_collection_modifyitems(config, items):
+    """`make test` runs every test but the stress ones; `--stress` runs only those."""
+    stress = config.getoption("--stress")
+    keep = [item for item in items if bool(item.get_closest_marker("stress")) == stress]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Keeps each phase's report on the test, so fixtures can tell a failed test."""
