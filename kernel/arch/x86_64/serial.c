@@ -5,6 +5,7 @@
  */
 #include "arch/x86_64/serial.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86_64/cpu.h"
@@ -66,18 +67,30 @@ void serial_write(const char *s, size_t n)
 	}
 }
 
+/*
+ * Flow control: input is never dropped. While rx_buf is full the bytes
+ * stay in the UART's FIFO and its receive interrupt is off; once full,
+ * the UART takes no more, and the line's other end (QEMU's character
+ * device, a terminal) holds them back. serial_getc() turns the interrupt
+ * on again when it makes room, and the UART raises it at once for what
+ * waited. [rx_lock]
+ */
+static void rx_irq_set(bool on)
+{
+	outb(COM1 + UART_IER, on ? IER_RX_AVAILABLE : 0);
+}
+
 static void serial_irq(struct trap_frame *f)
 {
 	(void)f;
 	uint64_t flags = spin_lock_irqsave(&rx_lock);
 
-	while (inb(COM1 + UART_LSR) & LSR_DATA_READY) {
-		uint8_t c = inb(COM1 + UART_DATA);
-		/* A full buffer drops new input: nobody is reading anyway. */
-		if (rx_count < RX_SIZE) {
-			rx_buf[(rx_head + rx_count) % RX_SIZE] = c;
-			rx_count++;
-		}
+	while (rx_count < RX_SIZE && inb(COM1 + UART_LSR) & LSR_DATA_READY) {
+		rx_buf[(rx_head + rx_count) % RX_SIZE] = inb(COM1 + UART_DATA);
+		rx_count++;
+	}
+	if (rx_count == RX_SIZE) {
+		rx_irq_set(false);
 	}
 	spin_unlock_irqrestore(&rx_lock, flags);
 	if (rx_notify) {
@@ -94,7 +107,9 @@ void serial_enable_rx_irq(void)
 {
 	idt_set_handler(VECTOR_SERIAL, serial_irq);
 	ioapic_route_isa(COM1_ISA_IRQ, VECTOR_SERIAL);
-	outb(COM1 + UART_IER, IER_RX_AVAILABLE);
+	uint64_t flags = spin_lock_irqsave(&rx_lock);
+	rx_irq_set(true);
+	spin_unlock_irqrestore(&rx_lock, flags);
 }
 
 int serial_getc(void)
@@ -105,7 +120,9 @@ int serial_getc(void)
 	if (rx_count) {
 		c = rx_buf[rx_head];
 		rx_head = (rx_head + 1) % RX_SIZE;
-		rx_count--;
+		if (rx_count-- == RX_SIZE) {
+			rx_irq_set(true); /* room again: what waited in the UART comes in */
+		}
 	}
 	spin_unlock_irqrestore(&rx_lock, flags);
 	return c;
