@@ -216,6 +216,20 @@ static void unlink_thread(struct process *p, struct thread *t)
 	p->nthreads--;
 }
 
+/*
+ * Joined or detached: nobody may join t any more. Lock held. Returns
+ * whether t is already released, and so unlinked for the caller to free
+ * after unlocking; if not, its release frees it.
+ */
+static bool make_unjoinable(struct process *p, struct thread *t)
+{
+	t->detached = true;
+	if (t->released) {
+		unlink_thread(p, t);
+	}
+	return t->released;
+}
+
 void process_thread_released(struct thread *t)
 {
 	struct process *p = t->proc;
@@ -313,13 +327,8 @@ int process_join_thread(struct process *p, uint32_t tid, int64_t *status)
 	if (err) {
 		t->joining = false;
 	} else {
-		/* Joined: nobody else may join it; its release frees it if not yet off its CPU. */
 		*status = t->exit_status;
-		t->detached = true;
-		free_now = t->released;
-		if (free_now) {
-			unlink_thread(p, t);
-		}
+		free_now = make_unjoinable(p, t);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (free_now) {
@@ -339,11 +348,7 @@ int process_detach_thread(struct process *p, uint32_t tid)
 		err = t->detached || t->joining ? -EINVAL : 0;
 	}
 	if (!err) {
-		t->detached = true;
-		free_now = t->released;
-		if (free_now) {
-			unlink_thread(p, t);
-		}
+		free_now = make_unjoinable(p, t);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	if (free_now) {
