@@ -92,20 +92,21 @@
  *      with the release store in a clear), then cpu[c].head as H
  *      (acquire: pairs with W1). If i < clear_index, the entries up to it
  *      are gone, and count as the ledger counts them (ACCOUNTING): take
- *      clear_index and cleared as one snapshot (the seqlock of CLEAR). A
- *      cursor that knows the ledger's cleared count below i ("settled":
- *      i is 0, or a clear_index or R2 position reached with that count in
- *      the same snapshot, nothing read since) counts the difference as
- *      cleared and the rest lost, exactly, whatever clears ran. Otherwise
- *      entries it read below i may still have been stored when a clear
- *      came, so only the last clear's part is known: the entries from
- *      max(clear_index - N, i) on are cleared, those below lost. That is
- *      the ledger's split when one clear ended since the cursor last
- *      moved (it keeps the clear_seq its read loaded first; a cursor that
- *      did not keep it takes this split); after two or more, how much of
- *      the earlier ones had been overwritten is kept nowhere, and all
- *      count cleared. Then i = clear_index, synced, settled with the
- *      snapshot's cleared and its clear_seq kept.
+ *      clear_index, cleared and the CLEAR LOG as one snapshot (the seqlock
+ *      of CLEAR). A cursor that knows the ledger's cleared count below i
+ *      ("settled": i is 0, or a clear_index or R2 position reached with
+ *      that count in the same snapshot, nothing read since) counts the
+ *      difference as cleared and the rest lost. Any other takes the split
+ *      from the log: of each logged clear with to > i, its entries from
+ *      max(from, i) on are cleared; every other entry it skips is lost.
+ *      Only those clears can have discarded an entry at or above i, and
+ *      clear_index only grows, so the split is exact when the log holds
+ *      all of them: it holds every clear there was, or its oldest has
+ *      to <= i. Otherwise more than TTRACE_CLEAR_LOG clears ended since
+ *      the reader was at i, and what came before the oldest logged one's
+ *      from counts cleared (how much of it was overwritten first is kept
+ *      nowhere). Then i = clear_index, synced, settled with the
+ *      snapshot's cleared.
  *  R2. If i >= H, nothing more is written yet. If H - i > N, entries from
  *      i on are gone: reload clear_index (acquire); if i is below it now,
  *      a clear let the writer reuse them: go to R1. Otherwise the entries
@@ -114,7 +115,8 @@
  *      entry below i can be cleared any more).
  *      A reader may stop at an end of its own (a head value: a dump up to
  *      the heads it began with): no jump goes past it, and of a stretch R1
- *      cuts there, the part below max(clear_index - N, i) is lost.
+ *      cuts there, it counts only the entries below its end, split by the
+ *      log as above.
  *  R3. Load word 1 of slot i (seq, kind, cpu, ctx) with acquire, then ts
  *      with acquire, and test them in this order:
  *      - ts == TTRACE_TS_WRITING: the slot is being written. Reload head;
@@ -161,10 +163,19 @@
  * in dropped. A tail above head is taken as head.
  *
  * CLEAR (control path). Snapshot head as h; cleared += h - lo, with
- * lo = max(h - N if h > N, else 0; the old clear_index); clear_index = h.
- * Both stores sit inside cpu[c].clear_seq going odd, then even (a
- * seqlock): clear_seq is stored odd (relaxed), the two fields with
- * release, clear_seq even with release.
+ * lo = max(h - N if h > N, else 0; the old clear_index); clear_index = h;
+ * and the clear's entry in the log, clear_log[c].clear[(n - 1) %
+ * TTRACE_CLEAR_LOG] for the n-th clear of the ring, = {lo, h}. The stores
+ * sit inside cpu[c].clear_seq going odd, then even (a seqlock): clear_seq
+ * is stored odd (relaxed), the fields with release, clear_seq even with
+ * release. So clear_seq / 2 clears have ended when it is even.
+ *
+ * THE CLEAR LOG keeps each ring's last TTRACE_CLEAR_LOG clears, {from,
+ * to}: the entries [from, to) that clear discarded while they were
+ * stored. It lets a reader that consumed entries and then missed clears
+ * split what it skips exactly (R1): the ledger's cleared count is the sum
+ * of every clear's to - from, but which entries a clear took depends on
+ * where head was when it ran.
  *
  * ACCOUNTING, in entries, for each CPU, from one consistent snapshot: load
  * clear_seq (acquire), clear_index and cleared (acquire), then head and
@@ -229,7 +240,7 @@
 
 #define TTRACE_MAGIC	     0x43525454u /* "TTRC" */
 #define TTRACE_VERSION_MAJOR 1
-#define TTRACE_VERSION_MINOR 1
+#define TTRACE_VERSION_MINOR 2
 #define TTRACE_SHARED_LAYOUT 1 /* struct ttrace_entry, ttrace_cont, ttrace_aux_record */
 #define TTRACE_CPU_LAYOUT    1 /* struct ttrace_cpu, ttrace_reader_cpu, the rings */
 
@@ -237,6 +248,7 @@
 #define TTRACE_PAGE_SIZE	4096 /* every region starts and ends on one */
 #define TTRACE_RING_ENTRIES_MIN 16
 #define TTRACE_AUX_RING_MIN	4096
+#define TTRACE_CLEAR_LOG	16 /* clears each CPU's log keeps */
 
 /* Categories: bit, NAME, name. `trace on mem` sets TTRACE_CAT(MEM). */
 #define TTRACE_CATEGORIES(X)                                                                       \
@@ -382,6 +394,20 @@ _Static_assert(offsetof(struct ttrace_cpu, clear_seq) == 32, "abi");
 _Static_assert(offsetof(struct ttrace_cpu, reserved0) == 36, "abi");
 _Static_assert(offsetof(struct ttrace_cpu, reserved) == 40, "abi");
 
+/* Entries [from, to) of one ring, which one clear discarded while they were stored. */
+struct ttrace_clear {
+	uint64_t from;
+	uint64_t to; /* head when the clear ran: the clear_index it left */
+};
+
+/* One CPU's last TTRACE_CLEAR_LOG clears: clear n (from 1) in clear[(n - 1) % TTRACE_CLEAR_LOG]. */
+struct ttrace_clear_log {
+	struct ttrace_clear clear[TTRACE_CLEAR_LOG];
+};
+
+_Static_assert(sizeof(struct ttrace_clear) == 16, "abi");
+_Static_assert(sizeof(struct ttrace_clear_log) == 256, "abi");
+
 struct ttrace_header {
 	/* Identification: at these offsets in every version. */
 	uint32_t magic;		/* [I] TTRACE_MAGIC */
@@ -425,9 +451,12 @@ struct ttrace_header {
 	uint64_t reserved1[9];	  /* zero */
 
 	struct ttrace_cpu cpu[TTRACE_MAX_CPUS];
+
+	/* Minor 2 on. */
+	struct ttrace_clear_log clear_log[TTRACE_MAX_CPUS]; /* [C] the CLEAR LOG */
 };
 
-_Static_assert(sizeof(struct ttrace_header) == 0x300, "abi");
+_Static_assert(sizeof(struct ttrace_header) == 0x300 + 256 * TTRACE_MAX_CPUS, "abi");
 _Static_assert(offsetof(struct ttrace_header, magic) == 0x00, "abi");
 _Static_assert(offsetof(struct ttrace_header, version_major) == 0x04, "abi");
 _Static_assert(offsetof(struct ttrace_header, version_minor) == 0x06, "abi");
@@ -460,6 +489,7 @@ _Static_assert(offsetof(struct ttrace_header, aux_evicted) == 0xa8, "abi");
 _Static_assert(offsetof(struct ttrace_header, echo) == 0xb0, "abi");
 _Static_assert(offsetof(struct ttrace_header, reserved1) == 0xb8, "abi");
 _Static_assert(offsetof(struct ttrace_header, cpu) == 0x100, "abi");
+_Static_assert(offsetof(struct ttrace_header, clear_log) == 0x300, "abi");
 _Static_assert(sizeof(struct ttrace_header) <= TTRACE_PAGE_SIZE, "abi");
 
 /* The reader page: one cache line a CPU, written by the streaming reader only. */

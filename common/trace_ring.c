@@ -19,6 +19,7 @@ void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_
 
 	r->hdr = h;
 	r->state = &h->cpu[cpu];
+	r->log = &h->clear_log[cpu];
 	r->slots = a->rings + (uint64_t)cpu * h->ring_entries;
 	r->tail = a->reader ? &a->reader->cpu[cpu].tail : NULL;
 	r->entries = h->ring_entries;
@@ -174,21 +175,35 @@ static bool cleared_meanwhile(const struct ttrace_ring *r, uint64_t i, uint64_t 
 	return i < *clear;
 }
 
+/* What the clears of one ring left, as one snapshot. */
+struct clears {
+	uint64_t index;	  /* clear_index */
+	uint64_t cleared; /* the ledger's cleared count */
+	uint32_t ended;	  /* clears that ended (clear_seq / 2) */
+	struct ttrace_clear log[TTRACE_CLEAR_LOG];
+};
+
 /*
- * clear_index and cleared as one clear left them (the seqlock of CLEAR in
- * abi/trace.h). Returns false if a clear stayed in progress through every
- * try (one interrupted for good, as by a panic on its CPU).
+ * clear_index, cleared and the clear log as clears left them (the seqlock
+ * of CLEAR in abi/trace.h). Returns false if a clear stayed in progress
+ * through every try (one interrupted for good, as by a panic on its CPU).
  */
-static bool clear_snapshot(const struct ttrace_cpu *s, uint64_t *clear, uint64_t *cleared,
-			   uint32_t *seq)
+static bool clear_snapshot(const struct ttrace_ring *r, struct clears *c)
 {
+	const struct ttrace_cpu *s = r->state;
+
 	for (int tries = 0; tries < COUNTS_TRIES; tries++) {
-		/* acquire, all three: as in ttrace_ring_counts() */
-		*seq = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
-		*clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
-		*cleared = __atomic_load_n(&s->cleared, __ATOMIC_ACQUIRE);
+		/* acquire, all: as in ttrace_ring_counts() */
+		uint32_t seq = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
+		c->index = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
+		c->cleared = __atomic_load_n(&s->cleared, __ATOMIC_ACQUIRE);
+		for (int k = 0; k < TTRACE_CLEAR_LOG; k++) {
+			c->log[k].from = __atomic_load_n(&r->log->clear[k].from, __ATOMIC_ACQUIRE);
+			c->log[k].to = __atomic_load_n(&r->log->clear[k].to, __ATOMIC_ACQUIRE);
+		}
+		c->ended = seq / 2;
 		/* relaxed: the acquire loads above keep it after them */
-		if (!(*seq & 1) && __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED) == *seq) {
+		if (!(seq & 1) && __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED) == seq) {
 			return true;
 		}
 	}
@@ -196,39 +211,58 @@ static bool clear_snapshot(const struct ttrace_cpu *s, uint64_t *clear, uint64_t
 }
 
 /*
+ * Of the entries [i, stop), those the clears discarded, from the log
+ * (R1): the clears with to > i, newest first, each take the part of its
+ * [from, to) at or above i. Below the oldest of them still logged, when
+ * more ran than the log holds, everything counts cleared.
+ */
+static uint64_t cleared_between(const struct clears *c, uint64_t i, uint64_t stop)
+{
+	uint32_t logged = c->ended < TTRACE_CLEAR_LOG ? c->ended : TTRACE_CLEAR_LOG;
+	uint64_t gone = 0, known = stop;
+
+	for (uint32_t k = 0; k < logged; k++) {
+		/* unsigned: wraps with clear_seq, whose range 2^31 is a multiple of the log's */
+		const struct ttrace_clear *e = &c->log[(c->ended - 1 - k) % TTRACE_CLEAR_LOG];
+		uint64_t from = e->from > i ? e->from : i;
+		uint64_t to = e->to < stop ? e->to : stop;
+
+		if (e->to <= i) {
+			return gone; /* this one and all before it lie below i */
+		}
+		gone += to > from ? to - from : 0;
+		known = from < known ? from : known;
+	}
+	return logged == c->ended ? gone : gone + (known - i);
+}
+
+/*
  * R1: the entries from c->index up to clear_index (*clear, at least that)
  * are gone; they count as the ledger counts them. Settled, the cursor
  * knows the ledger's cleared count below its index, so the difference is
- * exact whatever clears ran. Otherwise the entries below its index that
- * it consumed may still have been stored when the next clear ran, and
- * only the last clear's part can be told: the entries of the N before
- * clear_index, the rest overwritten (exact when one clear ran since the
- * cursor's last read, or its reads are not known). After two or more,
- * which of the earlier ones were overwritten first is nowhere: all count
- * cleared. Past the cursor's end only the part below it counts: the
- * bottom of the last clear's stretch is what was overwritten.
+ * exact whatever clears ran; otherwise the clear log splits them. Past
+ * the cursor's end only the part below it counts. A clear that never
+ * ends leaves only clear_index: its stretch, the N entries below it, is
+ * taken as cleared, what lies below as overwritten.
  */
 static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, uint64_t *clear)
 {
-	uint64_t to, cleared, gone;
-	uint32_t seq;
-	bool whole = clear_snapshot(r->state, &to, &cleared, &seq);
-
-	if (!whole || to < *clear) {
-		to = *clear;
-	}
-	*clear = to;
+	struct clears now;
+	bool whole = clear_snapshot(r, &now);
+	uint64_t to = whole && now.index > *clear ? now.index : *clear;
 	uint64_t stop = to < c->end ? to : c->end;
 	uint64_t skipped = stop - c->index;
-	uint64_t kept = ttrace_ring_oldest(to, r->entries, c->index);
-	bool one_clear = !whole || !c->clears_known || seq - (c->clears & ~1u) <= 2;
+	uint64_t gone;
 
-	if (stop == to && whole && c->settled && cleared >= c->below) {
-		gone = cleared - c->below;
-	} else if (one_clear) {
-		gone = stop > kept ? stop - kept : 0;
+	*clear = to;
+	if (stop == to && whole && c->settled && now.cleared >= c->below) {
+		gone = now.cleared - c->below;
+	} else if (whole) {
+		gone = cleared_between(&now, c->index, stop);
 	} else {
-		gone = skipped;
+		uint64_t kept = ttrace_ring_oldest(to, r->entries, c->index);
+
+		gone = stop > kept ? stop - kept : 0;
 	}
 	if (gone > skipped) {
 		gone = skipped;
@@ -238,9 +272,7 @@ static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, u
 	c->index = stop;
 	c->synced = true;
 	c->settled = whole && stop == to;
-	c->below = cleared;
-	c->clears = seq;
-	c->clears_known = whole;
+	c->below = now.cleared;
 }
 
 /*
@@ -250,37 +282,16 @@ static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, u
  */
 static void settle_after_lap(const struct ttrace_ring *r, struct ttrace_cursor *c)
 {
-	uint64_t clear, cleared;
-	uint32_t seq;
+	struct clears now;
 
-	c->settled = clear_snapshot(r->state, &clear, &cleared, &seq) && clear <= c->index;
-	c->below = cleared;
-	c->clears = seq;
-	c->clears_known = c->settled;
-}
-
-/*
- * The cursor consumed entries that may still be stored: not settled, and
- * the clears that count as since it are those that end after clears, its
- * read's first load.
- */
-static void consumed(struct ttrace_cursor *c, uint32_t clears)
-{
-	c->settled = false;
-	c->clears = clears;
-	c->clears_known = true;
+	c->settled = clear_snapshot(r, &now) && now.index <= c->index;
+	c->below = now.cleared;
 }
 
 size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			struct ttrace_record *out, size_t max)
 {
 	const struct ttrace_cpu *s = r->state;
-	/*
-	 * acquire: the loads below stay after it, so a clear that ended before
-	 * it shows in clear_index; one that ends after it (or is in progress)
-	 * counts as one since what this read consumes (skip_cleared()).
-	 */
-	uint32_t clears = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
 	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() (R1) */
 	uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
 	/* acquire: pairs with the drop-mode release compare-and-swap in ttrace_ring_reserve() */
@@ -317,18 +328,18 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			out[n++].index = i;
 			c->index = i + nslots;
 			c->synced = true;
-			consumed(c, clears);
+			c->settled = false;
 		} else if (got == COPY_EVENT || got == COPY_LAPPED) {
 			if (!cleared_meanwhile(r, i, &clear)) {
 				c->lost += nslots;
 				c->index = i + nslots;
 				c->synced = true;
-				consumed(c, clears);
+				c->settled = false;
 			}
 		} else if (got == COPY_CONT && !c->synced) {
 			c->lost++;
 			c->index++;
-			consumed(c, clears);
+			c->settled = false;
 		} else if (got != COPY_CHANGED && head - i <= r->entries) {
 			break; /* not written yet: a later call retries */
 		}

@@ -25,7 +25,8 @@
 /* One CPU's ring of an area: what writer and reader need, resolved once. */
 struct ttrace_ring {
 	struct ttrace_header *hdr;
-	struct ttrace_cpu *state; /* &hdr->cpu[cpu] */
+	struct ttrace_cpu *state;     /* &hdr->cpu[cpu] */
+	struct ttrace_clear_log *log; /* &hdr->clear_log[cpu] */
 	union ttrace_slot *slots;
 	uint64_t *tail; /* the reader page's tail for this CPU; NULL if unmapped */
 	uint64_t entries;
@@ -83,10 +84,8 @@ struct ttrace_cursor {
 	uint64_t lost;	  /* entries overwritten before they were read */
 	uint64_t cleared; /* entries skipped because a clear discarded them */
 	uint64_t below;	  /* if settled: the ledger's cleared entries below index */
-	uint32_t clears; /* if clears_known: clear_seq as of its last step; later ones came since */
-	bool clears_known;
-	bool synced;  /* index is known to start an event */
-	bool settled; /* no entry below index can be cleared any more */
+	bool synced;	  /* index is known to start an event */
+	bool settled;	  /* no entry below index can be cleared any more */
 };
 
 /*

@@ -165,15 +165,18 @@ void ttrace_ring_clear(struct ttrace_ring *r)
 	__atomic_store_n(&s->clear_seq, seq + 1, __ATOMIC_RELAXED);
 	/* relaxed: any recent value will do; later entries are kept */
 	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+	uint64_t from = ttrace_ring_oldest(head, r->entries, old);
+	struct ttrace_clear *logged = &r->log->clear[seq / 2 % TTRACE_CLEAR_LOG];
 
-	/* release: pairs with the acquire load of cleared in ttrace_ring_counts() */
-	__atomic_store_n(&s->cleared, cleared + head - ttrace_ring_oldest(head, r->entries, old),
-			 __ATOMIC_RELEASE);
 	/*
-	 * release: pairs with the acquire loads of clear_index in
-	 * ttrace_ring_counts() and ttrace_ring_read() (R1), which then read a
-	 * head at least this one.
+	 * release, each of the four: pairs with the acquire loads in
+	 * ttrace_ring_counts() and the reader's clear_snapshot(), and keeps
+	 * the odd clear_seq before it
 	 */
+	__atomic_store_n(&logged->from, from, __ATOMIC_RELEASE);
+	__atomic_store_n(&logged->to, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->cleared, cleared + head - from, __ATOMIC_RELEASE);
+	/* release, too: ttrace_ring_read() (R1) then reads a head at least this one */
 	__atomic_store_n(&s->clear_index, head, __ATOMIC_RELEASE);
 	/* release: pairs with the acquire load of clear_seq in ttrace_ring_counts() */
 	__atomic_store_n(&s->clear_seq, seq + 2, __ATOMIC_RELEASE);

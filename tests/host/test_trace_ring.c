@@ -223,7 +223,10 @@ struct rig {
 	struct ttrace_ring r;
 	struct model m;
 	struct ttrace_cursor stream;
-	uint64_t received; /* entries the streaming reader got */
+	uint64_t received;   /* entries the streaming reader got */
+	bool got[MAX_INDEX]; /* by index: an entry the streaming reader got */
+	/* The entries it skipped, by the model's state when it passed them. */
+	uint64_t skipped_cleared, skipped_other;
 	uint32_t next_tag;
 	bool tail_forced; /* a tail was published ahead of the streaming reader */
 };
@@ -236,6 +239,8 @@ static void rig_get(struct rig *g, uint32_t mode)
 	model_init(&g->m, mode);
 	ttrace_cursor_init(&g->stream, 0);
 	g->received = 0;
+	memset(g->got, 0, sizeof(g->got));
+	g->skipped_cleared = g->skipped_other = 0;
 	g->next_tag = 1;
 	g->tail_forced = false;
 }
@@ -273,7 +278,10 @@ static void rig_stream(struct rig *g, size_t batch, const char *what)
 	struct ttrace_record out[READ_MAX];
 	size_t n;
 
-	while ((n = ttrace_ring_read(&g->r, &g->stream, out, batch))) {
+	do {
+		uint64_t from = g->stream.index;
+
+		n = ttrace_ring_read(&g->r, &g->stream, out, batch);
 		for (size_t i = 0; i < n; i++) {
 			const struct model_event *e = NULL;
 
@@ -285,9 +293,16 @@ static void rig_stream(struct rig *g, size_t batch, const char *what)
 			if (e) {
 				check_record(&out[i], e->first, e->tag, e->nslots, 0, what);
 				g->received += e->nslots;
+				memset(&g->got[e->first], 1, e->nslots);
 			}
 		}
-	}
+		for (uint64_t i = from; i < g->stream.index; i++) {
+			if (!g->got[i]) {
+				g->skipped_cleared += g->m.state[i] == ENTRY_CLEARED;
+				g->skipped_other += g->m.state[i] != ENTRY_CLEARED;
+			}
+		}
+	} while (n);
 	CHECK_EQ_INT(ttrace_ring_publish_tail(&g->r, g->stream.index), 0, what);
 	g->m.tail = g->stream.index;
 }
@@ -299,13 +314,27 @@ static void rig_clear(struct rig *g)
 }
 
 /*
- * After the last step: the streaming reader accounts for every entry, and
- * in drop mode loses none, unless a tail was published ahead of it.
+ * The streaming reader's split of what it skipped is the ledger's: the
+ * entries the model had cleared when the reader passed them are its
+ * cleared, all others (overwritten, or continuations it could not read
+ * without their head entry) its lost.
+ */
+static void check_stream_split(const struct rig *g, const char *what)
+{
+	CHECK_EQ_UINT(g->stream.cleared, g->skipped_cleared, what);
+	CHECK_EQ_UINT(g->stream.lost, g->skipped_other, what);
+}
+
+/*
+ * After the last step: the streaming reader accounts for every entry, as
+ * the ledger does, and in drop mode loses none, unless a tail was
+ * published ahead of it.
  */
 static void rig_check_stream(struct rig *g, const char *what)
 {
 	rig_stream(g, READ_MAX, what);
 	CHECK_EQ_UINT(g->received + g->stream.lost + g->stream.cleared, g->m.head, what);
+	check_stream_split(g, what);
 	if (g->m.mode == TTRACE_MODE_DROP && !g->tail_forced) {
 		CHECK_EQ_UINT(g->stream.lost, 0, what);
 	}
@@ -453,6 +482,7 @@ TEST(trace_ring_random_steps_match_the_model)
 						   1 + rand() % (1 + TTRACE_CONT_MAX), what);
 				} else if (op < 97) {
 					rig_stream(&g, 1 + rand() % 5, what);
+					check_stream_split(&g, what);
 				} else {
 					rig_clear(&g);
 				}
@@ -510,10 +540,89 @@ TEST(trace_ring_reader_splits_a_clear_after_overwrites_as_the_ledger_does)
 }
 
 /*
+ * The same after two clears: the first took 18..33, the second 34..38.
+ * Which entries the first took depends on where head was when it ran,
+ * which the clear log keeps.
+ */
+TEST(trace_ring_reader_splits_two_clears_after_overwrites_as_the_ledger_does)
+{
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor page, dump;
+	struct ttrace_counts counts;
+	struct rig g;
+
+	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	for (int i = 0; i < 4; i++) {
+		rig_write(&g, 1, "before");
+	}
+	rig_stream(&g, READ_MAX, "read all");
+	for (int i = 0; i < 30; i++) {
+		rig_write(&g, 1, "lapping");
+	}
+	rig_clear(&g); /* 4..17 were overwritten, 18..33 are cleared */
+	for (int i = 0; i < 5; i++) {
+		rig_write(&g, 1, "between the clears");
+	}
+	rig_clear(&g); /* 34..38 are cleared */
+	ttrace_cursor_init(&page, 4);
+	ttrace_cursor_init(&dump, 4);
+	dump.end = 20;
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &g.stream, out, READ_MAX), 0, "nothing left");
+	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
+	CHECK_EQ_UINT(counts.overwritten, 18, "the ledger: 0..17 overwritten");
+	CHECK_EQ_UINT(counts.cleared, 21, "the ledger: 18..38 cleared");
+	CHECK_EQ_UINT(g.stream.lost, 14, "the streaming reader lost 4..17");
+	CHECK_EQ_UINT(g.stream.cleared, 21, "and skipped 18..38 as cleared");
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &page, out, READ_MAX), 0, "page: nothing left");
+	CHECK_EQ_UINT(page.lost, 14, "a page's cursor lost 4..17");
+	CHECK_EQ_UINT(page.cleared, 21, "and skipped 18..38 as cleared");
+	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &dump, out, READ_MAX), 0, "dump: nothing left");
+	CHECK_EQ_UINT(dump.lost, 14, "a dump up to 20 lost 4..17");
+	CHECK_EQ_UINT(dump.cleared, 2, "and skipped 18..19 as cleared");
+	CHECK_EQ_UINT(dump.index, 20, "it stops at its end");
+	test_area_put(&g.a);
+}
+
+/*
+ * The log holds a ring's last TTRACE_CLEAR_LOG clears: a reader that
+ * consumed entries and was lapped, then missed that many, still splits
+ * exactly; one more, and the oldest clear's part of what it skipped,
+ * where overwritten and cleared entries meet, is no longer told apart:
+ * all of it counts cleared (abi/trace.h, R1).
+ */
+TEST(trace_ring_reader_splits_exactly_while_the_log_holds_the_clears)
+{
+	for (int extra = 0; extra <= 1; extra++) {
+		struct ttrace_record out[READ_MAX];
+		struct ttrace_counts counts;
+		struct rig g;
+
+		rig_get(&g, TTRACE_MODE_OVERWRITE);
+		for (int i = 0; i < 4; i++) {
+			rig_write(&g, 1, "before");
+		}
+		rig_stream(&g, READ_MAX, "read all");
+		for (int i = 0; i < 30; i++) {
+			rig_write(&g, 1, "lapping");
+		}
+		for (int k = 0; k < TTRACE_CLEAR_LOG + extra; k++) {
+			rig_clear(&g); /* the first: 4..17 overwritten, 18..33 cleared */
+			rig_write(&g, 1, "between the clears");
+		}
+		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &g.stream, out, READ_MAX), 1, "the last one");
+		CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
+		CHECK_EQ_UINT(counts.cleared, 16 + TTRACE_CLEAR_LOG - 1 + extra, "the ledger");
+		CHECK_EQ_UINT(g.stream.cleared, counts.cleared + (extra ? 14 : 0),
+			      "the reader: 4..17 cleared too, past the log");
+		CHECK_EQ_UINT(g.stream.lost, extra ? 0 : 14, "lost: 4..17 while the log holds it");
+		test_area_put(&g.a);
+	}
+}
+
+/*
  * A streaming reader in drop mode, two clears behind: the writers never
- * overwrote what it had not consumed, and which of it each clear took is
- * kept nowhere, so all it skipped counts cleared, and nothing lost, as
- * the ledger has it.
+ * overwrote what it had not consumed, so all it skipped counts cleared,
+ * and nothing lost, as the ledger has it.
  */
 TEST(trace_ring_reader_two_clears_behind_in_drop_mode_loses_nothing)
 {
