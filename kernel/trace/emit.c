@@ -8,7 +8,7 @@
  *
  * Built without frame pointers (Makefile): these functions call nothing
  * but their slow path, which is a tail call, so a stack walk loses no
- * frame of them, and the frame costs a third of what they do otherwise.
+ * frame of them, and every event would pay for a frame.
  */
 #include "trace/ktrace.h"
 
