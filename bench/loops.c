@@ -37,17 +37,18 @@ static inline uint64_t rdtsc(void)
 }
 
 /*
- * Where TTRACE() would go if its static branch were on; never called:
- * TTRACE() below is the kernel's macro, and nothing here rewrites its NOP.
+ * Where TTRACE() below would go if its static branch were on; never
+ * called: TTRACE() is the kernel's macro, and nothing here rewrites its NOP.
  */
-void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
+void ttrace_emit4(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3)
 {
+	const uint64_t data[] = {d0, d1, d2, d3};
 	struct ttrace_event ev = {.ts = rdtsc(),
 				  .pid = BENCH_PID,
 				  .tid = BENCH_TID,
-				  .kind = kind,
+				  .kind = (uint16_t)(kind_word >> TTRACE_WORD1_KIND_SHIFT),
 				  .ctx = TTRACE_CTX_KERNEL,
-				  .nwords = nwords,
+				  .nwords = 4,
 				  .data = data};
 
 	ttrace_ring_write(ring, &ev);

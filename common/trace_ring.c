@@ -23,6 +23,7 @@ void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_
 	r->slots = a->rings + (uint64_t)cpu * h->ring_entries;
 	r->tail = a->reader ? &a->reader->cpu[cpu].tail : NULL;
 	r->entries = h->ring_entries;
+	r->index_mask = h->ring_entries - 1;
 	r->cpu = cpu;
 }
 

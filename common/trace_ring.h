@@ -30,6 +30,7 @@ struct ttrace_ring {
 	union ttrace_slot *slots;
 	uint64_t *tail; /* the reader page's tail for this CPU; NULL if unmapped */
 	uint64_t entries;
+	uint64_t index_mask; /* entries - 1: entries is a power of two */
 	uint32_t cpu;
 };
 
@@ -42,7 +43,7 @@ void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_
 /* The slot of ring r that holds index. */
 static inline union ttrace_slot *ttrace_ring_slot(const struct ttrace_ring *r, uint64_t index)
 {
-	return &r->slots[index & (r->entries - 1)];
+	return &r->slots[index & r->index_mask];
 }
 
 /*

@@ -60,10 +60,22 @@ static const uint8_t word_offsets[IPC_WORDS] = {
     offsetof(struct trap_frame, r13), offsetof(struct trap_frame, r14),
     offsetof(struct trap_frame, r15), offsetof(struct trap_frame, rbx)};
 
+/* Whether info, a message's first register, is one a message may have. */
+static inline bool info_ok(uint64_t info)
+{
+	return !(info & IPC_INFO_RESERVED) && IPC_INFO_WORDS(info) <= IPC_WORDS;
+}
+
+/* Word i of the message registers in f. */
+static inline uint64_t *word_reg(struct trap_frame *f, unsigned i)
+{
+	return (uint64_t *)((uint8_t *)f + word_offsets[i]);
+}
+
 /* Unrolled, the loops below fold the offsets into plain moves: every message comes this way. */
 bool ipc_load_regs(struct ipc_msg *m, const struct trap_frame *f)
 {
-	if (f->rsi & IPC_INFO_RESERVED || IPC_INFO_WORDS(f->rsi) > IPC_WORDS) {
+	if (!info_ok(f->rsi)) {
 		return false;
 	}
 	m->info = f->rsi;
@@ -83,7 +95,78 @@ void ipc_store_regs(struct trap_frame *f, const struct ipc_msg *m)
 	f->rdi = m->badge;
 #pragma GCC unroll 8
 	for (unsigned i = 0; i < IPC_WORDS; i++) {
-		*(uint64_t *)((uint8_t *)f + word_offsets[i]) = m->words[i];
+		*word_reg(f, i) = m->words[i];
+	}
+}
+
+/*
+ * ipc_load_regs() from src, a checked info, then ipc_store_regs() to dst
+ * with badge, without the copy in between: the words the info counts
+ * move, the others are zeroed, as the two would leave them. The jump into
+ * each switch picks the first word to move, then the first to zero.
+ */
+static void move_regs(struct trap_frame *dst, struct trap_frame *src, uint64_t badge)
+{
+	uint32_t n = IPC_INFO_WORDS(src->rsi);
+
+	_Static_assert(IPC_WORDS == 8, "the cases below");
+	dst->rsi = src->rsi;
+	dst->rdi = badge;
+	switch (n) {
+	case 8:
+		*word_reg(dst, 7) = *word_reg(src, 7);
+		/* fallthrough */
+	case 7:
+		*word_reg(dst, 6) = *word_reg(src, 6);
+		/* fallthrough */
+	case 6:
+		*word_reg(dst, 5) = *word_reg(src, 5);
+		/* fallthrough */
+	case 5:
+		*word_reg(dst, 4) = *word_reg(src, 4);
+		/* fallthrough */
+	case 4:
+		*word_reg(dst, 3) = *word_reg(src, 3);
+		/* fallthrough */
+	case 3:
+		*word_reg(dst, 2) = *word_reg(src, 2);
+		/* fallthrough */
+	case 2:
+		*word_reg(dst, 1) = *word_reg(src, 1);
+		/* fallthrough */
+	case 1:
+		*word_reg(dst, 0) = *word_reg(src, 0);
+		/* fallthrough */
+	default:
+		break;
+	}
+	switch (n) {
+	case 0:
+		*word_reg(dst, 0) = 0;
+		/* fallthrough */
+	case 1:
+		*word_reg(dst, 1) = 0;
+		/* fallthrough */
+	case 2:
+		*word_reg(dst, 2) = 0;
+		/* fallthrough */
+	case 3:
+		*word_reg(dst, 3) = 0;
+		/* fallthrough */
+	case 4:
+		*word_reg(dst, 4) = 0;
+		/* fallthrough */
+	case 5:
+		*word_reg(dst, 5) = 0;
+		/* fallthrough */
+	case 6:
+		*word_reg(dst, 6) = 0;
+		/* fallthrough */
+	case 7:
+		*word_reg(dst, 7) = 0;
+		/* fallthrough */
+	default:
+		break;
 	}
 }
 
@@ -166,16 +249,23 @@ static inline void unref(struct endpoint *ep)
 /*
  * Copies src's message into dst's, or straight into its registers if it
  * waits on the fast path, which would only copy it there (and which has
- * no room for a buffer: len is 0); moves the capability. ipc_lock held.
+ * no room for a buffer: len is 0); moves the capability. A sender on the
+ * fast path passes its registers in regs (its ipc.msg holds only info
+ * and badge then, and no buffer or capability), others NULL. ipc_lock held.
  */
-static inline void transfer(struct thread *dst, struct thread *src)
+static inline void transfer(struct thread *dst, struct thread *src, struct trap_frame *regs)
 {
 	struct ipc_msg *d = &dst->ipc.msg;
 	struct ipc_msg *s = &src->ipc.msg;
 
-	if (dst->ipc.in_regs) {
+	if (regs && dst->ipc.in_regs) {
+		move_regs(dst->frame, regs, s->badge);
+	} else if (dst->ipc.in_regs) {
 		ipc_store_regs(dst->frame, s);
 	} else {
+		if (regs) {
+			ipc_load_regs(s, regs); /* its info was checked; the badge stays */
+		}
 		d->info = s->info;
 		/* Unrolled word moves: memcpy() goes byte by byte, and this is every message. */
 #pragma GCC unroll 8
@@ -259,11 +349,19 @@ static int wait_done(struct thread *t, const struct endpoint *ep, struct thread 
 	return result;
 }
 
-/* Links caller to server: server now owes caller a reply. ipc_lock held. */
-static inline void take_call(struct endpoint *ep, struct thread *server, struct thread *caller)
+/*
+ * Links caller to server: server now owes caller a reply. regs: as
+ * transfer() has it. ipc_lock held. A call on the fast path records no
+ * ipc_recv: its ipc_call and ipc_fastpath, in the caller's context, name
+ * the endpoint, label and server already (abi/trace_kinds.def).
+ */
+static inline void take_call(struct endpoint *ep, struct thread *server, struct thread *caller,
+			     struct trap_frame *regs)
 {
-	TTRACE(ipc_recv, ep->id, IPC_INFO_LABEL(caller->ipc.msg.info), caller->tid);
-	transfer(server, caller);
+	if (!regs) {
+		TTRACE(ipc_recv, ep->id, IPC_INFO_LABEL(caller->ipc.msg.info), caller->tid);
+	}
+	transfer(server, caller, regs);
 	server->ipc.reply_to = caller;
 	caller->ipc.replier = server;
 	caller->ipc.phase = IPC_AWAIT_REPLY;
@@ -297,12 +395,14 @@ static struct thread *next_sender(struct endpoint *ep, uint32_t recv_max)
 	return NULL;
 }
 
-/* Hands caller's message to server, which was waiting for one. ipc_lock held. */
-static inline void deliver_call(struct endpoint *ep, struct thread *server, struct thread *caller)
+/* Hands caller's message to server, which was waiting for one. regs: as transfer(). ipc_lock held.
+ */
+static inline void deliver_call(struct endpoint *ep, struct thread *server, struct thread *caller,
+				struct trap_frame *regs)
 {
 	list_remove(&server->ipc.node);
 	server->ipc.ep = NULL;
-	take_call(ep, server, caller);
+	take_call(ep, server, caller, regs);
 	server->ipc.result = 0;
 	server->ipc.phase = IPC_DONE;
 }
@@ -326,7 +426,7 @@ int ipc_call(struct endpoint *ep, uint64_t badge, uint32_t recv_max, uint64_t de
 			spin_unlock_irqrestore(&ipc_lock, flags);
 			return -E2BIG;
 		}
-		deliver_call(ep, server, me);
+		deliver_call(ep, server, me, NULL);
 	} else {
 		list_add_tail(&ep->senders, &me->ipc.node);
 		me->ipc.ep = ep;
@@ -352,7 +452,7 @@ static int receive_locked(struct thread *me, struct endpoint *ep, uint32_t recv_
 	drop_reply(me);
 	struct thread *caller = next_sender(ep, recv_max);
 	if (caller) {
-		take_call(ep, me, caller);
+		take_call(ep, me, caller, NULL);
 		if (partner) {
 			sched_wake(partner, WAKE_EVENT);
 		}
@@ -378,14 +478,14 @@ int ipc_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns)
 	return receive_locked(thread_current(), ep, recv_max, deadline_ns, NULL, flags);
 }
 
-/* Hands our reply to caller, which has room for it. ipc_lock held. */
-static inline void deliver_reply(struct thread *me, struct thread *caller)
+/* Hands our reply to caller, which has room for it. regs: as transfer(). ipc_lock held. */
+static inline void deliver_reply(struct thread *me, struct thread *caller, struct trap_frame *regs)
 {
 	me->ipc.reply_to = NULL;
 	caller->ipc.replier = NULL;
 	me->ipc.msg.badge = 0; /* badges name callers; a reply carries none */
 	TTRACE(ipc_reply, 0, IPC_INFO_LABEL(me->ipc.msg.info), caller->tid);
-	transfer(caller, me);
+	transfer(caller, me, regs);
 	caller->ipc.result = 0;
 	caller->ipc.phase = IPC_DONE;
 }
@@ -406,7 +506,7 @@ static struct thread *reply_locked(struct thread *me, int *result)
 		finish(caller, -E2BIG);
 		return NULL;
 	}
-	deliver_reply(me, caller);
+	deliver_reply(me, caller, NULL);
 	return caller;
 }
 
@@ -513,8 +613,7 @@ bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *
 	struct cap c;
 	struct endpoint *ep;
 
-	if (!ipc_load_regs(&me->ipc.msg, f) ||
-	    !(ep = lock_endpoint(cs, slot, CAP_RIGHT_WRITE, &c))) {
+	if (!info_ok(f->rsi) || !(ep = lock_endpoint(cs, slot, CAP_RIGHT_WRITE, &c))) {
 		return false;
 	}
 	struct thread *server =
@@ -524,10 +623,11 @@ bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *
 		return false;
 	}
 	count_ref(ep, c.rights);
+	me->ipc.msg.info = f->rsi;
 	me->ipc.msg.badge = c.badge;
 	me->ipc.recv_max = 0;
 	TTRACE(ipc_call, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), 0);
-	deliver_call(ep, server, me);
+	deliver_call(ep, server, me, f);
 	*result = handoff(me, ep, &c, server);
 	return true;
 }
@@ -538,8 +638,7 @@ bool ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f,
 	struct cap c;
 	struct endpoint *ep;
 
-	if (!ipc_load_regs(&me->ipc.msg, f) ||
-	    !(ep = lock_endpoint(cs, slot, CAP_RIGHT_READ, &c))) {
+	if (!info_ok(f->rsi) || !(ep = lock_endpoint(cs, slot, CAP_RIGHT_READ, &c))) {
 		return false;
 	}
 	struct thread *caller = me->ipc.reply_to;
@@ -548,7 +647,8 @@ bool ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f,
 		return false;
 	}
 	count_ref(ep, c.rights);
-	deliver_reply(me, caller);
+	me->ipc.msg.info = f->rsi;
+	deliver_reply(me, caller, f);
 	wait_for_call(ep, me, 0);
 	*result = handoff(me, ep, &c, caller);
 	return true;

@@ -40,6 +40,7 @@ static struct thread *thread_alloc(void)
 	list_init(&t->timer_node);
 	waitq_init(&t->join_wait);
 	t->tid = __atomic_fetch_add(&next_tid, 1, __ATOMIC_RELAXED);
+	t->trace_ids = (uint64_t)t->tid << 32;
 	t->pin_cpu = -1;
 	ipc_thread_init(t);
 	return t;
@@ -77,6 +78,7 @@ int thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t r
 	}
 	t->kernel_rsp = (uintptr_t)sp;
 	t->proc = p;
+	t->trace_ids |= p->pid;
 	t->state = THREAD_BLOCKED; /* not runnable until sched_start() */
 
 	int err = process_add_thread(p, t);

@@ -29,17 +29,18 @@
 struct process;
 
 struct thread {
-	uint64_t kernel_rsp;  /* [o] saved by switch_context */
-	uint32_t tid;	      /* [I] */
-	uint32_t state;	      /* [a] THREAD_* from abi/proc.h */
-	uint32_t cpu;	      /* [a] where it runs or last ran */
-	int32_t pin_cpu;      /* [o] the only CPU it may run on, or -1 */
-	bool on_cpu;	      /* [a] its registers are live on a CPU, not saved */
-	bool killed;	      /* [a] exit at the next return to user mode */
-	uint8_t wake_reason;  /* [a] WAKE_* */
-	uint8_t trace_ctx;    /* [o] TTRACE_CTX_SYSCALL or _TRAP: what it is doing in the kernel */
-	struct process *proc; /* [I] NULL for idle threads */
-	uint8_t *kstack;      /* [I] base of the kernel stack, KSTACK_SIZE bytes */
+	uint64_t kernel_rsp; /* [o] saved by switch_context */
+	uint32_t tid;	     /* [I] */
+	uint32_t state;	     /* [a] THREAD_* from abi/proc.h */
+	uint32_t cpu;	     /* [a] where it runs or last ran */
+	int32_t pin_cpu;     /* [o] the only CPU it may run on, or -1 */
+	bool on_cpu;	     /* [a] its registers are live on a CPU, not saved */
+	bool killed;	     /* [a] exit at the next return to user mode */
+	uint8_t wake_reason; /* [a] WAKE_* */
+	uint8_t trace_ctx;   /* [o] TTRACE_CTX_SYSCALL or _TRAP: what it is doing in the kernel */
+	uint64_t trace_ids;  /* [I] pid | tid << 32, as its trace events carry them (pid 0: idle) */
+	struct process *proc;	  /* [I] NULL for idle threads */
+	uint8_t *kstack;	  /* [I] base of the kernel stack, KSTACK_SIZE bytes */
 	struct trap_frame *frame; /* [I] user registers, at the top of kstack */
 	struct list run_node;	  /* [rq] on a run queue */
 	struct list proc_node;	  /* [p] in proc->threads */

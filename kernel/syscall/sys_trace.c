@@ -81,7 +81,7 @@ int64_t sys_trace_test(struct trap_frame *f)
 		/* The mask is read once an event: the result counts exactly what was emitted. */
 		if (TTRACE_ENABLED &&
 		    __atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) & TTRACE_CAT(TEST)) {
-			ttrace_emit(TTRACE_KIND_test_tick, &seq, 1);
+			ttrace_emit1(TTRACE_KIND_WORD(TTRACE_KIND_test_tick), seq);
 			emitted++;
 		}
 	}

@@ -32,8 +32,8 @@
 #include "trace/area_init.h"
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
-#include "trace/ring_write_one.h"
 #include "trace/echo.h"
+#include "trace/emit.h"
 #include "trace/name_holds.h"
 #include "trace/recorder.h"
 #include "trace/uevent_table.h"
@@ -45,12 +45,7 @@
 
 uint64_t ttrace_mask;
 
-/*
- * [control_lock, a] Nonzero while PID tracking or the echo is on: the
- * tracepoints then take emit()'s full path, which checks both. One load
- * on the straight path instead of the header's two.
- */
-static uint32_t emit_extras;
+uint32_t ttrace_emit_extras = 1;
 
 static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
@@ -121,16 +116,17 @@ static uint64_t boot_mask(const char *list, const char *what)
 	return mask;
 }
 
-/* control_lock held (or boot): recomputes emit_extras from the header. */
+/* control_lock held (or boot): recomputes ttrace_emit_extras from the header. */
 static void update_extras(void)
 {
 	/* relaxed: the header's fields are changed under control_lock, or at boot */
 	uint32_t extras = __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
-			  __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED);
+			  __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED) ||
+			  __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP;
 
 	/* relaxed: a tracepoint racing the change may take either path; both check what they need
 	 */
-	__atomic_store_n(&emit_extras, extras, __ATOMIC_RELAXED);
+	__atomic_store_n(&ttrace_emit_extras, extras, __ATOMIC_RELAXED);
 }
 
 /*
@@ -206,6 +202,7 @@ void ttrace_init(uint32_t num_cpus)
 	}
 	for (uint32_t i = 0; i < num_cpus; i++) {
 		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
+		cpus[i].trace_word1 = (uint64_t)i << TTRACE_WORD1_CPU_SHIFT;
 	}
 	/* No cache of user-event definitions: the flight recorder prints them raw. */
 	ttrace_decoder_init(&decoder, &area, NULL);
@@ -305,40 +302,12 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
 	return stored;
 }
 
-/*
- * The tracepoints' path: with tracking and the echo off, as they usually
- * are, an event of one slot (every kernel kind: TTRACE() checks) goes
- * straight into the ring, interrupts off from the timestamp to the
- * commit, so a ring's timestamps rise with its indices.
- */
-void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords)
+void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+		      uint64_t d4)
 {
-	struct cpu *c = this_cpu();
-	struct thread *t = c->current;
+	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
 
-	/* relaxed: see update_extras() */
-	if (__builtin_expect(__atomic_load_n(&emit_extras, __ATOMIC_RELAXED), 0) ||
-	    !c->trace_ring.hdr || !t) {
-		emit(kind, data, nwords, false);
-		return;
-	}
-	const struct process *p = t->proc; /* NULL for a kernel thread */
-	struct ttrace_event ev = {
-	    .pid = p ? p->pid : 0,
-	    .tid = t->tid,
-	    .kind = kind,
-	    .ctx = c->irq_depth ? TTRACE_CTX_IRQ
-		   : p		? t->trace_ctx
-				: TTRACE_CTX_KERNEL,
-	    .nwords = nwords,
-	    .data = data,
-	};
-	uint64_t flags = irq_save();
-	ev.ts = rdtsc();
-	if (!ttrace_ring_write_one(&c->trace_ring, &ev)) {
-		ttrace_ring_write(&c->trace_ring, &ev); /* drop mode */
-	}
-	irq_restore(flags);
+	emit((uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT), data, (uint8_t)kind_n, false);
 }
 
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
@@ -409,6 +378,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 			 * (the writer's load in ttrace_ring_reserve() is relaxed).
 			 */
 			__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELAXED);
+			update_extras();
 		}
 		break;
 	case TTRACE_OP_CLEAR:

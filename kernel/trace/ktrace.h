@@ -16,7 +16,7 @@
  * away. Arguments are the kind's words, in the order abi/trace_kinds.def
  * names them.
  *
- * Context: ttrace_emit() writes into the current CPU's ring; it must not
+ * Context: ttrace_emit1() .. ttrace_emit5() write into the current CPU's ring; it must not
  * be preempted (the kernel never is) and may run in any context,
  * interrupt handlers included.
  */
@@ -43,7 +43,24 @@ enum {
  */
 extern uint64_t ttrace_mask;
 
-void ttrace_emit(uint16_t kind, const uint64_t *data, uint8_t nwords);
+/* Where word 1 of an entry (struct ttrace_entry, little-endian) holds kind, cpu and ctx. */
+#define TTRACE_WORD1_KIND_SHIFT 32
+#define TTRACE_WORD1_CPU_SHIFT	48
+#define TTRACE_WORD1_CTX_SHIFT	56
+#define TTRACE_KIND_WORD(kind)	((uint64_t)(kind) << TTRACE_WORD1_KIND_SHIFT)
+
+/*
+ * Writes an event with 1..TTRACE_HEAD_WORDS words (every kernel kind fits
+ * one slot) into this CPU's ring; kind_word is TTRACE_KIND_WORD(its kind),
+ * ready to go into the entry. The words travel in registers: no array for
+ * the call to store and the writer to load again.
+ */
+void ttrace_emit1(uint64_t kind_word, uint64_t d0);
+void ttrace_emit2(uint64_t kind_word, uint64_t d0, uint64_t d1);
+void ttrace_emit3(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2);
+void ttrace_emit4(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3);
+void ttrace_emit5(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+		  uint64_t d4);
 
 /* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
@@ -52,16 +69,17 @@ bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 #define TTRACE_ENABLED 1
 #endif
 
+/* ttrace_emit1 .. ttrace_emit5 by the number of words; more than 5 do not compile. */
+#define TTRACE_NTH_(a, b, c, d, e, n, ...) n
+#define TTRACE_PASTE_(a, b)		   a##b
+#define TTRACE_EMIT_(n)			   TTRACE_PASTE_(ttrace_emit, n)
+
 #if TTRACE_ENABLED
 #define TTRACE(name, ...)                                                                          \
 	do {                                                                                       \
 		if (__builtin_expect(static_branch(TTRACE_KMASK_##name), 0)) {                     \
-			const uint64_t ttrace_data_[] = {__VA_ARGS__};                             \
-			_Static_assert(sizeof(ttrace_data_) <=                                     \
-					   TTRACE_HEAD_WORDS * sizeof(uint64_t),                   \
-				       "a kernel event fits one slot");                            \
-			ttrace_emit(TTRACE_KIND_##name, ttrace_data_,                              \
-				    sizeof(ttrace_data_) / sizeof(uint64_t));                      \
+			TTRACE_EMIT_(TTRACE_NTH_(__VA_ARGS__, 5, 4, 3, 2, 1, 0))                   \
+			(TTRACE_KIND_WORD(TTRACE_KIND_##name), __VA_ARGS__);                       \
 		}                                                                                  \
 	} while (0)
 #else

@@ -15,27 +15,6 @@
 #include "trace/ring_write.h"
 #include "trace/ring_write_one.h"
 
-/*
- * If *p == *old, stores desired in *p and returns true; else loads *p into
- * *old and returns false. One instruction an interrupt cannot split.
- * Release on success, relaxed on failure.
- */
-static inline bool local_cmpxchg(uint64_t *p, uint64_t *old, uint64_t desired)
-{
-#ifdef RING_WRITE_GENERIC
-	return __atomic_compare_exchange_n(p, old, desired, false, __ATOMIC_RELEASE,
-					   __ATOMIC_RELAXED);
-#else
-	bool ok;
-
-	__asm__ volatile("cmpxchgq %3, %1"
-			 : "=@ccz"(ok), "+m"(*p), "+a"(*old)
-			 : "r"(desired)
-			 : "memory");
-	return ok;
-#endif
-}
-
 /* W1 in drop mode: out of line, the fast path is overwrite mode's. */
 static __attribute__((noinline)) bool reserve_drop(struct ttrace_ring *r, uint32_t nslots,
 						   uint64_t *index)

@@ -11,8 +11,10 @@
  * Interrupts may stay enabled: the reservation is one instruction on the
  * ring's CPU, without a lock (Linux's local_t), so a handler's write
  * nests inside an interrupted one and takes the indices after it. (The
- * kernel still reserves with interrupts off, for timestamps in index
- * order: ktrace.c.) An event of one slot, as every kernel kind is, takes
+ * kernel keeps timestamps in index order: its tracepoints read the clock
+ * between loading head and an exchange that an interrupt's event makes
+ * fail, emit.c; its other events reserve with interrupts off, ktrace.c.)
+ * An event of one slot, as every kernel kind is, takes
  * a straight path; events with continuations an out-of-line one. No
  * locks, no locked instructions, no allocation, never blocks.
  *

@@ -2,7 +2,7 @@
  * ring_write_one: the writer's straight path (ring_write.c), inline, for
  * the kernel's tracepoints: an event of one slot in overwrite mode, as
  * every kernel kind is, without a call. Private to the writer: only
- * ring_write.c and the kernel's emit path (ktrace.c) include it; others
+ * ring_write.c and the tracepoints' path (emit.c) include it; others
  * call ttrace_ring_write() (ring_write.h), which takes this path too.
  */
 #ifndef SPOOR_TRACE_RING_WRITE_ONE_H
@@ -43,6 +43,27 @@ static inline uint64_t local_fetch_add(uint64_t *p, uint64_t v)
 #else
 	__asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(*p) : : "memory", "cc");
 	return v;
+#endif
+}
+
+/*
+ * If *p == *old, stores desired in *p and returns true; else loads *p into
+ * *old and returns false. One instruction an interrupt cannot split.
+ * Release on success, relaxed on failure.
+ */
+static inline bool local_cmpxchg(uint64_t *p, uint64_t *old, uint64_t desired)
+{
+#ifdef RING_WRITE_GENERIC
+	return __atomic_compare_exchange_n(p, old, desired, false, __ATOMIC_RELEASE,
+					   __ATOMIC_RELAXED);
+#else
+	bool ok;
+
+	__asm__ volatile("cmpxchgq %3, %1"
+			 : "=@ccz"(ok), "+m"(*p), "+a"(*old)
+			 : "r"(desired)
+			 : "memory");
+	return ok;
 #endif
 }
 
@@ -100,27 +121,39 @@ static inline void put(union ttrace_slot *s, uint32_t i, uint64_t w)
 }
 
 /*
- * W2-W3 for an event of one slot (nwords <= TTRACE_HEAD_WORDS), straight
- * through: each word is stored as it is loaded, zero past nwords.
+ * W2-W3 for an event of one slot, from its words: ts as the event has it
+ * (bits 0 and 63 are not kept), word1 and word2 as head_word1() and
+ * head_word2() make them, d0..d4 its data (zero past its words).
  */
-static inline __attribute__((always_inline)) void commit_one(struct ttrace_ring *r, uint64_t index,
-							     const struct ttrace_event *ev)
+static inline __attribute__((always_inline)) void store_one(union ttrace_slot *s, uint64_t ts,
+							    uint64_t word1, uint64_t word2,
+							    uint64_t d0, uint64_t d1, uint64_t d2,
+							    uint64_t d3, uint64_t d4)
 {
-	union ttrace_slot *s = ttrace_ring_slot(r, index);
-	const uint64_t *d = ev->data;
-	uint32_t n = ev->nwords;
-	uint64_t ts = fresh_ts(s, ev->ts & TTRACE_TS_MASK);
+	uint64_t fresh = fresh_ts(s, ts & TTRACE_TS_MASK);
 
 	_Static_assert(TTRACE_HEAD_WORDS == 5 && TTRACE_SLOT_WORDS == 8, "the stores below");
 	put(s, 0, TTRACE_TS_WRITING);
-	put(s, 1, head_word1(r, index, ev, 0));
-	put(s, 2, head_word2(ev));
-	put(s, 3, n > 0 ? d[0] : 0);
-	put(s, 4, n > 1 ? d[1] : 0);
-	put(s, 5, n > 2 ? d[2] : 0);
-	put(s, 6, n > 3 ? d[3] : 0);
-	put(s, 7, n > 4 ? d[4] : 0);
-	put(s, 0, ts);
+	put(s, 1, word1);
+	put(s, 2, word2);
+	put(s, 3, d0);
+	put(s, 4, d1);
+	put(s, 5, d2);
+	put(s, 6, d3);
+	put(s, 7, d4);
+	put(s, 0, fresh);
+}
+
+/* W2-W3 for an event of one slot (nwords <= TTRACE_HEAD_WORDS). */
+static inline __attribute__((always_inline)) void commit_one(struct ttrace_ring *r, uint64_t index,
+							     const struct ttrace_event *ev)
+{
+	const uint64_t *d = ev->data;
+	uint32_t n = ev->nwords;
+
+	store_one(ttrace_ring_slot(r, index), ev->ts, head_word1(r, index, ev, 0), head_word2(ev),
+		  n > 0 ? d[0] : 0, n > 1 ? d[1] : 0, n > 2 ? d[2] : 0, n > 3 ? d[3] : 0,
+		  n > 4 ? d[4] : 0);
 }
 
 /*

@@ -255,6 +255,20 @@ def start_background(spoor, line, ready, timeout=COMMAND_TIMEOUT):
     return int(started.group(1)), expect_after(spoor, out, ready, timeout)
 
 
+def start_job(spoor, line, timeout=COMMAND_TIMEOUT):
+    """Runs `line &`; returns its pid once the shell says it started.
+
+    Unlike start_background(), it does not wait for the program: a short
+    job (or one started before it) may end and print while the next line is
+    typed, inside that line's echo, so the echo is not matched; the
+    [started] line and the prompt after it are.
+    """
+    spoor.send(line + " &\r")
+    pid = int(spoor.expect(r"\[started\] \S+ \(pid (\d+)\)", timeout).group(1))
+    spoor.expect(re.escape(PROMPT), timeout)
+    return pid
+
+
 def kill_job(spoor, pid, name):
     """Kills a background job and waits for the shell to report its end."""
     out = spoor.command(f"kill {pid}")

@@ -62,6 +62,10 @@ def test_capability_sent_to_register_only_receiver_is_dropped(spoor):
     run_ipctest(spoor, "cap-drop")
 
 
+def test_fast_path_carries_badges_and_exactly_the_words_sent_and_falls_back_to_the_slow_path(spoor):
+    run_ipctest(spoor, "fastpath")
+
+
 def test_recv_and_call_time_out_with_etimedout(spoor):
     run_ipctest(spoor, "timeout")
 

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from spoorlib import DUMP_TIMEOUT, EXIT_KERNEL_FAILURE, PROMPT, expect_count, kill_job, \
-    start_background, status
+    start_background, start_job, status
 
 
 def test_banner_reports_trace_setup_from_the_command_line(boot):
@@ -99,8 +99,7 @@ def test_tracepoints_rewritten_while_every_cpu_runs_them_lose_and_break_nothing(
     flipper, _ = start_background(spoor, "run -t traceflip", r"traceflip: flipping")
     start = len(spoor.console())
     for cpu in range(FLIP_CPUS):
-        out = spoor.command(f"run tracegen {FLIP_TICKS} {cpu} &")
-        assert re.search(r"\[started\] tracegen \(pid \d+\)", out), out
+        start_job(spoor, f"run tracegen {FLIP_TICKS} {cpu}")
     done = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", FLIP_CPUS, start,
                         timeout=DUMP_TIMEOUT)
     # Still flipping, as it was before the first tracegen started.

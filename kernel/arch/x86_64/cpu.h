@@ -74,6 +74,14 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* rdtsc() & mask, each half masked before they are joined: no 64-bit constant to load. */
+static inline __attribute__((always_inline)) uint64_t rdtsc_masked(uint64_t mask)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)(hi & (uint32_t)(mask >> 32)) << 32) | (lo & (uint32_t)mask);
+}
+
 static inline void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(0));

@@ -60,6 +60,7 @@ struct cpu {
 	/* Tracing (kernel/trace). */
 	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
 	uint32_t irq_depth;	       /* [o] interrupt handlers running: their events are irq */
+	uint64_t trace_word1;	       /* [I] id << 48: this CPU in word 1 of its ring's entries */
 
 	struct gdt gdt; /* [o] */
 	struct tss tss; /* [o] */

@@ -20,6 +20,8 @@ static const struct entry entries[] = {
     {"frame", "a frame sent over IPC is readable; its rights cannot grow", test_frame},
     {"badge", "badges tell three client processes apart", test_badge},
     {"cap-drop", "a capability sent to a register-only receiver is dropped", test_cap_drop},
+    {"fastpath", "register-only exchanges: badges, word counts, slow-path fallback, sender pid",
+     test_fastpath},
     {"timeout", "recv and call time out with -ETIMEDOUT, in bounds", test_timeout},
     {"server-death", "callers of a server that dies get -EPIPE", test_server_death},
     {"endpoint-delete", "deleting the last cap of a side wakes the other with -EPIPE",
