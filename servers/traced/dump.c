@@ -451,21 +451,27 @@ int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_c
 	return filter_check(f, follow) || cursor_check(c, f, follow) ? -EINVAL : 0;
 }
 
+int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
+		 const struct scope **scope)
+{
+	if (req->len != sizeof(*r)) {
+		return -EINVAL;
+	}
+	memcpy(r, req->body, sizeof(*r));
+	if ((r->format != TRACED_FORMAT_TEXT && r->format != TRACED_FORMAT_BINARY) || r->reserved ||
+	    dump_check(op, &r->filter, &r->cursor)) {
+		return -EINVAL;
+	}
+	return request_scope(req, scope);
+}
+
 int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 {
 	struct traced_dump_request r;
 	uint8_t *out = rep->buf + sizeof(struct traced_dump_reply);
 	struct dump_piece piece = {.out = out, .max = TRACED_PAGE_DATA_MAX};
+	int err = dump_request(op, req, &r, &piece.scope);
 
-	if (req->len != sizeof(r)) {
-		return -EINVAL;
-	}
-	memcpy(&r, req->body, sizeof(r));
-	if ((r.format != TRACED_FORMAT_TEXT && r.format != TRACED_FORMAT_BINARY) || r.reserved ||
-	    dump_check(op, &r.filter, &r.cursor)) {
-		return -EINVAL;
-	}
-	int err = request_scope(req, &piece.scope);
 	if (err) {
 		return err;
 	}

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, pid_of, ps, \
-    reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
+from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
+    pid_of, ps, reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
 
 
 @pytest.fixture
@@ -336,10 +336,14 @@ def test_follow_prints_events_in_order(spoor):
 STATE_POLLS = 2000  # ps round trips take milliseconds; this is a minute or more
 
 
+FETCHED = r"tracecat: fetched (\d+) bytes in \d+ ns, digest ([0-9a-f]+)"
+
+
 class TestTracedKilledMidDump:
-    """A machine of its own (2 CPUs): 15000 events, a slow binary dump of them in
-    the background, traced killed meanwhile and restarted by init, 500 events
-    more while it restarts."""
+    """A machine of its own (2 CPUs): 15000 events, two slow binary dumps of them
+    in the background, one page at a time (DUMP) and one in frames of 64 entries
+    (BULK), traced killed meanwhile and restarted by init, 500 events more while
+    it restarts."""
 
     @pytest.fixture(scope="class")
     def session(self, machines):
@@ -348,25 +352,28 @@ class TestTracedKilledMidDump:
         reset_tracing(spoor)
         spoor.command("trace on test")
         assert "emitted 15000 of 15000" in spoor.command("run tracegen 15000 1")
-        spoor.command("run -r tracecat -b -s 10 kind=test_tick &")
+        start = len(spoor.console())
+        spoor.command("run -r tracecat -b -p -s 10 kind=test_tick &")
+        spoor.command("run -r tracecat -b -k 4 -s 10 kind=test_tick &")
         # tracecat sleeps (-s) only between the pages of its dump: once ps shows
-        # it sleeping, the dump is under way.
+        # both sleeping, both dumps are under way.
         for _ in range(STATE_POLLS):
             states = [row[3] for row in ps(spoor) if row[2] == "tracecat"]
-            assert states, "tracecat ended before traced was killed"
-            if "sleeping" in states:
+            assert len(states) == 2, "a tracecat ended before traced was killed"
+            if states == ["sleeping", "sleeping"]:
                 break
         else:
-            raise AssertionError(f"tracecat never got a page of its dump: {states}")
+            raise AssertionError(f"a tracecat never got a page of its dump: {states}")
         out = spoor.command(f"kill -f {pid_of(spoor, 'traced')}")
         expect_after(spoor, out, r"init: traced exited \(status \d+\), restarting")
         # Events recorded while traced restarts are kept too: the rings are kernel memory.
         out = spoor.command("run tracegen 500 1")
         assert "emitted 500 of 500" in out, out
-        done = expect_after(spoor, out, VERIFIED, timeout=DUMP_TIMEOUT)
-        expect_after(spoor, out, r"\[done\] tracecat \(pid \d+\): exit status 0")
+        done = expect_count(spoor, VERIFIED.pattern, 2, start, timeout=DUMP_TIMEOUT)
+        expect_count(spoor, r"\[done\] tracecat \(pid \d+\): exit status 0", 2, start)
+        fetched = re.findall(FETCHED, spoor.console()[start:])
         spoor.command("trace off")
-        yield Session(machine, done=tuple(int(g) for g in done.groups()))
+        yield Session(machine, done=[tuple(int(g) for g in d) for d in done], fetched=fetched)
         machines.retire(machine)
 
     @pytest.fixture
@@ -375,7 +382,11 @@ class TestTracedKilledMidDump:
         return shared.use(session.machine)
 
     def test_dump_in_progress_goes_on_and_loses_nothing(self, session):
-        assert session.done == (15000, 15000, 0)
+        assert session.done == [(15000, 15000, 0)] * 2
+
+    def test_bulk_dump_across_the_restart_returns_what_the_page_dump_returns(self, session):
+        assert len(session.fetched) == 2 and session.fetched[0] == session.fetched[1], \
+            session.fetched
 
     def test_events_recorded_while_traced_restarts_are_kept(self, spoor):
         found, _ = dump(spoor, "kind=test_tick count=15500")
