@@ -42,13 +42,12 @@
 #include <trace_client.h>
 
 #include "ceiling.h"
+#include "common/fnv.h"
 #include "common/trace_names.h"
 
 #define WHY_MAX	       1400
 #define FOLLOW_POLL_NS 100000000ull
 #define NS_PER_MS      1000000ull
-#define FNV_OFFSET     0xcbf29ce484222325ull
-#define FNV_PRIME      0x100000001b3ull
 #define KIB	       1024u
 
 struct verify {
@@ -122,15 +121,6 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 	return 0;
 }
 
-/* FNV-1a over bytes, continuing from h: the digest -b prints. */
-static uint64_t fnv1a(uint64_t h, const uint8_t *data, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		h = (h ^ data[i]) * FNV_PRIME;
-	}
-	return h;
-}
-
 struct options {
 	bool follow, binary, stats, paged;
 	size_t bulk;	   /* -k: BULK's page size in bytes */
@@ -148,7 +138,7 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 	uint32_t flags = 0;
 	bool started = false;
 	uint64_t last_event_ns = (uint64_t)sys_clock_ns();
-	uint64_t fetch_ns = 0, bytes = 0, digest = FNV_OFFSET;
+	uint64_t fetch_ns = 0, bytes = 0, digest = TTRACE_FNV_OFFSET;
 	long err = 0;
 
 	if (o->binary && !o->follow && !o->paged) {
@@ -165,7 +155,7 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 			break;
 		}
 		bytes += len;
-		digest = o->binary ? fnv1a(digest, data, len) : digest;
+		digest = o->binary ? ttrace_fnv1a(digest, data, len) : digest;
 		if (o->binary && verify_page(&v, data, len)) {
 			return 1;
 		}
