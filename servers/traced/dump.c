@@ -23,9 +23,14 @@
 /* A write in progress takes microseconds: yielding this often covers it many times over. */
 #define STALL_RETRIES 1000
 
-/* One CPU's stream: the committed position and the event read ahead of it. */
+/*
+ * One CPU's stream: the committed position and the event read ahead of
+ * it. The reader reads on with ahead itself, so at is only where the
+ * next page starts: committing does not copy the reader's state.
+ */
 struct source {
-	struct ttrace_cursor at;    /* committed: before the peeked event */
+	uint64_t at;		    /* committed: the index before the peeked event */
+	bool at_synced;		    /* at starts an event */
 	struct ttrace_cursor ahead; /* after the peeked event (or the skipped loss) */
 	struct ttrace_record rec;
 	uint64_t end;  /* stop at this index */
@@ -42,6 +47,9 @@ struct dump {
 	bool counting;		   /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
 	const struct scope *scope; /* a SELF caller's processes; NULL: all */
 	const struct scope *tree;  /* TRACED_F_TREE: the filter's pid and descendants */
+	bool all;		   /* no filter and no scope: every event matches */
+	uint32_t stalled;	   /* sources stalled */
+	uint32_t unflushed;	   /* sources finished or stalled with skipped entries to report */
 	uint64_t matches;
 	uint32_t page_events;
 	uint8_t *out;
@@ -95,11 +103,13 @@ static int filter_check(const struct traced_filter *f, bool follow)
 static bool matches(const struct traced_filter *f, const struct scope *tree,
 		    const struct ttrace_record *r)
 {
-	const struct ttrace_kind_info *k = ttrace_kind_info(r->kind);
 	uint32_t fl = f->flags;
 
-	if (fl & TRACED_F_CATS && !(k && k->category & f->cats)) {
-		return false;
+	if (fl & TRACED_F_CATS) {
+		const struct ttrace_kind_info *k = ttrace_kind_info(r->kind);
+		if (!(k && k->category & f->cats)) {
+			return false;
+		}
 	}
 	if (fl & TRACED_F_KINDS && (r->kind >= TRACED_KIND_WORDS * 64 ||
 				    !(f->kinds[r->kind / 64] >> (r->kind % 64) & 1))) {
@@ -109,6 +119,9 @@ static bool matches(const struct traced_filter *f, const struct scope *tree,
 	    (fl & TRACED_F_PID && !(tree ? scope_has(tree, r->pid) : r->pid == f->pid)) ||
 	    (fl & TRACED_F_TID && r->tid != f->tid)) {
 		return false;
+	}
+	if (!(fl & (TRACED_F_SINCE | TRACED_F_UNTIL))) {
+		return true;
 	}
 	uint64_t ns = traced_ns(r->ts);
 	return !(fl & TRACED_F_SINCE && ns < f->since_ns) &&
@@ -163,12 +176,15 @@ static void cursor_start(struct traced_cursor *c, bool follow)
 
 static void sources_init(struct dump *d)
 {
+	d->stalled = d->unflushed = 0;
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		struct source *s = &d->src[i];
-		ttrace_cursor_init(&s->at, d->cursor->next[i]);
-		s->at.synced = d->cursor->synced >> i & 1;
+		ttrace_cursor_init(&s->ahead, d->cursor->next[i]);
+		s->ahead.synced = d->cursor->synced >> i & 1;
 		s->end = d->follow ? UINT64_MAX : d->cursor->end[i];
-		s->at.end = s->end;
+		s->ahead.end = s->end;
+		s->at = s->ahead.index;
+		s->at_synced = s->ahead.synced;
 		s->have = s->stalled = s->finished = false;
 	}
 }
@@ -181,7 +197,6 @@ static void peek(struct dump *d, uint32_t i)
 	if (s->have || s->finished || s->stalled) {
 		return;
 	}
-	s->ahead = s->at;
 	s->ahead.lost = s->ahead.cleared = 0;
 	if (ttrace_ring_read(&traced.ring[i], &s->ahead, &s->rec, 1)) {
 		s->have = true;
@@ -197,22 +212,27 @@ static void peek(struct dump *d, uint32_t i)
 		s->finished = true;
 	} else {
 		s->stalled = true; /* a write in progress, or nothing new for a follower */
+		d->stalled++;
 	}
+	d->unflushed += s->ahead.index != s->at;
 }
 
 /* The marker slot of a binary dump for n entries lost on cpu. */
 static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
 {
-	memset(slot, 0, sizeof(*slot));
-	slot->e.kind = TRACED_KIND_LOST;
-	slot->e.cpu = (uint8_t)cpu;
-	slot->e.data[0] = n;
+	slot->e = (struct ttrace_entry){.kind = TRACED_KIND_LOST, .cpu = (uint8_t)cpu, .data = {n}};
 }
 
-/* The event as the ring held it: its head entry, then its continuations. */
-static size_t event_slots(union ttrace_slot *slots, const struct ttrace_record *r)
+/*
+ * The event as the ring held it: its head entry, then its continuations.
+ * Every field is set, so no slot is cleared first (the asserts say there
+ * is no padding to leave stale).
+ */
+static void event_slots(union ttrace_slot *slots, const struct ttrace_record *r)
 {
-	memset(slots, 0, sizeof(*slots) * (1 + r->ncont));
+	_Static_assert(sizeof(struct ttrace_entry) == 24 + 8 * TTRACE_HEAD_WORDS, "no padding");
+	_Static_assert(sizeof(struct ttrace_cont) == 8 + 8 * TTRACE_CONT_WORDS, "no padding");
+
 	slots[0].e.ts = r->ts;
 	slots[0].e.seq = (uint32_t)r->index;
 	slots[0].e.kind = r->kind;
@@ -226,40 +246,50 @@ static size_t event_slots(union ttrace_slot *slots, const struct ttrace_record *
 		memcpy(slots[j].c.data, &r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS],
 		       sizeof(slots[j].c.data));
 	}
-	return sizeof(*slots) * (1 + r->ncont);
 }
 
 /*
  * Appends what source i reports before and with its next event: the loss
  * (if any) and the event (if it has one and it matches). Returns false,
- * having appended nothing, if that does not fit the page.
+ * having appended nothing, if that does not fit the page. Binary slots
+ * go straight to the page, which traced only ever writes.
  */
 static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
 {
-	uint8_t tmp[TTRACE_LINE_MAX + 1 + sizeof(union ttrace_slot) * (1 + TTRACE_CONT_MAX)];
+	char text[2 * TTRACE_LINE_MAX + 1]; /* a loss line, then an event's */
 	size_t n = 0;
 
 	if (d->counting) {
 		return true;
 	}
-	if (lost && d->format == TRACED_FORMAT_TEXT) {
-		n += (size_t)ttrace_format_lost((char *)tmp, TTRACE_LINE_MAX, i, lost);
-	} else if (lost) {
-		lost_slot((union ttrace_slot *)tmp, i, lost);
-		n += sizeof(union ttrace_slot);
+	if (d->format == TRACED_FORMAT_BINARY) {
+		size_t need = (lost ? sizeof(union ttrace_slot) : 0) +
+			      (rec ? sizeof(union ttrace_slot) * (1 + rec->ncont) : 0);
+		if (d->len + need > d->max) {
+			return false;
+		}
+		union ttrace_slot *slot = (union ttrace_slot *)(d->out + d->len);
+		if (lost) {
+			lost_slot(slot++, i, lost);
+		}
+		if (rec) {
+			event_slots(slot, rec);
+		}
+		d->len += need;
+		return true;
 	}
-	if (rec && d->format == TRACED_FORMAT_TEXT) {
-		int len =
-		    ttrace_format_event((char *)tmp + n, TTRACE_LINE_MAX, rec, &traced.decoder);
+	if (lost) {
+		n += (size_t)ttrace_format_lost(text, TTRACE_LINE_MAX, i, lost);
+	}
+	if (rec) {
+		int len = ttrace_format_event(text + n, TTRACE_LINE_MAX, rec, &traced.decoder);
 		n += (size_t)len < TTRACE_LINE_MAX ? (size_t)len : TTRACE_LINE_MAX - 1;
-		tmp[n++] = '\n';
-	} else if (rec) {
-		n += event_slots((union ttrace_slot *)(tmp + n), rec);
+		text[n++] = '\n';
 	}
 	if (d->len + n > d->max) {
 		return false;
 	}
-	memcpy(d->out + d->len, tmp, n);
+	memcpy(d->out + d->len, text, n);
 	d->len += n;
 	return true;
 }
@@ -274,7 +304,8 @@ static void commit(struct dump *d, uint32_t i, uint64_t lost)
 {
 	struct source *s = &d->src[i];
 
-	s->at = s->ahead;
+	s->at = s->ahead.index;
+	s->at_synced = s->ahead.synced;
 	s->have = false;
 	if (!d->counting && !d->cursor->skip) {
 		d->cursor->lost += lost;
@@ -287,8 +318,11 @@ static int oldest(struct dump *d)
 	int best = -1;
 
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		peek(d, i);
-		if (d->src[i].have && (best < 0 || d->src[i].rec.ts < d->src[best].rec.ts)) {
+		const struct source *s = &d->src[i];
+		if (!s->have) {
+			peek(d, i);
+		}
+		if (s->have && (best < 0 || s->rec.ts < d->src[best].rec.ts)) {
 			best = (int)i;
 		}
 	}
@@ -298,14 +332,15 @@ static int oldest(struct dump *d)
 /* Reports the loss of sources that finished or stalled after skipping entries. */
 static bool flush_loss(struct dump *d)
 {
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
+	for (uint32_t i = 0; i < traced.ncpus && d->unflushed; i++) {
 		struct source *s = &d->src[i];
-		if (!s->have && (s->finished || s->stalled) && s->ahead.index != s->at.index) {
+		if (!s->have && (s->finished || s->stalled) && s->ahead.index != s->at) {
 			uint64_t lost = s->ahead.lost;
 			if (!emit(d, i, d->cursor->skip ? 0 : lost, NULL)) {
 				return false;
 			}
 			commit(d, i, lost);
+			d->unflushed--;
 		}
 	}
 	return true;
@@ -329,15 +364,13 @@ static bool merge(struct dump *d)
 		 * A dump waits for an entry still being written below its end:
 		 * it may be older than every event the other CPUs offer.
 		 */
-		for (uint32_t j = 0; j < traced.ncpus && !d->follow; j++) {
-			if (d->src[j].stalled) {
-				return false;
-			}
+		if (d->stalled && !d->follow) {
+			return false;
 		}
 		struct source *s = &d->src[i];
 		uint64_t lost = s->ahead.lost;
-		bool match = matches(d->filter, d->tree, &s->rec) &&
-			     (!d->scope || scope_has(d->scope, s->rec.pid));
+		bool match = d->all || (matches(d->filter, d->tree, &s->rec) &&
+					(!d->scope || scope_has(d->scope, s->rec.pid)));
 		bool show = match && !d->cursor->skip;
 		if (!emit(d, (uint32_t)i, d->cursor->skip ? 0 : lost, show ? &s->rec : NULL)) {
 			return false;
@@ -352,10 +385,8 @@ static bool merge(struct dump *d)
 			d->page_events++;
 		}
 	}
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		if (d->src[i].stalled && !d->follow) {
-			return false; /* a write below end is in progress: the client asks again */
-		}
+	if (d->stalled && !d->follow) {
+		return false; /* a write below end is in progress: the client asks again */
 	}
 	return !d->follow;
 }
@@ -365,8 +396,8 @@ static void sources_save(struct dump *d)
 {
 	d->cursor->synced = 0;
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		d->cursor->next[i] = d->src[i].at.index;
-		d->cursor->synced |= (uint32_t)d->src[i].at.synced << i;
+		d->cursor->next[i] = d->src[i].at;
+		d->cursor->synced |= (uint32_t)d->src[i].at_synced << i;
 	}
 }
 
@@ -382,6 +413,7 @@ static void skip_to_last(struct dump *d)
 		for (uint32_t i = 0; i < traced.ncpus; i++) {
 			d->src[i].stalled = false;
 		}
+		d->stalled = 0;
 	}
 	d->counting = false;
 	d->cursor->skip = d->matches > d->filter->count ? d->matches - d->filter->count : 0;
@@ -421,6 +453,7 @@ bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor 
 	d.out = piece->out;
 	d.max = piece->max;
 	d.scope = piece->scope;
+	d.all = !f->flags && !d.scope;
 	if (f->flags & TRACED_F_TREE) {
 		static struct scope tree; /* one dump at a time */
 		/* A tree the aux buffer cannot show is the pid alone. */
