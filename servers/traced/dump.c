@@ -23,21 +23,39 @@
 /* A write in progress takes microseconds: yielding this often covers it many times over. */
 #define STALL_RETRIES 1000
 
+/* Events a source reads ahead at a time, at most: tracecat -c's batch (make bench). */
+#define BATCH 64
+
 /*
- * One CPU's stream: the committed position and the event read ahead of
- * it. The reader reads on with ahead itself, so at is only where the
- * next page starts: committing does not copy the reader's state.
+ * One CPU's stream: the committed position and the events read ahead of
+ * it, a batch at a time (a read's fixed cost is the merge's largest but
+ * the copy). The reader reads on with ahead itself, so at is only where
+ * the next page starts: committing does not copy the reader's state.
+ * Each event read ahead knows the entries lost just before it, so loss
+ * is still reported in place (see peek()).
  */
 struct source {
-	uint64_t at;		    /* committed: the index before the peeked event */
+	uint64_t at;		    /* committed: the index before rec[next] */
 	bool at_synced;		    /* at starts an event */
-	struct ttrace_cursor ahead; /* after the peeked event (or the skipped loss) */
-	struct ttrace_record rec;
-	uint64_t end;  /* stop at this index */
-	bool have;     /* rec holds the next event */
-	bool stalled;  /* an entry below end is still being written */
-	bool finished; /* nothing more below end */
+	struct ttrace_cursor ahead; /* after rec[n - 1] (or the skipped loss) */
+	uint32_t next, n;	    /* rec[next..n) are still to merge */
+	struct ttrace_record rec[BATCH];
+	uint64_t lost[BATCH]; /* entries lost just before rec[k] */
+	uint64_t end;	      /* stop at this index */
+	bool stalled;	      /* an entry below end is still being written */
+	bool finished;	      /* nothing more below end */
 };
+
+static bool has_event(const struct source *s)
+{
+	return s->next < s->n;
+}
+
+/* The index after record r: where the next event starts. */
+static uint64_t record_end(const struct ttrace_record *r)
+{
+	return r->index + 1 + r->ncont;
+}
 
 struct dump {
 	const struct traced_filter *filter;
@@ -185,21 +203,48 @@ static void sources_init(struct dump *d)
 		s->ahead.end = s->end;
 		s->at = s->ahead.index;
 		s->at_synced = s->ahead.synced;
-		s->have = s->stalled = s->finished = false;
+		s->next = s->n = 0;
+		s->stalled = s->finished = false;
 	}
 }
 
-/* Reads source i's next event ahead, unless it has one or has finished. */
+/*
+ * Reads source i's next events ahead, unless it has some or has finished:
+ * about as many as the page's room could take from every source alike.
+ * Between the events of a batch, what the reader skipped is their index
+ * gap, and all of it lost, unless a clear discarded part of it (counted
+ * apart) or the reader skipped entries after the last one: then the
+ * batch is read again as one event, whose loss the reader tells exactly,
+ * all of it before the event.
+ */
 static void peek(struct dump *d, uint32_t i)
 {
 	struct source *s = &d->src[i];
 
-	if (s->have || s->finished || s->stalled) {
+	if (has_event(s) || s->finished || s->stalled) {
 		return;
 	}
+	size_t room = d->counting ? SIZE_MAX : (d->max - d->len) / sizeof(union ttrace_slot);
+	size_t max = room / traced.ncpus + 1 < BATCH ? room / traced.ncpus + 1 : BATCH;
+	const struct ttrace_cursor before = s->ahead;
+
 	s->ahead.lost = s->ahead.cleared = 0;
-	if (ttrace_ring_read(&traced.ring[i], &s->ahead, &s->rec, 1)) {
-		s->have = true;
+	size_t n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, max);
+	if (n > 1 && (s->ahead.cleared || s->ahead.index != record_end(&s->rec[n - 1]))) {
+		s->ahead = before;
+		s->ahead.lost = s->ahead.cleared = 0;
+		n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, 1);
+	}
+	s->next = 0;
+	s->n = (uint32_t)n;
+	if (n == 1) {
+		s->lost[0] = s->ahead.lost;
+	}
+	for (uint64_t k = 0, from = before.index; n > 1 && k < n; k++) {
+		s->lost[k] = s->rec[k].index - from;
+		from = record_end(&s->rec[k]);
+	}
+	if (n) {
 		return;
 	}
 	/*
@@ -240,44 +285,45 @@ static void event_slots(union ttrace_slot *slots, const struct ttrace_record *r)
 	slots[0].e.ctx = TTRACE_CTX_MAKE(r->ctx, r->ncont);
 	slots[0].e.pid = r->pid;
 	slots[0].e.tid = r->tid;
-	memcpy(slots[0].e.data, r->data, sizeof(slots[0].e.data));
+	/* Word loops the compiler unrolls: a memcpy call costs more than these few words. */
+	for (uint32_t w = 0; w < TTRACE_HEAD_WORDS; w++) {
+		slots[0].e.data[w] = r->data[w];
+	}
 	for (uint32_t j = 1; j <= r->ncont; j++) {
 		slots[j].c.ts = r->ts | TTRACE_TS_CONT;
-		memcpy(slots[j].c.data, &r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS],
-		       sizeof(slots[j].c.data));
+		for (uint32_t w = 0; w < TTRACE_CONT_WORDS; w++) {
+			slots[j].c.data[w] =
+			    r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS + w];
+		}
 	}
 }
 
-/*
- * Appends what source i reports before and with its next event: the loss
- * (if any) and the event (if it has one and it matches). Returns false,
- * having appended nothing, if that does not fit the page. Binary slots
- * go straight to the page, which traced only ever writes.
- */
-static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
+/* emit() of a binary dump: slots straight to the page, which traced only ever writes. */
+static bool emit_binary(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
+{
+	size_t need = (lost ? sizeof(union ttrace_slot) : 0) +
+		      (rec ? sizeof(union ttrace_slot) * (1 + rec->ncont) : 0);
+
+	if (d->len + need > d->max) {
+		return false;
+	}
+	union ttrace_slot *slot = (union ttrace_slot *)(d->out + d->len);
+	if (lost) {
+		lost_slot(slot++, i, lost);
+	}
+	if (rec) {
+		event_slots(slot, rec);
+	}
+	d->len += need;
+	return true;
+}
+
+/* emit() of a text dump. */
+static bool emit_text(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
 {
 	char text[2 * TTRACE_LINE_MAX + 1]; /* a loss line, then an event's */
 	size_t n = 0;
 
-	if (d->counting) {
-		return true;
-	}
-	if (d->format == TRACED_FORMAT_BINARY) {
-		size_t need = (lost ? sizeof(union ttrace_slot) : 0) +
-			      (rec ? sizeof(union ttrace_slot) * (1 + rec->ncont) : 0);
-		if (d->len + need > d->max) {
-			return false;
-		}
-		union ttrace_slot *slot = (union ttrace_slot *)(d->out + d->len);
-		if (lost) {
-			lost_slot(slot++, i, lost);
-		}
-		if (rec) {
-			event_slots(slot, rec);
-		}
-		d->len += need;
-		return true;
-	}
 	if (lost) {
 		n += (size_t)ttrace_format_lost(text, TTRACE_LINE_MAX, i, lost);
 	}
@@ -294,36 +340,66 @@ static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_
 	return true;
 }
 
+/*
+ * Appends what source i reports before and with its next event: the loss
+ * (if any) and the event (if it has one and it matches). Returns false,
+ * having appended nothing, if that does not fit the page.
+ */
+static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
+{
+	if (d->counting) {
+		return true;
+	}
+	return d->format == TRACED_FORMAT_BINARY ? emit_binary(d, i, lost, rec)
+						 : emit_text(d, i, lost, rec);
+}
+
 static bool count_reached(const struct dump *d)
 {
 	return d->filter->count && d->cursor->events >= d->filter->count && !d->counting;
 }
 
-/* Moves source i past what it read ahead. */
-static void commit(struct dump *d, uint32_t i, uint64_t lost)
+/* Moves source i to index (synced: an event starts there), past lost entries lost. */
+static void commit(struct dump *d, uint32_t i, uint64_t index, bool synced, uint64_t lost)
 {
 	struct source *s = &d->src[i];
 
-	s->at = s->ahead.index;
-	s->at_synced = s->ahead.synced;
-	s->have = false;
+	s->at = index;
+	s->at_synced = synced;
 	if (!d->counting && !d->cursor->skip) {
 		d->cursor->lost += lost;
 	}
 }
 
-/* The source whose next event is oldest, or -1 when none has one. */
-static int oldest(struct dump *d)
+/* Whether source a's next event goes before source b's: the older, or on a tie, the lower CPU. */
+static bool before(const struct dump *d, uint32_t a, uint32_t b)
+{
+	uint64_t ta = d->src[a].rec[d->src[a].next].ts, tb = d->src[b].rec[d->src[b].next].ts;
+
+	return ta < tb || (ta == tb && a < b);
+}
+
+/*
+ * The source whose next event is oldest, or -1 when none has one; *runner
+ * the one whose next event comes after it, or -1.
+ */
+static int oldest(struct dump *d, int *runner)
 {
 	int best = -1;
 
+	*runner = -1;
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		const struct source *s = &d->src[i];
-		if (!s->have) {
+		if (!has_event(&d->src[i])) {
 			peek(d, i);
 		}
-		if (s->have && (best < 0 || s->rec.ts < d->src[best].rec.ts)) {
+		if (!has_event(&d->src[i])) {
+			continue;
+		}
+		if (best < 0 || before(d, i, (uint32_t)best)) {
+			*runner = best;
 			best = (int)i;
+		} else if (*runner < 0 || before(d, i, (uint32_t)*runner)) {
+			*runner = (int)i;
 		}
 	}
 	return best;
@@ -334,14 +410,40 @@ static bool flush_loss(struct dump *d)
 {
 	for (uint32_t i = 0; i < traced.ncpus && d->unflushed; i++) {
 		struct source *s = &d->src[i];
-		if (!s->have && (s->finished || s->stalled) && s->ahead.index != s->at) {
+		if (!has_event(s) && (s->finished || s->stalled) && s->ahead.index != s->at) {
 			uint64_t lost = s->ahead.lost;
 			if (!emit(d, i, d->cursor->skip ? 0 : lost, NULL)) {
 				return false;
 			}
-			commit(d, i, lost);
+			commit(d, i, s->ahead.index, s->ahead.synced, lost);
 			d->unflushed--;
 		}
+	}
+	return true;
+}
+
+/* Merges source i's next event: false, having changed nothing, if it does not fit the page. */
+static bool take(struct dump *d, uint32_t i)
+{
+	struct source *s = &d->src[i];
+	const struct ttrace_record *rec = &s->rec[s->next];
+	uint64_t lost = s->lost[s->next];
+	bool match = d->all || (matches(d->filter, d->tree, rec) &&
+				(!d->scope || scope_has(d->scope, rec->pid)));
+	bool show = match && !d->cursor->skip;
+
+	if (!emit(d, i, d->cursor->skip ? 0 : lost, show ? rec : NULL)) {
+		return false;
+	}
+	commit(d, i, record_end(rec), true, lost);
+	s->next++;
+	if (d->counting && match) {
+		d->matches++;
+	} else if (match && d->cursor->skip) {
+		d->cursor->skip--;
+	} else if (show) {
+		d->cursor->events++;
+		d->page_events++;
 	}
 	return true;
 }
@@ -353,7 +455,8 @@ static bool merge(struct dump *d)
 		if (count_reached(d)) {
 			return true;
 		}
-		int i = oldest(d);
+		int runner;
+		int i = oldest(d, &runner);
 		if (!flush_loss(d)) {
 			return false;
 		}
@@ -367,23 +470,18 @@ static bool merge(struct dump *d)
 		if (d->stalled && !d->follow) {
 			return false;
 		}
-		struct source *s = &d->src[i];
-		uint64_t lost = s->ahead.lost;
-		bool match = d->all || (matches(d->filter, d->tree, &s->rec) &&
-					(!d->scope || scope_has(d->scope, s->rec.pid)));
-		bool show = match && !d->cursor->skip;
-		if (!emit(d, (uint32_t)i, d->cursor->skip ? 0 : lost, show ? &s->rec : NULL)) {
-			return false;
-		}
-		commit(d, (uint32_t)i, lost);
-		if (d->counting && match) {
-			d->matches++;
-		} else if (match && d->cursor->skip) {
-			d->cursor->skip--;
-		} else if (show) {
-			d->cursor->events++;
-			d->page_events++;
-		}
+		/*
+		 * A run of source i's events: until the runner-up's next event
+		 * comes first, or i's read-ahead runs out. No source reads
+		 * meanwhile, so the other sources' next events stay what
+		 * oldest() compared.
+		 */
+		do {
+			if (!take(d, (uint32_t)i)) {
+				return false;
+			}
+		} while (has_event(&d->src[i]) && !count_reached(d) &&
+			 (runner < 0 || before(d, (uint32_t)i, (uint32_t)runner)));
 	}
 	if (d->stalled && !d->follow) {
 		return false; /* a write below end is in progress: the client asks again */
