@@ -230,7 +230,7 @@ static void peek(struct dump *d, uint32_t i)
 
 	s->ahead.lost = s->ahead.cleared = 0;
 	size_t n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, max);
-	if (n > 1 && (s->ahead.cleared || s->ahead.index != record_end(&s->rec[n - 1]))) {
+	if (n && max > 1 && (s->ahead.cleared || s->ahead.index != record_end(&s->rec[n - 1]))) {
 		s->ahead = before;
 		s->ahead.lost = s->ahead.cleared = 0;
 		n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, 1);

@@ -211,6 +211,68 @@ class TestFilters:
         assert tool.splitlines() == shell.splitlines(), words
 
 
+BULK_EVENTS = 20000  # each CPU's: more than a default ring (1 MiB) holds
+FETCHED = r"tracecat: fetched (\d+) bytes in \d+ ns, digest ([0-9a-f]+)"
+
+
+def fetched(out):
+    """tracecat -b's bytes and digest of what it fetched, and its verdict."""
+    match = re.search(FETCHED, out)
+    assert match, out[-2000:]
+    return match.groups(), verified(out)
+
+
+class TestBulkDump:
+    """The 4-CPU machine's rings overwritten on every CPU (tracegen, more events than
+    a ring holds, on each), then read through BULK (`tracecat -b`) and page by page
+    (`tracecat -b -p`): the same bytes, loss markers included, whatever the filter."""
+
+    @pytest.fixture(scope="class")
+    def session(self, machines):
+        machine = machines.get(smp=4)
+        spoor = machine.spoor
+        reset_tracing(spoor)
+        spoor.command("trace on test")
+        for cpu in range(4):
+            out = spoor.command(f"run tracegen {BULK_EVENTS} {cpu}", timeout=DUMP_TIMEOUT)
+            assert f"emitted {BULK_EVENTS} of {BULK_EVENTS}" in out, out
+        spoor.command("trace off")
+        stored = {cpu: c["stored"] for cpu, c in status(spoor).items()}
+        return Session(machine, stored=stored)
+
+    @pytest.fixture
+    def spoor(self, shared, session):
+        """The filled machine, tracing off: a test may only read its rings."""
+        return shared.use(session.machine)
+
+    def test_every_ring_was_overwritten(self, spoor):
+        assert all(c["overwritten"] > 0 for c in status(spoor).values()), status(spoor)
+
+    def test_bulk_dump_returns_what_the_page_dump_returns_on_full_rings(self, spoor, session):
+        bulk = fetched(spoor.command("run -r tracecat -b", timeout=DUMP_TIMEOUT))
+        paged = fetched(spoor.command("run -r tracecat -b -p", timeout=DUMP_TIMEOUT))
+        events, entries, lost = bulk[1]
+        assert events == sum(session.stored.values()) and lost > 0, bulk
+        assert bulk == paged
+
+    def test_bulk_dump_in_frames_of_a_page_returns_the_same(self, spoor):
+        small = fetched(spoor.command("run -r tracecat -b -k 4", timeout=DUMP_TIMEOUT))
+        paged = fetched(spoor.command("run -r tracecat -b -p", timeout=DUMP_TIMEOUT))
+        assert small == paged
+
+    @pytest.mark.parametrize("words", ["cpu=1 cpu=3", "kind=test_tick last=1000", "count=777",
+                                       "cpu=2 count=5000"])
+    def test_bulk_dump_keeps_exactly_what_the_filter_keeps(self, spoor, words):
+        bulk = fetched(spoor.command(f"run -r tracecat -b {words}", timeout=DUMP_TIMEOUT))
+        paged = fetched(spoor.command(f"run -r tracecat -b -p {words}", timeout=DUMP_TIMEOUT))
+        assert bulk[1][0] > 0, bulk
+        assert bulk == paged, words
+
+    def test_bulk_refuses_bad_frames_survives_frames_taken_away_and_keeps_nothing(self, spoor):
+        out = spoor.command("run -r tracebulk", timeout=DUMP_TIMEOUT)
+        assert re.search(r"tracebulk: ok \(\d+ checks\)", out), out
+
+
 @pytest.mark.parametrize("words,message", [
     ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
     ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
@@ -334,9 +396,6 @@ def test_follow_prints_events_in_order(spoor):
 
 
 STATE_POLLS = 2000  # ps round trips take milliseconds; this is a minute or more
-
-
-FETCHED = r"tracecat: fetched (\d+) bytes in \d+ ns, digest ([0-9a-f]+)"
 
 
 class TestTracedKilledMidDump:
