@@ -130,6 +130,7 @@
  *   -EINVAL     no capability, one of another kind, or a frame above
  *               TRACED_BULK_MAX bytes; format TRACED_FORMAT_TEXT
  *   -EACCES     a frame without the read or the write right
+ *   -ENOMEM     traced has no room to map the frame
  * traced only writes the frame, never reads anything back from it, and
  * lets go of its copy (capability and mapping) before it replies: it
  * keeps no state between calls, so a restarted traced continues a bulk

@@ -1,10 +1,10 @@
 /*
- * dump: DUMP and FOLLOW pages (abi/traced.h). Each CPU's ring is read
- * with the lock-free reader of common/trace_ring.c, one event ahead; the
- * page takes the oldest of the CPUs' next events until it is full, so the
- * pages of one dump concatenate into one timestamp-ordered stream, each
- * CPU's own order exact. Loss the reader counts becomes a line (a marker
- * slot in binary) right where it happened in that CPU's stream.
+ * dump: DUMP and FOLLOW pages (abi/traced.h), and BULK's (bulk.c). Each
+ * CPU's ring is read with the lock-free reader of common/trace_ring.c, a
+ * batch of events ahead; the page takes the oldest of the CPUs' next
+ * events until it is full, so the pages of one dump concatenate into one
+ * timestamp-ordered stream, each CPU's own order exact. Loss the reader counts becomes a line (a
+ * marker slot in binary) right where it happened in that CPU's stream.
  *
  * A DUMP is bounded by the heads its first page saw (cursor.end); a
  * FOLLOW has no bound and starts at the heads. Everything a page needs to
@@ -225,7 +225,8 @@ static void peek(struct dump *d, uint32_t i)
 		return;
 	}
 	size_t room = d->counting ? SIZE_MAX : (d->max - d->len) / sizeof(union ttrace_slot);
-	size_t max = room / traced.ncpus + 1 < BATCH ? room / traced.ncpus + 1 : BATCH;
+	size_t share = room / traced.ncpus;
+	size_t max = share < BATCH ? share + 1 : BATCH;
 	const struct ttrace_cursor before = s->ahead;
 
 	s->ahead.lost = s->ahead.cleared = 0;
