@@ -449,6 +449,55 @@ static bool take(struct dump *d, uint32_t i)
 	return true;
 }
 
+/*
+ * take()'s loop for BULK's common case, a binary dump of everything: no
+ * filter, scope, count or skip, so every event is shown and nothing but
+ * its slots and the counts need doing. Kept apart, with its state in
+ * locals, because the slot stores may alias struct dump's fields as far
+ * as the compiler knows, and reloading them was most of a merged event's
+ * cost. Returns false when the page is full.
+ */
+static bool run_all(struct dump *d, uint32_t i, int runner)
+{
+	struct source *s = &d->src[i];
+	union ttrace_slot *slot = (union ttrace_slot *)(d->out + d->len);
+	size_t room = (d->max - d->len) / sizeof(*slot);
+	uint64_t bound = runner < 0 ? UINT64_MAX : d->src[runner].rec[d->src[runner].next].ts;
+	bool ties = runner < 0 || i < (uint32_t)runner; /* a tie with the runner-up goes to i */
+	uint32_t next = s->next;
+	uint64_t lost_sum = 0, events = 0;
+	bool fits = true;
+
+	for (; next < s->n; next++) {
+		const struct ttrace_record *rec = &s->rec[next];
+		uint64_t lost = s->lost[next];
+		size_t need = (lost != 0) + 1 + (size_t)rec->ncont;
+		if (rec->ts > bound || (rec->ts == bound && !ties)) {
+			break;
+		}
+		if (need > room) {
+			fits = false;
+			break;
+		}
+		if (lost) {
+			lost_slot(slot++, i, lost);
+		}
+		event_slots(slot, rec);
+		slot += 1 + rec->ncont;
+		room -= need;
+		lost_sum += lost;
+		events++;
+	}
+	if (next != s->next) {
+		commit(d, i, record_end(&s->rec[next - 1]), true, lost_sum);
+		s->next = next;
+	}
+	d->len = (size_t)((uint8_t *)slot - d->out);
+	d->cursor->events += events;
+	d->page_events += (uint32_t)events;
+	return fits;
+}
+
 /* Runs the merge until the page is full or the stream ends; true when it ended. */
 static bool merge(struct dump *d)
 {
@@ -477,6 +526,12 @@ static bool merge(struct dump *d)
 		 * meanwhile, so the other sources' next events stay what
 		 * oldest() compared.
 		 */
+		if (d->all && d->format == TRACED_FORMAT_BINARY) {
+			if (!run_all(d, (uint32_t)i, runner)) {
+				return false;
+			}
+			continue;
+		}
 		do {
 			if (!take(d, (uint32_t)i)) {
 				return false;
