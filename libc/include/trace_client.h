@@ -87,8 +87,9 @@ void traced_pager_strings(struct traced_pager *p, uint32_t tag);
 void traced_pager_events(struct traced_pager *p);
 
 /*
- * Fetches the next page: its data in *data (*len bytes, inside p) and
- * its flags (TRACED_DUMP_DONE) in *flags. Returns as traced_request().
+ * Fetches the next page: its data in *data (*len bytes, inside p, or
+ * for BULK in its frame's mapping, until the next call) and its flags
+ * (TRACED_DUMP_DONE) in *flags. Returns as traced_request().
  */
 long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags);
 
