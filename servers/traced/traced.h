@@ -1,12 +1,12 @@
 /*
  * traced: the trace server (abi/traced.h is its protocol). main.c maps
  * the trace area and runs the receive -> dispatch -> reply loop; dump.c
- * merges the rings into dumps and follows; strings.c lists the aux
- * buffer, uevent_ops.c user events, page.c what their paged replies share,
- * save.c writes trace files to the host through export.c's channel,
- * stats.c answers STATS, bulk.c BULK, scope.c finds what a SELF caller may read.
- * traced is single-threaded: one request at a time, so its state
- * needs no lock.
+ * serves dumps and follows, bulk.c BULK, and merge.c merges the rings
+ * into their stream; strings.c lists the aux buffer, uevent_ops.c user
+ * events, page.c what their paged replies share, save.c writes trace
+ * files to the host through export.c's channel, stats.c answers STATS,
+ * scope.c finds what a SELF caller may read. traced is single-threaded:
+ * one request at a time, so its state needs no lock.
  */
 #ifndef SPOOR_TRACED_TRACED_H
 #define SPOOR_TRACED_TRACED_H
@@ -83,6 +83,12 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep);
  */
 int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
 		 const struct scope **scope);
+
+/*
+ * Starts cursor c of a new dump (follow: a FOLLOW) at each ring's last
+ * clear (a follow: at the heads), up to the heads (merge.c).
+ */
+void dump_cursor_start(struct traced_cursor *c, bool follow);
 
 /* BULK (bulk.c): one page of a binary DUMP into the caller's frame. 0 or -E*. */
 int bulk_page(const struct request *req, struct reply *rep);
