@@ -121,12 +121,13 @@
  * BULK is DUMP for tools that read much: the same request, cursor, levels
  * and answers, but the page's data goes into a memory object the client
  * passes with the call (a frame capability, abi/cap.h, with the read and
- * write rights; the client keeps its own copy mapped) instead of the
- * reply buffer, which carries only the reply's head. A page holds as many
- * whole events as the frame's size allows (at most TRACED_BULK_MAX
- * bytes), from offset 0, len bytes; so a full ring comes in a few calls
- * instead of one per TRACED_PAGE_DATA_MAX bytes. Binary only (format
- * TRACED_FORMAT_BINARY). Errors beyond DUMP's, and again nothing changes:
+ * write rights; the client reads the page through its own copy) instead
+ * of the reply buffer, which carries only the reply's head. A page holds
+ * as many whole events as the frame's size allows (at most
+ * TRACED_BULK_MAX bytes), from offset 0, len bytes; so a full ring comes
+ * in a few calls instead of one per TRACED_PAGE_DATA_MAX bytes, and the
+ * pages concatenate into the stream a DUMP with the same filter returns.
+ * Binary only (format TRACED_FORMAT_BINARY). Errors beyond DUMP's, and again nothing changes:
  *   -EINVAL     no capability, one of another kind, or a frame above
  *               TRACED_BULK_MAX bytes; format TRACED_FORMAT_TEXT
  *   -EACCES     a frame without the read or the write right
