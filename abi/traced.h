@@ -7,7 +7,7 @@
  * REQUEST. label = TRACED_OP_*, word 0 = TRACED_PROTOCOL, word 1 the
  * operation's argument (below), and for the operations that take one, the
  * request structure as the message buffer, exactly its size. Unused words
- * are ignored; no capability is taken.
+ * are ignored; no capability is taken, but by BULK (below).
  *
  * REPLY. word 0 = 0 or a negative error, word 1 the operation's result;
  * the reply buffer (room: TRACED_REPLY_MAX) carries the structure or text
@@ -49,6 +49,9 @@
  *   MODE     TTRACE_MODE_*    -> the mask
  *   CLEAR    -                -> the mask; every ring's events are discarded
  *   DUMP     struct traced_dump_request -> struct traced_dump_reply + data
+ *   BULK     struct traced_dump_request + a frame capability -> struct
+ *            traced_dump_reply, the data in the frame: a binary DUMP whose
+ *            pages are as large as the frame (see BULK)
  *   FOLLOW   struct traced_dump_request -> struct traced_dump_reply + data
  *   STRINGS  struct traced_strings_request -> struct traced_dump_reply + text
  *   MAP      -                -> a read-only trace-read capability (tools
@@ -115,6 +118,26 @@
  * that keeps up loses nothing, and a request sent again because its reply
  * was lost (traced died first) finds the same entries.
  *
+ * BULK is DUMP for tools that read much: the same request, cursor, levels
+ * and answers, but the page's data goes into a memory object the client
+ * passes with the call (a frame capability, abi/cap.h, with the read and
+ * write rights; the client reads the page through its own copy) instead
+ * of the reply buffer, which carries only the reply's head. A page holds
+ * as many whole events as the frame's size allows (at most
+ * TRACED_BULK_MAX bytes), from offset 0, len bytes; so a full ring comes
+ * in a few calls instead of one per TRACED_PAGE_DATA_MAX bytes, and the
+ * pages concatenate into the stream a DUMP with the same filter returns.
+ * Binary only (format TRACED_FORMAT_BINARY). Errors beyond DUMP's, and again nothing changes:
+ *   -EINVAL     no capability, one of another kind, or a frame above
+ *               TRACED_BULK_MAX bytes; format TRACED_FORMAT_TEXT
+ *   -EACCES     a frame without the read or the write right
+ *   -ENOMEM     traced has no room to map the frame
+ * traced only writes the frame, never reads anything back from it, and
+ * lets go of its copy (capability and mapping) before it replies: it
+ * keeps no state between calls, so a restarted traced continues a bulk
+ * dump as it continues any (the client sends the same request again),
+ * and what the client does with its frame meanwhile concerns only it.
+ *
  * DATA. TRACED_FORMAT_TEXT gives lines of DESIGN.md's form, each ending
  * in '\n':
  *   [    1.234567] cpu=1 pid=3 tid=3 comm=memtest mem_pf vaddr=0x400000 rip=0x401020 err=0x6 ...
@@ -156,7 +179,8 @@
 #define TRACED_OP_UNTRACK    17
 #define TRACED_OP_STATS	     18
 #define TRACED_OP_ECHO	     19
-#define TRACED_OP_LIMIT	     20 /* one past the highest operation */
+#define TRACED_OP_BULK	     20
+#define TRACED_OP_LIMIT	     21 /* one past the highest operation */
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 
@@ -287,6 +311,12 @@ struct traced_dump_reply {
 _Static_assert(sizeof(struct traced_dump_reply) == 168 + 16, "abi");
 
 #define TRACED_PAGE_DATA_MAX (TRACED_REPLY_MAX - sizeof(struct traced_dump_reply))
+
+/*
+ * The largest frame BULK fills: 16384 entries. Larger calls would gain
+ * little and keep traced from its other clients longer.
+ */
+#define TRACED_BULK_MAX (1024u * 1024u)
 
 /*
  * STRINGS lists the aux buffer's records, one line each:

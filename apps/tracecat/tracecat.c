@@ -1,6 +1,6 @@
 /*
- * tracecat [-f] [-b] [-S] [-c] [-s MS] [-i MS] [FILTERS]: a client of traced (abi/traced.h) that
- * speaks the protocol on its own, as any tool would.
+ * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-s MS] [-i MS] [FILTERS]: a client of traced
+ * (abi/traced.h) that speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
  *                        starting point, then events as they come, until it
@@ -11,7 +11,15 @@
  *                        no filter) per CPU sequence numbers that account for
  *                        every entry, returned or reported lost; then prints
  *                        tracecat: N events verified (E entries, L lost), kinds: K
- *                        or the first check that failed (exit 1).
+ *                        or the first check that failed (exit 1). A dump comes
+ *                        through BULK in pages of 1 MiB; then it prints
+ *                          tracecat: fetched B bytes in T ns, digest D
+ *                        T the guest clock's time spent in the requests (what
+ *                        make bench sets against -c), D the FNV-1a hash of
+ *                        the bytes, which a page-at-a-time dump (-p) of the
+ *                        same rings matches.
+ *   -p                   with -b: page at a time through DUMP, not BULK
+ *   -k KIB               with -b: BULK pages of KIB KiB (4 to 1024)
  *   tracecat -S FILTERS  the STATS answer in its key=value form, one line a
  *                        row, for scripts (abi/traced.h, STATS)
  *   tracecat -c          maps the rings (the control level: `run -t`) and copies
@@ -34,11 +42,13 @@
 #include <trace_client.h>
 
 #include "ceiling.h"
+#include "common/fnv.h"
 #include "common/trace_names.h"
 
 #define WHY_MAX	       1400
 #define FOLLOW_POLL_NS 100000000ull
 #define NS_PER_MS      1000000ull
+#define KIB	       1024u
 
 struct verify {
 	uint32_t ncpus;
@@ -112,7 +122,8 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 }
 
 struct options {
-	bool follow, binary, stats;
+	bool follow, binary, stats, paged;
+	size_t bulk;	   /* -k: BULK's page size in bytes */
 	uint64_t pause_ns; /* -s: between pages */
 	uint64_t idle_ns;  /* -i: a follow ends after this long without events; 0 never */
 };
@@ -127,14 +138,24 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 	uint32_t flags = 0;
 	bool started = false;
 	uint64_t last_event_ns = (uint64_t)sys_clock_ns();
+	uint64_t fetch_ns = 0, bytes = 0, digest = TTRACE_FNV_OFFSET;
+	long err = 0;
 
-	traced_pager_dump(&pager, op, f, o->binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
-	while (!(flags & TRACED_DUMP_DONE)) {
-		long err = traced_pager_next(&pager, &data, &len, &flags);
+	if (o->binary && !o->follow && !o->paged) {
+		err = traced_pager_bulk(&pager, f, o->bulk);
+	} else {
+		traced_pager_dump(&pager, op, f,
+				  o->binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
+	}
+	while (!err && !(flags & TRACED_DUMP_DONE)) {
+		uint64_t asked = (uint64_t)sys_clock_ns();
+		err = traced_pager_next(&pager, &data, &len, &flags);
+		fetch_ns += (uint64_t)sys_clock_ns() - asked;
 		if (err) {
-			printf("tracecat: traced: %s\n", strerror((int)-err));
-			return 1;
+			break;
 		}
+		bytes += len;
+		digest = o->binary ? ttrace_fnv1a(digest, data, len) : digest;
 		if (o->binary && verify_page(&v, data, len)) {
 			return 1;
 		}
@@ -157,6 +178,16 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 		} else if (o->pause_ns) {
 			sys_sleep_ns(o->pause_ns);
 		}
+	}
+	traced_pager_close(&pager);
+	if (err) {
+		printf("tracecat: traced: %s\n", strerror((int)-err));
+		return 1;
+	}
+	if (o->binary && !o->follow) {
+		printf("tracecat: fetched %llu bytes in %llu ns, digest %016llx\n",
+		       (unsigned long long)bytes, (unsigned long long)fetch_ns,
+		       (unsigned long long)digest);
 	}
 	if (o->binary) {
 		printf("tracecat: %llu events verified (%llu entries, %llu lost), kinds:",
@@ -196,7 +227,7 @@ static int stats(const struct traced_filter *f)
 int main(int argc, char **argv)
 {
 	struct traced_filter f;
-	struct options o = {0};
+	struct options o = {.bulk = TRACED_BULK_MAX};
 	char why[WHY_MAX];
 	int first = 1;
 
@@ -205,6 +236,14 @@ int main(int argc, char **argv)
 			o.pause_ns = strtoull(argv[++first], NULL, 10) * NS_PER_MS;
 		} else if (!strcmp(argv[first], "-i") && first + 1 < argc) {
 			o.idle_ns = strtoull(argv[++first], NULL, 10) * NS_PER_MS;
+		} else if (!strcmp(argv[first], "-k") && first + 1 < argc) {
+			o.bulk = strtoull(argv[++first], NULL, 10) * KIB;
+			if (o.bulk < TRACED_PAGE_DATA_MAX || o.bulk > TRACED_BULK_MAX) {
+				printf("tracecat: -k takes 4 to %u (KiB)\n", TRACED_BULK_MAX / KIB);
+				return 2;
+			}
+		} else if (!strcmp(argv[first], "-p")) {
+			o.paged = true;
 		} else if (!strcmp(argv[first], "-f")) {
 			o.follow = true;
 		} else if (!strcmp(argv[first], "-b")) {
@@ -214,7 +253,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[first], "-c")) {
 			return ceiling();
 		} else {
-			printf("tracecat: unknown option '%s' (known: -f -b -S -c -s MS -i MS)\n",
+			printf("tracecat: unknown option '%s' (known: -f -b -p -k KIB -S -c -s MS "
+			       "-i MS)\n",
 			       argv[first]);
 			return 2;
 		}

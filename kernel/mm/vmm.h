@@ -37,8 +37,11 @@ extern struct addr_space kernel_space;
  */
 void vmm_init(void);
 
-/* Loads the kernel page tables on the calling CPU. */
+/* Loads the kernel page tables on the calling CPU (boot: before its per-CPU data is set up). */
 void vmm_activate_kernel(void);
+
+/* Leaves any user space: the calling CPU loads the kernel page tables, and says so. */
+void vmm_deactivate(void);
 
 /* Loads as on the calling CPU, unless it is loaded already. */
 void vmm_activate(struct addr_space *as);

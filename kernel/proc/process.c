@@ -174,7 +174,7 @@ void process_teardown(struct process *p)
 	 */
 	uint32_t own = self->proc == p ? 1 : 0;
 	if (own) {
-		vmm_activate_kernel();
+		vmm_deactivate();
 	}
 	/* acquire: pairs with the release in process_thread_released() */
 	while (__atomic_load_n(&p->unreleased, __ATOMIC_ACQUIRE) > own) {
@@ -256,7 +256,7 @@ void process_activate(struct process *p)
 	if (p) {
 		vmm_activate(&p->vm.as);
 	} else {
-		vmm_activate_kernel();
+		vmm_deactivate();
 	}
 }
 

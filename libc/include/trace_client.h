@@ -61,11 +61,24 @@ struct traced_pager {
 		struct traced_dump_reply head;
 		uint8_t bytes[TRACED_REPLY_MAX];
 	} reply;
+	const uint8_t *window; /* BULK: the frame's pages land here (mapped read-only); else NULL */
+	size_t window_size;
+	uint32_t frame; /* BULK: the frame's slot */
 };
 
 /* A new DUMP or FOLLOW with filter f (copied) in TRACED_FORMAT_* format. */
 void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
 		       uint32_t format);
+
+/*
+ * A new BULK dump with filter f (copied): binary pages of up to size
+ * bytes (at most TRACED_BULK_MAX) through a frame it creates and maps;
+ * traced_pager_next() then gives pages inside that mapping. Returns 0,
+ * or -E* from creating or mapping the frame. traced_pager_close() lets
+ * go of the frame.
+ */
+long traced_pager_bulk(struct traced_pager *p, const struct traced_filter *f, size_t size);
+void traced_pager_close(struct traced_pager *p);
 
 /* A new STRINGS listing of tag (TTRACE_AUX_*, 0 for all). */
 void traced_pager_strings(struct traced_pager *p, uint32_t tag);
@@ -74,8 +87,9 @@ void traced_pager_strings(struct traced_pager *p, uint32_t tag);
 void traced_pager_events(struct traced_pager *p);
 
 /*
- * Fetches the next page: its data in *data (*len bytes, inside p) and
- * its flags (TRACED_DUMP_DONE) in *flags. Returns as traced_request().
+ * Fetches the next page: its data in *data (*len bytes, inside p, or
+ * for BULK in its frame's mapping, until the next call) and its flags
+ * (TRACED_DUMP_DONE) in *flags. Returns as traced_request().
  */
 long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len, uint32_t *flags);
 

@@ -1,53 +1,17 @@
 /*
- * dump: DUMP and FOLLOW pages (abi/traced.h). Each CPU's ring is read
- * with the lock-free reader of common/trace_ring.c, one event ahead; the
- * page takes the oldest of the CPUs' next events until it is full, so the
- * pages of one dump concatenate into one timestamp-ordered stream, each
- * CPU's own order exact. Loss the reader counts becomes a line (a marker
- * slot in binary) right where it happened in that CPU's stream.
- *
- * A DUMP is bounded by the heads its first page saw (cursor.end); a
- * FOLLOW has no bound and starts at the heads. Everything a page needs to
- * go on is in the cursor the client sends back, so traced keeps no state
- * between requests and a restarted traced continues any dump.
+ * dump: DUMP and FOLLOW pages (abi/traced.h): the checks of a request's
+ * filter and cursor, the page itself (merge.c makes the stream), and what
+ * a follower acknowledges in drop mode. A DUMP is bounded by the heads
+ * its first page saw (cursor.end); a FOLLOW has no bound and starts at
+ * the heads.
  */
 #include <errno.h>
 #include <spoor.h>
 #include <string.h>
 
-#include "common/format.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "traced.h"
-
-/* A write in progress takes microseconds: yielding this often covers it many times over. */
-#define STALL_RETRIES 1000
-
-/* One CPU's stream: the committed position and the event read ahead of it. */
-struct source {
-	struct ttrace_cursor at;    /* committed: before the peeked event */
-	struct ttrace_cursor ahead; /* after the peeked event (or the skipped loss) */
-	struct ttrace_record rec;
-	uint64_t end;  /* stop at this index */
-	bool have;     /* rec holds the next event */
-	bool stalled;  /* an entry below end is still being written */
-	bool finished; /* nothing more below end */
-};
-
-struct dump {
-	const struct traced_filter *filter;
-	struct traced_cursor *cursor;
-	uint32_t format;
-	bool follow;
-	bool counting;		   /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
-	const struct scope *scope; /* a SELF caller's processes; NULL: all */
-	const struct scope *tree;  /* TRACED_F_TREE: the filter's pid and descendants */
-	uint64_t matches;
-	uint32_t page_events;
-	uint8_t *out;
-	size_t len, max;
-	struct source src[TTRACE_MAX_CPUS];
-};
 
 static bool kind_known_bits(const uint64_t *kinds)
 {
@@ -92,29 +56,6 @@ static int filter_check(const struct traced_filter *f, bool follow)
 	return 0;
 }
 
-static bool matches(const struct traced_filter *f, const struct scope *tree,
-		    const struct ttrace_record *r)
-{
-	const struct ttrace_kind_info *k = ttrace_kind_info(r->kind);
-	uint32_t fl = f->flags;
-
-	if (fl & TRACED_F_CATS && !(k && k->category & f->cats)) {
-		return false;
-	}
-	if (fl & TRACED_F_KINDS && (r->kind >= TRACED_KIND_WORDS * 64 ||
-				    !(f->kinds[r->kind / 64] >> (r->kind % 64) & 1))) {
-		return false;
-	}
-	if ((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) ||
-	    (fl & TRACED_F_PID && !(tree ? scope_has(tree, r->pid) : r->pid == f->pid)) ||
-	    (fl & TRACED_F_TID && r->tid != f->tid)) {
-		return false;
-	}
-	uint64_t ns = traced_ns(r->ts);
-	return !(fl & TRACED_F_SINCE && ns < f->since_ns) &&
-	       !(fl & TRACED_F_UNTIL && ns >= f->until_ns);
-}
-
 /* A cursor a client sent: zeroed (a new dump), or one traced could have given out. */
 static int cursor_check(const struct traced_cursor *c, const struct traced_filter *f, bool follow)
 {
@@ -139,255 +80,6 @@ static int cursor_check(const struct traced_cursor *c, const struct traced_filte
 }
 
 /*
- * A new dump starts at each ring's last clear and goes up to the heads:
- * all that is still there, and, counted lost, what was overwritten since
- * the clear. What came before it is no dump's: a clear says so.
- */
-static void cursor_start(struct traced_cursor *c, bool follow)
-{
-	c->magic = TRACED_CURSOR_MAGIC;
-	c->ncpus = traced.ncpus;
-	c->flags = follow ? TRACED_CURSOR_FOLLOW : 0;
-	c->synced = (1u << traced.ncpus) - 1;
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		/* acquire: pairs with a clear's release store; head, loaded after, is at least it
-		 */
-		uint64_t clear =
-		    __atomic_load_n(&traced.ring[i].state->clear_index, __ATOMIC_ACQUIRE);
-		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
-		uint64_t head = __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
-		c->next[i] = follow ? head : clear;
-		c->end[i] = follow ? 0 : head;
-	}
-}
-
-static void sources_init(struct dump *d)
-{
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		struct source *s = &d->src[i];
-		ttrace_cursor_init(&s->at, d->cursor->next[i]);
-		s->at.synced = d->cursor->synced >> i & 1;
-		s->end = d->follow ? UINT64_MAX : d->cursor->end[i];
-		s->at.end = s->end;
-		s->have = s->stalled = s->finished = false;
-	}
-}
-
-/* Reads source i's next event ahead, unless it has one or has finished. */
-static void peek(struct dump *d, uint32_t i)
-{
-	struct source *s = &d->src[i];
-
-	if (s->have || s->finished || s->stalled) {
-		return;
-	}
-	s->ahead = s->at;
-	s->ahead.lost = s->ahead.cleared = 0;
-	if (ttrace_ring_read(&traced.ring[i], &s->ahead, &s->rec, 1)) {
-		s->have = true;
-		return;
-	}
-	/*
-	 * No event: at end, the reader stopped there (an event starts at a
-	 * head value), where the next page's cursor must stay. What it
-	 * skipped on the way still gets reported: only what was overwritten,
-	 * not what a clear discarded (someone asked for that).
-	 */
-	if (s->ahead.index >= s->end) {
-		s->finished = true;
-	} else {
-		s->stalled = true; /* a write in progress, or nothing new for a follower */
-	}
-}
-
-/* The marker slot of a binary dump for n entries lost on cpu. */
-static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
-{
-	memset(slot, 0, sizeof(*slot));
-	slot->e.kind = TRACED_KIND_LOST;
-	slot->e.cpu = (uint8_t)cpu;
-	slot->e.data[0] = n;
-}
-
-/* The event as the ring held it: its head entry, then its continuations. */
-static size_t event_slots(union ttrace_slot *slots, const struct ttrace_record *r)
-{
-	memset(slots, 0, sizeof(*slots) * (1 + r->ncont));
-	slots[0].e.ts = r->ts;
-	slots[0].e.seq = (uint32_t)r->index;
-	slots[0].e.kind = r->kind;
-	slots[0].e.cpu = r->cpu;
-	slots[0].e.ctx = TTRACE_CTX_MAKE(r->ctx, r->ncont);
-	slots[0].e.pid = r->pid;
-	slots[0].e.tid = r->tid;
-	memcpy(slots[0].e.data, r->data, sizeof(slots[0].e.data));
-	for (uint32_t j = 1; j <= r->ncont; j++) {
-		slots[j].c.ts = r->ts | TTRACE_TS_CONT;
-		memcpy(slots[j].c.data, &r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS],
-		       sizeof(slots[j].c.data));
-	}
-	return sizeof(*slots) * (1 + r->ncont);
-}
-
-/*
- * Appends what source i reports before and with its next event: the loss
- * (if any) and the event (if it has one and it matches). Returns false,
- * having appended nothing, if that does not fit the page.
- */
-static bool emit(struct dump *d, uint32_t i, uint64_t lost, const struct ttrace_record *rec)
-{
-	uint8_t tmp[TTRACE_LINE_MAX + 1 + sizeof(union ttrace_slot) * (1 + TTRACE_CONT_MAX)];
-	size_t n = 0;
-
-	if (d->counting) {
-		return true;
-	}
-	if (lost && d->format == TRACED_FORMAT_TEXT) {
-		n += (size_t)ttrace_format_lost((char *)tmp, TTRACE_LINE_MAX, i, lost);
-	} else if (lost) {
-		lost_slot((union ttrace_slot *)tmp, i, lost);
-		n += sizeof(union ttrace_slot);
-	}
-	if (rec && d->format == TRACED_FORMAT_TEXT) {
-		int len =
-		    ttrace_format_event((char *)tmp + n, TTRACE_LINE_MAX, rec, &traced.decoder);
-		n += (size_t)len < TTRACE_LINE_MAX ? (size_t)len : TTRACE_LINE_MAX - 1;
-		tmp[n++] = '\n';
-	} else if (rec) {
-		n += event_slots((union ttrace_slot *)(tmp + n), rec);
-	}
-	if (d->len + n > d->max) {
-		return false;
-	}
-	memcpy(d->out + d->len, tmp, n);
-	d->len += n;
-	return true;
-}
-
-static bool count_reached(const struct dump *d)
-{
-	return d->filter->count && d->cursor->events >= d->filter->count && !d->counting;
-}
-
-/* Moves source i past what it read ahead. */
-static void commit(struct dump *d, uint32_t i, uint64_t lost)
-{
-	struct source *s = &d->src[i];
-
-	s->at = s->ahead;
-	s->have = false;
-	if (!d->counting && !d->cursor->skip) {
-		d->cursor->lost += lost;
-	}
-}
-
-/* The source whose next event is oldest, or -1 when none has one. */
-static int oldest(struct dump *d)
-{
-	int best = -1;
-
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		peek(d, i);
-		if (d->src[i].have && (best < 0 || d->src[i].rec.ts < d->src[best].rec.ts)) {
-			best = (int)i;
-		}
-	}
-	return best;
-}
-
-/* Reports the loss of sources that finished or stalled after skipping entries. */
-static bool flush_loss(struct dump *d)
-{
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		struct source *s = &d->src[i];
-		if (!s->have && (s->finished || s->stalled) && s->ahead.index != s->at.index) {
-			uint64_t lost = s->ahead.lost;
-			if (!emit(d, i, d->cursor->skip ? 0 : lost, NULL)) {
-				return false;
-			}
-			commit(d, i, lost);
-		}
-	}
-	return true;
-}
-
-/* Runs the merge until the page is full or the stream ends; true when it ended. */
-static bool merge(struct dump *d)
-{
-	for (;;) {
-		if (count_reached(d)) {
-			return true;
-		}
-		int i = oldest(d);
-		if (!flush_loss(d)) {
-			return false;
-		}
-		if (i < 0) {
-			break;
-		}
-		/*
-		 * A dump waits for an entry still being written below its end:
-		 * it may be older than every event the other CPUs offer.
-		 */
-		for (uint32_t j = 0; j < traced.ncpus && !d->follow; j++) {
-			if (d->src[j].stalled) {
-				return false;
-			}
-		}
-		struct source *s = &d->src[i];
-		uint64_t lost = s->ahead.lost;
-		bool match = matches(d->filter, d->tree, &s->rec) &&
-			     (!d->scope || scope_has(d->scope, s->rec.pid));
-		bool show = match && !d->cursor->skip;
-		if (!emit(d, (uint32_t)i, d->cursor->skip ? 0 : lost, show ? &s->rec : NULL)) {
-			return false;
-		}
-		commit(d, (uint32_t)i, lost);
-		if (d->counting && match) {
-			d->matches++;
-		} else if (match && d->cursor->skip) {
-			d->cursor->skip--;
-		} else if (show) {
-			d->cursor->events++;
-			d->page_events++;
-		}
-	}
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		if (d->src[i].stalled && !d->follow) {
-			return false; /* a write below end is in progress: the client asks again */
-		}
-	}
-	return !d->follow;
-}
-
-/* Stores each source's position back into the cursor. */
-static void sources_save(struct dump *d)
-{
-	d->cursor->synced = 0;
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		d->cursor->next[i] = d->src[i].at.index;
-		d->cursor->synced |= (uint32_t)d->src[i].at.synced << i;
-	}
-}
-
-/* TRACED_F_LAST on a new dump: pass over all matches but the last count. */
-static void skip_to_last(struct dump *d)
-{
-	d->counting = true;
-	d->matches = 0;
-	sources_init(d);
-	/* Counting emits nothing, so it stops early only at an entry still being written. */
-	for (int tries = 0; !merge(d) && tries < STALL_RETRIES; tries++) {
-		sys_yield();
-		for (uint32_t i = 0; i < traced.ncpus; i++) {
-			d->src[i].stalled = false;
-		}
-	}
-	d->counting = false;
-	d->cursor->skip = d->matches > d->filter->count ? d->matches - d->filter->count : 0;
-}
-
-/*
  * Follow in drop mode: the follower has everything below the position its
  * request acknowledges. The tail only moves forward, so no cursor a
  * client sends can pin it and make the writers drop everything; with
@@ -408,42 +100,6 @@ static void publish_tails(const struct traced_cursor *c)
 	}
 }
 
-bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
-	       struct dump_piece *piece)
-{
-	static struct dump d;
-
-	memset(&d, 0, sizeof(d));
-	d.filter = f;
-	d.cursor = c;
-	d.format = format;
-	d.follow = op == TRACED_OP_FOLLOW;
-	d.out = piece->out;
-	d.max = piece->max;
-	d.scope = piece->scope;
-	if (f->flags & TRACED_F_TREE) {
-		static struct scope tree; /* one dump at a time */
-		/* A tree the aux buffer cannot show is the pid alone. */
-		if (scope_build(f->pid, &tree)) {
-			tree.n = 1;
-			tree.pid[0] = f->pid;
-		}
-		d.tree = &tree;
-	}
-	if (!c->magic) {
-		cursor_start(c, d.follow);
-		if (f->flags & TRACED_F_LAST) {
-			skip_to_last(&d);
-		}
-	}
-	sources_init(&d);
-	bool done = merge(&d);
-	sources_save(&d);
-	piece->len = d.len;
-	piece->events = d.page_events;
-	return done;
-}
-
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c)
 {
 	bool follow = op == TRACED_OP_FOLLOW;
@@ -451,21 +107,27 @@ int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_c
 	return filter_check(f, follow) || cursor_check(c, f, follow) ? -EINVAL : 0;
 }
 
+int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
+		 const struct scope **scope)
+{
+	if (req->len != sizeof(*r)) {
+		return -EINVAL;
+	}
+	memcpy(r, req->body, sizeof(*r));
+	if ((r->format != TRACED_FORMAT_TEXT && r->format != TRACED_FORMAT_BINARY) || r->reserved ||
+	    dump_check(op, &r->filter, &r->cursor)) {
+		return -EINVAL;
+	}
+	return request_scope(req, scope);
+}
+
 int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 {
 	struct traced_dump_request r;
 	uint8_t *out = rep->buf + sizeof(struct traced_dump_reply);
 	struct dump_piece piece = {.out = out, .max = TRACED_PAGE_DATA_MAX};
+	int err = dump_request(op, req, &r, &piece.scope);
 
-	if (req->len != sizeof(r)) {
-		return -EINVAL;
-	}
-	memcpy(&r, req->body, sizeof(r));
-	if ((r.format != TRACED_FORMAT_TEXT && r.format != TRACED_FORMAT_BINARY) || r.reserved ||
-	    dump_check(op, &r.filter, &r.cursor)) {
-		return -EINVAL;
-	}
-	int err = request_scope(req, &piece.scope);
 	if (err) {
 		return err;
 	}
@@ -478,7 +140,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	 * there, neither reused by the writers nor counted lost.
 	 */
 	if (op == TRACED_OP_FOLLOW && !r.cursor.magic) {
-		cursor_start(&r.cursor, true);
+		dump_cursor_start(&r.cursor, true);
 	}
 	const struct traced_cursor acked = r.cursor;
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);

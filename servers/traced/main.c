@@ -281,6 +281,7 @@ static const struct op {
     [TRACED_OP_UNTRACK] = {op_untrack, TRACED_LEVEL_CONTROL},
     [TRACED_OP_STATS] = {stats_page, TRACED_LEVEL_SELF},
     [TRACED_OP_ECHO] = {op_echo, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_BULK] = {bulk_page, TRACED_LEVEL_SELF}, /* SELF: scoped, as DUMP */
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -319,17 +320,19 @@ int main(void)
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}
-		if (x.recv_cap != IPC_NO_CAP) {
-			sys_cap_delete((int)x.recv_cap); /* no request carries one */
-		}
 		struct request req = {.arg = m.words[1],
 				      .body = in,
 				      .len = x.recv_len,
 				      .level =
 					  m.badge <= TRACED_LEVEL_CONTROL ? (uint32_t)m.badge : 0,
-				      .pid = x.sender_pid};
+				      .pid = x.sender_pid,
+				      .cap = x.recv_cap};
 		struct reply rep = {.buf = out, .cap = IPC_NO_CAP};
 		int result = dispatch(&m, &req, &rep);
+
+		if (req.cap != IPC_NO_CAP) {
+			sys_cap_delete((int)req.cap); /* traced keeps no client's capability */
+		}
 
 		m = (struct ipc_regs){.info = IPC_INFO(0, 2)};
 		m.words[0] = (uint64_t)(int64_t)result;

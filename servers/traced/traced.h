@@ -1,12 +1,12 @@
 /*
  * traced: the trace server (abi/traced.h is its protocol). main.c maps
  * the trace area and runs the receive -> dispatch -> reply loop; dump.c
- * merges the rings into dumps and follows; strings.c lists the aux
- * buffer, uevent_ops.c user events, page.c what their paged replies share,
- * save.c writes trace files to the host through export.c's channel,
- * stats.c answers STATS, scope.c finds what a SELF caller may read.
- * traced is single-threaded: one request at a time, so its state
- * needs no lock.
+ * serves dumps and follows, bulk.c BULK, and merge.c merges the rings
+ * into their stream; strings.c lists the aux buffer, uevent_ops.c user
+ * events, page.c what their paged replies share, save.c writes trace
+ * files to the host through export.c's channel, stats.c answers STATS,
+ * scope.c finds what a SELF caller may read. traced is single-threaded:
+ * one request at a time, so its state needs no lock.
  */
 #ifndef SPOOR_TRACED_TRACED_H
 #define SPOOR_TRACED_TRACED_H
@@ -40,6 +40,8 @@ struct request {
 	uint32_t len;
 	uint32_t level; /* TRACED_LEVEL_*, from the badge init minted */
 	uint32_t pid;	/* the caller, as the kernel reported it */
+	uint32_t cap;	/* the slot of the capability the request carried, or IPC_NO_CAP:
+			   main.c deletes it after the operation */
 };
 
 /*
@@ -73,6 +75,23 @@ struct reply {
 
 /* DUMP and FOLLOW: one page of events. 0 or -EINVAL. */
 int dump_page(uint32_t op, const struct request *req, struct reply *rep);
+
+/*
+ * The checks every DUMP-like request (op DUMP or FOLLOW) passes: its body
+ * copied into *r and checked, and the scope of its caller (request_scope).
+ * 0, or -EINVAL or request_scope()'s error.
+ */
+int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
+		 const struct scope **scope);
+
+/*
+ * Starts cursor c of a new dump (follow: a FOLLOW) at each ring's last
+ * clear (a follow: at the heads), up to the heads (merge.c).
+ */
+void dump_cursor_start(struct traced_cursor *c, bool follow);
+
+/* BULK (bulk.c): one page of a binary DUMP into the caller's frame. 0 or -E*. */
+int bulk_page(const struct request *req, struct reply *rep);
 
 /*
  * The merge behind DUMP and FOLLOW (op), for callers with their own

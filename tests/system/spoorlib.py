@@ -42,7 +42,8 @@ EXIT_KERNEL_FAILURE = 3
 # the tests boot; `make run` boots without them. echo is a server init
 # starts and keeps.
 TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
-                "tracegen", "tracedfuzz", "tracescope", "edges", "churn", "traceflip")
+                "tracegen", "tracedfuzz", "tracescope", "edges", "churn", "traceflip",
+                "tracebulk")
 
 
 class KernelPanic(AssertionError):

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, pid_of, ps, \
-    reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
+from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
+    pid_of, ps, reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
 
 
 @pytest.fixture
@@ -211,6 +211,68 @@ class TestFilters:
         assert tool.splitlines() == shell.splitlines(), words
 
 
+BULK_EVENTS = 20000  # each CPU's: more than a default ring (1 MiB) holds
+FETCHED = r"tracecat: fetched (\d+) bytes in \d+ ns, digest ([0-9a-f]+)"
+
+
+def fetched(out):
+    """tracecat -b's bytes and digest of what it fetched, and its verdict."""
+    match = re.search(FETCHED, out)
+    assert match, out[-2000:]
+    return match.groups(), verified(out)
+
+
+class TestBulkDump:
+    """The 4-CPU machine's rings overwritten on every CPU (tracegen, more events than
+    a ring holds, on each), then read through BULK (`tracecat -b`) and page by page
+    (`tracecat -b -p`): the same bytes, loss markers included, whatever the filter."""
+
+    @pytest.fixture(scope="class")
+    def session(self, machines):
+        machine = machines.get(smp=4)
+        spoor = machine.spoor
+        reset_tracing(spoor)
+        spoor.command("trace on test")
+        for cpu in range(4):
+            out = spoor.command(f"run tracegen {BULK_EVENTS} {cpu}", timeout=DUMP_TIMEOUT)
+            assert f"emitted {BULK_EVENTS} of {BULK_EVENTS}" in out, out
+        spoor.command("trace off")
+        stored = {cpu: c["stored"] for cpu, c in status(spoor).items()}
+        return Session(machine, stored=stored)
+
+    @pytest.fixture
+    def spoor(self, shared, session):
+        """The filled machine, tracing off: a test may only read its rings."""
+        return shared.use(session.machine)
+
+    def test_every_ring_was_overwritten(self, spoor):
+        assert all(c["overwritten"] > 0 for c in status(spoor).values()), status(spoor)
+
+    def test_bulk_dump_returns_what_the_page_dump_returns_on_full_rings(self, spoor, session):
+        bulk = fetched(spoor.command("run -r tracecat -b", timeout=DUMP_TIMEOUT))
+        paged = fetched(spoor.command("run -r tracecat -b -p", timeout=DUMP_TIMEOUT))
+        events, entries, lost = bulk[1]
+        assert events == sum(session.stored.values()) and lost > 0, bulk
+        assert bulk == paged
+
+    def test_bulk_dump_in_frames_of_a_page_returns_the_same(self, spoor):
+        small = fetched(spoor.command("run -r tracecat -b -k 4", timeout=DUMP_TIMEOUT))
+        paged = fetched(spoor.command("run -r tracecat -b -p", timeout=DUMP_TIMEOUT))
+        assert small == paged
+
+    @pytest.mark.parametrize("words", ["cpu=1 cpu=3", "kind=test_tick last=1000", "count=777",
+                                       "cpu=2 count=5000"])
+    def test_bulk_dump_keeps_exactly_what_the_filter_keeps(self, spoor, words):
+        bulk = fetched(spoor.command(f"run -r tracecat -b {words}", timeout=DUMP_TIMEOUT))
+        paged = fetched(spoor.command(f"run -r tracecat -b -p {words}", timeout=DUMP_TIMEOUT))
+        assert bulk[1][0] > 0, bulk
+        assert bulk == paged, words
+
+    def test_bulk_refuses_bad_frames_survives_frames_taken_away_and_keeps_nothing(self, spoor):
+        out = spoor.command("run -r tracebulk", timeout=DUMP_TIMEOUT)
+        assert re.search(r"tracebulk: ok \(\d+ checks\)", out), out
+
+
 @pytest.mark.parametrize("words,message", [
     ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
     ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
@@ -337,9 +399,10 @@ STATE_POLLS = 2000  # ps round trips take milliseconds; this is a minute or more
 
 
 class TestTracedKilledMidDump:
-    """A machine of its own (2 CPUs): 15000 events, a slow binary dump of them in
-    the background, traced killed meanwhile and restarted by init, 500 events
-    more while it restarts."""
+    """A machine of its own (2 CPUs): 15000 events, two slow binary dumps of them
+    in the background, one page at a time (DUMP) and one in frames of 64 entries
+    (BULK), traced killed meanwhile and restarted by init, 500 events more while
+    it restarts."""
 
     @pytest.fixture(scope="class")
     def session(self, machines):
@@ -348,25 +411,28 @@ class TestTracedKilledMidDump:
         reset_tracing(spoor)
         spoor.command("trace on test")
         assert "emitted 15000 of 15000" in spoor.command("run tracegen 15000 1")
-        spoor.command("run -r tracecat -b -s 10 kind=test_tick &")
+        start = len(spoor.console())
+        spoor.command("run -r tracecat -b -p -s 10 kind=test_tick &")
+        spoor.command("run -r tracecat -b -k 4 -s 10 kind=test_tick &")
         # tracecat sleeps (-s) only between the pages of its dump: once ps shows
-        # it sleeping, the dump is under way.
+        # both sleeping, both dumps are under way.
         for _ in range(STATE_POLLS):
             states = [row[3] for row in ps(spoor) if row[2] == "tracecat"]
-            assert states, "tracecat ended before traced was killed"
-            if "sleeping" in states:
+            assert len(states) == 2, "a tracecat ended before traced was killed"
+            if states == ["sleeping", "sleeping"]:
                 break
         else:
-            raise AssertionError(f"tracecat never got a page of its dump: {states}")
+            raise AssertionError(f"a tracecat never got a page of its dump: {states}")
         out = spoor.command(f"kill -f {pid_of(spoor, 'traced')}")
         expect_after(spoor, out, r"init: traced exited \(status \d+\), restarting")
         # Events recorded while traced restarts are kept too: the rings are kernel memory.
         out = spoor.command("run tracegen 500 1")
         assert "emitted 500 of 500" in out, out
-        done = expect_after(spoor, out, VERIFIED, timeout=DUMP_TIMEOUT)
-        expect_after(spoor, out, r"\[done\] tracecat \(pid \d+\): exit status 0")
+        done = expect_count(spoor, VERIFIED.pattern, 2, start, timeout=DUMP_TIMEOUT)
+        expect_count(spoor, r"\[done\] tracecat \(pid \d+\): exit status 0", 2, start)
+        fetched = re.findall(FETCHED, spoor.console()[start:])
         spoor.command("trace off")
-        yield Session(machine, done=tuple(int(g) for g in done.groups()))
+        yield Session(machine, done=[tuple(int(g) for g in d) for d in done], fetched=fetched)
         machines.retire(machine)
 
     @pytest.fixture
@@ -375,7 +441,11 @@ class TestTracedKilledMidDump:
         return shared.use(session.machine)
 
     def test_dump_in_progress_goes_on_and_loses_nothing(self, session):
-        assert session.done == (15000, 15000, 0)
+        assert session.done == [(15000, 15000, 0)] * 2
+
+    def test_bulk_dump_across_the_restart_returns_what_the_page_dump_returns(self, session):
+        assert len(session.fetched) == 2 and session.fetched[0] == session.fetched[1], \
+            session.fetched
 
     def test_events_recorded_while_traced_restarts_are_kept(self, spoor):
         found, _ = dump(spoor, "kind=test_tick count=15500")

@@ -173,12 +173,36 @@ static void shootdown_ipi(void *arg)
 	}
 }
 
+/*
+ * Kernel addresses are flushed everywhere. User addresses only on the
+ * CPUs that have the space loaded: a CPU without it holds none of its
+ * entries (no PCIDs: the CR3 write that took it away flushed them), and
+ * one that loads it later walks the cleared entries. The fence makes
+ * that so: either this load of a CPU's user_pml4 sees it publish the
+ * space, or its walks after the CR3 write see the entries cleared before
+ * the fence (pairs with the seq_cst store in publish()). An idle CPU is
+ * not woken for a shootdown it has nothing to do for.
+ */
 static void tlb_shootdown(struct addr_space *as, uintptr_t va, uint64_t npages)
 {
 	struct shootdown s = {.pml4_phys = as->pml4_phys, .va = va, .npages = npages};
+	uint64_t mask = 0;
 
 	flush_local(va, npages);
-	smp_call_others(shootdown_ipi, &s);
+	if (va >= USER_TOP) {
+		smp_call_others(shootdown_ipi, &s);
+		return;
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (uint32_t i = 0; i < ncpus; i++) {
+		/* relaxed: ordered by the fence above */
+		if (__atomic_load_n(&cpus[i].user_pml4, __ATOMIC_RELAXED) == as->pml4_phys) {
+			mask |= 1ull << i;
+		}
+	}
+	if (mask) {
+		smp_call_some(mask, shootdown_ipi, &s);
+	}
 }
 
 int vmm_map(struct addr_space *as, uintptr_t va, uint64_t pa, uint64_t npages, unsigned flags)
@@ -402,9 +426,23 @@ void vmm_activate_kernel(void)
 	write_cr3(kernel_space.pml4_phys);
 }
 
+/* Says which user space this CPU is about to load (0: none), for tlb_shootdown(). */
+static void publish(uint64_t pml4_phys)
+{
+	/* seq_cst: a full barrier before the CR3 write; pairs with the fence in tlb_shootdown() */
+	__atomic_store_n(&this_cpu()->user_pml4, pml4_phys, __ATOMIC_SEQ_CST);
+}
+
+void vmm_deactivate(void)
+{
+	publish(0);
+	write_cr3(kernel_space.pml4_phys);
+}
+
 void vmm_activate(struct addr_space *as)
 {
 	if ((read_cr3() & PTE_ADDR) != as->pml4_phys) {
+		publish(as->pml4_phys);
 		write_cr3(as->pml4_phys);
 	}
 }

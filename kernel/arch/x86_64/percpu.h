@@ -57,6 +57,9 @@ struct cpu {
 	bool need_resched;	      /* [a] schedule() before returning to user mode */
 	uint64_t idle_ns;	      /* [o] time spent in the idle thread */
 
+	/* Memory (paging.c): the user space whose tables are loaded here, 0 for none. */
+	uint64_t user_pml4; /* [a] published before the CR3 write that loads them */
+
 	/* Tracing (kernel/trace). */
 	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
 	uint32_t irq_depth;	       /* [o] interrupt handlers running: their events are irq */

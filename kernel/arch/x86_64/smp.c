@@ -128,15 +128,15 @@ void smp_start_aps(uint32_t max_cpus)
 	}
 }
 
-/* call_lock held: sends fn(arg) to every other online CPU; returns how many. */
-static uint32_t send_calls(void (*fn)(void *arg), void *arg)
+/* call_lock held: sends fn(arg) to every other online CPU in mask; returns how many. */
+static uint32_t send_calls(uint64_t mask, void (*fn)(void *arg), void *arg)
 {
 	struct cpu *me = this_cpu();
 	uint32_t sent = 0;
 
 	for (uint32_t i = 0; i < ncpus; i++) {
 		struct cpu *c = &cpus[i];
-		if (c == me || !cpu_online(c)) {
+		if (c == me || !cpu_online(c) || !(mask >> i & 1)) {
 			continue;
 		}
 		c->call_fn = fn;
@@ -162,13 +162,18 @@ static void wait_calls(void)
 
 void smp_call_others(void (*fn)(void *arg), void *arg)
 {
+	smp_call_some(UINT64_MAX, fn, arg);
+}
+
+void smp_call_some(uint64_t mask, void (*fn)(void *arg), void *arg)
+{
 	if (ncpus == 1) {
 		return;
 	}
 	KASSERT(irq_enabled());
 	/* Interrupts stay on while we spin, so calls from others still get answered. */
 	spin_lock(&call_lock);
-	send_calls(fn, arg);
+	send_calls(mask, fn, arg);
 	wait_calls();
 	spin_unlock(&call_lock);
 }
@@ -206,7 +211,7 @@ void smp_stop_others(void (*fn)(void *arg), void *arg)
 	/* relaxed: send_calls()' release store of call_pending publishes both */
 	__atomic_store_n(&stopped, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&restart, 0, __ATOMIC_RELAXED);
-	uint32_t others = send_calls(park, NULL);
+	uint32_t others = send_calls(UINT64_MAX, park, NULL);
 	/* acquire: pairs with the release increment in park() */
 	while (__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) < others) {
 		cpu_relax();

@@ -21,6 +21,9 @@ void smp_start_aps(uint32_t max_cpus);
  */
 void smp_call_others(void (*fn)(void *arg), void *arg);
 
+/* smp_call_others() for the other online CPUs in mask only (bit i: the CPU of id i). */
+void smp_call_some(uint64_t mask, void (*fn)(void *arg), void *arg);
+
 /*
  * Runs fn(arg) on this CPU, interrupts off, while every other online CPU
  * waits in an interrupt handler with interrupts off: no other CPU is

@@ -39,7 +39,8 @@ long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len,
 	    .timeout_ns = TRACED_TIMEOUT_NS,
 	    .send_buf = (uint64_t)(uintptr_t)body,
 	    .send_len = (uint32_t)len,
-	    .send_cap = IPC_NO_CAP,
+	    .send_cap = *cap,
+	    .send_cap_rights = CAP_RIGHT_READ | CAP_RIGHT_WRITE,
 	    .recv_buf = (uint64_t)(uintptr_t)reply,
 	    .recv_max = reply ? (uint32_t)reply_max : 0,
 	};
@@ -79,7 +80,7 @@ long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len,
 long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
 		    size_t reply_max, uint64_t *result)
 {
-	uint32_t cap;
+	uint32_t cap = IPC_NO_CAP;
 	long err = __libc_traced_call(op, arg, body, len, reply, reply_max, result, &cap);
 
 	if (cap != IPC_NO_CAP) {
@@ -90,7 +91,7 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
 
 long traced_map_cap(void)
 {
-	uint32_t cap;
+	uint32_t cap = IPC_NO_CAP;
 	long err = __libc_traced_call(TRACED_OP_MAP, 0, NULL, 0, NULL, 0, NULL, &cap);
 
 	if (!err && cap == IPC_NO_CAP) {
@@ -131,6 +132,34 @@ void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_
 	p->req.dump.format = format;
 }
 
+long traced_pager_bulk(struct traced_pager *p, const struct traced_filter *f, size_t size)
+{
+	traced_pager_dump(p, TRACED_OP_BULK, f, TRACED_FORMAT_BINARY);
+	long slot = sys_frame_create(size);
+	if (slot < 0) {
+		return slot;
+	}
+	/* Read-only here: the client never writes what traced gives it. */
+	long window = sys_mem_map_frame((int)slot, NULL, PROT_READ);
+	if (window < 0) {
+		sys_cap_delete((int)slot);
+		return window;
+	}
+	p->frame = (uint32_t)slot;
+	p->window = (const uint8_t *)window;
+	p->window_size = size;
+	return 0;
+}
+
+void traced_pager_close(struct traced_pager *p)
+{
+	if (p->window) {
+		sys_mem_unmap((void *)p->window, p->window_size);
+		sys_cap_delete((int)p->frame);
+		p->window = NULL;
+	}
+}
+
 void traced_pager_strings(struct traced_pager *p, uint32_t tag)
 {
 	memset(p, 0, sizeof(*p));
@@ -157,14 +186,18 @@ long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len
 	size_t size = strings			 ? sizeof(p->req.strings)
 		      : p->op == TRACED_OP_STATS ? sizeof(p->req.stats)
 						 : sizeof(p->req.dump);
-	long err =
-	    traced_request(p->op, 0, &p->req, size, p->reply.bytes, sizeof(p->reply.bytes), NULL);
+	uint32_t cap = p->window ? p->frame : IPC_NO_CAP;
+	long err = __libc_traced_call(p->op, 0, &p->req, size, p->reply.bytes,
+				      sizeof(p->reply.bytes), NULL, &cap);
 
+	if (cap != IPC_NO_CAP) {
+		sys_cap_delete((int)cap); /* no page carries one */
+	}
 	if (err) {
 		return err;
 	}
 	const struct traced_dump_reply *h = &p->reply.head;
-	if (h->len > sizeof(p->reply.bytes) - sizeof(*h)) {
+	if (h->len > (p->window ? p->window_size : sizeof(p->reply.bytes) - sizeof(*h))) {
 		return -EINVAL; /* not a reply traced would send */
 	}
 	if (strings) {
@@ -174,7 +207,7 @@ long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len
 	} else {
 		p->req.dump.cursor = h->cursor;
 	}
-	*data = p->reply.bytes + sizeof(*h);
+	*data = p->window ? p->window : p->reply.bytes + sizeof(*h);
 	*len = h->len;
 	*flags = h->flags;
 	return 0;

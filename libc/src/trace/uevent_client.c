@@ -14,7 +14,7 @@ static const volatile uint8_t *status_page; /* mapped on the first registration 
 long trace_uevent_register(const char *desc, struct trace_uevent *ev)
 {
 	uint64_t id;
-	uint32_t cap;
+	uint32_t cap = IPC_NO_CAP;
 	long err = __libc_traced_call(TRACED_OP_REGISTER, 0, desc, strnlen(desc, IPC_BUF_MAX), NULL,
 				      0, &id, &cap);
 

@@ -13,8 +13,8 @@
  *   read NAME  run with -r: it reads others' events (tests run tracegen
  *              first), and changes nothing, NAME included
  *   dump N     emits N test_tick events, spawns a child that emits N
- *              more, then dumps: every event is its own or its child's,
- *              at least N of each
+ *              more, then dumps, page by page (DUMP) and in bulk (BULK):
+ *              every event is its own or its child's, at least N of each
  *   pass       hands its traced capability to a child (tracescope
  *              passed), which calls traced through it: traced sees the
  *              child's pid and the same level, and the child cannot mint
@@ -38,7 +38,8 @@
 #define PASSED_SLOT    (CAP_SLOT_FIRST_FREE + 4)
 #define CHILD_WAIT_NS  10000000000ull
 #define DUMP_PAGES_MAX 100000
-#define RESEND_TICKS   16 /* events of the page whose reply is lost: a quarter of a small ring */
+#define BULK_SIZE      8192 /* small: a dump of a few pages still takes several calls */
+#define RESEND_TICKS   16   /* events of the page whose reply is lost: a quarter of a small ring */
 
 static int checks, failures;
 
@@ -188,13 +189,16 @@ static int64_t reap(long slot)
 	return status;
 }
 
-/* Events of a whole binary dump by pid: own (this process), of pid other, of anyone else. */
+/*
+ * Events of a whole binary dump by pid: own (this process), of pid other,
+ * of anyone else; through DUMP, or BULK when bulk.
+ */
 struct tally {
 	uint32_t other_pid;
 	uint64_t own, other, strangers;
 };
 
-static void tally_dump(struct tally *t)
+static void tally_dump(struct tally *t, bool bulk)
 {
 	static struct traced_pager pager;
 	struct traced_filter all = {0};
@@ -202,7 +206,11 @@ static void tally_dump(struct tally *t)
 	size_t len;
 	uint32_t flags = 0, self = (uint32_t)sys_getpid();
 
-	traced_pager_dump(&pager, TRACED_OP_DUMP, &all, TRACED_FORMAT_BINARY);
+	if (bulk) {
+		expect("a bulk dump's frame", traced_pager_bulk(&pager, &all, BULK_SIZE), 0);
+	} else {
+		traced_pager_dump(&pager, TRACED_OP_DUMP, &all, TRACED_FORMAT_BINARY);
+	}
 	for (int page = 0; !(flags & TRACED_DUMP_DONE) && page < DUMP_PAGES_MAX; page++) {
 		if (traced_pager_next(&pager, &data, &len, &flags)) {
 			break;
@@ -217,6 +225,7 @@ static void tally_dump(struct tally *t)
 			t->strangers += s[i].e.pid != self && s[i].e.pid != t->other_pid;
 		}
 	}
+	traced_pager_close(&pager);
 }
 
 static int mode_read(const char *other_event)
@@ -226,7 +235,7 @@ static int mode_read(const char *other_event)
 
 	expect("status", traced_status(&st), 0);
 	expect("the level traced sees", st.level, TRACED_LEVEL_READ);
-	tally_dump(&t);
+	tally_dump(&t, false);
 	expect("it reads other processes' events", t.strangers > 0, 1);
 	refusals(other_event, true);
 	return done("read");
@@ -241,7 +250,7 @@ static void emit(uint64_t n)
 static int mode_dump(uint64_t n)
 {
 	char args[32];
-	struct tally t = {0};
+	struct tally t = {0}, b;
 
 	emit(n);
 	int alen =
@@ -255,13 +264,20 @@ static int mode_dump(uint64_t n)
 	sys_cap_identify((int)slot, &info);
 	t.other_pid = (uint32_t)info.size;
 	expect("the child's status", reap(slot), 0);
-	tally_dump(&t);
+	b = t;
+	tally_dump(&t, false);
+	tally_dump(&b, true);
 	expect("events of other processes in its dump", (long)t.strangers, 0);
+	expect("the bulk dump holds the page dump's events",
+	       b.own == t.own && b.other == t.other && b.strangers == t.strangers, 1);
 	expect("its own events are there", t.own >= n, 1);
 	expect("its child's events are there", t.other >= n, 1);
 	printf("tracescope: dump saw %llu own, %llu of child %u, %llu of others\n",
 	       (unsigned long long)t.own, (unsigned long long)t.other, t.other_pid,
 	       (unsigned long long)t.strangers);
+	printf("tracescope: bulk dump saw %llu own, %llu of child %u, %llu of others\n",
+	       (unsigned long long)b.own, (unsigned long long)b.other, b.other_pid,
+	       (unsigned long long)b.strangers);
 	return done("dump");
 }
 
