@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct thread;
+#include "sched/thread.h"
 
 /* Boot CPU, once: the resched IPI and the timer hooks. */
 void sched_init(void);
@@ -71,6 +71,23 @@ __attribute__((noreturn)) void sched_idle_loop(void);
 
 /* On the way back to user mode: reschedule if asked, exit if killed. */
 void sched_return_to_user(void);
+
+/*
+ * sched_return_to_user() for the syscall exit, which nearly always has
+ * nothing to do: the two flags it looks at first are checked inline, and
+ * only a thread with work calls it (it checks them again itself). Relaxed
+ * loads suffice for the same reason as there: a kill or a resched request
+ * that lands after the check is seen at the next return to user mode (a
+ * resched IPI or tick interrupt returns through sched_return_to_user()).
+ */
+static inline void sched_syscall_return(void)
+{
+	if (__builtin_expect(__atomic_load_n(&thread_current()->killed, __ATOMIC_RELAXED) ||
+				 __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED),
+			     0)) {
+		sched_return_to_user();
+	}
+}
 
 /* Asks the CPU running t (if another) to look at it soon. */
 void sched_kick(struct thread *t);
