@@ -588,9 +588,10 @@ static inline struct endpoint *lock_endpoint(struct cspace *cs, uint32_t slot, u
  * blocks and switches to partner, claimed with sched_claim(); once it runs
  * again it collects its result and drops the reference c that the
  * operation counted. Called with ipc_lock held, returns with it dropped.
+ * Inline in both callers: a frame fewer on the way in and back out.
  */
-static inline int handoff(struct thread *me, struct endpoint *ep, const struct cap *c,
-			  struct thread *partner)
+static inline __attribute__((always_inline)) int
+handoff(struct thread *me, struct endpoint *ep, const struct cap *c, struct thread *partner)
 {
 	me->ipc.in_regs = true;
 	block_current(me, 0);

@@ -219,9 +219,11 @@ static void account(struct cpu *c, struct thread *prev, struct thread *next)
 
 /*
  * Switches from prev to next on c, whose run queue lock is held with
- * interrupts off; sched_finish_switch() releases it in next.
+ * interrupts off; sched_finish_switch() releases it in next. space_loaded
+ * says that next's address space is this CPU's already (CR3 and its
+ * user_pml4 published for shootdowns), so process_activate() is skipped.
  */
-static void switch_to(struct cpu *c, struct thread *prev, struct thread *next)
+static void switch_to(struct cpu *c, struct thread *prev, struct thread *next, bool space_loaded)
 {
 	/* acquire: pairs with the release in sched_finish_switch() on its old CPU */
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
@@ -244,7 +246,9 @@ static void switch_to(struct cpu *c, struct thread *prev, struct thread *next)
 	c->switched_from = prev;
 	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
 	c->tss.rsp[0] = c->kstack_top;
-	process_activate(next->proc);
+	if (!space_loaded) {
+		process_activate(next->proc);
+	}
 	switch_context(&prev->kernel_rsp, next->kernel_rsp);
 	sched_finish_switch();
 }
@@ -266,36 +270,24 @@ void schedule(void)
 		__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 		spin_unlock(&c->rq.lock);
 	} else {
-		switch_to(c, prev, next);
+		switch_to(c, prev, next, false);
 	}
 	irq_restore(flags);
-}
-
-bool sched_claim(struct thread *next)
-{
-	uint32_t blocked = THREAD_BLOCKED;
-
-	if (next->pin_cpu >= 0 && (uint32_t)next->pin_cpu != this_cpu()->id) {
-		return false;
-	}
-	/*
-	 * acq_rel: claims next against a timer or kill waking it; pairs with
-	 * sched_wake(). READY on no queue: switch_to() makes it RUNNING.
-	 */
-	if (!__atomic_compare_exchange_n(&next->state, &blocked, THREAD_READY, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		return false;
-	}
-	next->wake_reason = WAKE_EVENT;
-	return true;
 }
 
 void sched_handoff(struct thread *next)
 {
 	struct cpu *c = this_cpu();
+	struct thread *prev = c->current;
 
 	spin_lock(&c->rq.lock);
-	switch_to(c, c->current, next);
+	/*
+	 * prev is a user thread in a system call (sched.h): this CPU has its
+	 * process's address space loaded, which nothing in the kernel changes
+	 * under a running thread but its own exit (process_teardown()), which
+	 * never hands off. So a next of the same process needs no CR3 work.
+	 */
+	switch_to(c, prev, next, next->proc == prev->proc);
 }
 
 void sched_pin(int cpu)
@@ -366,14 +358,6 @@ static void expire_timers(void)
 		}
 	}
 	spin_unlock(&timer_lock);
-}
-
-void sched_block_check_kill(struct thread *t)
-{
-	/* seq_cst: pairs with the store of killed in thread_kill() */
-	if (__atomic_load_n(&t->killed, __ATOMIC_SEQ_CST)) {
-		sched_wake(t, WAKE_KILL);
-	}
 }
 
 int sched_sleep(uint64_t ns)

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct thread;
+#include "sched/thread.h"
 
 /* Boot CPU, once: the resched IPI and the timer hooks. */
 void sched_init(void);
@@ -32,9 +32,29 @@ void schedule(void);
  * CPU with sched_handoff() before it enables interrupts. sched_handoff()
  * switches from the current thread, which the caller has made BLOCKED, to
  * the claimed next without touching a run queue, and returns once the
- * current thread runs again. Interrupts off for both.
+ * current thread runs again. The current thread must be a user thread
+ * in a system call. Interrupts off for both; sched_claim() is inline, as
+ * the fast path asks it on every round trip.
  */
-bool sched_claim(struct thread *next);
+static inline bool sched_claim(struct thread *next)
+{
+	uint32_t blocked = THREAD_BLOCKED;
+
+	if (next->pin_cpu >= 0 && (uint32_t)next->pin_cpu != this_cpu()->id) {
+		return false;
+	}
+	/*
+	 * acq_rel: claims next against a timer or kill waking it; pairs with
+	 * sched_wake(). READY on no queue: switch_to() makes it RUNNING.
+	 */
+	if (!__atomic_compare_exchange_n(&next->state, &blocked, THREAD_READY, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	next->wake_reason = WAKE_EVENT;
+	return true;
+}
+
 void sched_handoff(struct thread *next);
 
 /* Pins the calling thread to cpu (moving it there), or unpins it for -1. */
@@ -56,9 +76,16 @@ void sched_timer_remove(struct thread *t);
 /*
  * Called by a thread that made itself BLOCKED (with a seq_cst store) and
  * is about to schedule() away: if it was killed meanwhile, thread_kill()
- * may have found it still RUNNING, so it wakes itself.
+ * may have found it still RUNNING, so it wakes itself. Inline: every
+ * blocking IPC asks, and the answer is nearly always no.
  */
-void sched_block_check_kill(struct thread *t);
+static inline void sched_block_check_kill(struct thread *t)
+{
+	/* seq_cst: pairs with the store of killed in thread_kill() */
+	if (__builtin_expect(__atomic_load_n(&t->killed, __ATOMIC_SEQ_CST), 0)) {
+		sched_wake(t, WAKE_KILL);
+	}
+}
 
 /* Sleeps for ns nanoseconds. 0, or -EINTR when killed. */
 int sched_sleep(uint64_t ns);
@@ -71,6 +98,23 @@ __attribute__((noreturn)) void sched_idle_loop(void);
 
 /* On the way back to user mode: reschedule if asked, exit if killed. */
 void sched_return_to_user(void);
+
+/*
+ * sched_return_to_user() for the syscall exit, which nearly always has
+ * nothing to do: the two flags it looks at first are checked inline, and
+ * only a thread with work calls it (it checks them again itself). Relaxed
+ * loads suffice for the same reason as there: a kill or a resched request
+ * that lands after the check is seen at the next return to user mode (a
+ * resched IPI or tick interrupt returns through sched_return_to_user()).
+ */
+static inline void sched_syscall_return(void)
+{
+	if (__builtin_expect(__atomic_load_n(&thread_current()->killed, __ATOMIC_RELAXED) ||
+				 __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED),
+			     0)) {
+		sched_return_to_user();
+	}
+}
 
 /* Asks the CPU running t (if another) to look at it soon. */
 void sched_kick(struct thread *t);

@@ -6,11 +6,8 @@
  * received message back (registers layout in abi/ipc.h).
  *
  * A register-only call or reply_recv tries the IPC fast path first
- * (sys_ipc_fastpath, straight from the syscall entry with interrupts still
- * off), which needs none of the generic decoding: no ipc_extra, no buffer,
- * and the capability looked up once, without a reference of its own. Where
- * it does not apply it has done nothing, and the handler below starts over
- * and makes every check itself, so errors come in the same order either way.
+ * (ipc_fastpath.h, inline in the syscall dispatch); where it does not
+ * apply, the handlers below make every check themselves.
  */
 #include <stddef.h>
 
@@ -24,6 +21,7 @@
 #include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "syscall/ipc_fastpath.h"
 #include "syscall/syscall.h"
 
 struct ipc_request {
@@ -89,7 +87,7 @@ static int load_message(struct trap_frame *f, const struct ipc_request *req)
 }
 
 /* Drops a capability still staged (the operation failed before it left). */
-static void unload_message(void)
+void sys_ipc_unload_message(void)
 {
 	struct ipc_msg *msg = &thread_current()->ipc.msg;
 
@@ -113,7 +111,7 @@ static int store_message(struct trap_frame *f, const struct ipc_request *req)
 		int slot = req->has_extra ? cspace_insert(&t->proc->caps, &msg->cap, CAP_SLOT_ANY)
 					  : -ENOSPC;
 		cap_slot = slot < 0 ? IPC_NO_CAP : (uint32_t)slot;
-		unload_message();
+		sys_ipc_unload_message();
 		err = req->has_extra && slot < 0 ? slot : 0;
 	}
 	if (!req->has_extra) {
@@ -204,36 +202,11 @@ static int64_t do_ipc(struct trap_frame *f, int op)
 		cap_put(&c);
 	}
 	if (err) {
-		unload_message(); /* a capability that never left */
+		sys_ipc_unload_message(); /* a capability that never left */
 	} else if (op != SYS_ipc_reply) {
 		err = store_message(f, &req);
 	}
 	return err;
-}
-
-bool sys_ipc_fastpath(struct trap_frame *f, int64_t *result)
-{
-	uint64_t nr = f->rax;
-	int err;
-
-	if ((nr != SYS_ipc_call && nr != SYS_ipc_reply_recv) || SYSARG2(f)) {
-		return false;
-	}
-	struct thread *t = thread_current();
-	struct cspace *caps = &t->proc->caps;
-	uint32_t slot = sysarg_u32(SYSARG0(f));
-	bool done = nr == SYS_ipc_call ? ipc_fast_call(caps, slot, f, &err)
-				       : ipc_fast_reply_recv(caps, slot, f, &err);
-	if (!done) {
-		return false;
-	}
-	/* The message came straight into our registers; a capability has nowhere to go. */
-	if (t->ipc.msg.has_cap) {
-		irq_enable(); /* dropping it may free its object: not with interrupts off */
-		unload_message();
-	}
-	*result = err;
-	return true;
 }
 
 int64_t sys_ipc_call(struct trap_frame *f)

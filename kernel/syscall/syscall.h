@@ -36,15 +36,6 @@ static inline uint32_t sysarg_u32(uint64_t v)
 /* Called by syscall_entry.S with interrupts still masked; it enables them. */
 void syscall_dispatch(struct trap_frame *f);
 
-/*
- * The IPC fast path for a register-only ipc_call or ipc_reply_recv, tried
- * before any handler with interrupts off (and left off: the return to user
- * mode restores them). True when it has done the syscall, its result in
- * *result; false, having changed nothing, for any other syscall or when
- * the fast path does not apply (ipc_fast_call() in ipc/ipc.h says when).
- */
-bool sys_ipc_fastpath(struct trap_frame *f, int64_t *result);
-
 /* A deadline in clock time for a timeout argument (abi/syscall.h). */
 uint64_t syscall_deadline(uint64_t timeout_ns);
 

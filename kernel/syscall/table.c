@@ -8,6 +8,7 @@
 #include "sched/sched.h"
 #include "sched/thread.h"
 #include "trace/ktrace.h"
+#include "syscall/ipc_fastpath.h"
 #include "syscall/syscall.h"
 
 typedef int64_t (*syscall_fn)(struct trap_frame *f);
@@ -31,7 +32,7 @@ void syscall_dispatch(struct trap_frame *f)
 	}
 	f->rax = (uint64_t)result;
 	TTRACE(syscall_exit, nr, f->rax);
-	sched_return_to_user();
+	sched_syscall_return();
 }
 
 uint64_t syscall_deadline(uint64_t timeout_ns)

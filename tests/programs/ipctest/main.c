@@ -22,6 +22,7 @@ static const struct entry entries[] = {
     {"cap-drop", "a capability sent to a register-only receiver is dropped", test_cap_drop},
     {"fastpath", "register-only exchanges: badges, word counts, slow-path fallback, sender pid",
      test_fastpath},
+    {"spaces", "the fast path between threads of one process and of two, in turn", test_spaces},
     {"timeout", "recv and call time out with -ETIMEDOUT, in bounds", test_timeout},
     {"server-death", "callers of a server that dies get -EPIPE", test_server_death},
     {"endpoint-delete", "deleting the last cap of a side wakes the other with -EPIPE",
