@@ -88,25 +88,24 @@
  * i is known to start an event ("synced": 0, a head value, a clear_index,
  * or the end of an event it read are; a position it jumped to is not).
  * With N = ring_entries:
- *  R1. Load cpu[c].clear_seq, then cpu[c].clear_index (acquire: pairs
- *      with the release store in a clear), then cpu[c].head as H
- *      (acquire: pairs with W1). If i < clear_index, the entries up to it
- *      are gone, and count as the ledger counts them (ACCOUNTING): take
- *      clear_index, cleared and the CLEAR LOG as one snapshot (the seqlock
- *      of CLEAR). A cursor that knows the ledger's cleared count below i
- *      ("settled": i is 0, or a clear_index or R2 position reached with
- *      that count in the same snapshot, nothing read since) counts the
- *      difference as cleared and the rest lost. Any other takes the split
- *      from the log: of each logged clear with to > i, its entries from
- *      max(from, i) on are cleared; every other entry it skips is lost.
- *      Only those clears can have discarded an entry at or above i, and
- *      clear_index only grows, so the split is exact when the log holds
- *      all of them: it holds every clear there was, or its oldest has
- *      to <= i. Otherwise more than TTRACE_CLEAR_LOG clears ended since
- *      the reader was at i, and what came before the oldest logged one's
- *      from counts cleared (how much of it was overwritten first is kept
- *      nowhere). Then i = clear_index, synced, settled with the
- *      snapshot's cleared.
+ *  R1. Load cpu[c].clear_index (acquire: pairs with the release store in
+ *      a clear), then cpu[c].head as H (acquire: pairs with W1). If
+ *      i < clear_index, the entries up to it are gone, and count as the
+ *      ledger counts them (ACCOUNTING): take clear_index, cleared and the
+ *      CLEAR LOG as one snapshot (the seqlock of CLEAR). A cursor that
+ *      knows the ledger's cleared count below i ("settled": i is 0, or a
+ *      clear_index or R2 position reached with that count in the same
+ *      snapshot, nothing read since) counts the difference as cleared and
+ *      the rest lost. Any other takes the split from the log: of each
+ *      logged clear with to > i, its entries from max(from, i) on are
+ *      cleared; every other entry it skips is lost. Only those clears can
+ *      have discarded an entry at or above i, and clear_index only grows,
+ *      so the split is exact when the log holds all of them: it holds
+ *      every clear there was, or its oldest has to <= i. Otherwise more
+ *      than TTRACE_CLEAR_LOG clears ended since the reader was at i, and
+ *      what came before the oldest logged one's from counts cleared (how
+ *      much of it was overwritten first is kept nowhere). Then
+ *      i = clear_index, synced, settled with the snapshot's cleared.
  *  R2. If i >= H, nothing more is written yet. If H - i > N, entries from
  *      i on are gone: reload clear_index (acquire); if i is below it now,
  *      a clear let the writer reuse them: go to R1. Otherwise the entries
