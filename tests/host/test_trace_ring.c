@@ -498,89 +498,75 @@ TEST(trace_ring_random_steps_match_the_model)
 }
 
 /*
- * A reader that consumed events, was lapped and then saw a clear: of what
- * it skipped, the entries overwritten before the clear are lost and those
- * the clear discarded are cleared, as the ledger counts them; the same
- * for a cursor that knows nothing of its past (traced's next page), and,
- * up to its end, for a dump.
+ * A new overwrite-mode rig whose streaming reader consumed entries 0..3
+ * and was then lapped: entries up to 34 written, 0..17 overwritten.
  */
-TEST(trace_ring_reader_splits_a_clear_after_overwrites_as_the_ledger_does)
+static void rig_consumed_then_lapped(struct rig *g)
 {
-	struct ttrace_record out[READ_MAX];
-	struct ttrace_cursor page, dump;
-	struct ttrace_counts counts;
-	struct rig g;
-
-	rig_get(&g, TTRACE_MODE_OVERWRITE);
+	rig_get(g, TTRACE_MODE_OVERWRITE);
 	for (int i = 0; i < 4; i++) {
-		rig_write(&g, 1, "before");
+		rig_write(g, 1, "before");
 	}
-	rig_stream(&g, READ_MAX, "read all");
+	rig_stream(g, READ_MAX, "read all");
 	for (int i = 0; i < 30; i++) {
-		rig_write(&g, 1, "lapping");
+		rig_write(g, 1, "lapping");
 	}
-	rig_clear(&g); /* entries 4..17 were overwritten, 18..33 are cleared */
-	ttrace_cursor_init(&page, 4);
-	ttrace_cursor_init(&dump, 4);
-	dump.end = 10;
-	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &g.stream, out, READ_MAX), 0, "nothing left");
-	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
-	CHECK_EQ_UINT(counts.overwritten, 18, "the ledger: 0..17 overwritten");
-	CHECK_EQ_UINT(counts.cleared, 16, "the ledger: 18..33 cleared");
-	CHECK_EQ_UINT(g.stream.lost, 14, "the streaming reader lost 4..17");
-	CHECK_EQ_UINT(g.stream.cleared, 16, "and skipped 18..33 as cleared");
-	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &page, out, READ_MAX), 0, "page: nothing left");
-	CHECK_EQ_UINT(page.lost, 14, "a page's cursor lost 4..17");
-	CHECK_EQ_UINT(page.cleared, 16, "and skipped 18..33 as cleared");
-	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &dump, out, READ_MAX), 0, "dump: nothing left");
-	CHECK_EQ_UINT(dump.lost, 6, "a dump up to 10 lost 4..9");
-	CHECK_EQ_UINT(dump.cleared, 0, "and nothing cleared");
-	CHECK_EQ_UINT(dump.index, 10, "it stops at its end");
-	test_area_put(&g.a);
 }
 
 /*
- * The same after two clears: the first took 18..33, the second 34..38.
- * Which entries the first took depends on where head was when it ran,
- * which the clear log keeps.
+ * A reader that consumed events, was lapped and then saw clears: of what
+ * it skipped, the entries overwritten before the first clear are lost and
+ * those the clears discarded are cleared, as the ledger counts them; the
+ * same for a cursor that knows nothing of its past (traced's next page),
+ * and, up to its end, for a dump. The first clear takes 18..33; a second,
+ * after five more writes, 34..38. Which entries the first took depends on
+ * where head was when it ran, which the clear log keeps.
  */
-TEST(trace_ring_reader_splits_two_clears_after_overwrites_as_the_ledger_does)
+TEST(trace_ring_reader_splits_clears_after_overwrites_as_the_ledger_does)
 {
-	struct ttrace_record out[READ_MAX];
-	struct ttrace_cursor page, dump;
-	struct ttrace_counts counts;
-	struct rig g;
+	static const struct {
+		const char *name;
+		int clears;
+		uint64_t dump_end, cleared, dump_lost, dump_cleared;
+	} rows[] = {
+	    {"one clear: 18..33 cleared; a dump up to 10 lost 4..9", 1, 10, 16, 6, 0},
+	    {"two clears: 18..38 cleared; a dump up to 20 lost 4..17, skipped 18..19", 2, 20, 21,
+	     14, 2},
+	};
 
-	rig_get(&g, TTRACE_MODE_OVERWRITE);
-	for (int i = 0; i < 4; i++) {
-		rig_write(&g, 1, "before");
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct ttrace_record out[READ_MAX];
+		struct ttrace_cursor page, dump;
+		struct ttrace_counts counts;
+		const char *what = rows[k].name;
+		struct rig g;
+
+		rig_consumed_then_lapped(&g);
+		rig_clear(&g);
+		for (int c = 1; c < rows[k].clears; c++) {
+			for (int i = 0; i < 5; i++) {
+				rig_write(&g, 1, "between the clears");
+			}
+			rig_clear(&g);
+		}
+		ttrace_cursor_init(&page, 4);
+		ttrace_cursor_init(&dump, 4);
+		dump.end = rows[k].dump_end;
+		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &g.stream, out, READ_MAX), 0, what);
+		CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, what);
+		CHECK_EQ_UINT(counts.overwritten, 18, what);
+		CHECK_EQ_UINT(counts.cleared, rows[k].cleared, what);
+		CHECK_EQ_UINT(g.stream.lost, 14, what);
+		CHECK_EQ_UINT(g.stream.cleared, rows[k].cleared, what);
+		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &page, out, READ_MAX), 0, what);
+		CHECK_EQ_UINT(page.lost, 14, what);
+		CHECK_EQ_UINT(page.cleared, rows[k].cleared, what);
+		CHECK_EQ_UINT(ttrace_ring_read(&g.r, &dump, out, READ_MAX), 0, what);
+		CHECK_EQ_UINT(dump.lost, rows[k].dump_lost, what);
+		CHECK_EQ_UINT(dump.cleared, rows[k].dump_cleared, what);
+		CHECK_EQ_UINT(dump.index, rows[k].dump_end, what);
+		test_area_put(&g.a);
 	}
-	rig_stream(&g, READ_MAX, "read all");
-	for (int i = 0; i < 30; i++) {
-		rig_write(&g, 1, "lapping");
-	}
-	rig_clear(&g); /* 4..17 were overwritten, 18..33 are cleared */
-	for (int i = 0; i < 5; i++) {
-		rig_write(&g, 1, "between the clears");
-	}
-	rig_clear(&g); /* 34..38 are cleared */
-	ttrace_cursor_init(&page, 4);
-	ttrace_cursor_init(&dump, 4);
-	dump.end = 20;
-	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &g.stream, out, READ_MAX), 0, "nothing left");
-	CHECK_EQ_INT(ttrace_ring_counts(&g.r, &counts), 0, "counts");
-	CHECK_EQ_UINT(counts.overwritten, 18, "the ledger: 0..17 overwritten");
-	CHECK_EQ_UINT(counts.cleared, 21, "the ledger: 18..38 cleared");
-	CHECK_EQ_UINT(g.stream.lost, 14, "the streaming reader lost 4..17");
-	CHECK_EQ_UINT(g.stream.cleared, 21, "and skipped 18..38 as cleared");
-	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &page, out, READ_MAX), 0, "page: nothing left");
-	CHECK_EQ_UINT(page.lost, 14, "a page's cursor lost 4..17");
-	CHECK_EQ_UINT(page.cleared, 21, "and skipped 18..38 as cleared");
-	CHECK_EQ_UINT(ttrace_ring_read(&g.r, &dump, out, READ_MAX), 0, "dump: nothing left");
-	CHECK_EQ_UINT(dump.lost, 14, "a dump up to 20 lost 4..17");
-	CHECK_EQ_UINT(dump.cleared, 2, "and skipped 18..19 as cleared");
-	CHECK_EQ_UINT(dump.index, 20, "it stops at its end");
-	test_area_put(&g.a);
 }
 
 /*
@@ -597,14 +583,7 @@ TEST(trace_ring_reader_splits_exactly_while_the_log_holds_the_clears)
 		struct ttrace_counts counts;
 		struct rig g;
 
-		rig_get(&g, TTRACE_MODE_OVERWRITE);
-		for (int i = 0; i < 4; i++) {
-			rig_write(&g, 1, "before");
-		}
-		rig_stream(&g, READ_MAX, "read all");
-		for (int i = 0; i < 30; i++) {
-			rig_write(&g, 1, "lapping");
-		}
+		rig_consumed_then_lapped(&g);
 		for (int k = 0; k < TTRACE_CLEAR_LOG + extra; k++) {
 			rig_clear(&g); /* the first: 4..17 overwritten, 18..33 cleared */
 			rig_write(&g, 1, "between the clears");
