@@ -19,7 +19,11 @@
  * does in several: it finds the capability, counts the reference the
  * operation holds while it waits (as the generic caller's cspace_get()
  * does), completes the partner's operation, queues or links the caller,
- * and then switches to the partner without the run queues.
+ * and then switches to the partner without the run queues. The caller
+ * blocks with nothing on its kernel stack but its trap frame: a partner on
+ * the fast path ends its operation for it and sends it straight back to
+ * user mode, so a round trip between two such threads never returns
+ * through the C code that blocked either of them.
  */
 #include "ipc/ipc.h"
 
@@ -33,6 +37,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/sched.h"
+#include "sched/switch.h"
 #include "sched/thread.h"
 #include "trace/ktrace.h"
 
@@ -237,11 +242,11 @@ static inline void uncount_rights(struct endpoint *ep, uint32_t rights)
 	}
 }
 
-/* Drops the reference whose rights uncount_rights() took off. ipc_lock not held. */
+/* Drops the reference whose rights uncount_rights() took off, if ep. ipc_lock not held. */
 static inline void unref(struct endpoint *ep)
 {
 	/* acq_rel: the last put sees every use through other references */
-	if (!__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_ACQ_REL)) {
+	if (ep && !__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_ACQ_REL)) {
 		kfree(ep);
 	}
 }
@@ -584,44 +589,72 @@ static inline struct endpoint *lock_endpoint(struct cspace *cs, uint32_t slot, u
 }
 
 /*
- * The fast path's last step: me, its operation handed over or queued,
- * blocks and switches to partner, claimed with sched_claim(); once it runs
- * again it collects its result and drops the reference c that the
- * operation counted. Called with ipc_lock held, returns with it dropped.
- * Inline in both callers: a frame fewer on the way in and back out.
+ * Takes off t's counts the endpoint reference its operation on the fast
+ * path held; returns the endpoint, for unref() once ipc_lock is dropped.
+ * ipc_lock held.
  */
-static inline __attribute__((always_inline)) int
+static inline struct endpoint *take_held(struct thread *t)
+{
+	struct endpoint *ep = t->ipc.held;
+
+	t->ipc.held = NULL;
+	uncount_rights(ep, t->ipc.held_rights);
+	return ep;
+}
+
+/*
+ * The fast path's last step: me, its operation handed over or queued,
+ * blocks holding the reference c that the operation counted, to resume
+ * in user mode (thread_resume_rsp(): where the syscall entry prepared its
+ * stack), and partner, claimed with sched_claim(), gets the CPU. Called
+ * with ipc_lock held, returns with it dropped. A partner that waits on
+ * the fast path too has nothing on its kernel stack to go back to: its
+ * operation ends here (its result is 0) and the CPU is made partner's with
+ * switch_prepare(), and it is returned for the caller to leave me's stack
+ * for partner's trap frame. Any other partner is resumed where it blocked,
+ * by sched_handoff(), which does not return. Inline in both callers.
+ */
+static inline __attribute__((always_inline)) struct thread *
 handoff(struct thread *me, struct endpoint *ep, const struct cap *c, struct thread *partner)
 {
+	bool direct = partner->ipc.in_regs;
+	struct endpoint *released = NULL;
+
 	me->ipc.in_regs = true;
+	me->ipc.held = ep;
+	me->ipc.held_rights = c->rights;
+	me->kernel_rsp = thread_resume_rsp(me);
 	block_current(me, 0);
+	if (direct) {
+		partner->ipc.phase = IPC_IDLE;
+		partner->ipc.in_regs = false;
+		released = take_held(partner);
+	}
 	spin_unlock(&ipc_lock);
 	sched_block_check_kill(me);
 	TTRACE(ipc_fastpath, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), partner->tid);
-	sched_handoff(partner);
-	spin_lock(&ipc_lock);
-	int result = collect(me);
-	me->ipc.in_regs = false;
-	uncount_rights(ep, c->rights);
-	spin_unlock(&ipc_lock);
-	unref(ep);
-	return result;
+	if (!direct) {
+		sched_handoff(partner);
+	}
+	unref(released);
+	switch_prepare(this_cpu(), me, partner, partner->proc == me->proc);
+	return partner;
 }
 
-bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result)
+struct thread *ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f)
 {
 	struct thread *me = thread_current();
 	struct cap c;
 	struct endpoint *ep;
 
 	if (!info_ok(f->rsi) || !(ep = lock_endpoint(cs, slot, CAP_RIGHT_WRITE, &c))) {
-		return false;
+		return NULL;
 	}
 	struct thread *server =
 	    ep->receivers && !list_empty(&ep->waiting) ? thread_of(ep->waiting.next) : NULL;
 	if (!server || !sched_claim(server)) {
 		spin_unlock(&ipc_lock);
-		return false;
+		return NULL;
 	}
 	count_ref(ep, c.rights);
 	me->ipc.msg.info = f->rsi;
@@ -629,30 +662,39 @@ bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *
 	me->ipc.recv_max = 0;
 	TTRACE(ipc_call, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), 0);
 	deliver_call(ep, server, me, f);
-	*result = handoff(me, ep, &c, server);
-	return true;
+	return handoff(me, ep, &c, server);
 }
 
-bool ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result)
+struct thread *ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f)
 {
 	struct thread *me = thread_current();
 	struct cap c;
 	struct endpoint *ep;
 
 	if (!info_ok(f->rsi) || !(ep = lock_endpoint(cs, slot, CAP_RIGHT_READ, &c))) {
-		return false;
+		return NULL;
 	}
 	struct thread *caller = me->ipc.reply_to;
 	if (!caller || !list_empty(&ep->senders) || !ep->callers || !sched_claim(caller)) {
 		spin_unlock(&ipc_lock);
-		return false;
+		return NULL;
 	}
 	count_ref(ep, c.rights);
 	me->ipc.msg.info = f->rsi;
 	deliver_reply(me, caller, f);
 	wait_for_call(ep, me, 0);
-	*result = handoff(me, ep, &c, caller);
-	return true;
+	return handoff(me, ep, &c, caller);
+}
+
+int ipc_fast_collect(struct thread *me)
+{
+	spin_lock(&ipc_lock);
+	int result = collect(me);
+	me->ipc.in_regs = false;
+	struct endpoint *held = take_held(me);
+	spin_unlock(&ipc_lock);
+	unref(held);
+	return result;
 }
 
 void ipc_thread_exit(struct thread *t)

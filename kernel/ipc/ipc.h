@@ -50,7 +50,9 @@ struct ipc_state {
 	struct list node;	 /* [ipc] in ep's send or receive queue */
 	struct thread *reply_to; /* [ipc] server side: the caller owed a reply */
 	struct thread *replier;	 /* [ipc] client side: the server holding our reply */
-	bool in_regs;		 /* [ipc] waits on the fast path: messages go to its registers */
+	bool in_regs;		 /* [ipc] blocked on the fast path: messages go to its registers */
+	uint32_t held_rights;	 /* [ipc] of held */
+	struct endpoint *held;	 /* [ipc] the reference its operation counted, while in_regs */
 	struct ipc_msg msg;	 /* [ipc] the message to send, then the one received */
 };
 
@@ -85,18 +87,35 @@ int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns)
  * The fast path of a register-only call or reply_recv through the endpoint
  * capability in slot of cs, with the message in the caller's registers f:
  * no buffer, capability, room to receive either, or timeout goes with it.
- * It applies only when the partner already waits (a receiver for
- * call, a caller owed our reply for reply_recv) and may run on this CPU,
- * and, for reply_recv, when no other caller is queued; then it switches
- * straight to the partner, returns true once the operation is over, and
- * sets *result as the generic operation would. A message received is then
- * in f already, but for a capability a generic sender may have sent, left
- * in ipc.msg for the caller to drop.
- * Otherwise it returns false having done nothing, bad slots included: the
- * generic path takes over. Called, and returns, with interrupts off.
+ * It applies only when the partner already waits (a receiver for call, a
+ * caller owed our reply for reply_recv) and may run on this CPU, and, for
+ * reply_recv, when no other caller is queued; otherwise it returns NULL
+ * having done nothing, bad slots included: the generic path takes over.
+ * Called with interrupts off, from a system call entry that prepared the
+ * current thread's stack to resume at ipc_fast_resume (syscall_entry.S).
+ *
+ * When it applies, the current thread blocks, its operation handed over
+ * or queued, to resume in user mode: a partner on the fast path finishes
+ * its operation and returns straight to user mode from its trap frame;
+ * anyone else wakes it, and it resumes at ipc_fast_resume, which collects
+ * the result with ipc_fast_collect(). The partner gets the CPU: if it
+ * waits on the fast path too, its operation is done (result 0), the CPU
+ * is made its own (switch_prepare()), and it is returned, for the caller
+ * to leave the current thread's stack for the partner's trap frame and
+ * clear the current thread's on_cpu. Otherwise it is resumed where it
+ * blocked, and the call does not return.
  */
-bool ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result);
-bool ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f, int *result);
+struct thread *ipc_fast_call(struct cspace *cs, uint32_t slot, struct trap_frame *f);
+struct thread *ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap_frame *f);
+
+/*
+ * The result of the current thread's operation on the fast path once it
+ * runs again after anyone but a fast-path partner woke it, and the thread
+ * idle. A message received is in its registers already, but for a
+ * capability a generic sender may have sent, left in ipc.msg for the
+ * caller to drop. Interrupts off.
+ */
+int ipc_fast_collect(struct thread *me);
 
 /* A page for the thread's message buffer, if it has none. 0 or -ENOMEM. */
 int ipc_buffer_ensure(struct thread *t);

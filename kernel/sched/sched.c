@@ -7,6 +7,9 @@
  * it in sched_finish_switch(). A thread's on_cpu stays true until its
  * registers are saved, and a CPU that picks a thread last run elsewhere
  * waits for on_cpu to clear, so no two CPUs ever run on one kernel stack.
+ * The IPC fast path's direct switch keeps the same rule without the run
+ * queue lock: it clears the on_cpu of the thread it leaves once the entry
+ * stub is off that thread's stack (syscall_leave()).
  */
 #include "sched/sched.h"
 
@@ -15,14 +18,14 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/switch.h"
 #include "arch/x86_64/timer.h"
 #include "lib/panic.h"
 #include "mm/heap.h"
 #include "proc/process.h"
+#include "sched/switch.h"
 #include "sched/thread.h"
 #include "trace/ktrace.h"
-
-void switch_context(uint64_t *prev_rsp, uint64_t next_rsp);
 
 static struct spinlock timer_lock = SPINLOCK_INIT;
 static struct list timed = LIST_INIT(timed); /* [timer_lock] via timer_node */
@@ -205,50 +208,14 @@ static struct thread *pick_next(struct cpu *c)
 	return t ? t : c->idle;
 }
 
-static void account(struct cpu *c, struct thread *prev, struct thread *next)
-{
-	uint64_t now = timer_now_ns();
-	uint64_t ran = now - prev->run_start_ns;
-
-	prev->cpu_ns += ran;
-	if (prev == c->idle) {
-		c->idle_ns += ran;
-	}
-	next->run_start_ns = now;
-}
-
 /*
  * Switches from prev to next on c, whose run queue lock is held with
- * interrupts off; sched_finish_switch() releases it in next. space_loaded
- * says that next's address space is this CPU's already (CR3 and its
- * user_pml4 published for shootdowns), so process_activate() is skipped.
+ * interrupts off; sched_finish_switch() releases it in next.
  */
-static void switch_to(struct cpu *c, struct thread *prev, struct thread *next, bool space_loaded)
+static void switch_to(struct cpu *c, struct thread *prev, struct thread *next)
 {
-	/* acquire: pairs with the release in sched_finish_switch() on its old CPU */
-	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
-		cpu_relax();
-	}
-	/*
-	 * RUNNING only now: until its old CPU has switched away from it, that
-	 * CPU's schedule() must see it READY, or it would queue it again.
-	 */
-	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
-	next->on_cpu = true;
-	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
-	if (from != c->id) {
-		TTRACE(sched_migrate, next->tid, from, c->id);
-	}
-	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
-	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
-	account(c, prev, next);
-	c->current = next;
+	switch_prepare(c, prev, next, false);
 	c->switched_from = prev;
-	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
-	c->tss.rsp[0] = c->kstack_top;
-	if (!space_loaded) {
-		process_activate(next->proc);
-	}
 	switch_context(&prev->kernel_rsp, next->kernel_rsp);
 	sched_finish_switch();
 }
@@ -270,7 +237,7 @@ void schedule(void)
 		__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 		spin_unlock(&c->rq.lock);
 	} else {
-		switch_to(c, prev, next, false);
+		switch_to(c, prev, next);
 	}
 	irq_restore(flags);
 }
@@ -279,6 +246,7 @@ void sched_handoff(struct thread *next)
 {
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
+	uint64_t abandoned;
 
 	spin_lock(&c->rq.lock);
 	/*
@@ -287,7 +255,11 @@ void sched_handoff(struct thread *next)
 	 * under a running thread but its own exit (process_teardown()), which
 	 * never hands off. So a next of the same process needs no CR3 work.
 	 */
-	switch_to(c, prev, next, next->proc == prev->proc);
+	switch_prepare(c, prev, next, next->proc == prev->proc);
+	c->switched_from = prev;
+	/* prev's stack holds nothing to come back to: it resumes where prev->kernel_rsp says. */
+	switch_context(&abandoned, next->kernel_rsp);
+	__builtin_unreachable();
 }
 
 void sched_pin(int cpu)

@@ -25,16 +25,18 @@ void sched_init(void);
 void schedule(void);
 
 /*
- * The IPC fast path's direct switch, in two steps. sched_claim() takes a
- * BLOCKED thread for this CPU: it returns false, having done nothing, if
- * next may not run here or was woken meanwhile; on true, next is READY on
- * no run queue, so no wake-up can run it, and the caller must hand it the
- * CPU with sched_handoff() before it enables interrupts. sched_handoff()
- * switches from the current thread, which the caller has made BLOCKED, to
- * the claimed next without touching a run queue, and returns once the
- * current thread runs again. The current thread must be a user thread
- * in a system call. Interrupts off for both; sched_claim() is inline, as
- * the fast path asks it on every round trip.
+ * The IPC fast path's direct switch. sched_claim() takes a BLOCKED thread
+ * for this CPU: it returns false, having done nothing, if next may not run
+ * here or was woken meanwhile; on true, next is READY on no run queue, so
+ * no wake-up can run it, and the caller must hand it the CPU before it
+ * enables interrupts: with sched_handoff(), or, for a next that resumes in
+ * user mode, with switch_prepare() (switch.h). sched_handoff() switches
+ * from the current thread, which the caller has made BLOCKED and whose
+ * kernel_rsp it has pointed at where it is to resume, to the claimed next,
+ * resuming it where it last switched away, without touching a run queue.
+ * It does not return: the current thread's stack is abandoned. The current
+ * thread must be a user thread in a system call. Interrupts off for both;
+ * sched_claim() is inline, as the fast path asks it on every round trip.
  */
 static inline bool sched_claim(struct thread *next)
 {
@@ -55,7 +57,7 @@ static inline bool sched_claim(struct thread *next)
 	return true;
 }
 
-void sched_handoff(struct thread *next);
+__attribute__((noreturn)) void sched_handoff(struct thread *next);
 
 /* Pins the calling thread to cpu (moving it there), or unpins it for -1. */
 void sched_pin(int cpu);

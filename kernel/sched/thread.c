@@ -11,6 +11,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/switch.h"
 #include "lib/panic.h"
 #include "lib/string.h"
 #include "mm/heap.h"
@@ -20,8 +21,7 @@
 #include "sched/sched.h"
 #include "trace/ktrace.h"
 
-#define RFLAGS_RESERVED	  (1ul << 1)
-#define SWITCH_SAVED_REGS 6 /* rbp rbx r12 r13 r14 r15, as switch.S pushes them */
+#define RFLAGS_RESERVED (1ul << 1)
 
 extern char thread_first_entry[];
 

@@ -17,6 +17,7 @@
 #include "abi/proc.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/switch.h"
 #include "lib/list.h"
 #include "ipc/ipc.h"
 #include "sched/wait.h"
@@ -62,6 +63,17 @@ struct thread {
 static inline struct thread *thread_current(void)
 {
 	return this_cpu()->current;
+}
+
+/*
+ * The kernel_rsp of a user thread whose stack holds, right below its trap
+ * frame, the address to resume at and below it room for the registers
+ * switch_context() restores (arch/x86_64/switch.h): a new thread's stack,
+ * and one the syscall entry prepared for the IPC fast path.
+ */
+static inline uint64_t thread_resume_rsp(const struct thread *t)
+{
+	return (uintptr_t)t->frame - (SWITCH_SAVED_REGS + 1) * sizeof(uint64_t);
 }
 
 /*

@@ -1,6 +1,6 @@
 /*
- * ipc_fastpath: the IPC fast path's entry from syscall_dispatch(), inline
- * there so that a fast round trip crosses one C frame fewer each way.
+ * ipc_fastpath: the IPC fast path's entry from syscall_dispatch_ipc(),
+ * inline there so that a fast round trip crosses one C frame fewer.
  *
  * A register-only call or reply_recv (no struct ipc_extra) tries the fast
  * path first, straight from the syscall entry with interrupts still off.
@@ -16,44 +16,39 @@
 #include <stdint.h>
 
 #include "abi/syscall.h"
-#include "arch/x86_64/cpu.h"
 #include "ipc/ipc.h"
 #include "proc/process.h"
 #include "sched/thread.h"
 #include "syscall/syscall.h"
+#include "trace/ktrace.h"
 
 /* Drops a capability still staged in the current thread's ipc.msg (sys_ipc.c). */
 void sys_ipc_unload_message(void);
 
 /*
- * The IPC fast path for a register-only ipc_call or ipc_reply_recv, tried
- * before any handler with interrupts off (and left off: the return to user
- * mode restores them). True when it has done the syscall, its result in
- * *result; false, having changed nothing, for any other syscall or when
- * the fast path does not apply (ipc_fast_call() in ipc/ipc.h says when).
+ * The IPC fast path for the register-only ipc_call or ipc_reply_recv nr of
+ * me, with interrupts off (and left off: the return to user mode restores
+ * them). True when it has done the syscall and switched to the partner,
+ * which leaves through *leave, its own syscall over with result 0 (in its
+ * context: the CPU is the partner's now); false, having changed nothing,
+ * when the fast path does not apply (ipc_fast_call() in ipc/ipc.h says
+ * when). The syscall of me ends when it resumes.
  */
-static inline bool sys_ipc_fastpath(struct trap_frame *f, int64_t *result)
+static inline bool sys_ipc_fastpath(struct thread *me, struct trap_frame *f, uint64_t nr,
+				    struct syscall_leave *leave)
 {
-	uint64_t nr = f->rax;
-	int err;
-
-	if ((nr != SYS_ipc_call && nr != SYS_ipc_reply_recv) || SYSARG2(f)) {
-		return false;
-	}
-	struct thread *t = thread_current();
-	struct cspace *caps = &t->proc->caps;
+	struct cspace *caps = &me->proc->caps;
 	uint32_t slot = sysarg_u32(SYSARG0(f));
-	bool done = nr == SYS_ipc_call ? ipc_fast_call(caps, slot, f, &err)
-				       : ipc_fast_reply_recv(caps, slot, f, &err);
-	if (!done) {
+	struct thread *next =
+	    nr == SYS_ipc_call ? ipc_fast_call(caps, slot, f) : ipc_fast_reply_recv(caps, slot, f);
+	if (!next) {
 		return false;
 	}
-	/* The message came straight into our registers; a capability has nowhere to go. */
-	if (__builtin_expect(t->ipc.msg.has_cap, 0)) {
-		irq_enable(); /* dropping it may free its object: not with interrupts off */
-		sys_ipc_unload_message();
-	}
-	*result = err;
+	struct trap_frame *nf = next->frame;
+	uint64_t next_nr = nf->rax; /* still its syscall's number */
+	nf->rax = 0;
+	TTRACE(syscall_exit, next_nr, 0);
+	*leave = (struct syscall_leave){.frame = nf, .release = me};
 	return true;
 }
 

@@ -36,6 +36,36 @@ static inline uint32_t sysarg_u32(uint64_t v)
 /* Called by syscall_entry.S with interrupts still masked; it enables them. */
 void syscall_dispatch(struct trap_frame *f);
 
+struct thread;
+
+/*
+ * How a system call that may switch threads without the scheduler leaves
+ * the kernel: from frame, the trap frame of the thread now current, once
+ * the entry stub has moved onto its stack; release, if not NULL, is the
+ * thread switched away from, whose stack the stub has then left.
+ */
+struct syscall_leave {
+	struct trap_frame *frame;
+	struct thread *release;
+};
+
+/*
+ * syscall_dispatch() for ipc_call and ipc_reply_recv, which may take the
+ * IPC fast path (ipc_fastpath.h); syscall_entry.S prepared the stack below
+ * f to resume at ipc_fast_resume. syscall_leave() then runs on the stack
+ * of the thread leaving: it clears release's on_cpu and does what the
+ * return to user mode needs.
+ */
+struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f);
+void syscall_leave(struct thread *release);
+
+/*
+ * Where a thread blocked on the IPC fast path resumes when anyone but a
+ * fast-path partner woke it (ipc_fast_resume in syscall_entry.S): finishes
+ * its system call with its frame f.
+ */
+void syscall_ipc_resumed(struct trap_frame *f);
+
 /* A deadline in clock time for a timeout argument (abi/syscall.h). */
 uint64_t syscall_deadline(uint64_t timeout_ns);
 

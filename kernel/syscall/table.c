@@ -19,18 +19,70 @@ static const syscall_fn table[SYS_COUNT] = {
 #undef SYSCALL
 };
 
+/* Runs system call nr's handler, with interrupts on, and records its end. */
+static inline void run(struct trap_frame *f, uint64_t nr)
+{
+	irq_enable();
+	f->rax = (uint64_t)(nr < SYS_COUNT ? table[nr](f) : -ENOSYS);
+	TTRACE(syscall_exit, nr, f->rax);
+}
+
+/* The start every system call shares: what its events say it is doing, then its entry event. */
+static inline struct thread *enter(const struct trap_frame *f, uint64_t nr)
+{
+	struct thread *t = thread_current();
+
+	t->trace_ctx = TTRACE_CTX_SYSCALL;
+	TTRACE(syscall_entry, nr, SYSARG0(f), SYSARG1(f), SYSARG2(f));
+	return t;
+}
+
 void syscall_dispatch(struct trap_frame *f)
 {
 	uint64_t nr = f->rax;
 
-	thread_current()->trace_ctx = TTRACE_CTX_SYSCALL;
-	TTRACE(syscall_entry, nr, SYSARG0(f), SYSARG1(f), SYSARG2(f));
-	int64_t result;
-	if (!sys_ipc_fastpath(f, &result)) {
-		irq_enable();
-		result = nr < SYS_COUNT ? table[nr](f) : -ENOSYS;
+	enter(f, nr);
+	run(f, nr);
+	sched_syscall_return();
+}
+
+struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f)
+{
+	uint64_t nr = f->rax;
+	struct thread *t = enter(f, nr);
+	struct syscall_leave leave;
+
+	if (!SYSARG2(f) && sys_ipc_fastpath(t, f, nr, &leave)) {
+		return leave;
 	}
-	f->rax = (uint64_t)result;
+	run(f, nr);
+	return (struct syscall_leave){.frame = f, .release = NULL};
+}
+
+void syscall_leave(struct thread *release)
+{
+	if (release) {
+		/*
+		 * release: its registers are saved and its stack left; pairs with
+		 * the acquire load of on_cpu in switch_prepare() and the scheduler.
+		 */
+		__atomic_store_n(&release->on_cpu, false, __ATOMIC_RELEASE);
+	}
+	sched_syscall_return();
+}
+
+void syscall_ipc_resumed(struct trap_frame *f)
+{
+	uint64_t nr = f->rax; /* still the syscall's number */
+	struct thread *t = thread_current();
+	int result = ipc_fast_collect(t);
+
+	/* The message came straight into our registers; a capability has nowhere to go. */
+	if (__builtin_expect(t->ipc.msg.has_cap, 0)) {
+		irq_enable(); /* dropping it may free its object: not with interrupts off */
+		sys_ipc_unload_message();
+	}
+	f->rax = (uint64_t)(int64_t)result;
 	TTRACE(syscall_exit, nr, f->rax);
 	sched_syscall_return();
 }

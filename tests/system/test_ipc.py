@@ -66,6 +66,10 @@ def test_fast_path_carries_badges_and_exactly_the_words_sent_and_falls_back_to_t
     run_ipctest(spoor, "fastpath")
 
 
+def test_threads_blocked_on_the_fast_path_resume_when_woken_by_a_generic_call_or_a_kill(spoor):
+    run_ipctest(spoor, "fastwake")
+
+
 def test_fast_path_switches_between_threads_of_one_process_and_of_two(spoor):
     out = run_ipctest(spoor, "spaces", timeout=LOAD_TIMEOUT)
     assert "ipctest spaces: 6000 calls served" in out, out

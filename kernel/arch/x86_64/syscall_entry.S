@@ -8,13 +8,27 @@
  * still masked: it enables interrupts itself, after the IPC fast path,
  * which runs without them (under TCG each sti costs a return to QEMU's
  * main loop, a good part of a fast round trip).
+ *
+ * ipc_call and ipc_reply_recv, which may take the IPC fast path, go to
+ * syscall_dispatch_ipc instead, with the stack below the frame prepared
+ * as a switch_context() resumes it (arch/x86_64/switch.h): a thread that
+ * blocks on the fast path leaves nothing else on its stack, and resumes
+ * at ipc_fast_resume unless its partner returns it to user mode directly
+ * (ipc/ipc.h). They may come back on another thread's stack: they leave
+ * through the frame that struct syscall_leave (syscall/syscall.h) names.
  */
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/switch.h"
 #include "arch/x86_64/trap_frame.inc"
 
 #define GDT_USER_DATA (0x20 | 3)
 #define GDT_USER_CODE (0x28 | 3)
 #define VECTOR_SYSCALL 0x100
+
+/* The numbers of abi/syscalls.def as assembler symbols: SYS_exit, ... */
+#define SYSCALL(nr, name, nargs) .set SYS_##name, nr;
+#include "abi/syscalls.def"
+#undef SYSCALL
 
 	.text
 	.globl syscall_entry
@@ -32,5 +46,24 @@ syscall_entry:
 	push_general_registers
 	xorl %ebp, %ebp			/* the stack walk ends here */
 	movq %rsp, %rdi
+	cmpq $SYS_ipc_call, %rax
+	je 1f
+	cmpq $SYS_ipc_reply_recv, %rax
+	je 1f
 	call syscall_dispatch
+	jmp trap_return
+
+1:	pushq $ipc_fast_resume		/* where a switch_context() resumes us */
+	subq $(SWITCH_SAVED_REGS * 8), %rsp
+	call syscall_dispatch_ipc	/* struct syscall_leave in rax:rdx */
+	movq %rax, %rsp			/* the frame to leave from, on its own stack */
+	movq %rdx, %rdi
+	call syscall_leave
+	jmp trap_return
+
+/* A thread blocked on the IPC fast path and woken otherwise, with its frame right above. */
+ipc_fast_resume:
+	call sched_finish_switch
+	movq %rsp, %rdi
+	call syscall_ipc_resumed
 	jmp trap_return

@@ -1,0 +1,68 @@
+/*
+ * switch: what every switch from one thread to another on a CPU does
+ * before the stacks change, shared by the scheduler's switch (sched.c) and
+ * the IPC fast path's direct switch to a thread that resumes in user mode
+ * (ipc.c). Private to the two.
+ */
+#ifndef SPOOR_SCHED_SWITCH_H
+#define SPOOR_SCHED_SWITCH_H
+
+#include <stdbool.h>
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/timer.h"
+#include "proc/process.h"
+#include "sched/thread.h"
+#include "trace/ktrace.h"
+
+/* Charges prev the time it ran; next starts running now. */
+static inline void switch_account(struct cpu *c, struct thread *prev, struct thread *next)
+{
+	uint64_t now = timer_now_ns();
+	uint64_t ran = now - prev->run_start_ns;
+
+	prev->cpu_ns += ran;
+	if (prev == c->idle) {
+		c->idle_ns += ran;
+	}
+	next->run_start_ns = now;
+}
+
+/*
+ * Makes next, READY on no run queue, the thread running on c in place of
+ * prev, as far as anything but the stack goes: interrupts off. Waits for
+ * next's registers to be saved on its old CPU first. space_loaded says
+ * that next's address space is this CPU's already (CR3 and its user_pml4
+ * published for shootdowns), so process_activate() is skipped. prev stays
+ * on_cpu: whoever leaves its stack releases it.
+ */
+static inline __attribute__((always_inline)) void
+switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool space_loaded)
+{
+	/* acquire: pairs with the release of on_cpu on its old CPU */
+	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+	}
+	/*
+	 * RUNNING only now: until its old CPU has switched away from it, that
+	 * CPU's schedule() must see it READY, or it would queue it again.
+	 */
+	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
+	next->on_cpu = true;
+	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
+	if (from != c->id) {
+		TTRACE(sched_migrate, next->tid, from, c->id);
+	}
+	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
+	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
+	switch_account(c, prev, next);
+	c->current = next;
+	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
+	c->tss.rsp[0] = c->kstack_top;
+	if (!space_loaded) {
+		process_activate(next->proc);
+	}
+}
+
+#endif
