@@ -54,15 +54,20 @@ syscall_entry:
 	jmp trap_return
 
 1:	pushq $ipc_fast_resume		/* where a switch_context() resumes us */
-	subq $(SWITCH_SAVED_REGS * 8), %rsp
+	subq $(SWITCH_SAVED_REGS * 8 + 8), %rsp	/* the saved registers, and 8 to align the call */
 	call syscall_dispatch_ipc	/* struct syscall_leave in rax:rdx */
 	movq %rax, %rsp			/* the frame to leave from, on its own stack */
 	movq %rdx, %rdi
 	call syscall_leave
 	jmp trap_return
 
-/* A thread blocked on the IPC fast path and woken otherwise, with its frame right above. */
+/*
+ * A thread blocked on the IPC fast path and woken otherwise, with its
+ * frame right above; switch_context() left the unused words of the resume
+ * area in the callee-saved registers.
+ */
 ipc_fast_resume:
+	xorl %ebp, %ebp			/* the stack walk ends here */
 	call sched_finish_switch
 	movq %rsp, %rdi
 	call syscall_ipc_resumed
