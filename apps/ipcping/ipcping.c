@@ -72,7 +72,9 @@ static int server(void *arg)
 	long err = sys_ipc_recv(p->endpoint, &m, xp);
 	while (!err && IPC_INFO_LABEL(m.info) != STOP_LABEL) {
 		m.words[0]++;
-		extra_for(&x, buf);
+		if (xp) {
+			extra_for(&x, buf);
+		}
 		err = sys_ipc_reply_recv(p->endpoint, &m, xp);
 	}
 	sys_ipc_reply(&m, NULL);
@@ -91,7 +93,9 @@ static uint64_t run(struct pair *p, int rounds)
 		uint64_t seq = p->next_seq++;
 		m.info = IPC_INFO(1, 1);
 		m.words[0] = seq;
-		extra_for(&x, buf);
+		if (p->slow) {
+			extra_for(&x, buf);
+		}
 		long err = sys_ipc_call(p->endpoint, &m, p->slow ? &x : NULL);
 		if (err || m.words[0] != seq + 1) {
 			printf("ipcping: call %llu failed: %ld (word %llu)\n",

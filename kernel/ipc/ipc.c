@@ -284,9 +284,13 @@ static inline void transfer(struct thread *dst, struct thread *src, struct trap_
 			memcpy(d->buf, s->buf, s->len); /* recv_max >= len made dst allocate it */
 		}
 	}
-	d->has_cap = s->has_cap;
-	d->cap = s->cap;
-	s->has_cap = false;
+	if (regs) {
+		d->has_cap = false; /* a sender on the fast path has none to move */
+	} else {
+		d->has_cap = s->has_cap;
+		d->cap = s->cap;
+		s->has_cap = false;
+	}
 }
 
 static inline void block_current(struct thread *t, uint64_t deadline_ns)
