@@ -75,6 +75,11 @@ def test_fast_path_switches_between_threads_of_one_process_and_of_two(spoor):
     assert "ipctest spaces: 6000 calls served" in out, out
 
 
+def test_fast_path_between_threads_on_any_cpu_loses_and_repeats_no_call(spoor):
+    out = run_ipctest(spoor, "roam", timeout=LOAD_TIMEOUT)
+    assert "ipctest roam: 12000 calls served" in out, out
+
+
 def test_recv_and_call_time_out_with_etimedout(spoor):
     run_ipctest(spoor, "timeout")
 

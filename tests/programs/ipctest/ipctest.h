@@ -112,6 +112,7 @@ int test_cap_drop(int argc, char **argv);
 int test_fastpath(int argc, char **argv);
 int test_fastwake(int argc, char **argv);
 int test_spaces(int argc, char **argv);
+int test_roam(int argc, char **argv);
 int test_timeout(int argc, char **argv);
 int test_server_death(int argc, char **argv);
 int test_endpoint_delete(int argc, char **argv);

@@ -25,6 +25,8 @@ static const struct entry entries[] = {
     {"fastwake", "threads blocked on the fast path woken otherwise: a generic call, kills",
      test_fastwake},
     {"spaces", "the fast path between threads of one process and of two, in turn", test_spaces},
+    {"roam", "the fast path between threads on any CPU: 4 clients, 2 servers, none pinned",
+     test_roam},
     {"timeout", "recv and call time out with -ETIMEDOUT, in bounds", test_timeout},
     {"server-death", "callers of a server that dies get -EPIPE", test_server_death},
     {"endpoint-delete", "deleting the last cap of a side wakes the other with -EPIPE",
