@@ -5,7 +5,8 @@
  * Blocking: a thread marks itself BLOCKED and queues or links itself under
  * ipc_lock; its partner finishes the operation under the same lock (phase
  * IPC_DONE, result) and wakes it — or, on the fast path, switches to it
- * directly. A thread woken otherwise (timeout, kill) cancels what is left
+ * directly, and if it blocked on the fast path too, ends its operation for
+ * it (phase IPC_IDLE). A thread woken otherwise (timeout, kill) cancels what is left
  * of its operation under the lock, so no wake-up is ever lost and no link
  * is left dangling. Capability references are never dropped under
  * ipc_lock: dropping an endpoint capability takes the lock itself.
@@ -617,12 +618,20 @@ static inline struct endpoint *take_held(struct thread *t)
  * switch_prepare(), and it is returned for the caller to leave me's stack
  * for partner's trap frame. Any other partner is resumed where it blocked,
  * by sched_handoff(), which does not return. Inline in both callers.
+ *
+ * Once ipc_lock is dropped, me is anyone's to claim, and this CPU touches
+ * neither me's trap frame nor its resume area again: only its own stack
+ * below them and partner's. That is why a claimer may write a claimed
+ * thread's frame before its on_cpu clears.
  */
 static inline __attribute__((always_inline)) struct thread *
 handoff(struct thread *me, struct endpoint *ep, const struct cap *c, struct thread *partner)
 {
 	bool direct = partner->ipc.in_regs;
 	struct endpoint *released = NULL;
+	/* What ipc_fastpath says, read while ipc_lock keeps ep and me's message ours. */
+	uint32_t ep_id = ep->id;
+	uint32_t label = IPC_INFO_LABEL(me->ipc.msg.info);
 
 	me->ipc.in_regs = true;
 	me->ipc.held = ep;
@@ -636,7 +645,7 @@ handoff(struct thread *me, struct endpoint *ep, const struct cap *c, struct thre
 	}
 	spin_unlock(&ipc_lock);
 	sched_block_check_kill(me);
-	TTRACE(ipc_fastpath, ep->id, IPC_INFO_LABEL(me->ipc.msg.info), partner->tid);
+	TTRACE(ipc_fastpath, ep_id, label, partner->tid);
 	if (!direct) {
 		sched_handoff(partner);
 	}

@@ -156,7 +156,8 @@ static struct thread *first_runnable(struct list *q, bool unpinned_only)
 	list_for_each(pos, q)
 	{
 		struct thread *t = list_entry(pos, struct thread, run_node);
-		/* acquire: pairs with the release of on_cpu in sched_finish_switch() */
+		/* acquire: pairs with the release of on_cpu in sched_finish_switch() or
+		 * syscall_leave() */
 		if (!__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) &&
 		    (!unpinned_only || t->pin_cpu < 0)) {
 			return t;
@@ -248,6 +249,13 @@ void sched_handoff(struct thread *next)
 	struct thread *prev = c->current;
 	uint64_t abandoned;
 
+	/*
+	 * next is claimed, READY on no run queue: nobody else can take it. So
+	 * wait for it to leave its old CPU before taking our run queue lock,
+	 * not under it: that CPU may need our lock on its way out (to wake a
+	 * thread onto this CPU) and would never get it (ipctest wakerace).
+	 */
+	switch_wait_off_cpu(next);
 	spin_lock(&c->rq.lock);
 	/*
 	 * prev is a user thread in a system call (sched.h): this CPU has its
@@ -287,7 +295,7 @@ void sched_finish_switch(void)
 
 	/*
 	 * release: prev's registers are saved; pairs with the acquire loads
-	 * of on_cpu in switch_to() and first_runnable() (a CPU about to run
+	 * of on_cpu in switch_prepare() and first_runnable() (a CPU about to run
 	 * or steal prev) and thread_free(); an EXITED prev's release, after
 	 * it, is what process_teardown() waits for.
 	 */

@@ -47,7 +47,7 @@ static inline bool sched_claim(struct thread *next)
 	}
 	/*
 	 * acq_rel: claims next against a timer or kill waking it; pairs with
-	 * sched_wake(). READY on no queue: switch_to() makes it RUNNING.
+	 * sched_wake(). READY on no queue: switch_prepare() makes it RUNNING.
 	 */
 	if (!__atomic_compare_exchange_n(&next->state, &blocked, THREAD_READY, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {

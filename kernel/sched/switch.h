@@ -29,6 +29,15 @@ static inline void switch_account(struct cpu *c, struct thread *prev, struct thr
 	next->run_start_ns = now;
 }
 
+/* Waits until next's registers are saved and its old CPU is off its stack. */
+static inline void switch_wait_off_cpu(const struct thread *next)
+{
+	/* acquire: pairs with the release of on_cpu by whoever left its stack */
+	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
+		cpu_relax();
+	}
+}
+
 /*
  * Makes next, READY on no run queue, the thread running on c in place of
  * prev, as far as anything but the stack goes: interrupts off. Waits for
@@ -40,10 +49,7 @@ static inline void switch_account(struct cpu *c, struct thread *prev, struct thr
 static inline __attribute__((always_inline)) void
 switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool space_loaded)
 {
-	/* acquire: pairs with the release of on_cpu on its old CPU */
-	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE)) {
-		cpu_relax();
-	}
+	switch_wait_off_cpu(next);
 	/*
 	 * RUNNING only now: until its old CPU has switched away from it, that
 	 * CPU's schedule() must see it READY, or it would queue it again.

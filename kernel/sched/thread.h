@@ -30,7 +30,8 @@
 struct process;
 
 struct thread {
-	uint64_t kernel_rsp; /* [o] saved by switch_context */
+	uint64_t kernel_rsp; /* [o] where it resumes: saved by switch_context, or set by the IPC
+				fast path as it blocks; stale while it runs */
 	uint32_t tid;	     /* [I] */
 	uint32_t state;	     /* [a] THREAD_* from abi/proc.h */
 	uint32_t cpu;	     /* [a] where it runs or last ran */

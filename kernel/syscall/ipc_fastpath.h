@@ -32,7 +32,9 @@ void sys_ipc_unload_message(void);
  * which leaves through *leave, its own syscall over with result 0 (in its
  * context: the CPU is the partner's now); false, having changed nothing,
  * when the fast path does not apply (ipc_fast_call() in ipc/ipc.h says
- * when). The syscall of me ends when it resumes.
+ * when). It does not return when the partner was blocked elsewhere than
+ * on the fast path: that partner resumes where it blocked. Either way the
+ * syscall of me ends when it resumes.
  */
 static inline bool sys_ipc_fastpath(struct thread *me, struct trap_frame *f, uint64_t nr,
 				    struct syscall_leave *leave)

@@ -80,6 +80,18 @@ def test_fast_path_between_threads_on_any_cpu_loses_and_repeats_no_call(spoor):
     assert "ipctest roam: 12000 calls served" in out, out
 
 
+def test_fast_call_taking_a_server_that_is_still_waking_its_caller_does_not_lock_up(boot):
+    """ipctest wakerace, with the sched category echoed so that the server's
+    wake-up of its caller is slow enough for the fast call to land inside it.
+    A fast path that waited for the server's CPU while holding its own run
+    queue lock locked both CPUs up within the first rounds."""
+    spoor = boot(smp=4)
+    spoor.command("trace echo on sched")
+    spoor.command("trace on sched")
+    out = run_ipctest(spoor, "wakerace", timeout=LOAD_TIMEOUT)
+    assert "ipctest wakerace: 100 rounds" in out, out
+
+
 def test_recv_and_call_time_out_with_etimedout(spoor):
     run_ipctest(spoor, "timeout")
 

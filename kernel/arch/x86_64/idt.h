@@ -33,6 +33,8 @@ struct trap_frame {
 };
 
 _Static_assert(sizeof(struct trap_frame) == 22 * 8, "isr.S pushes 22 words");
+/* ... a multiple of 16 bytes, so a frame at the top of a stack leaves it aligned for calls. */
+_Static_assert(sizeof(struct trap_frame) % 16 == 0, "syscall_entry.S calls with rsp at a frame");
 
 typedef void (*irq_handler_fn)(struct trap_frame *f);
 

@@ -5,9 +5,9 @@
  * masked (MSR_FMASK) and still on the user stack. We switch GS and the
  * stack, build a struct trap_frame like the interrupt stubs do, so that
  * every path back to user mode is trap_return, and call syscall_dispatch,
- * still masked: it enables interrupts itself, after the IPC fast path,
- * which runs without them (under TCG each sti costs a return to QEMU's
- * main loop, a good part of a fast round trip).
+ * still masked: it enables interrupts itself. So does syscall_dispatch_ipc,
+ * after the IPC fast path, which runs without them (under TCG each sti
+ * costs a return to QEMU's main loop, a good part of a fast round trip).
  *
  * ipc_call and ipc_reply_recv, which may take the IPC fast path, go to
  * syscall_dispatch_ipc instead, with the stack below the frame prepared

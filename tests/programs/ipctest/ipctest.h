@@ -70,6 +70,13 @@ long reap(int process, int64_t *status, uint64_t timeout_ns);
 /* Kills the process in slot and waits for it: 0 and its status (if wanted), or -E*. */
 long kill_and_reap(int process, int64_t *status);
 
+/*
+ * Whether thread tid (or, for tid 0, every thread of pid) is blocked now:
+ * one look. Not for two threads at once (it lists the threads into one
+ * static buffer).
+ */
+bool all_blocked(uint32_t pid, uint32_t tid);
+
 /* Waits until thread tid (or, for tid 0, every thread of pid) is blocked; false after timeout. */
 bool wait_blocked(uint32_t pid, uint32_t tid, uint64_t timeout_ns);
 
@@ -113,6 +120,7 @@ int test_fastpath(int argc, char **argv);
 int test_fastwake(int argc, char **argv);
 int test_spaces(int argc, char **argv);
 int test_roam(int argc, char **argv);
+int test_wakerace(int argc, char **argv);
 int test_timeout(int argc, char **argv);
 int test_server_death(int argc, char **argv);
 int test_endpoint_delete(int argc, char **argv);

@@ -27,6 +27,8 @@ static const struct entry entries[] = {
     {"spaces", "the fast path between threads of one process and of two, in turn", test_spaces},
     {"roam", "the fast path between threads on any CPU: 4 clients, 2 servers, none pinned",
      test_roam},
+    {"wakerace", "a fast call takes a server off its CPU while it wakes its last caller",
+     test_wakerace},
     {"timeout", "recv and call time out with -ETIMEDOUT, in bounds", test_timeout},
     {"server-death", "callers of a server that dies get -EPIPE", test_server_death},
     {"endpoint-delete", "deleting the last cap of a side wakes the other with -EPIPE",

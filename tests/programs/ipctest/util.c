@@ -179,7 +179,7 @@ long kill_and_reap(int process, int64_t *status)
 }
 
 /* True if every matching thread is blocked (and at least one matches). */
-static bool all_blocked(uint32_t pid, uint32_t tid)
+bool all_blocked(uint32_t pid, uint32_t tid)
 {
 	static struct thread_info threads[MAX_THREADS];
 	long n = sys_thread_list(threads, MAX_THREADS);
