@@ -9,7 +9,7 @@
  * waits for on_cpu to clear, so no two CPUs ever run on one kernel stack.
  * The IPC fast path's direct switch keeps the same rule without the run
  * queue lock: it clears the on_cpu of the thread it leaves once the entry
- * stub is off that thread's stack (syscall_leave()).
+ * stub is off that thread's stack (syscall_return()).
  */
 #include "sched/sched.h"
 
@@ -156,8 +156,10 @@ static struct thread *first_runnable(struct list *q, bool unpinned_only)
 	list_for_each(pos, q)
 	{
 		struct thread *t = list_entry(pos, struct thread, run_node);
-		/* acquire: pairs with the release of on_cpu in sched_finish_switch() or
-		 * syscall_leave() */
+		/*
+		 * acquire: pairs with the release of on_cpu in
+		 * sched_finish_switch() or syscall_return()
+		 */
 		if (!__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE) &&
 		    (!unpinned_only || t->pin_cpu < 0)) {
 			return t;

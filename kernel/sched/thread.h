@@ -30,8 +30,7 @@
 struct process;
 
 struct thread {
-	uint64_t kernel_rsp; /* [o] where it resumes: saved by switch_context, or set by the IPC
-				fast path as it blocks; stale while it runs */
+	uint64_t kernel_rsp; /* [o] where it resumes: switch_context or the IPC fast path set it */
 	uint32_t tid;	     /* [I] */
 	uint32_t state;	     /* [a] THREAD_* from abi/proc.h */
 	uint32_t cpu;	     /* [a] where it runs or last ran */

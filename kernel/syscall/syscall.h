@@ -52,12 +52,12 @@ struct syscall_leave {
 /*
  * syscall_dispatch() for ipc_call and ipc_reply_recv, which may take the
  * IPC fast path (ipc_fastpath.h); syscall_entry.S prepared the stack below
- * f to resume at ipc_fast_resume. syscall_leave() then runs on the stack
+ * f to resume at ipc_fast_resume. syscall_return() then runs on the stack
  * of the thread leaving: it clears release's on_cpu and does what the
  * return to user mode needs.
  */
 struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f);
-void syscall_leave(struct thread *release);
+void syscall_return(struct thread *release);
 
 /*
  * Where a thread blocked on the IPC fast path resumes when anyone but a

@@ -59,7 +59,7 @@ struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f)
 	return (struct syscall_leave){.frame = f, .release = NULL};
 }
 
-void syscall_leave(struct thread *release)
+void syscall_return(struct thread *release)
 {
 	if (release) {
 		/*

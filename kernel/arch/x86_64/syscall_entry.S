@@ -58,7 +58,7 @@ syscall_entry:
 	call syscall_dispatch_ipc	/* struct syscall_leave in rax:rdx */
 	movq %rax, %rsp			/* the frame to leave from, on its own stack */
 	movq %rdx, %rdi
-	call syscall_leave
+	call syscall_return
 	jmp trap_return
 
 /*
