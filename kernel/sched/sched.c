@@ -8,8 +8,8 @@
  * registers are saved, and a CPU that picks a thread last run elsewhere
  * waits for on_cpu to clear, so no two CPUs ever run on one kernel stack.
  * The IPC fast path's direct switch keeps the same rule without the run
- * queue lock: it clears the on_cpu of the thread it leaves once the entry
- * stub is off that thread's stack (syscall_return()).
+ * queue lock: it clears the on_cpu of the thread it leaves once the
+ * syscall entry has moved off that thread's stack (syscall_return()).
  */
 #include "sched/sched.h"
 

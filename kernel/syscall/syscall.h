@@ -41,8 +41,8 @@ struct thread;
 /*
  * How a system call that may switch threads without the scheduler leaves
  * the kernel: from frame, the trap frame of the thread now current, once
- * the entry stub has moved onto its stack; release, if not NULL, is the
- * thread switched away from, whose stack the stub has then left.
+ * syscall_entry.S has moved onto its stack; release, if not NULL, is the
+ * thread switched away from, whose stack it has then left.
  */
 struct syscall_leave {
 	struct trap_frame *frame;

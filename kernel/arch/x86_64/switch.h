@@ -1,6 +1,6 @@
 /*
- * switch: the stack switch (switch.S), for the scheduler and the entry
- * stubs that prepare a stack to be resumed.
+ * switch: the stack switch (switch.S), for the scheduler and for the
+ * entry code that prepares a stack to be resumed (syscall_entry.S).
  */
 #ifndef SPOOR_ARCH_SWITCH_H
 #define SPOOR_ARCH_SWITCH_H

@@ -116,10 +116,7 @@ int test_badge(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
+	int ep = new_endpoint();
 	for (int i = 0; i < NCLIENTS; i++) {
 		long minted = sys_endpoint_mint((int)ep, badges[i], CALL_RIGHTS);
 		if (minted < 0) {
@@ -216,10 +213,7 @@ int test_cap_drop(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	for (int warm_calls = 0; warm_calls < 2; warm_calls++) {
-		long ep = sys_endpoint_create();
-		if (ep < 0) {
-			fatal("endpoint_create", ep);
-		}
+		int ep = new_endpoint();
 		int tid = thread_spawn(serve_registers, (void *)(intptr_t)ep, 0);
 		if (tid < 0) {
 			fatal("thread_spawn", tid);

@@ -149,10 +149,7 @@ int test_server_death(int argc, char **argv)
 	check("a call whose server died holding the reply", caller_join(&c), -EPIPE);
 
 	/* Callers queued on an endpoint whose only receiver dies. */
-	long ep2 = sys_endpoint_create();
-	if (ep2 < 0) {
-		fatal("endpoint_create", ep2);
-	}
+	int ep2 = new_endpoint();
 	server = spawn_role("serve-none", NULL, (int)ep2, RECV_RIGHTS, -1);
 	long w = sys_endpoint_mint((int)ep2, 0x5d, CALL_RIGHTS);
 	if (w < 0) {
@@ -290,10 +287,7 @@ int test_client_death(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
+	int ep = new_endpoint();
 
 	/* Killed while we hold its reply; the reply carries a buffer and a frame. */
 	int client = start_client(ep, 0xc1);

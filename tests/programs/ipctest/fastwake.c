@@ -141,7 +141,6 @@ int test_fastwake(int argc, char **argv)
 {
 	struct wake_server s = {0};
 	struct ipc_regs m;
-	int64_t status = -1;
 
 	(void)argc;
 	(void)argv;
@@ -159,8 +158,7 @@ int test_fastwake(int argc, char **argv)
 	check_client_killed(ep, &s, (int)badged);
 	m = (struct ipc_regs){.info = IPC_INFO(LABEL_STOP, 0)};
 	check("stopping the server", sys_ipc_call((int)ep, &m, NULL), 0);
-	check("join the server", thread_join(server, &status), 0);
-	check("the server's status", (long)status, 0);
+	check_joined(server, "the server");
 	sys_cap_delete((int)badged);
 	sys_cap_delete((int)ep);
 

@@ -104,6 +104,12 @@ void caller_start(struct caller *c);
 /* Waits for c's thread; returns its result. */
 long caller_join(struct caller *c);
 
+/* A new endpoint's slot, with every right; a failure to create one ends the test. */
+int new_endpoint(void);
+
+/* Joins thread tid and checks that it returned 0; what names it in the checks. */
+void check_joined(int tid, const char *what);
+
 /* Nanoseconds since boot, unsigned. */
 static inline uint64_t now_ns(void)
 {

@@ -96,10 +96,7 @@ int test_stress(int argc, char **argv)
 	char arg[32], what[64];
 
 	s.calls = argc > 0 ? strtoul(argv[0], NULL, 10) : STRESS_CALLS;
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
+	int ep = new_endpoint();
 	s.endpoint = (int)ep;
 	for (int i = 0; i < STRESS_CLIENTS; i++) {
 		snprintf(arg, sizeof(arg), "%llu:0:%d", (unsigned long long)s.calls, client_cpu(i));
@@ -290,10 +287,7 @@ int test_churn(int argc, char **argv)
 	uint64_t total = argc > 0 ? strtoul(argv[0], NULL, 10) : CHURN_DEFAULT;
 	uint64_t rounds = 0;
 
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
+	int ep = new_endpoint();
 	c.endpoint = (int)ep;
 	check("pin the server", sys_thread_set_cpu(SERVER_CPU), 0);
 	while (c.served < total && !failures()) {

@@ -74,14 +74,11 @@ static int roam_client(void *arg)
 
 static void join_all(const int *tids, int n, const char *what)
 {
-	char line[64];
+	char name[32];
 
 	for (int i = 0; i < n; i++) {
-		int64_t status = -1;
-		snprintf(line, sizeof(line), "join %s %d", what, i);
-		check(line, thread_join(tids[i], &status), 0);
-		snprintf(line, sizeof(line), "%s %d's status", what, i);
-		check(line, (long)status, 0);
+		snprintf(name, sizeof(name), "%s %d", what, i);
+		check_joined(tids[i], name);
 	}
 }
 
@@ -91,13 +88,10 @@ int test_roam(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
-	roam.endpoint = (int)ep;
+	int ep = new_endpoint();
+	roam.endpoint = ep;
 	for (int i = 0; i < ROAM_CLIENTS; i++) {
-		long minted = sys_endpoint_mint((int)ep, (uint64_t)i + 1, CALL_RIGHTS);
+		long minted = sys_endpoint_mint(ep, (uint64_t)i + 1, CALL_RIGHTS);
 		if (minted < 0) {
 			fatal("endpoint_mint", minted);
 		}
@@ -118,7 +112,7 @@ int test_roam(int argc, char **argv)
 	join_all(clients, ROAM_CLIENTS, "client");
 	for (int i = 0; i < ROAM_SERVERS; i++) {
 		struct ipc_regs m = {.info = IPC_INFO(LABEL_STOP, 0)};
-		check("stopping a server", sys_ipc_call((int)ep, &m, NULL), 0);
+		check("stopping a server", sys_ipc_call(ep, &m, NULL), 0);
 	}
 	join_all(servers, ROAM_SERVERS, "server");
 	check("calls served", (long)roam.served, ROAM_CLIENTS * ROAM_CALLS);

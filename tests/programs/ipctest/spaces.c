@@ -75,14 +75,6 @@ static int spaces_client(void *arg)
 	return (int)-err;
 }
 
-static void join_checked(int tid, const char *what)
-{
-	int64_t status = -1;
-
-	check(what, thread_join(tid, &status), 0);
-	check(what, (long)status, 0);
-}
-
 int test_spaces(int argc, char **argv)
 {
 	struct spaces_server s = {0};
@@ -91,13 +83,10 @@ int test_spaces(int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
-	s.endpoint = (int)ep;
-	long for_process = sys_endpoint_mint((int)ep, BADGE_PROCESS, CALL_RIGHTS);
-	long for_thread = sys_endpoint_mint((int)ep, BADGE_THREAD, CALL_RIGHTS);
+	int ep = new_endpoint();
+	s.endpoint = ep;
+	long for_process = sys_endpoint_mint(ep, BADGE_PROCESS, CALL_RIGHTS);
+	long for_thread = sys_endpoint_mint(ep, BADGE_THREAD, CALL_RIGHTS);
 	if (for_process < 0 || for_thread < 0) {
 		fatal("endpoint_mint", for_process < 0 ? for_process : for_thread);
 	}
@@ -118,11 +107,11 @@ int test_spaces(int argc, char **argv)
 	}
 	check("the client process's replies (exit status)", (long)status, 0);
 	/* The server ends once both clients' calls are served, or at its first error. */
-	join_checked(server, "the server thread");
+	check_joined(server, "the server thread");
 	if (failures()) {
 		finish();
 	}
-	join_checked(client, "the client thread");
+	check_joined(client, "the client thread");
 	check("calls served", (long)s.served, 2 * SPACES_CALLS);
 	printf("ipctest spaces: %llu calls served, threads of one process and of two in turn\n",
 	       (unsigned long long)s.served);

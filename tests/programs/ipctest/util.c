@@ -246,3 +246,24 @@ long caller_join(struct caller *c)
 
 	return err ? err : c->result;
 }
+
+int new_endpoint(void)
+{
+	long ep = sys_endpoint_create();
+
+	if (ep < 0) {
+		fatal("endpoint_create", ep);
+	}
+	return (int)ep;
+}
+
+void check_joined(int tid, const char *what)
+{
+	char line[96];
+	int64_t status = -1;
+
+	snprintf(line, sizeof(line), "join %s", what);
+	check(line, thread_join(tid, &status), 0);
+	snprintf(line, sizeof(line), "%s's status", what);
+	check(line, (long)status, 0);
+}

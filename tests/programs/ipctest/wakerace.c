@@ -91,11 +91,8 @@ int test_wakerace(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	long ep = sys_endpoint_create();
-	if (ep < 0) {
-		fatal("endpoint_create", ep);
-	}
-	race.endpoint = (int)ep;
+	int ep = new_endpoint();
+	race.endpoint = ep;
 	if (!check("pin the slow caller", sys_thread_set_cpu(RACE_CLIENT_CPU), 0)) {
 		finish();
 	}
@@ -111,7 +108,7 @@ int test_wakerace(int argc, char **argv)
 		struct ipc_regs m = {.info = IPC_INFO(LABEL_SLOW_CALL, 1), .words = {round}};
 		struct ipc_extra x = extra_with(RACE_TIMEOUT_NS);
 		race.fast_done = false;
-		if (!check("the slow call", sys_ipc_call((int)ep, &m, &x), 0)) {
+		if (!check("the slow call", sys_ipc_call(ep, &m, &x), 0)) {
 			break;
 		}
 		check("the slow call's reply", (long)m.words[0], (long)round + 1);
@@ -122,13 +119,10 @@ int test_wakerace(int argc, char **argv)
 		check_true("the fast call of the round returns", race.fast_done, "round %llu",
 			   (unsigned long long)round);
 	}
-	int64_t status = -1;
-	check("join the fast client", thread_join(fast, &status), 0);
-	check("the fast client's status", (long)status, 0);
+	check_joined(fast, "the fast client");
 	struct ipc_regs m = {.info = IPC_INFO(LABEL_STOP, 0)};
-	check("stopping the server", sys_ipc_call((int)ep, &m, NULL), 0);
-	check("join the server", thread_join(race.server_tid, &status), 0);
-	check("the server's status", (long)status, 0);
+	check("stopping the server", sys_ipc_call(ep, &m, NULL), 0);
+	check_joined(race.server_tid, "the server");
 	printf("ipctest wakerace: %d rounds\n", RACE_ROUNDS);
 	finish();
 }
