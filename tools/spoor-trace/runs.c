@@ -69,7 +69,8 @@ void truns_finish(struct truns *r)
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
 		struct truns_cpu *c = &r->cpu[i];
 		if (c->started) {
-			/* No switch since the last: its thread ran on as long as the trace can tell. */
+			/* No switch since the last: its thread ran on as long as the trace can
+			 * tell. */
 			uint64_t end = c->known && r->end > c->last ? r->end : c->last;
 			report(r, i, c->tid, c->since, end);
 			c->started = c->known = false;

@@ -15,35 +15,20 @@
 
 #include "tools/spoor-trace/runs.h"
 #include "tools/spoor-trace/timeline_look.h"
+#include "tools/spoor-trace/timeline_strip.h"
 
 /* Layout, in pixels. */
 #define PLOT_LEFT    64
 #define MARGIN_RIGHT 40
 #define PLOT_TOP     72 /* the first lane's strip above it */
 #define LANE_HEIGHT  28
-#define STRIP_HEIGHT 6
 #define STRIP_GAP    1
 #define LANE_GAP     12
-#define LANE_PITCH   (2 * (STRIP_HEIGHT + STRIP_GAP) + LANE_HEIGHT + LANE_GAP)
+#define LANE_PITCH   (2 * (TSTRIP_HEIGHT + STRIP_GAP) + LANE_HEIGHT + LANE_GAP)
 #define LEGEND_ROW   18
 #define LEGEND_CHAR  6.8 /* at font-size 12 */
 #define LABEL_CHAR   6.5 /* a character's width at font-size 11, about */
 #define TITLE_MAX    (2 * TVIEW_NAME_MAX + 128)
-
-/* A strip's shades: the darkest is its most crowded pixel. */
-#define STRIP_LEVELS 5
-
-enum strip { STRIP_PF, STRIP_IPC, NSTRIPS };
-
-static const struct {
-	const char *cls;
-	const char *one, *many; /* the count's noun */
-	const char *fill;
-	bool below; /* under the lane, else above */
-} strips[NSTRIPS] = {
-    [STRIP_PF] = {"pf", "page fault", "page faults", "#d00", false},
-    [STRIP_IPC] = {"ipc", "IPC call or reply", "IPC calls and replies", "#15c", true},
-};
 
 enum run_class { RUN_IDLE, RUN_OTHER, RUN_PROG };
 
@@ -61,13 +46,12 @@ struct tl_rect {
 };
 
 struct tl_cpu {
-	int lane;	     /* its place from the top; -1: not drawn */
-	FILE *runs, *marks;  /* drawn in this order; marks: the losses */
+	int lane;	    /* its place from the top; -1: not drawn */
+	FILE *runs, *marks; /* drawn in this order; marks: the losses */
 	char *runs_buf, *marks_buf;
 	size_t runs_len, marks_len;
 	struct tl_rect rect;
-	uint32_t *counts[NSTRIPS]; /* per pixel column of the plot */
-	long lost_px;		   /* the pixel of the loss waiting to be drawn, -1: none */
+	long lost_px; /* the pixel of the loss waiting to be drawn, -1: none */
 	uint64_t lost_n;
 	uint64_t last; /* the latest TSC seen: times never go back */
 };
@@ -83,14 +67,14 @@ struct tl {
 	struct tview *v;
 	const struct timeline_opts *o;
 	FILE *out;
-	uint64_t first;		   /* ns since boot of the trace's first event */
+	uint64_t first;		     /* ns since boot of the trace's first event */
 	uint64_t since, until, span; /* the window */
-	uint32_t *idle;		   /* the idle threads' tids */
+	uint32_t *idle;		     /* the idle threads' tids */
 	size_t nidle, idle_cap;
 	struct tl_prog *progs;
 	size_t nprogs, progs_cap;
 	uint64_t idle_busy, other_busy;
-	uint32_t strip_max[NSTRIPS];
+	struct tstrips strips;
 	int err;
 	struct tl_cpu cpu[TTRACE_MAX_CPUS];
 };
@@ -202,7 +186,7 @@ static void measure(void *ctx, const struct trun *run)
 
 static double lane_y(int lane)
 {
-	return PLOT_TOP + lane * LANE_PITCH + STRIP_HEIGHT + STRIP_GAP;
+	return PLOT_TOP + lane * LANE_PITCH + TSTRIP_HEIGHT + STRIP_GAP;
 }
 
 /* The name of process pid, or of thread tid when the process has none; NULL if neither. */
@@ -236,7 +220,8 @@ static const char *look(const struct tl *t, const struct tl_rect *r, char *fill,
 	} else if (own && prog && strcmp(own, prog)) {
 		snprintf(title, TITLE_MAX, "%s: %s (pid %u, tid %u)", prog, own, r->pid, r->tid);
 	} else {
-		snprintf(title, TITLE_MAX, "%s (pid %u, tid %u)", prog ? prog : "?", r->pid, r->tid);
+		snprintf(title, TITLE_MAX, "%s (pid %u, tid %u)", prog ? prog : "?", r->pid,
+			 r->tid);
 	}
 	return prog ? prog : "?";
 }
@@ -266,7 +251,8 @@ static void flush(struct tl *t, struct tl_cpu *c)
 		fprintf(c->runs,
 			"<text x=\"%.2f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
 			"fill=\"%s\">",
-			r->x0 + w / 2, y + LANE_HEIGHT / 2 + 4, r->cls == RUN_PROG ? "#111" : "#555");
+			r->x0 + w / 2, y + LANE_HEIGHT / 2 + 4,
+			r->cls == RUN_PROG ? "#111" : "#555");
 		timeline_xml_text(c->runs, label);
 		fputs("</text>\n", c->runs);
 	}
@@ -329,19 +315,6 @@ static size_t column(const struct tl *t, uint64_t ns)
 	return col < t->o->width ? col : t->o->width - 1;
 }
 
-static int strip_of(uint16_t kind)
-{
-	switch (kind) {
-	case TTRACE_KIND_mem_pf:
-		return STRIP_PF;
-	case TTRACE_KIND_ipc_call:
-	case TTRACE_KIND_ipc_reply:
-		return STRIP_IPC;
-	default:
-		return -1;
-	}
-}
-
 /* Pass 2's marks: losses where they happened, faults and IPC counted per pixel. */
 static void item_marks(struct tl *t, const struct tfile_item *item)
 {
@@ -362,59 +335,15 @@ static void item_marks(struct tl *t, const struct tfile_item *item)
 	}
 	const struct ttrace_record *r = &item->rec;
 	struct tl_cpu *c = &t->cpu[r->cpu];
-	int s = strip_of(r->kind);
+	int k = tstrips_kind(r->kind);
 
 	c->last = r->ts > c->last ? r->ts : c->last;
 	uint64_t ns = tview_ns(t->v, c->last);
-	if (c->lane < 0 || s < 0 || !timeline_opts_pid(t->o, r->pid) || ns < t->since ||
+	if (c->lane < 0 || k < 0 || !timeline_opts_pid(t->o, r->pid) || ns < t->since ||
 	    ns > t->until) {
 		return;
 	}
-	uint32_t n = ++c->counts[s][column(t, ns)];
-	t->strip_max[s] = n > t->strip_max[s] ? n : t->strip_max[s];
-}
-
-/* The bits of n: its log2, rounded up from the next. */
-static int bits(uint32_t n)
-{
-	return 32 - __builtin_clz(n);
-}
-
-/*
- * A count's shade, 1 to STRIP_LEVELS, on a log scale: bursts are a
- * thousand times a lone event, which must still show.
- */
-static int level(uint32_t n, uint32_t max)
-{
-	return (STRIP_LEVELS * bits(n) + bits(max) - 1) / bits(max);
-}
-
-/* Strip s of c: runs of columns of one shade, each a rectangle with its count. */
-static void draw_strip(struct tl *t, struct tl_cpu *c, int s)
-{
-	const uint32_t *n = c->counts[s];
-	double y = strips[s].below ? lane_y(c->lane) + LANE_HEIGHT + STRIP_GAP
-				   : lane_y(c->lane) - STRIP_GAP - STRIP_HEIGHT;
-
-	for (size_t i = 0, j; i < t->o->width; i = j) {
-		uint64_t sum = 0;
-		int lv = n[i] ? level(n[i], t->strip_max[s]) : 0;
-		for (j = i; j < t->o->width && (n[j] ? level(n[j], t->strip_max[s]) : 0) == lv; j++) {
-			sum += n[j];
-		}
-		if (!lv) {
-			continue;
-		}
-		fprintf(t->out,
-			"<rect class=\"%s\" x=\"%zu\" y=\"%.1f\" width=\"%zu\" height=\"%d\" "
-			"fill=\"%s\" fill-opacity=\"%.1f\"><title>%llu %s, %.6f to %.6f s since "
-			"boot</title></rect>\n",
-			strips[s].cls, PLOT_LEFT + i, y, j - i, STRIP_HEIGHT, strips[s].fill,
-			(double)lv / STRIP_LEVELS, (unsigned long long)sum,
-			sum == 1 ? strips[s].one : strips[s].many,
-			(t->since + (double)i * t->span / t->o->width) / 1e9,
-			(t->since + (double)j * t->span / t->o->width) / 1e9);
-	}
+	tstrips_count(&t->strips, r->cpu, k, column(t, ns));
 }
 
 /* Where the legend's next cell goes: they flow left to right, in rows. */
@@ -480,10 +409,9 @@ static size_t legend(const struct tl *t, FILE *out, double top, double right)
 		snprintf(text, sizeof(text), "other programs: %s", dur);
 		legend_cell(out, &f, TIMELINE_OTHER_FILL, text);
 	}
-	for (int s = 0; s < NSTRIPS; s++) {
-		snprintf(text, sizeof(text), "%s %s a lane (darkest: %u a pixel)", strips[s].many,
-			 strips[s].below ? "below" : "above", t->strip_max[s]);
-		legend_cell(out, &f, strips[s].fill, text);
+	for (int k = 0; k < TSTRIP_KINDS; k++) {
+		const char *strip_fill = tstrips_legend(&t->strips, k, text, sizeof(text));
+		legend_cell(out, &f, strip_fill, text);
 	}
 	legend_cell(out, &f, "#f80", "events lost");
 	for (size_t p = 0; p < t->nprogs; p++) {
@@ -550,8 +478,10 @@ static void lane(struct tl *t, uint32_t cpu)
 			PLOT_LEFT + t->o->width / 2.0, y + LANE_HEIGHT / 2 + 4);
 	}
 	fwrite(c->runs_buf, 1, c->runs_len, t->out);
-	for (int s = 0; s < NSTRIPS; s++) {
-		draw_strip(t, c, s);
+	for (int k = 0; k < TSTRIP_KINDS; k++) {
+		double at =
+		    tstrips_below(k) ? y + LANE_HEIGHT + STRIP_GAP : y - STRIP_GAP - TSTRIP_HEIGHT;
+		tstrips_draw(&t->strips, t->out, cpu, k, PLOT_LEFT, at, t->since, t->span);
 	}
 	fwrite(c->marks_buf, 1, c->marks_len, t->out);
 	fputs("</g>\n", t->out);
@@ -560,28 +490,25 @@ static void lane(struct tl *t, uint32_t cpu)
 /* Opens each drawn CPU's buffers and counts; returns the lanes' count, or -1. */
 static int lanes_open(struct tl *t)
 {
+	uint32_t drawn = 0;
 	int nlanes = 0;
 
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
 		struct tl_cpu *c = &t->cpu[i];
-		c->lane = i < t->v->file->hdr.num_cpus && timeline_opts_cpu(t->o, i) ? nlanes++ : -1;
+		c->lane =
+		    i < t->v->file->hdr.num_cpus && timeline_opts_cpu(t->o, i) ? nlanes++ : -1;
 		c->lost_px = -1;
 		if (c->lane < 0) {
 			continue;
 		}
+		drawn |= 1u << i;
 		c->runs = open_memstream(&c->runs_buf, &c->runs_len);
 		c->marks = open_memstream(&c->marks_buf, &c->marks_len);
-		for (int s = 0; s < NSTRIPS; s++) {
-			c->counts[s] = calloc(t->o->width, sizeof(*c->counts[s]));
-			if (!c->counts[s]) {
-				return -1;
-			}
-		}
 		if (!c->runs || !c->marks) {
 			return -1;
 		}
 	}
-	return nlanes;
+	return tstrips_init(&t->strips, t->o->width, drawn) ? -1 : nlanes;
 }
 
 /* Ends each lane's buffers (0, or -ENOMEM if one could not hold its text). */
@@ -605,12 +532,10 @@ static int lanes_close(struct tl *t)
 static void lanes_free(struct tl *t)
 {
 	lanes_close(t);
+	tstrips_free(&t->strips);
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
 		free(t->cpu[i].runs_buf);
 		free(t->cpu[i].marks_buf);
-		for (int s = 0; s < NSTRIPS; s++) {
-			free(t->cpu[i].counts[s]);
-		}
 	}
 }
 
@@ -671,7 +596,7 @@ int timeline_draw(struct tview *v, const struct timeline_opts *o, FILE *out)
 	int err = lanes_close(t);
 
 	unsigned width = PLOT_LEFT + o->width + MARGIN_RIGHT;
-	double legend_top = lane_y(nlanes) - STRIP_HEIGHT;
+	double legend_top = lane_y(nlanes) - TSTRIP_HEIGHT;
 	if (t->nprogs) {
 		qsort(t->progs, t->nprogs, sizeof(*t->progs), by_busy);
 	}

@@ -53,7 +53,7 @@ void timeline_xml_text(FILE *out, const char *s)
 static const struct {
 	const char *name;
 	uint64_t ns;
-} units[] = {{"s", 1000000000}, {"ms", 1000000}, {"\xc2\xb5s", 1000}, {"ns", 1}};
+} units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}};
 #define NUNITS (sizeof(units) / sizeof(units[0]))
 
 void timeline_duration(uint64_t ns, char *buf, size_t size)
@@ -64,8 +64,11 @@ void timeline_duration(uint64_t ns, char *buf, size_t size)
 		u++;
 	}
 	double v = (double)ns / (double)units[u].ns;
-	snprintf(buf, size, "%.*f %s", v >= 100 || u + 1 == NUNITS ? 0 : v >= 10 ? 1 : 2, v,
-		 units[u].name);
+	snprintf(buf, size, "%.*f %s",
+		 v >= 100 || u + 1 == NUNITS ? 0
+		 : v >= 10		     ? 1
+					     : 2,
+		 v, units[u].name);
 }
 
 /* A round step for about AXIS_TICKS ticks over span ns: 1, 2 or 5 times a power of ten. */
@@ -85,8 +88,7 @@ static uint64_t tick_step(uint64_t span)
 	}
 }
 
-void timeline_axis(FILE *out, uint64_t span, double left, double width, double top,
-		   double bottom)
+void timeline_axis(FILE *out, uint64_t span, double left, double width, double top, double bottom)
 {
 	uint64_t step = tick_step(span);
 	size_t u = 0;
@@ -101,12 +103,13 @@ void timeline_axis(FILE *out, uint64_t span, double left, double width, double t
 	}
 	for (uint64_t ns = 0; ns <= span; ns += step) {
 		double x = left + (double)ns * width / (double)span;
-		fprintf(out,
-			"<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#d8d8d8\"/>\n"
-			"<text x=\"%.2f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.*f %s"
-			"</text>\n",
-			x, top - 4, x, bottom, x, top - 8, decimals,
-			(double)ns / (double)units[u].ns, units[u].name);
+		fprintf(
+		    out,
+		    "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#d8d8d8\"/>\n"
+		    "<text x=\"%.2f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%.*f %s"
+		    "</text>\n",
+		    x, top - 4, x, bottom, x, top - 8, decimals, (double)ns / (double)units[u].ns,
+		    units[u].name);
 		if (step > span - ns) {
 			break;
 		}

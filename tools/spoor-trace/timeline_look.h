@@ -16,9 +16,9 @@
 #include <stdio.h>
 
 /* The fills of what is not a program's work. */
-#define TIMELINE_IDLE_FILL  "#e4e4e4"
-#define TIMELINE_OTHER_FILL "#9a9a9a"
-#define TIMELINE_NONE_FILL  "white" /* no events: before a CPU's first, after a loss */
+#define TIMELINE_IDLE_FILL   "#e4e4e4"
+#define TIMELINE_OTHER_FILL  "#9a9a9a"
+#define TIMELINE_NONE_FILL   "white"   /* no events: before a CPU's first, after a loss */
 #define TIMELINE_NONAME_FILL "#5f6b7a" /* a program whose name the trace lost */
 
 /* The longest fill timeline_colour() writes, with its NUL. */
@@ -30,7 +30,7 @@ void timeline_colour(const char *name, char *buf);
 /* s as XML text: printable ASCII, the five specials escaped, '?' for the rest. */
 void timeline_xml_text(FILE *out, const char *s);
 
-/* A duration of ns in 3 or 4 digits and a unit: "850 µs", "31.2 ms", "1.52 s". */
+/* A duration of ns in 3 or 4 digits and a unit: "850 us", "31.2 ms", "1.52 s". */
 void timeline_duration(uint64_t ns, char *buf, size_t size);
 
 /*
@@ -39,7 +39,6 @@ void timeline_duration(uint64_t ns, char *buf, size_t size);
  * at left + offset * width / span, labelled above top with its offset
  * from the window's start, in the unit that suits the span ("20 ms").
  */
-void timeline_axis(FILE *out, uint64_t span, double left, double width, double top,
-		   double bottom);
+void timeline_axis(FILE *out, uint64_t span, double left, double width, double top, double bottom);
 
 #endif

@@ -73,8 +73,8 @@ static bool parse_number(const char **p, uint64_t max, uint64_t *out)
 }
 
 /* Calls add for each item, "N" or "N-M", of the comma-separated list s; false if malformed. */
-static bool parse_list(const char *s, uint64_t max, bool (*add)(void *ctx, uint64_t lo, uint64_t hi),
-		       void *ctx)
+static bool parse_list(const char *s, uint64_t max,
+		       bool (*add)(void *ctx, uint64_t lo, uint64_t hi), void *ctx)
 {
 	do {
 		uint64_t lo, hi;
@@ -168,9 +168,12 @@ _Static_assert(TTRACE_MAX_CPUS == 8 && TIMELINE_PIDS_MAX == 64 && TIMELINE_WIDTH
 int timeline_opts_parse(struct timeline_opts *o, int argc, char **argv, char *why, size_t size)
 {
 	static const struct option longopts[] = {
-	    {"since", required_argument, NULL, OPT_SINCE}, {"until", required_argument, NULL, OPT_UNTIL},
-	    {"cpu", required_argument, NULL, OPT_CPU},	   {"pid", required_argument, NULL, OPT_PID},
-	    {"width", required_argument, NULL, OPT_WIDTH}, {NULL, 0, NULL, 0},
+	    {"since", required_argument, NULL, OPT_SINCE},
+	    {"until", required_argument, NULL, OPT_UNTIL},
+	    {"cpu", required_argument, NULL, OPT_CPU},
+	    {"pid", required_argument, NULL, OPT_PID},
+	    {"width", required_argument, NULL, OPT_WIDTH},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -276,7 +279,8 @@ int timeline_opts_check(const struct timeline_opts *o, struct tview *v, char *wh
 	tview_each(v, 0, seen_pid, &search);
 	for (size_t i = 0; i < o->npids; i++) {
 		if (search.missing & (1ull << i)) {
-			snprintf(why, size, "--pid %u: no process of that id in the trace", o->pids[i]);
+			snprintf(why, size, "--pid %u: no process of that id in the trace",
+				 o->pids[i]);
 			return -EINVAL;
 		}
 	}
@@ -299,8 +303,8 @@ int timeline_opts_check(const struct timeline_opts *o, struct tview *v, char *wh
 		snprintf(why, size,
 			 "the window from %.6f s to %.6f s since boot misses the trace's events, "
 			 "from %.6f s to %.6f s",
-			 (double)since / NS_PER_S, (double)until / NS_PER_S, (double)first / NS_PER_S,
-			 (double)last / NS_PER_S);
+			 (double)since / NS_PER_S, (double)until / NS_PER_S,
+			 (double)first / NS_PER_S, (double)last / NS_PER_S);
 		return -EINVAL;
 	}
 	return 0;

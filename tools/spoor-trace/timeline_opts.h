@@ -34,8 +34,7 @@
 #define TIMELINE_PIDS_MAX      64
 
 /* The options' synopsis, for the usage line: "[--since T] ... " */
-#define TIMELINE_OPTS_USAGE                                                                        \
-	"[--since T] [--until T] [--cpu LIST] [--pid LIST] [--width PX]"
+#define TIMELINE_OPTS_USAGE "[--since T] [--until T] [--cpu LIST] [--pid LIST] [--width PX]"
 
 /* A window edge as given: ns since boot, or after the first event when rel. */
 struct timeline_edge {

@@ -35,8 +35,8 @@ TEXT_LINE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) co
 LOST_LINE = re.compile(r"^# lost (\d+) events on cpu (\d+)$")
 FIELD = re.compile(r" (\w+)=(\S+)")
 STRIP_TITLE = re.compile(r"^(\d+) (page faults?|IPC calls? (and|or) repl(y|ies))\b")
-TICK = re.compile(r"^(\d+(?:\.\d+)?) (s|ms|\u00b5s|ns)$")
-UNIT_NS = {"s": 10**9, "ms": 10**6, "\u00b5s": 10**3, "ns": 1}
+TICK = re.compile(r"^(\d+(?:\.\d+)?) (s|ms|us|ns)$")
+UNIT_NS = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 DEFAULT_WIDTH = 1200
 EPS = 0.011  # x and widths are written with two decimals
 

@@ -432,8 +432,8 @@ void gen_timeline(struct gen *g, bool other_ids)
 	}
 	sw(g, 0, 1000, 0, 1, mem_tid);
 	for (uint64_t i = 0; i < 200; i++) {
-		ev(g, 0, 1100 + 2 * i, K(mem_pf), TTRACE_CTX_TRAP, mem, mem_tid, 0x400000 + i * 4096,
-		   0x401000, 6, TTRACE_PF_MAPPED);
+		ev(g, 0, 1100 + 2 * i, K(mem_pf), TTRACE_CTX_TRAP, mem, mem_tid,
+		   0x400000 + i * 4096, 0x401000, 6, TTRACE_PF_MAPPED);
 	}
 	sw(g, 1, 2000, ipc, ipc_tid, ipc_tid + 1);
 	for (uint64_t i = 0; i < 50; i++) {
@@ -449,7 +449,8 @@ void gen_timeline(struct gen *g, bool other_ids)
 	sw(g, 0, 6500, 1, 5, 1);
 	sw(g, 2, 7000, 0, 3, 5);
 	sw(g, 2, 8000, 1, 5, 3);
-	gen_event(g, 0, gen_ts(10000), K(irq_timer), TTRACE_CTX_IRQ, 0, 1, (const uint64_t[]){5}, 1);
+	gen_event(g, 0, gen_ts(10000), K(irq_timer), TTRACE_CTX_IRQ, 0, 1, (const uint64_t[]){5},
+		  1);
 }
 
 uint64_t gen_rand(uint64_t *state)
