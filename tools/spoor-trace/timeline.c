@@ -79,21 +79,20 @@ struct tl {
 	struct tl_cpu cpu[TTRACE_MAX_CPUS];
 };
 
-/* Makes room for one more of *n elements of size in *p; false (and t->err) if none. */
-static bool grow(struct tl *t, void **p, size_t n, size_t *cap, size_t size)
+/* p, or where realloc() moved it, with room for n + 1 elements of size; NULL (and t->err). */
+static void *grow(struct tl *t, void *p, size_t n, size_t *cap, size_t size)
 {
 	if (n < *cap) {
-		return true;
+		return p;
 	}
 	size_t more = *cap ? 2 * *cap : 16;
-	void *q = realloc(*p, more * size);
+	void *q = realloc(p, more * size);
 	if (!q) {
 		t->err = -ENOMEM;
-		return false;
+		return NULL;
 	}
-	*p = q;
 	*cap = more;
-	return true;
+	return q;
 }
 
 /* tview_each()'s callback: a thread that wrote events as pid 0 is a CPU's idle thread. */
@@ -101,8 +100,12 @@ static void note_idle(void *ctx, uint32_t tid)
 {
 	struct tl *t = ctx;
 
-	if (!tview_thread_pid(t->v, tid) &&
-	    grow(t, (void **)&t->idle, t->nidle, &t->idle_cap, sizeof(*t->idle))) {
+	if (tview_thread_pid(t->v, tid)) {
+		return;
+	}
+	uint32_t *idle = grow(t, t->idle, t->nidle, &t->idle_cap, sizeof(*idle));
+	if (idle) {
+		t->idle = idle;
 		t->idle[t->nidle++] = tid;
 	}
 }
@@ -150,9 +153,11 @@ static struct tl_prog *prog(struct tl *t, uint32_t pid)
 			return &t->progs[i];
 		}
 	}
-	if (!grow(t, (void **)&t->progs, t->nprogs, &t->progs_cap, sizeof(*t->progs))) {
+	struct tl_prog *progs = grow(t, t->progs, t->nprogs, &t->progs_cap, sizeof(*progs));
+	if (!progs) {
 		return NULL;
 	}
+	t->progs = progs;
 	t->progs[t->nprogs] = (struct tl_prog){.pid = pid, .order = t->nprogs};
 	return &t->progs[t->nprogs++];
 }
@@ -449,11 +454,23 @@ static void header(struct tl *t, size_t nlanes)
 	timeline_xml_text(t->out, text);
 	timeline_duration(t->span, dur, sizeof(dur));
 	len = snprintf(text, sizeof(text),
-		       "%s from %.6f s to %.6f s since boot; times from its start; %zu of %u cpus",
-		       dur, t->since / 1e9, t->until / 1e9, nlanes, f->hdr.num_cpus);
-	for (size_t i = 0; i < t->o->npids && len > 0 && (size_t)len < sizeof(text); i++) {
+		       "%s, from %.6f to %.6f s since boot (the axis counts from there); cpu", dur,
+		       t->since / 1e9, t->until / 1e9);
+	for (uint32_t c = 0, n = 0; c < f->hdr.num_cpus && (size_t)len < sizeof(text); c++) {
+		if (t->cpu[c].lane >= 0) {
+			len += snprintf(text + len, sizeof(text) - (size_t)len, "%s %u",
+					n++	     ? ","
+					: nlanes > 1 ? "s"
+						     : "",
+					c);
+		}
+	}
+	for (size_t i = 0; i < t->o->npids && (size_t)len < sizeof(text); i++) {
 		len += snprintf(text + len, sizeof(text) - (size_t)len, "%s%u",
-				i ? ", " : "; in colour: pids ", t->o->pids[i]);
+				i		  ? ", "
+				: t->o->npids > 1 ? "; in colour: pids "
+						  : "; in colour: pid ",
+				t->o->pids[i]);
 	}
 	fputs("</text>\n<text x=\"8\" y=\"38\" font-size=\"12\">", t->out);
 	timeline_xml_text(t->out, text);

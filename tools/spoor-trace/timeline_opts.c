@@ -291,14 +291,28 @@ int timeline_opts_check(const struct timeline_opts *o, struct tview *v, char *wh
 		snprintf(why, size, "--since and --until: the trace has no events");
 		return -EINVAL;
 	}
+	uint64_t first = tview_ns(v, f->first_ts);
+	uint64_t last = tview_ns(v, f->last_ts);
 	timeline_opts_window(o, v, &since, &until);
+	if (since >= until && !o->until.set) {
+		snprintf(
+		    why, size,
+		    "--since: %.6f s since boot is not before the trace's last event, at %.6f s",
+		    (double)since / NS_PER_S, (double)last / NS_PER_S);
+		return -EINVAL;
+	}
+	if (since >= until && !o->since.set) {
+		snprintf(
+		    why, size,
+		    "--until: %.6f s since boot is not after the trace's first event, at %.6f s",
+		    (double)until / NS_PER_S, (double)first / NS_PER_S);
+		return -EINVAL;
+	}
 	if (since >= until) {
-		snprintf(why, size, "the window from %.6f s to %.6f s since boot is empty",
+		snprintf(why, size, "--since (%.6f s since boot) is not before --until (%.6f s)",
 			 (double)since / NS_PER_S, (double)until / NS_PER_S);
 		return -EINVAL;
 	}
-	uint64_t first = tview_ns(v, f->first_ts);
-	uint64_t last = tview_ns(v, f->last_ts);
 	if (until < first || since > last) {
 		snprintf(why, size,
 			 "the window from %.6f s to %.6f s since boot misses the trace's events, "
