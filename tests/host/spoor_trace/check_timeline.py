@@ -11,7 +11,7 @@ filter in CASES that the SVG draws exactly that:
 
 - each lane's rectangles of class run, idle and other at the x and width
   of the runs' times (a process's runs that touch are one rectangle; idle
-  is the idle threads' time, drawn as idle and not as a program);
+  is the idle threads' time, drawn as idle, labelled, and not as a program);
 - the page faults and IPC messages as density strips whose counts add up
   to the events in the window, fewer rectangles than events, each over
   the pixels of its events;
@@ -263,6 +263,10 @@ def check_case(tool, path, args, opts, workdir):
     fills = check_runs(name, lane_map, want, width)
     check_strips(name, lane_map, items, since, until, width, sorted(want), opts.get("pids"))
     check_axis(name, root, lane_map, since, until, width)
+    texts = [t.text or "" for t in root.iter(SVG + "text")]
+    assert any(t.startswith("idle: ") for t in texts), f"{name}: the legend has no idle"
+    labels = [t.text for g, _ in lane_map.values() for t in g.iter(SVG + "text")]
+    assert args or "idle" in labels, f"{name}: no idle stretch labelled: {labels}"
     return fills
 
 
