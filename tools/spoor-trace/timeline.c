@@ -556,6 +556,14 @@ static void lanes_free(struct tl *t)
 	}
 }
 
+static void tl_free(struct tl *t)
+{
+	lanes_free(t);
+	free(t->idle);
+	free(t->progs);
+	free(t);
+}
+
 /* Feeds every item of the file to runs, and to the marks when marks is set. */
 static void walk(struct tl *t, trun_fn fn, bool marks)
 {
@@ -597,10 +605,7 @@ int timeline_draw(struct tview *v, const struct timeline_opts *o, FILE *out)
 		walk(t, measure, false);
 	}
 	if (nlanes < 0 || t->err) {
-		lanes_free(t);
-		free(t->idle);
-		free(t->progs);
-		free(t);
+		tl_free(t);
 		return -ENOMEM;
 	}
 	walk(t, draw, true);
@@ -635,10 +640,7 @@ int timeline_draw(struct tview *v, const struct timeline_opts *o, FILE *out)
 	if (!err && (fflush(out) || ferror(out))) {
 		err = -EIO;
 	}
-	lanes_free(t);
-	free(t->idle);
-	free(t->progs);
-	free(t);
+	tl_free(t);
 	return err;
 }
 
