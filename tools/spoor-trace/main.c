@@ -5,7 +5,10 @@
  *   spoor-trace text FILE               the lines `trace dump` prints
  *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
  *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
- *   spoor-trace timeline FILE OUT.svg   an SVG picture of the CPUs
+ *   spoor-trace timeline [OPTIONS] FILE OUT.svg
+ *                                       an SVG picture of the CPUs; the
+ *                                       options choose the window, CPUs
+ *                                       and processes (timeline_opts.h)
  *
  * Exit status: 0 on success; 2 for wrong arguments (usage on stderr) or
  * a file that is not a good trace (one line naming what and where); 1
@@ -33,6 +36,11 @@ struct command {
 	int nargs; /* after the subcommand: FILE and the output, if any */
 	const char *usage;
 	int (*run)(struct tview *v, const char *file, const char *out);
+	/*
+	 * NULL, or takes the command's options out of argv[2..argc) and
+	 * returns the new argc; -1 after saying what is wrong.
+	 */
+	int (*options)(int argc, char **argv);
 };
 
 static int usage(void)
@@ -41,7 +49,7 @@ static int usage(void)
 		"usage: %s text FILE\n"
 		"       %s ctf FILE DIR\n"
 		"       %s perfetto FILE OUT.json\n"
-		"       %s timeline FILE OUT.svg\n",
+		"       %s timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n",
 		prog, prog, prog, prog);
 	return EXIT_BAD_INPUT;
 }
@@ -111,17 +119,41 @@ static int run_perfetto(struct tview *v, const char *file, const char *out)
 	return to_file(v, out, perfetto_convert);
 }
 
+/* What the timeline's options chose: set by timeline_options(), read by run_timeline(). */
+static struct timeline_opts timeline_opts;
+
+static int timeline_options(int argc, char **argv)
+{
+	char why[256];
+	int n = timeline_opts_parse(&timeline_opts, argc - 1, argv + 1, why, sizeof(why));
+
+	if (n < 0) {
+		fprintf(stderr, "%s: timeline: %s\n", prog, why);
+	}
+	return n < 0 ? -1 : n + 1;
+}
+
+static int draw_timeline(struct tview *v, FILE *out)
+{
+	return timeline_draw(v, &timeline_opts, out);
+}
+
 static int run_timeline(struct tview *v, const char *file, const char *out)
 {
-	(void)file;
-	return to_file(v, out, timeline_convert);
+	char why[256];
+
+	if (timeline_opts_check(&timeline_opts, v, why, sizeof(why))) {
+		fprintf(stderr, "%s: timeline: %s: %s\n", prog, file, why);
+		return EXIT_BAD_INPUT;
+	}
+	return to_file(v, out, draw_timeline);
 }
 
 static const struct command commands[] = {
-    {"text", 1, "FILE", run_text},
-    {"ctf", 2, "FILE DIR", run_ctf},
-    {"perfetto", 2, "FILE OUT.json", run_perfetto},
-    {"timeline", 2, "FILE OUT.svg", run_timeline},
+    {"text", 1, "FILE", run_text, NULL},
+    {"ctf", 2, "FILE DIR", run_ctf, NULL},
+    {"perfetto", 2, "FILE OUT.json", run_perfetto, NULL},
+    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", run_timeline, timeline_options},
 };
 
 /* Reads the whole file at path into *data. Returns 0 or -errno. */
@@ -173,6 +205,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			cmd = &commands[i];
+		}
+	}
+	if (cmd && cmd->options) {
+		argc = cmd->options(argc, argv);
+		if (argc < 0) {
+			return EXIT_BAD_INPUT;
 		}
 	}
 	if (!cmd || argc != 2 + cmd->nargs) {

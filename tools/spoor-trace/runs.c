@@ -19,8 +19,8 @@ static void report(struct truns *r, uint32_t cpu, uint32_t tid, uint64_t start, 
 	struct truns_cpu *c = &r->cpu[cpu];
 	struct trun run = {.cpu = cpu, .tid = tid};
 
-	if (!tid) {
-		return; /* idle */
+	if (!tid && !r->idle) {
+		return;
 	}
 	run.start = start > c->done ? start : c->done;
 	run.end = end > run.start ? end : run.start;
@@ -36,6 +36,7 @@ void truns_item(struct truns *r, const struct tfile_item *item)
 			report(r, item->lost_cpu, c->tid, c->since, c->last);
 		}
 		c->known = c->started = false;
+		c->lossy = true;
 		return;
 	}
 	const struct ttrace_record *e = &item->rec;
@@ -47,7 +48,8 @@ void truns_item(struct truns *r, const struct tfile_item *item)
 	if (!c->started) {
 		c->started = true;
 		c->tid = e->tid;
-		c->since = t;
+		/* The first switch: its previous thread ran as long as the trace can tell. */
+		c->since = sw && !c->lossy && r->begin && r->begin < t ? r->begin : t;
 	} else if (!c->known && !sw && e->tid != c->tid) {
 		/* No switch to go by: this event's thread took over. */
 		report(r, e->cpu, c->tid, c->since, t);
@@ -67,7 +69,10 @@ void truns_finish(struct truns *r)
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
 		struct truns_cpu *c = &r->cpu[i];
 		if (c->started) {
-			report(r, i, c->tid, c->since, c->last);
+			/* No switch since the last: its thread ran on as long as the trace can
+			 * tell. */
+			uint64_t end = c->known && r->end > c->last ? r->end : c->last;
+			report(r, i, c->tid, c->since, end);
 			c->started = c->known = false;
 		}
 	}

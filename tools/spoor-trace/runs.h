@@ -9,8 +9,15 @@
  *     run lasts from its first event to the next event of another thread
  *     (or the switch, or the loss). A trace without the sched category
  *     still shows who kept each CPU busy.
- * A CPU's runs come in time order and never overlap; the idle thread
- * (tid 0) has none.
+ * A CPU's runs come in time order and never overlap; tid 0 (no thread:
+ * boot, idle) has none unless the caller sets idle.
+ *
+ * A CPU that sits idle writes no events, so its first and last runs may
+ * be stretched to what the trace can tell, when the caller sets begin and
+ * end (TSCs, the trace's first and last event): a CPU's first switch
+ * (with nothing lost on it before) says its previous thread ran since
+ * begin, and the thread its last switch ran (with nothing lost after)
+ * still runs at end. Both assume the sched category was on throughout.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_RUNS_H
 #define SPOOR_TOOLS_SPOOR_TRACE_RUNS_H
@@ -31,6 +38,7 @@ typedef void (*trun_fn)(void *ctx, const struct trun *run);
 struct truns_cpu {
 	bool started; /* an event was seen since the start or the last loss */
 	bool known;   /* a switch said tid runs: since then, no loss */
+	bool lossy;   /* a loss was seen on this CPU */
 	uint32_t tid; /* known: the switch's next_tid; else the last event's */
 	uint64_t since;
 	uint64_t last; /* the latest time seen: times never go back */
@@ -41,6 +49,9 @@ struct truns {
 	struct truns_cpu cpu[TTRACE_MAX_CPUS];
 	trun_fn fn;
 	void *ctx;
+	/* Set after truns_start(), as the caller wants: */
+	bool idle;	     /* report tid 0's runs too */
+	uint64_t begin, end; /* stretch the first and last runs (0: no) */
 };
 
 void truns_start(struct truns *r, trun_fn fn, void *ctx);

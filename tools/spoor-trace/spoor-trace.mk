@@ -37,6 +37,7 @@ SPOOR_TRACE_UNIT := $(SPOOR_TRACE_TEST_DIR)/run_tests
 SPOOR_TRACE_FUZZ := $(SPOOR_TRACE_TEST_DIR)/fuzz
 SPOOR_TRACE_GEN := $(SPOOR_TRACE_TEST_DIR)/gen
 SPOOR_TRACE_CHECK := $(SPOOR_TRACE_TEST_DIR)/check
+SPOOR_TRACE_CHECK_TIMELINE := $(SPOOR_TRACE_TEST_DIR)/check_timeline
 
 $(SPOOR_TRACE_UNIT): $(SPOOR_TRACE_UNIT_OBJS) $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -51,14 +52,22 @@ $(SPOOR_TRACE_GEN): $(BUILD)/host/tests/host/spoor_trace/gen_main.c.o $(SPOOR_TR
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^
 
-# A wrapper that runs the script on the tool and the generator just built.
+# Wrappers that run a script on the tool and the generator just built.
 $(SPOOR_TRACE_CHECK): tests/host/spoor_trace/check_converters.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN)
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
 		'$(SPOOR_TRACE_GEN)' > $@
 	chmod +x $@
 
-HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK)
+$(SPOOR_TRACE_CHECK_TIMELINE): tests/host/spoor_trace/check_timeline.py $(SPOOR_TRACE) \
+		$(SPOOR_TRACE_GEN)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' > $@
+	chmod +x $@
+
+HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
+	$(SPOOR_TRACE_CHECK_TIMELINE)
 
 -include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
 	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d

@@ -16,7 +16,9 @@ converts each and checks, for each file:
   balance per thread; every flow id has one s and one f, in that order;
   the slices of a CPU track never overlap; page faults and user events
   are there as many times as in the text;
-- timeline: the SVG parses as XML and has a lane per CPU;
+- timeline: the SVG parses as XML and has a lane per CPU, whose page-fault
+  and IPC strips count the text's events of that CPU (check_timeline.py
+  measures the rest on traces made for it);
 - the command line: usage and exit status 2 for wrong arguments, one
   "byte N" line and exit status 2 for a corrupt file.
 
@@ -238,7 +240,7 @@ def check_perfetto(tool, path, workdir, text):
         assert got == want, f"perfetto: {got} {kind} instants, the text has {want}"
 
 
-def check_timeline(tool, path, workdir):
+def check_timeline(tool, path, workdir, text):
     out = os.path.join(workdir, "trace.svg")
     r = run([tool, "timeline", path, out])
     assert r.returncode == 0, f"timeline {path}: exit {r.returncode}: {r.stderr}"
@@ -246,6 +248,14 @@ def check_timeline(tool, path, workdir):
     assert root.tag == "{http://www.w3.org/2000/svg}svg", f"timeline: root {root.tag}"
     lanes = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.text and re.fullmatch(r"cpu \d+", t.text)]
     assert lanes and lanes == [f"cpu {i}" for i in range(len(lanes))], f"timeline: lanes {lanes}"
+    svg = "{http://www.w3.org/2000/svg}"
+    for g in root.iter(svg + "g"):
+        cpu = int(g.get("id", "cpu-1")[3:])
+        for cls, kinds in (("pf", ("mem_pf",)), ("ipc", ("ipc_call", "ipc_reply"))):
+            got = sum(int(r.find(svg + "title").text.split()[0]) for r in g.iter(svg + "rect")
+                      if r.get("class") == cls)
+            want = sum(1 for e in text if e[1] == cpu and e[4] in kinds)
+            assert got == want, f"timeline: cpu {cpu}: the {cls} strip counts {got}, the text {want}"
 
 
 def check_file(tool, path, workdir):
@@ -253,7 +263,7 @@ def check_file(tool, path, workdir):
     text, lost = text_events(tool, path)
     check_ctf(tool, path, workdir, text, lost)
     check_perfetto(tool, path, workdir, text)
-    check_timeline(tool, path, workdir)
+    check_timeline(tool, path, workdir, text)
 
 
 def check_command_line(tool, workdir, good):

@@ -82,6 +82,12 @@ void gen_fix_checksum(uint8_t *file, size_t len);
  */
 void gen_sample(struct gen *g, bool lossy);
 
+/*
+ * The timeline's test trace: 3 CPUs whose switches, faults, IPC and loss
+ * are listed in gen.c; other_ids gives its programs other pids and tids.
+ */
+void gen_timeline(struct gen *g, bool other_ids);
+
 /* A trace of random events, markers and records from seed. */
 void gen_random(struct gen *g, uint64_t seed);
 

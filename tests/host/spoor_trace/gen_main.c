@@ -6,6 +6,7 @@
  *   gen OUT.spoor lossy     the sample with loss markers
  *   gen OUT.spoor random N  gen_random() with seed N
  *   gen OUT.spoor empty     no events at all
+ *   gen OUT.spoor timeline N  gen_timeline(), other ids when N is 2
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +24,13 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[2], "empty")) {
 		gen_init(&g, 2);
 		gen_durable(&g, TTRACE_AUX_SYSCALL, 1, "write");
+	} else if (argc == 4 && !strcmp(argv[2], "timeline")) {
+		gen_timeline(&g, !strcmp(argv[3], "2"));
 	} else if (argc == 4 && !strcmp(argv[2], "random")) {
 		gen_random(&g, strtoull(argv[3], NULL, 0));
 	} else {
-		fprintf(stderr, "usage: gen OUT.spoor sample|lossy|empty|random SEED\n");
+		fprintf(stderr,
+			"usage: gen OUT.spoor sample|lossy|empty|random SEED|timeline 1|2\n");
 		return 2;
 	}
 	uint8_t *file = gen_file(&g, NULL, &len);
