@@ -163,7 +163,7 @@ def bt_value(v):
     if v.startswith("["):  # a byte array: the text shows its hex digits
         return "".join("%02x" % int(x, 0) for x in re.findall(r"\] = (0x[0-9A-Fa-f]+|\d+)", v))
     if v.startswith('"'):
-        return v[1:-1].replace("\\?", "?")  # babeltrace2 escapes '?' (C trigraphs)
+        return re.sub(r"\\(.)", r"\1", v[1:-1])  # babeltrace2 escapes \\, " and ?
     if v.lower().startswith("0x"):
         return "0x" + v[2:].lower()
     return v

@@ -40,6 +40,10 @@ static const char *const lossy_text[] = {
     "a2=0x0",
     "[    0.000190] cpu=0 pid=1 tid=1 comm=init proc_spawn pid=3 parent=1 name=\"hello\"",
     "[    0.000195] cpu=0 pid=1 tid=1 comm=init syscall_exit nr=8 name=spawn result=3",
+    "[    0.000196] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=1 name=write a0=0x4 a1=0x7fe000 "
+    "a2=0x5",
+    "[    0.000197] cpu=0 pid=1 tid=1 comm=init mem_copy addr=0x7fe000 len=5 dir=from_user",
+    "[    0.000198] cpu=0 pid=1 tid=1 comm=init syscall_exit nr=1 name=write result=-EPIPE",
     "[    0.000200] cpu=2 pid=0 tid=0 comm=kernel irq_entry vector=32",
     "[    0.000201] cpu=2 pid=0 tid=0 comm=kernel irq_timer tick=5",
     "[    0.000202] cpu=2 pid=0 tid=0 comm=kernel irq_exit vector=32",
@@ -60,7 +64,7 @@ static const char *const lossy_text[] = {
     "[    0.000290] cpu=2 pid=3 tid=3 comm=hello sched_switch prev_tid=3 prev_state=sleeping next_tid=0",
     "[    0.000300] cpu=0 pid=1 tid=1 comm=init sched_switch prev_tid=1 prev_state=ready next_tid=0",
     "# lost 2 events on cpu 0",
-    "# end of dump: 28 events, 10 lost",
+    "# end of dump: 31 events, 10 lost",
 };
 
 #define NLINES (sizeof(lossy_text) / sizeof(lossy_text[0]))
