@@ -23,7 +23,10 @@ static const struct ttrace_value errnos[] = {
 #undef ERRNO
 };
 
-#define LIST(name, values) {name, values, sizeof(values) / sizeof(values[0])}
+#define LIST(name, values)                                                                         \
+	{                                                                                          \
+		name, values, sizeof(values) / sizeof(values[0])                                   \
+	}
 
 static const struct ttrace_values lists[] = {
     LIST("pf_outcome", pf_outcomes),

@@ -298,7 +298,8 @@ TEST(trace_format_prints_one_line_an_event)
 	     "outcome=4"},
 	    {"a copy's direction",
 	     {.ts = BOOT, .kind = TTRACE_KIND_mem_copy, .data = {0x1000, 56, TTRACE_COPY_TO_USER}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel mem_copy addr=0x1000 len=56 dir=to_user"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel mem_copy addr=0x1000 len=56 "
+	     "dir=to_user"},
 	    {"a thread's state",
 	     {.ts = BOOT, .kind = TTRACE_KIND_sched_switch, .data = {3, THREAD_BLOCKED, 0}},
 	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel sched_switch prev_tid=3 "

@@ -390,7 +390,8 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 		   "\tpacket.context := struct {\n\t\ttsc64 timestamp_begin;\n"
 		   "\t\ttsc64 timestamp_end;\n\t\tu64 content_size;\n\t\tu64 packet_size;\n"
 		   "\t\tu64 packet_seq_num;\n\t\tu64 events_discarded;\n\t\tu32 cpu_id;\n\t};\n"
-		   "\tevent.context := struct {\n\t\tu32 cpu;\n\t\tu32 pid;\n\t\tu32 tid;\n\t\tstring comm;\n\t};\n"
+		   "\tevent.context := struct {\n\t\tu32 cpu;\n\t\tu32 pid;\n\t\tu32 "
+		   "tid;\n\t\tstring comm;\n\t};\n"
 		   "};\n\n");
 	for (uint32_t kind = 1; kind < TTRACE_KIND_LIMIT; kind++) {
 		const struct ttrace_kind_info *info = ttrace_kind_info(kind);

@@ -48,10 +48,10 @@ struct tclass {
 
 struct tfield {
 	char name[TFIELD_NAME_MAX + 1];
-	uint32_t type;	      /* TFIELD_* */
-	uint32_t bits;	      /* integers: 8, 16, 32 or 64 */
-	uint32_t nbytes;      /* TFIELD_BYTES */
-	uint64_t value;	      /* integers; signed ones sign-extended */
+	uint32_t type;			    /* TFIELD_* */
+	uint32_t bits;			    /* integers: 8, 16, 32 or 64 */
+	uint32_t nbytes;		    /* TFIELD_BYTES */
+	uint64_t value;			    /* integers; signed ones sign-extended */
 	const struct ttrace_values *values; /* integers: the names of values, or NULL */
 	const uint8_t *bytes; /* TFIELD_BYTES: into the owning struct tfields' payload */
 	char text[TFIELD_TEXT_MAX];

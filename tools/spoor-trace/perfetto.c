@@ -30,7 +30,7 @@ struct slice {
 	uint8_t type; /* SLICE_* */
 	const char *cat;
 	char name[TVIEW_NAME_MAX];
-	uint64_t ns;		 /* its start */
+	uint64_t ns;		  /* its start */
 	struct ttrace_record rec; /* the event that opened it: the slice's args */
 };
 
@@ -46,8 +46,8 @@ struct thr {
 	bool used;
 	uint32_t depth;
 	struct slice *stack; /* STACK_MAX, allocated with its first slice */
-	uint64_t call_ns; /* when the open IPC call began */
-	uint64_t last_ns; /* the thread's latest time: its events never go back */
+	uint64_t call_ns;    /* when the open IPC call began */
+	uint64_t last_ns;    /* the thread's latest time: its events never go back */
 };
 
 struct pf {
@@ -57,10 +57,11 @@ struct pf {
 	struct thr *thr; /* open addressing by key */
 	size_t cap, len;
 	uint64_t flows;
-	uint64_t cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest event time (its own order is exact) */
+	uint64_t
+	    cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest event time (its own order is exact) */
 	uint64_t end_ns;
 	struct tfields fields;
-	struct tfields more; /* a closing event's fields, added to its slice's */
+	struct tfields more;		/* a closing event's fields, added to its slice's */
 	uint64_t lost[TTRACE_MAX_CPUS]; /* lost on a CPU and not yet written (loss()) */
 	int err;
 };
@@ -151,10 +152,10 @@ static void fields_members(struct pf *p, const struct tfields *fs, bool comma)
 {
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct tfield *f = &fs->f[i];
-		const char *value_name = f->values && (f->type == TFIELD_UNSIGNED ||
-						       f->type == TFIELD_SIGNED)
-					     ? ttrace_value_name(f->values, (int64_t)f->value)
-					     : NULL;
+		const char *value_name =
+		    f->values && (f->type == TFIELD_UNSIGNED || f->type == TFIELD_SIGNED)
+			? ttrace_value_name(f->values, (int64_t)f->value)
+			: NULL;
 
 		fprintf(p->out, "%s", comma || i ? "," : "");
 		json_string(p->out, f->name);

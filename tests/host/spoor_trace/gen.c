@@ -339,7 +339,8 @@ void gen_sample(struct gen *g, bool lossy)
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_IPC_RECV, "ipc_recv");
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_IPC_REPLY_RECV, "ipc_reply_recv");
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_SPAWN, "spawn");
-	gen_durable(g, TTRACE_AUX_KIND, K(mem_pf), "mem_pf mem vaddr:x rip:x err:x outcome:u=pf_outcome");
+	gen_durable(g, TTRACE_AUX_KIND, K(mem_pf),
+		    "mem_pf mem vaddr:x rip:x err:x outcome:u=pf_outcome");
 	uint64_t gone = gen_aux(g, TTRACE_AUX_PROC, 9, "gone");
 	gen_aux(g, TTRACE_AUX_PROC, 1, "init");
 	gen_aux(g, TTRACE_AUX_THREAD, 1, "init");
