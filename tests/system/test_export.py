@@ -113,6 +113,10 @@ def test_discarded_events_in_babeltrace2_equal_the_dumps_loss(boot, tmp_path):
                         timeout=300)
     discarded = re.findall(r"Tracer discarded (\d+) events?", bt.stdout + bt.stderr)
     assert sum(map(int, discarded)) == lost, bt.stderr[-2000:]
+    # Each loss where the text puts it, in the CTF and the JSON alike (abi/trace_file.h
+    # LOSS PLACEMENT), and the whole file through the converters' checks.
+    check_converters.check_file(str(SPOOR_TRACE), str(spoor.traces / "lossy.spoor"),
+                                str(tmp_path), str(DEVTOOLS))
 
 
 def test_a_bad_name_is_refused_in_words(boot):
