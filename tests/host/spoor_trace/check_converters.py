@@ -280,6 +280,28 @@ def check_devtools(modules, out):
     assert r.returncode == 0, f"DevTools' trace engine: {(r.stdout + r.stderr).strip()}"
 
 
+def check_devtools_refuses(modules, workdir):
+    """The DevTools check fails on what made the engine fail before: B/E slices whose E
+    has no name (it throws), and a B and E of two threads' slices interleaved (a
+    "Begin/End events mismatch" error: it keeps one stack for all threads)."""
+    for name, events in (
+        ("no name", [{"ph": "B", "ts": 1, "pid": 1, "tid": 1, "cat": "syscall", "name": "write"},
+                     {"ph": "E", "ts": 2, "pid": 1, "tid": 1}]),
+        ("interleaved", [{"ph": "B", "ts": 1, "pid": 1, "tid": 1, "cat": "ipc", "name": "ipc_call"},
+                         {"ph": "B", "ts": 2, "pid": 2, "tid": 2, "cat": "syscall", "name": "write"},
+                         {"ph": "E", "ts": 3, "pid": 1, "tid": 1, "cat": "ipc", "name": "ipc_call"},
+                         {"ph": "E", "ts": 4, "pid": 2, "tid": 2, "cat": "syscall", "name": "write"}]),
+    ):
+        out = os.path.join(workdir, "bad.json")
+        with open(out, "w") as f:
+            json.dump({"traceEvents": events}, f)
+        try:
+            check_devtools(modules, out)
+        except AssertionError:
+            continue
+        raise AssertionError(f"the DevTools check passes B/E events with {name}")
+
+
 def check_perfetto(tool, path, workdir, text, losses, devtools=None):
     out = os.path.join(workdir, "trace.json")
     r = run([tool, "perfetto", path, out])
@@ -398,6 +420,7 @@ def main(argv):
         path = "the command line"
         try:
             check_command_line(tool, workdir, files[0])
+            check_devtools_refuses(devtools, workdir)
             uuids = set()
             for path in files:
                 uuid = check_file(tool, path, workdir, devtools)
