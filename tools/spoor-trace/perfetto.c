@@ -57,12 +57,11 @@ struct pf {
 	struct thr *thr; /* open addressing by key */
 	size_t cap, len;
 	uint64_t flows;
-	uint64_t
-	    cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest event time (its own order is exact) */
+	uint64_t cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest event time: its order is exact */
 	uint64_t end_ns;
 	struct tfields fields;
 	struct tfields more;		/* a closing event's fields, added to its slice's */
-	uint64_t lost[TTRACE_MAX_CPUS]; /* lost on a CPU and not yet written (loss()) */
+	uint64_t lost[TTRACE_MAX_CPUS]; /* lost on a CPU, not yet written (flush_loss()) */
 	int err;
 };
 
@@ -344,7 +343,10 @@ static void flush_loss(struct pf *p, uint32_t cpu, uint64_t ns)
 		return;
 	}
 	snprintf(name, sizeof(name), "lost %llu events", (unsigned long long)p->lost[cpu]);
-	instant(p, ns, PERFETTO_CPU_PID, PERFETTO_CPU_TID(cpu), "loss", name, NULL, NULL);
+	head(p, 'i', ns, PERFETTO_CPU_PID, PERFETTO_CPU_TID(cpu));
+	named(p, "loss", name);
+	fprintf(p->out, ",\"s\":\"t\",\"args\":{\"lost\":%llu,\"cpu\":%u}}",
+		(unsigned long long)p->lost[cpu], cpu);
 	p->lost[cpu] = 0;
 }
 

@@ -326,7 +326,9 @@ def check_perfetto(tool, path, workdir, text, losses, devtools=None):
             assert e["pid"] == PERFETTO_CPU_PID, f"perfetto: a loss off the CPU tracks: {e}"
             m = LOST_INSTANT.match(e["name"])
             assert m, f"perfetto: a loss named {e['name']!r}"
-            lost.append((e["tid"] - PERFETTO_CPU_PID - 1, int(e["ts"]), int(m.group(1))))
+            assert m.group(1) == str(e["args"]["lost"]), f"perfetto: a loss's args {e}"
+            lost.append((e["args"]["cpu"], int(e["ts"]), int(m.group(1))))
+            assert e["tid"] == PERFETTO_CPU_PID + 1 + e["args"]["cpu"], f"perfetto: {e} off its CPU"
     same_places(merge_places(lost), loss_places(text, losses), "perfetto")
     for t, spans in threads.items():
         # A thread's slices nest: one that starts inside another ends inside it.
