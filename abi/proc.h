@@ -72,11 +72,20 @@ _Static_assert(sizeof(struct spawn_args) == 32, "abi");
 #define PROC_THREADS_MAX 64
 #define PROC_TREE_MAX	 64
 
-#define THREAD_RUNNING	0 /* on a CPU now */
-#define THREAD_READY	1 /* waiting for a CPU */
-#define THREAD_BLOCKED	2 /* waiting for an event */
-#define THREAD_SLEEPING 3 /* waiting for time */
-#define THREAD_EXITED	4 /* ended; its record waits for a join (ps never lists it) */
+/* Thread states: value, NAME (THREAD_<NAME>), the name ps and the trace readers print. */
+#define THREAD_STATES(X)                                                                           \
+	X(0, RUNNING, running)	 /* on a CPU now */                                                \
+	X(1, READY, ready)	 /* waiting for a CPU */                                           \
+	X(2, BLOCKED, blocked)	 /* waiting for an event */                                        \
+	X(3, SLEEPING, sleeping) /* waiting for time */                                            \
+	X(4, EXITED, exited)	 /* ended; its record waits for a join (ps never lists it) */
+
+enum {
+#define THREAD_(value, NAME, name) THREAD_##NAME = value,
+	THREAD_STATES(THREAD_)
+#undef THREAD_
+	    THREAD_STATE_LIMIT
+};
 
 #define THREAD_INFO_TRACKED (1u << 0) /* its process is PID-tracked (abi/trace.h) */
 

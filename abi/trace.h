@@ -278,7 +278,6 @@ enum {
 	TTRACE_KIND_LIMIT /* one past the highest id */
 };
 
-/* mem_pf's outcome and mem_copy's dir. */
 /* mem_pf's outcomes: value, NAME (TTRACE_PF_<NAME>), the name readers print. */
 #define TTRACE_PF_OUTCOMES(X)                                                                      \
 	X(0, MAPPED, mapped) /* demand paging mapped a page */                                     \
@@ -293,8 +292,17 @@ enum {
 	    TTRACE_PF_LIMIT
 };
 
-#define TTRACE_COPY_FROM_USER 0
-#define TTRACE_COPY_TO_USER   1
+/* mem_copy's directions: value, NAME (TTRACE_COPY_<NAME>), the name readers print. */
+#define TTRACE_COPY_DIRS(X)                                                                        \
+	X(0, FROM_USER, from_user) /* the kernel read user memory */                               \
+	X(1, TO_USER, to_user)	   /* the kernel wrote user memory */
+
+enum {
+#define TTRACE_COPY_(value, NAME, name) TTRACE_COPY_##NAME = value,
+	TTRACE_COPY_DIRS(TTRACE_COPY_)
+#undef TTRACE_COPY_
+	    TTRACE_COPY_LIMIT
+};
 
 /* Contexts: the low nibble of an entry's ctx. */
 #define TTRACE_CTX_KERNEL  0 /* a kernel thread, or boot: pid 0 */

@@ -26,6 +26,16 @@
  * on CPU C at that point of the stream. Events are in timestamp order
  * across CPUs, each CPU's own order exact. An event never spans sections.
  *
+ * LOSS PLACEMENT. A marker says entries were lost on its CPU between the
+ * events of that CPU before and after it; it carries no time. Every
+ * reader places a loss by one rule: at the first event its CPU kept after
+ * it; when that CPU kept none after it, at the CPU's last event; when the
+ * CPU kept none at all, at the first event of the file. spoor-trace's
+ * text prints the marker's line after the CPU's events before the loss
+ * and before that event's line (other CPUs' lines may come between), its CTF
+ * ends the discarded events' span there, and its Trace Event JSON puts
+ * the "lost N events" instant there on the CPU's track.
+ *
  * AUX_DURABLE: the bytes of the aux buffer's durable part, positions
  * [0, size): its records (syscall and kind names), as abi/trace.h's THE
  * AUX BUFFER lays them out. size <= aux_durable_size.

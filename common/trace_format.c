@@ -5,6 +5,7 @@
  */
 #include "common/trace_format.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "abi/errno.h"
@@ -97,6 +98,17 @@ static void put_syscall(struct format_buf *l, uint64_t nr, const struct ttrace_d
 	}
 }
 
+/* The name arg's list gives v, if it has one: returns whether it printed it. */
+static bool put_value_name(struct format_buf *l, const struct ttrace_arg *arg, uint64_t v)
+{
+	const char *name = arg->values ? ttrace_value_name(arg->values, (int64_t)v) : NULL;
+
+	if (name) {
+		format_buf_printf(l, "%s", name);
+	}
+	return name != NULL;
+}
+
 static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t v,
 		    const struct ttrace_record *rec, struct ttrace_decoder *d)
 {
@@ -106,7 +118,9 @@ static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t
 		format_buf_printf(l, "0x%llx", (unsigned long long)v);
 		break;
 	case 'd':
-		format_buf_printf(l, "%lld", (long long)v);
+		if (!put_value_name(l, arg, v)) {
+			format_buf_printf(l, "%lld", (long long)v);
+		}
 		break;
 	case 's':
 		put_string(l, rec, v, d);
@@ -115,7 +129,9 @@ static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t
 		put_syscall(l, v, d);
 		break;
 	default:
-		format_buf_printf(l, "%llu", (unsigned long long)v);
+		if (!put_value_name(l, arg, v)) {
+			format_buf_printf(l, "%llu", (unsigned long long)v);
+		}
 		break;
 	}
 }

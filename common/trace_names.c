@@ -158,9 +158,22 @@ int ttrace_arg_next(const char **spec, struct ttrace_arg *arg)
 	    arg->format != 'y') {
 		return -EINVAL;
 	}
-	if (p[2] && p[2] != ' ') {
+	p += 2;
+	arg->values = NULL;
+	if (*p == '=' && (arg->format == 'u' || arg->format == 'd')) {
+		const char *list = ++p;
+
+		while (*p && *p != ' ') {
+			p++;
+		}
+		arg->values = ttrace_values_find(list, (size_t)(p - list));
+		if (!arg->values) {
+			return -EINVAL;
+		}
+	}
+	if (*p && *p != ' ') {
 		return -EINVAL;
 	}
-	*spec = p + 2;
+	*spec = p;
 	return 1;
 }

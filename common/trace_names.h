@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "abi/trace.h"
+#include "common/trace_values.h"
 
 struct ttrace_kind_info {
 	const char *name;  /* "mem_pf" */
@@ -51,13 +52,15 @@ int ttrace_category_format(uint64_t mask, char *buf, size_t size);
 struct ttrace_arg {
 	const char *name; /* not NUL-terminated: name_len bytes */
 	size_t name_len;
-	char format; /* 'x', 'u', 'd', 's' or 'y' */
+	char format;			    /* 'x', 'u', 'd', 's' or 'y' */
+	const struct ttrace_values *values; /* the names of its values (=LIST), or NULL */
 };
 
 /*
  * Takes the next argument off *spec (an args string of the table) and
  * advances *spec. Returns 1, 0 at the end of the list, or -EINVAL for a
- * word that is not name:format with a known format.
+ * word that is not name:format or name:format=LIST with a known format
+ * (LIST only after u or d) and a known list.
  */
 int ttrace_arg_next(const char **spec, struct ttrace_arg *arg);
 

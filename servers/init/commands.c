@@ -24,9 +24,10 @@ struct command {
 
 static void cmd_help(int argc, char **argv);
 
-static const char *const state_names[] = {
-    [THREAD_RUNNING] = "running",   [THREAD_READY] = "ready",	[THREAD_BLOCKED] = "blocked",
-    [THREAD_SLEEPING] = "sleeping", [THREAD_EXITED] = "exited",
+static const char *const state_names[THREAD_STATE_LIMIT] = {
+#define STATE_NAME(value, NAME, name) [value] = #name,
+    THREAD_STATES(STATE_NAME)
+#undef STATE_NAME
 };
 
 static void cmd_ps(int argc, char **argv)
@@ -44,7 +45,7 @@ static void cmd_ps(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		const struct thread_info *t = &threads[i];
 		printf("%5u %5u %5u %-16s %-9s %3u %7lluK\n", t->pid, t->ppid, t->tid, t->name,
-		       t->state <= THREAD_EXITED ? state_names[t->state] : "?", t->cpu,
+		       t->state < THREAD_STATE_LIMIT ? state_names[t->state] : "?", t->cpu,
 		       (unsigned long long)t->mem_pages * KIB_PER_PAGE);
 	}
 }

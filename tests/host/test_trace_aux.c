@@ -277,7 +277,8 @@ TEST(trace_aux_boot_names_are_durable)
 	CHECK_EQ_UINT(rec.tag, TTRACE_AUX_SYSCALL, "tag");
 	CHECK_EQ_UINT(rec.id, SYS_spawn, "id");
 	CHECK(ttrace_aux_lookup(&a, switch_ref, &rec, s, sizeof(s)) > 0, "sched_switch");
-	CHECK_EQ_STR(s, "sched_switch sched prev_tid:u prev_state:u next_tid:u", "a kind line");
+	CHECK_EQ_STR(s, "sched_switch sched prev_tid:u prev_state:u=thread_state next_tid:u",
+		     "a kind line");
 	CHECK_EQ_INT(ttrace_aux_snapshot(&a, buf, sizeof(buf), &v), 0, "snapshot");
 	CHECK_EQ_INT(ttrace_aux_next(&v, &rec, &str), 1, "the ring has records");
 	CHECK(rec.pos >= size, "ring records are past the durable part");

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "abi/errno.h"
+#include "abi/proc.h"
 #include "abi/syscall.h"
 #include "abi/trace.h"
 #include "area.h"
@@ -179,6 +180,11 @@ TEST(trace_names_argument_lists_parse)
 	    {"a:q", {-EINVAL, 0, 0}, {NULL}, {0}},
 	    {"a:xx", {-EINVAL, 0, 0}, {NULL}, {0}},
 	    {"a:x b", {1, -EINVAL, 0}, {"a"}, {'x'}},
+	    {"outcome:u=pf_outcome r:d=errno", {1, 1, 0}, {"outcome", "r"}, {'u', 'd'}},
+	    {"a:u=nosuch", {-EINVAL, 0, 0}, {NULL}, {0}},
+	    {"a:u=", {-EINVAL, 0, 0}, {NULL}, {0}},
+	    {"a:x=errno", {-EINVAL, 0, 0}, {NULL}, {0}},
+	    {"a:s=errno", {-EINVAL, 0, 0}, {NULL}, {0}},
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -281,7 +287,32 @@ TEST(trace_format_prints_one_line_an_event)
 	      .kind = TTRACE_KIND_mem_pf,
 	      .data = {0x400000, 0x401020, 6, TTRACE_PF_MAPPED}},
 	     "[    1.234567] cpu=1 pid=3 tid=3 comm=? mem_pf vaddr=0x400000 rip=0x401020 err=0x6 "
-	     "outcome=0"},
+	     "outcome=mapped"},
+	    {"an outcome as its name",
+	     {.ts = BOOT, .kind = TTRACE_KIND_mem_pf, .data = {0x1000, 0x2000, 7, TTRACE_PF_COW}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel mem_pf vaddr=0x1000 rip=0x2000 err=0x7 "
+	     "outcome=cow"},
+	    {"an outcome no name has, as its number",
+	     {.ts = BOOT, .kind = TTRACE_KIND_mem_pf, .data = {0, 0, 0, TTRACE_PF_LIMIT}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel mem_pf vaddr=0x0 rip=0x0 err=0x0 "
+	     "outcome=4"},
+	    {"a copy's direction",
+	     {.ts = BOOT, .kind = TTRACE_KIND_mem_copy, .data = {0x1000, 56, TTRACE_COPY_TO_USER}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel mem_copy addr=0x1000 len=56 "
+	     "dir=to_user"},
+	    {"a thread's state",
+	     {.ts = BOOT, .kind = TTRACE_KIND_sched_switch, .data = {3, THREAD_BLOCKED, 0}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel sched_switch prev_tid=3 "
+	     "prev_state=blocked next_tid=0"},
+	    {"an error result, by its name",
+	     {.ts = BOOT, .kind = TTRACE_KIND_syscall_exit, .data = {7, (uint64_t)-ETIMEDOUT}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_exit nr=7 result=-ETIMEDOUT"},
+	    {"a result no error has, as its number",
+	     {.ts = BOOT, .kind = TTRACE_KIND_syscall_exit, .data = {7, (uint64_t)-3}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_exit nr=7 result=-3"},
+	    {"a positive result, as its number",
+	     {.ts = BOOT, .kind = TTRACE_KIND_syscall_exit, .data = {7, 110}},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_exit nr=7 result=110"},
 	    {"a program's name, from its spawn record",
 	     {.ts = BOOT, .pid = 7, .tid = 9, .kind = TTRACE_KIND_test_tick, .data = {1}},
 	     "[    0.000000] cpu=0 pid=7 tid=9 comm=memtest test_tick seq=1"},
@@ -290,7 +321,7 @@ TEST(trace_format_prints_one_line_an_event)
 	     "[    0.000000] cpu=0 pid=8 tid=10 comm=? test_tick seq=2"},
 	    {"a negative result",
 	     {.ts = BOOT, .kind = TTRACE_KIND_syscall_exit, .data = {7, (uint64_t)-22}},
-	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_exit nr=7 result=-22"},
+	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel syscall_exit nr=7 result=-EINVAL"},
 	    {"before boot_tsc",
 	     {.ts = 10, .kind = TTRACE_KIND_irq_entry, .data = {32}},
 	     "[    0.000000] cpu=0 pid=0 tid=0 comm=kernel irq_entry vector=32"},

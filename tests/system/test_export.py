@@ -16,6 +16,7 @@ import pytest
 from spoorlib import END, LOST, ROOT, dump, events_in, reset_tracing, status
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
+DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
 SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost, (\d+) bytes to (\S+)\.spoor")
 
 sys.path.insert(0, str(ROOT / "tests" / "host" / "spoor_trace"))
@@ -77,13 +78,15 @@ class TestASavedTrace:
 
     def test_ctf_json_and_svg_of_the_file_pass_the_converters_checks(self, shared, session,
                                                                      tmp_path):
-        """babeltrace2 prints the CTF without a warning, with the text's events and
-        field values; the JSON loads with every event's ph, ts, pid and tid, B/E
-        balanced per thread, flows paired, CPU tracks apart; the SVG parses
+        """babeltrace2 prints the CTF without a warning, with the text's events,
+        comm and field values, the trace named after the file with a UUID; the JSON
+        loads with every event's ph, ts, pid and tid, whole slices nested per thread,
+        flows paired, CPU tracks apart, and loads in Chrome DevTools' trace engine
+        with no error or warning; losses where the text puts them; the SVG parses
         (tests/host/spoor_trace/check_converters.py)."""
         machine, _, _, path = session
         shared.use(machine)
-        check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path))
+        check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path), str(DEVTOOLS))
 
     def test_timeline_svg_has_a_lane_per_cpu(self, shared, session, tmp_path):
         machine, _, _, path = session
@@ -110,6 +113,10 @@ def test_discarded_events_in_babeltrace2_equal_the_dumps_loss(boot, tmp_path):
                         timeout=300)
     discarded = re.findall(r"Tracer discarded (\d+) events?", bt.stdout + bt.stderr)
     assert sum(map(int, discarded)) == lost, bt.stderr[-2000:]
+    # Each loss where the text puts it, in the CTF and the JSON alike (abi/trace_file.h
+    # LOSS PLACEMENT), and the whole file through the converters' checks.
+    check_converters.check_file(str(SPOOR_TRACE), str(spoor.traces / "lossy.spoor"),
+                                str(tmp_path), str(DEVTOOLS))
 
 
 def test_a_bad_name_is_refused_in_words(boot):

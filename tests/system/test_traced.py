@@ -83,6 +83,8 @@ class TestMemtestSession:
                 # A fault in a user copy has the kernel's rip.
                 assert user_address(e.args["vaddr"]), e.line
                 assert user_address(e.args["rip"]) or int(e.args["rip"], 16) >= KERNEL_LOW, e.line
+                # values as words: the outcome by its name (abi/trace.h TTRACE_PF_OUTCOMES)
+                assert e.args["outcome"] in ("mapped", "cow", "fixup", "killed"), e.line
             if kind in ("mem_map", "mem_unmap"):
                 assert user_address(e.args["vaddr"]) and int(e.args["len"], 16) > 0, e.line
             if kind == "mem_cow":
@@ -90,6 +92,7 @@ class TestMemtestSession:
                 assert e.args["old_frame"] != e.args["new_frame"], e.line
             if kind == "mem_copy":
                 assert user_address(e.args["addr"]) and int(e.args["len"]) > 0, e.line
+                assert e.args["dir"] in ("from_user", "to_user"), e.line
 
     def test_trace_off_stops_recording(self, spoor):
         out = spoor.command("trace off")

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/fnv.h"
 #include "common/trace_names.h"
 #include "common/uevent_parse.h"
 #include "tools/spoor-trace/fields.h"
@@ -47,6 +48,7 @@ struct stream {
 	uint64_t discarded;  /* the loss so far: the next packet's events_discarded */
 	uint64_t seq;	     /* packets written */
 	uint64_t flushed_discarded;
+	bool after_loss; /* a loss came since its last event: the next one ends the packet */
 };
 
 struct ctf {
@@ -180,7 +182,19 @@ static void event(struct ctf *c, const struct ttrace_record *r)
 	put_int(s, r->cpu, 4, c);
 	put_int(s, r->pid, 4, c);
 	put_int(s, r->tid, 4, c);
+	const char *comm = ttrace_decoder_comm(&c->v->dec, r->pid);
+	put(s, comm, strlen(comm) + 1, c);
 	put_fields(s, &c->fields, c);
+	if (s->after_loss) {
+		/*
+		 * The loss ends here (abi/trace_file.h LOSS PLACEMENT): a reader
+		 * places a packet's discarded events between the previous packet's
+		 * end and this one's, so this packet ends with the first event kept
+		 * after the loss.
+		 */
+		flush(s, r->cpu, c);
+		s->after_loss = false;
+	}
 }
 
 static void loss(struct ctf *c, uint32_t cpu, uint64_t n)
@@ -192,6 +206,7 @@ static void loss(struct ctf *c, uint32_t cpu, uint64_t n)
 		flush(s, cpu, c);
 	}
 	s->discarded += n;
+	s->after_loss = true;
 }
 
 /* The CPU's first timestamp, where its first packet begins even if empty. */
@@ -243,6 +258,32 @@ static void put_name(FILE *m, const char *name)
 	}
 }
 
+/* s as the inside of a TSDL string literal: only printable ASCII, quotes and backslashes escaped.
+ */
+static void put_literal(FILE *m, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', m);
+		}
+		fputc(*s >= ' ' && *s <= '~' ? *s : '?', m);
+	}
+}
+
+/* Integer field f, whose values have names, as an enum of them: "enum : u64 { ... } ". */
+static void put_enum(FILE *m, const struct tfield *f)
+{
+	const struct ttrace_values *l = f->values;
+
+	fprintf(m, "enum : %c%u {", f->type == TFIELD_SIGNED ? 's' : 'u', f->bits);
+	for (uint32_t i = 0; i < l->n; i++) {
+		fputs(i ? ", \"" : " \"", m);
+		put_literal(m, l->v[i].name);
+		fprintf(m, "\" = %lld", (long long)l->v[i].value);
+	}
+	fputs(" } ", m);
+}
+
 static void put_class(FILE *m, uint32_t id, const char *name, const struct tfields *fs)
 {
 	fprintf(m, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n", name, id);
@@ -254,7 +295,9 @@ static void put_class(FILE *m, uint32_t id, const char *name, const struct tfiel
 			    [TFIELD_UNSIGNED] = "u", [TFIELD_HEX] = "x", [TFIELD_SIGNED] = "s"};
 
 			fputs("\t\t", m);
-			if (f->type == TFIELD_TEXT) {
+			if (f->values) {
+				put_enum(m, f);
+			} else if (f->type == TFIELD_TEXT) {
 				fputs("string ", m);
 			} else if (f->type == TFIELD_BYTES) {
 				fputs("x8 ", m);
@@ -272,16 +315,31 @@ static void put_class(FILE *m, uint32_t id, const char *name, const struct tfiel
 	fprintf(m, "};\n\n");
 }
 
-/* s as the inside of a TSDL string literal: only printable ASCII, quotes and backslashes escaped.
+/*
+ * The trace's UUID: the same file gives the same one, another file
+ * another. Its 128 bits are the file's checksum (END) and a hash of it
+ * with the header's boot time and save time, as an RFC 9562 version 8
+ * (custom) UUID.
  */
-static void put_literal(FILE *m, const char *s)
+static void put_uuid(FILE *m, const struct tfile *f)
 {
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', m);
-		}
-		fputc(*s >= ' ' && *s <= '~' ? *s : '?', m);
+	uint64_t hi = f->end.checksum;
+	uint64_t lo = ttrace_fnv1a(TTRACE_FNV_OFFSET, &hi, sizeof(hi));
+	uint8_t u[16];
+
+	lo = ttrace_fnv1a(lo, &f->hdr.boot_tsc, sizeof(f->hdr.boot_tsc));
+	lo = ttrace_fnv1a(lo, &f->hdr.saved_ns, sizeof(f->hdr.saved_ns));
+	for (int i = 0; i < 8; i++) {
+		u[i] = (uint8_t)(hi >> (56 - 8 * i));
+		u[8 + i] = (uint8_t)(lo >> (56 - 8 * i));
 	}
+	u[6] = (uint8_t)(0x80 | (u[6] & 0x0f)); /* version 8 */
+	u[8] = (uint8_t)(0x80 | (u[8] & 0x3f)); /* variant 10 */
+	fputs("\tuuid = \"", m);
+	for (int i = 0; i < 16; i++) {
+		fprintf(m, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+	}
+	fputs("\";\n", m);
 }
 
 static void metadata(struct ctf *c, const char *name, FILE *m)
@@ -306,13 +364,17 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 			"x%u;\n",
 			sizes[i], sizes[i]);
 	}
-	fprintf(m, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n"
-		   "\tpacket.header := struct {\n\t\tu32 magic;\n\t\tu32 stream_id;\n"
+	fprintf(m, "\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = le;\n");
+	put_uuid(m, c->v->file);
+	fprintf(m, "\tpacket.header := struct {\n\t\tu32 magic;\n\t\tu32 stream_id;\n"
 		   "\t\tu32 stream_instance_id;\n\t};\n};\n\n");
+	/* Readers name a trace by its hostname (babeltrace2, Trace Compass): the save's name. */
 	fprintf(m,
 		"env {\n\tdomain = \"spoor\";\n\ttracer_name = \"spoor\";\n"
-		"\ttracer_major = %u;\n\ttracer_minor = %u;\n\ttrace_name = \"",
+		"\ttracer_major = %u;\n\ttracer_minor = %u;\n\thostname = \"",
 		h->version_major, h->version_minor);
+	put_literal(m, name);
+	fputs("\";\n\ttrace_name = \"", m);
 	put_literal(m, name);
 	fprintf(m, "\";\n\tnum_cpus = %u;\n\ttsc_hz = %llu;\n\tsaved_ns = %llu;\n};\n\n",
 		h->num_cpus, (unsigned long long)h->tsc_hz, (unsigned long long)h->saved_ns);
@@ -328,7 +390,8 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 		   "\tpacket.context := struct {\n\t\ttsc64 timestamp_begin;\n"
 		   "\t\ttsc64 timestamp_end;\n\t\tu64 content_size;\n\t\tu64 packet_size;\n"
 		   "\t\tu64 packet_seq_num;\n\t\tu64 events_discarded;\n\t\tu32 cpu_id;\n\t};\n"
-		   "\tevent.context := struct {\n\t\tu32 cpu;\n\t\tu32 pid;\n\t\tu32 tid;\n\t};\n"
+		   "\tevent.context := struct {\n\t\tu32 cpu;\n\t\tu32 pid;\n\t\tu32 "
+		   "tid;\n\t\tstring comm;\n\t};\n"
 		   "};\n\n");
 	for (uint32_t kind = 1; kind < TTRACE_KIND_LIMIT; kind++) {
 		const struct ttrace_kind_info *info = ttrace_kind_info(kind);

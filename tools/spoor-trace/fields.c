@@ -91,7 +91,9 @@ static void kind_fields(struct tview *v, const struct tclass *c, const struct tt
 			add(out, arg.name, arg.name_len, TFIELD_HEX, 64)->value = w;
 			break;
 		case 'd':
-			add(out, arg.name, arg.name_len, TFIELD_SIGNED, 64)->value = w;
+			f = add(out, arg.name, arg.name_len, TFIELD_SIGNED, 64);
+			f->value = w;
+			f->values = arg.values;
 			break;
 		case 's':
 			f = add(out, arg.name, arg.name_len, TFIELD_TEXT, 0);
@@ -110,7 +112,9 @@ static void kind_fields(struct tview *v, const struct tclass *c, const struct tt
 			break;
 		}
 		default:
-			add(out, arg.name, arg.name_len, TFIELD_UNSIGNED, 64)->value = w;
+			f = add(out, arg.name, arg.name_len, TFIELD_UNSIGNED, 64);
+			f->value = w;
+			f->values = arg.values;
 			break;
 		}
 	}

@@ -5,7 +5,8 @@
  * event with its definition (abi/uevent.h), one class per definition; or
  * a fallback holding the words as the text shows them (an unknown kind,
  * a user event whose definition was evicted or whose payload does not
- * fit it). Values are those the text line shows: integers as numbers,
+ * fit it). Values are those the text line shows: integers as numbers (a
+ * value of a named list, values, as its name where the output has names),
  * strings with the text's own escaping (common/ formatters), so a
  * converter and `spoor-trace text` never disagree.
  */
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "abi/uevent.h"
+#include "common/trace_values.h"
 #include "tools/spoor-trace/view.h"
 
 #define TCLASS_KIND	0 /* a kind of the table, not user: fields from its args */
@@ -46,10 +48,11 @@ struct tclass {
 
 struct tfield {
 	char name[TFIELD_NAME_MAX + 1];
-	uint32_t type;	      /* TFIELD_* */
-	uint32_t bits;	      /* integers: 8, 16, 32 or 64 */
-	uint32_t nbytes;      /* TFIELD_BYTES */
-	uint64_t value;	      /* integers; signed ones sign-extended */
+	uint32_t type;			    /* TFIELD_* */
+	uint32_t bits;			    /* integers: 8, 16, 32 or 64 */
+	uint32_t nbytes;		    /* TFIELD_BYTES */
+	uint64_t value;			    /* integers; signed ones sign-extended */
+	const struct ttrace_values *values; /* integers: the names of values, or NULL */
 	const uint8_t *bytes; /* TFIELD_BYTES: into the owning struct tfields' payload */
 	char text[TFIELD_TEXT_MAX];
 };

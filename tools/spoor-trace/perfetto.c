@@ -1,7 +1,9 @@
 /*
  * perfetto: the Trace Event Format writer (see perfetto.h). One pass over
  * the events, in file order; each thread keeps the stack of slices it has
- * open, so every E closes the B on top of it and nothing is left open.
+ * open, each with the event that opened it, and a slice is written when
+ * it closes, whole ("X" with its duration): readers that match B to E by
+ * name across threads (Chrome DevTools) have nothing to pair wrongly.
  */
 #include "tools/spoor-trace/perfetto.h"
 
@@ -23,6 +25,15 @@
 #define SLICE_SYSCALL 1
 #define SLICE_IPC     2
 
+/* An open slice: what opened it, written when it closes. */
+struct slice {
+	uint8_t type; /* SLICE_* */
+	const char *cat;
+	char name[TVIEW_NAME_MAX];
+	uint64_t ns;		  /* its start */
+	struct ttrace_record rec; /* the event that opened it: the slice's args */
+};
+
 /*
  * A thread, by pid and tid (a tid may come back under another pid); or,
  * keyed by CALLER_KEY(tid), which pid's thread tid has an IPC call open,
@@ -34,9 +45,9 @@ struct thr {
 	uint32_t pid;
 	bool used;
 	uint32_t depth;
-	uint8_t stack[STACK_MAX];
-	uint64_t call_ns; /* when the open IPC call began */
-	uint64_t last_ns; /* the thread's latest time: its events never go back */
+	struct slice *stack; /* STACK_MAX, allocated with its first slice */
+	uint64_t call_ns;    /* when the open IPC call began */
+	uint64_t last_ns;    /* the thread's latest time: its events never go back */
 };
 
 struct pf {
@@ -46,9 +57,11 @@ struct pf {
 	struct thr *thr; /* open addressing by key */
 	size_t cap, len;
 	uint64_t flows;
-	uint64_t cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest time */
+	uint64_t cpu_ns[TTRACE_MAX_CPUS]; /* each CPU's latest event time: its order is exact */
 	uint64_t end_ns;
 	struct tfields fields;
+	struct tfields more;		/* a closing event's fields, added to its slice's */
+	uint64_t lost[TTRACE_MAX_CPUS]; /* lost on a CPU, not yet written (flush_loss()) */
 	int err;
 };
 
@@ -133,15 +146,23 @@ static void named(struct pf *p, const char *cat, const char *name)
 	json_string(p->out, name);
 }
 
-static void fields_args(struct pf *p, const struct tfields *fs)
+/* The fields of fs as members of args ("name":value, ...), after a comma if comma. */
+static void fields_members(struct pf *p, const struct tfields *fs, bool comma)
 {
-	fputs(",\"args\":{", p->out);
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct tfield *f = &fs->f[i];
+		const char *value_name =
+		    f->values && (f->type == TFIELD_UNSIGNED || f->type == TFIELD_SIGNED)
+			? ttrace_value_name(f->values, (int64_t)f->value)
+			: NULL;
 
-		fprintf(p->out, "%s", i ? "," : "");
+		fprintf(p->out, "%s", comma || i ? "," : "");
 		json_string(p->out, f->name);
 		fputc(':', p->out);
+		if (value_name) {
+			json_string(p->out, value_name); /* as the text shows it */
+			continue;
+		}
 		switch (f->type) {
 		case TFIELD_UNSIGNED:
 			/* Beyond 2^53 a JSON number loses digits in most readers: a string keeps
@@ -170,6 +191,12 @@ static void fields_args(struct pf *p, const struct tfields *fs)
 			break;
 		}
 	}
+}
+
+static void fields_args(struct pf *p, const struct tfields *fs)
+{
+	fputs(",\"args\":{", p->out);
+	fields_members(p, fs, false);
 	fputc('}', p->out);
 }
 
@@ -211,41 +238,83 @@ static void on_run(void *ctx, const struct trun *run)
 		tview_thread_pid(p->v, run->tid));
 }
 
-/* Pops thread t's slices down to and with the newest of type, each with an E at ns. */
+/* The fields of rec, an event of a slice's (a syscall's or IPC's: never a user event). */
+static void slice_fields(struct pf *p, const struct ttrace_record *r, struct tfields *out)
+{
+	struct tclass k;
+
+	tfields_classify(p->v, r, &k);
+	tfields_get(p->v, &k, r, out);
+}
+
+/* Writes slice sl of thread t as a whole, ending at ns; r, the event that ended it, adds its
+ * fields that the opening event has not. */
+static void write_slice(struct pf *p, const struct thr *t, const struct slice *sl, uint64_t ns,
+			const struct ttrace_record *r)
+{
+	uint64_t dur = ns - sl->ns;
+	size_t n = 0;
+
+	head(p, 'X', sl->ns, t->pid, t->tid);
+	named(p, sl->cat, sl->name);
+	fprintf(p->out, ",\"dur\":%llu.%03llu", (unsigned long long)(dur / NS_PER_US),
+		(unsigned long long)(dur % NS_PER_US));
+	slice_fields(p, &sl->rec, &p->fields);
+	if (r) {
+		slice_fields(p, r, &p->more);
+		for (size_t i = 0; i < p->more.n; i++) {
+			bool known = false;
+			for (size_t j = 0; j < p->fields.n && !known; j++) {
+				known = !strcmp(p->fields.f[j].name, p->more.f[i].name);
+			}
+			if (!known) {
+				p->more.f[n++] = p->more.f[i];
+			}
+		}
+	}
+	p->more.n = n;
+	fputs(",\"args\":{", p->out);
+	fields_members(p, &p->fields, false);
+	fields_members(p, &p->more, p->fields.n > 0);
+	fputs("}}", p->out);
+}
+
+/* Closes thread t's slices down to and with the newest of type, at ns; r ends that one. */
 static bool close_slice(struct pf *p, struct thr *t, uint8_t type, uint64_t ns,
-			const struct ttrace_record *r, struct tclass *k)
+			const struct ttrace_record *r)
 {
 	uint32_t at = t->depth;
 
-	while (at && t->stack[at - 1] != type) {
+	while (at && t->stack[at - 1].type != type) {
 		at--;
 	}
 	if (!at) {
-		return false; /* no B open: the E is dropped */
+		return false; /* nothing of type open: the end has no slice */
 	}
 	while (t->depth >= at) {
 		bool own = t->depth == at;
-		head(p, 'E', ns, t->pid, t->tid);
-		if (own && r) {
-			event_args(p, r, k);
-		}
-		fputc('}', p->out);
+		write_slice(p, t, &t->stack[t->depth - 1], ns, own ? r : NULL);
 		t->depth--;
 	}
 	return true;
 }
 
 static void open_slice(struct pf *p, struct thr *t, uint8_t type, uint64_t ns, const char *cat,
-		       const char *name, const struct ttrace_record *r, struct tclass *k)
+		       const char *name, const struct ttrace_record *r)
 {
+	if (!t->stack && !(t->stack = calloc(STACK_MAX, sizeof(*t->stack)))) {
+		p->err = -ENOMEM;
+		return;
+	}
 	if (t->depth == STACK_MAX) {
 		return;
 	}
-	t->stack[t->depth++] = type;
-	head(p, 'B', ns, t->pid, t->tid);
-	named(p, cat, name);
-	event_args(p, r, k);
-	fputc('}', p->out);
+	struct slice *sl = &t->stack[t->depth++];
+	sl->type = type;
+	sl->cat = cat;
+	snprintf(sl->name, sizeof(sl->name), "%s", name);
+	sl->ns = ns;
+	sl->rec = *r;
 }
 
 static void instant(struct pf *p, uint64_t ns, uint32_t pid, uint32_t tid, const char *cat,
@@ -260,9 +329,29 @@ static void instant(struct pf *p, uint64_t ns, uint32_t pid, uint32_t tid, const
 	fputc('}', p->out);
 }
 
+/*
+ * Writes what was lost on cpu and not yet written, as an instant at ns on
+ * the CPU's track. The rule of abi/trace_file.h LOSS PLACEMENT: a loss is
+ * placed at the first event its CPU kept after it, so event() calls this
+ * with that event's time, and the end with the CPU's last time.
+ */
+static void flush_loss(struct pf *p, uint32_t cpu, uint64_t ns)
+{
+	char name[48];
+
+	if (!p->lost[cpu]) {
+		return;
+	}
+	snprintf(name, sizeof(name), "lost %llu events", (unsigned long long)p->lost[cpu]);
+	head(p, 'i', ns, PERFETTO_CPU_PID, PERFETTO_CPU_TID(cpu));
+	named(p, "loss", name);
+	fprintf(p->out, ",\"s\":\"t\",\"args\":{\"lost\":%llu,\"cpu\":%u}}",
+		(unsigned long long)p->lost[cpu], cpu);
+	p->lost[cpu] = 0;
+}
+
 /* ipc_reply by t, naming its caller: ends the caller's call, with a flow from it to t. */
-static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttrace_record *r,
-		      struct tclass *k)
+static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttrace_record *r)
 {
 	uint32_t caller_tid = (uint32_t)r->data[2];
 	struct thr *call = entry(p, CALLER_KEY(caller_tid), caller_tid, 0);
@@ -278,7 +367,7 @@ static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttr
 	}
 	t = thread(p, r->pid, r->tid);
 	struct thr *caller = thread(p, caller_pid, caller_tid);
-	for (at = caller->depth; at && caller->stack[at - 1] != SLICE_IPC; at--) {
+	for (at = caller->depth; at && caller->stack[at - 1].type != SLICE_IPC; at--) {
 	}
 	if (!at || caller == t || t->depth == STACK_MAX) {
 		return;
@@ -289,12 +378,12 @@ static void ipc_reply(struct pf *p, struct thr *t, uint64_t ns, const struct ttr
 	head(p, 's', caller->call_ns, caller->pid, caller->tid);
 	named(p, "ipc", "ipc");
 	fprintf(p->out, ",\"id\":%llu}", (unsigned long long)id);
-	open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_reply", r, k);
+	open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_reply", r);
 	head(p, 'f', ns, t->pid, t->tid);
 	named(p, "ipc", "ipc");
 	fprintf(p->out, ",\"id\":%llu,\"bp\":\"e\"}", (unsigned long long)id);
-	close_slice(p, t, SLICE_IPC, ns, NULL, NULL);
-	close_slice(p, caller, SLICE_IPC, end, NULL, NULL);
+	close_slice(p, t, SLICE_IPC, ns, NULL);
+	close_slice(p, caller, SLICE_IPC, end, NULL);
 	caller->last_ns = end;
 }
 
@@ -309,9 +398,12 @@ static void event(struct pf *p, const struct ttrace_record *r)
 		return;
 	}
 	uint64_t ns = tview_ns(p->v, r->ts);
+	uint64_t cpu_ns = ns > p->cpu_ns[r->cpu] ? ns : p->cpu_ns[r->cpu];
+
+	flush_loss(p, r->cpu, cpu_ns);
 	ns = ns > t->last_ns ? ns : t->last_ns;
 	t->last_ns = ns;
-	p->cpu_ns[r->cpu] = ns > p->cpu_ns[r->cpu] ? ns : p->cpu_ns[r->cpu];
+	p->cpu_ns[r->cpu] = cpu_ns;
 	p->end_ns = ns > p->end_ns ? ns : p->end_ns;
 	tfields_classify(p->v, r, &k);
 
@@ -325,14 +417,14 @@ static void event(struct pf *p, const struct ttrace_record *r)
 			snprintf(name, sizeof(name), "syscall %llu",
 				 (unsigned long long)r->data[0]);
 		}
-		open_slice(p, t, SLICE_SYSCALL, ns, "syscall", name, r, &k);
+		open_slice(p, t, SLICE_SYSCALL, ns, "syscall", name, r);
 		break;
 	}
 	case TTRACE_KIND_syscall_exit:
-		close_slice(p, t, SLICE_SYSCALL, ns, r, &k);
+		close_slice(p, t, SLICE_SYSCALL, ns, r);
 		break;
 	case TTRACE_KIND_ipc_call:
-		open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_call", r, &k);
+		open_slice(p, t, SLICE_IPC, ns, "ipc", "ipc_call", r);
 		t->call_ns = ns;
 		call = entry(p, CALLER_KEY(r->tid), r->tid, r->pid);
 		if (call) {
@@ -340,7 +432,7 @@ static void event(struct pf *p, const struct ttrace_record *r)
 		}
 		break;
 	case TTRACE_KIND_ipc_reply:
-		ipc_reply(p, t, ns, r, &k);
+		ipc_reply(p, t, ns, r);
 		break;
 	case TTRACE_KIND_mem_pf:
 		instant(p, ns, r->pid, r->tid, "mem", "page fault", r, &k);
@@ -360,15 +452,6 @@ static void event(struct pf *p, const struct ttrace_record *r)
 	default:
 		break;
 	}
-}
-
-static void loss(struct pf *p, uint32_t cpu, uint64_t n)
-{
-	char name[48];
-
-	snprintf(name, sizeof(name), "lost %llu events", (unsigned long long)n);
-	instant(p, p->cpu_ns[cpu], PERFETTO_CPU_PID, PERFETTO_CPU_TID(cpu), "loss", name, NULL,
-		NULL);
 }
 
 static void meta(struct pf *p, uint32_t pid, uint32_t tid, const char *what, const char *name)
@@ -451,18 +534,22 @@ int perfetto_convert(struct tview *v, FILE *out)
 	while (!p->err && tfile_next(&it, &item)) {
 		truns_item(&runs, &item);
 		if (item.lost) {
-			loss(p, item.lost_cpu, item.lost_count);
+			p->lost[item.lost_cpu] += item.lost_count;
 		} else {
 			event(p, &item.rec);
 		}
 	}
 	truns_finish(&runs);
+	for (uint32_t c = 0; c < TTRACE_MAX_CPUS; c++) {
+		flush_loss(p, c, p->cpu_ns[c]);
+	}
 	for (size_t i = 0; i < p->cap; i++) {
 		struct thr *t = &p->thr[i];
 		while (t->used && t->depth) {
-			close_slice(p, t, t->stack[t->depth - 1],
-				    p->end_ns > t->last_ns ? p->end_ns : t->last_ns, NULL, NULL);
+			close_slice(p, t, t->stack[t->depth - 1].type,
+				    p->end_ns > t->last_ns ? p->end_ns : t->last_ns, NULL);
 		}
+		free(t->stack);
 	}
 	fputs("\n]}\n", out);
 	err = p->err;

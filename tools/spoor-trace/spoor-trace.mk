@@ -10,7 +10,10 @@
 #   build/host/spoor_trace/run_tests  unit tests: the reader's checks, the text
 #   build/host/spoor_trace/fuzz       10,000 mutated files through every converter
 #   build/host/spoor_trace/check      babeltrace2 reads the CTF; the JSON and
-#                                     SVG are checked with Python's parsers
+#                                     SVG are checked with Python's parsers, and
+#                                     the JSON loads in Chrome DevTools' trace
+#                                     engine (npm, installed under build/host/devtools
+#                                     at the versions package-lock.json pins)
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
 SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
@@ -52,11 +55,27 @@ $(SPOOR_TRACE_GEN): $(BUILD)/host/tests/host/spoor_trace/gen_main.c.o $(SPOOR_TR
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $^
 
-# Wrappers that run a script on the tool and the generator just built.
-$(SPOOR_TRACE_CHECK): tests/host/spoor_trace/check_converters.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN)
+# DevTools' trace engine, only for the check: npm ci into build/, from the
+# checked-in package.json and package-lock.json (make deps installs node).
+SPOOR_TRACE_DEVTOOLS_SRC := tests/host/spoor_trace/devtools
+SPOOR_TRACE_DEVTOOLS := $(BUILD)/host/devtools
+$(SPOOR_TRACE_DEVTOOLS)/installed: $(SPOOR_TRACE_DEVTOOLS_SRC)/package.json \
+		$(SPOOR_TRACE_DEVTOOLS_SRC)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm is not installed: run make deps" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
-		'$(SPOOR_TRACE_GEN)' > $@
+	cp $^ $(dir $@)
+	cd $(dir $@) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The system tests put a trace the machine saved through the same checks.
+test-system: $(SPOOR_TRACE_DEVTOOLS)/installed
+
+# A wrapper that runs the script on the tool and the generator just built.
+$(SPOOR_TRACE_CHECK): tests/host/spoor_trace/check_converters.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN) \
+		$(SPOOR_TRACE_DEVTOOLS)/installed
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' '$(SPOOR_TRACE_DEVTOOLS)/node_modules' > $@
 	chmod +x $@
 
 $(SPOOR_TRACE_CHECK_TIMELINE): tests/host/spoor_trace/check_timeline.py $(SPOOR_TRACE) \

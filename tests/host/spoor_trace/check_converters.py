@@ -2,7 +2,7 @@
 """The script-level checks of spoor-trace's converters, against the tools
 people open their output with.
 
-    check_converters.py SPOOR_TRACE GEN
+    check_converters.py SPOOR_TRACE GEN NODE_MODULES
 
 writes test traces with GEN (the sample, the lossy sample, an empty one,
 random ones),
@@ -10,12 +10,19 @@ converts each and checks, for each file:
 
 - ctf: `babeltrace2 DIR` reads it with no warning when nothing was lost,
   shows the text's events (same count, names, times to the microsecond,
-  cpu/pid/tid and every field value), and reports discarded events adding
-  up to the text's `# lost` total when something was;
-- perfetto: the JSON loads; every event has ph, ts, pid and tid; B and E
-  balance per thread; every flow id has one s and one f, in that order;
-  the slices of a CPU track never overlap; page faults and user events
-  are there as many times as in the text;
+  cpu/pid/tid/comm and every field value, named values by their enum
+  label), names the trace after the file and gives it a UUID, one a file;
+- perfetto: the JSON loads; every event has ph, ts, pid and tid; slices
+  are whole (X) with a name and cat; every flow id has one s and one f,
+  in that order; the slices of a CPU track never overlap; page faults and
+  user events are there as many times as in the text; and Chrome
+  DevTools' trace engine (devtools/load_trace.mjs, from NODE_MODULES)
+  loads it with no error and no warning;
+- losses: the three formats place each loss by one rule (abi/trace_file.h
+  LOSS PLACEMENT): at the first event its CPU kept after it, else at that
+  CPU's last event, else at the trace's first; the text by the marker's
+  place, babeltrace2 by the end of its discarded events, the JSON by its
+  "loss" instant on the CPU's track;
 - timeline: the SVG parses as XML and has a lane per CPU, whose page-fault
   and IPC strips count the text's events of that CPU (check_timeline.py
   measures the rest on traces made for it);
@@ -28,6 +35,8 @@ trace, so a system test can call it on a file `trace save` wrote:
     sys.path.insert(0, "tests/host/spoor_trace")
     from check_converters import check_file
     check_file("build/host/spoor-trace", "build/traces/t.spoor", tmp_path)
+
+(with devtools=NODE_MODULES, the JSON goes through DevTools' engine too).
 
 It raises AssertionError naming the first thing wrong.
 """
@@ -43,12 +52,18 @@ import xml.etree.ElementTree as ET
 
 PERFETTO_CPU_PID = 0x7FFFFFF0  # tools/spoor-trace/perfetto.h
 
-TEXT_LINE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) comm=\S+ (\S+)(.*)$")
+TEXT_LINE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) comm=(\S+) (\S+)(.*)$")
 FIELD = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 LOST_LINE = re.compile(r"^# lost (\d+) events on cpu (\d+)$")
 END_LINE = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$")
-BT_LINE = re.compile(r"^\[(\d+)\.(\d{9})\] (\S+): \{ cpu_id = (\d+) \}, (.*)$")
-BT_DISCARDED = re.compile(r"^WARNING: Tracer discarded (\d+) events? between ")
+# With a hostname in the environment, babeltrace2 prints it (the trace's name) first.
+BT_LINE = re.compile(r"^\[(\d+)\.(\d{9})\] (\S+) (\S+): \{ cpu_id = (\d+) \}, (.*)$")
+BT_DISCARDED = re.compile(
+    r'^WARNING: Tracer discarded (\d+) events? between \[[\d.]+\] and \[(\d+)\.(\d{9})\] '
+    r'in trace "([^"]*)" \(UUID: ([0-9a-f-]{36})\) within stream "[^"]*stream_(\d+)"')
+BT_ENUM = re.compile(r'^\( (?:"(.*)"|<unknown>) : container = (-?\d+) \)$')
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+LOST_INSTANT = re.compile(r"^lost (\d+) events$")
 
 
 def run(cmd):
@@ -59,8 +74,9 @@ def unquote(v):
     return v[1:-1] if len(v) >= 2 and v[0] == '"' and v[-1] == '"' else v
 
 
-def text_events(tool, path):
-    """The text's events as (us, cpu, pid, tid, name, {field: value}), and the loss total."""
+def text_events(tool, path, losses=None):
+    """The text's events as (us, cpu, pid, tid, name, {field: value}, comm), and the loss
+    total; each loss marker appended to losses as (cpu, count, index of the next event)."""
     r = run([tool, "text", path])
     assert r.returncode == 0, f"text {path}: exit {r.returncode}: {r.stderr}"
     lines = r.stdout.splitlines()
@@ -69,11 +85,13 @@ def text_events(tool, path):
         m = LOST_LINE.match(line)
         if m:
             lost += int(m.group(1))
+            if losses is not None:
+                losses.append((int(m.group(2)), int(m.group(1)), len(events)))
             continue
         m = TEXT_LINE.match(line)
         assert m, f"text {path}: not an event line: {line!r}"
         us = int(m.group(1)) * 1000000 + int(m.group(2))
-        name, rest = m.group(6), m.group(7)
+        comm, name, rest = m.group(6), m.group(7), m.group(8)
         fields = {k: unquote(v) for k, v in FIELD.findall(rest)}
         if name.startswith("kind="):  # a kind the table does not know
             name = "kind_" + name[5:]
@@ -81,7 +99,7 @@ def text_events(tool, path):
             # A payload that does not fit its definition (the kernel refuses to write
             # one): CTF has no field type for <bad>, and keeps it raw (tools/spoor-trace/ctf.h).
             name, fields = "user", None
-        events.append((us, int(m.group(3)), int(m.group(4)), int(m.group(5)), name, fields))
+        events.append((us, int(m.group(3)), int(m.group(4)), int(m.group(5)), name, fields, comm))
     m = END_LINE.match(lines[-1]) if lines else None
     assert m, f"text {path}: no end line"
     assert int(m.group(1)) == len(events), f"text {path}: the end line counts {m.group(1)} events"
@@ -141,23 +159,27 @@ def braces(s):
 def bt_value(v):
     """A babeltrace2 value the way the text shows it."""
     v = v.strip()
+    m = BT_ENUM.match(v)
+    if m:  # an enum: the text shows a value's name, or the number of one without
+        return m.group(1) if m.group(1) is not None else m.group(2)
     if v.startswith("["):  # a byte array: the text shows its hex digits
         return "".join("%02x" % int(x, 0) for x in re.findall(r"\] = (0x[0-9A-Fa-f]+|\d+)", v))
     if v.startswith('"'):
-        return v[1:-1]
+        return re.sub(r"\\(.)", r"\1", v[1:-1])  # babeltrace2 escapes \\, " and ?
     if v.lower().startswith("0x"):
         return "0x" + v[2:].lower()
     return v
 
 
-def ctf_events(out):
-    """babeltrace2's lines as text_events() gives the text's."""
+def ctf_events(out, trace):
+    """babeltrace2's lines as text_events() gives the text's; each names the trace."""
     events = []
     for line in out.splitlines():
         m = BT_LINE.match(line)
         assert m, f"babeltrace2: a line not understood: {line!r}"
+        assert m.group(3) == trace, f"babeltrace2: host {m.group(3)}, not the trace's name {trace}"
         us = int(m.group(1)) * 1000000 + int(m.group(2)) // 1000
-        ctx, payload = (braces(m.group(5)) + [""])[:2]
+        ctx, payload = (braces(m.group(6)) + [""])[:2]
         c = dict(i.split(" = ", 1) for i in split_top(ctx))
         fields = {}
         for item in split_top(payload):
@@ -165,25 +187,79 @@ def ctf_events(out):
             fields[k] = bt_value(v)
         if fields.get("name") == "" and "nr" in fields:
             del fields["name"]  # a syscall the durable names do not know: the text shows none
-        events.append((us, int(c["cpu"]), int(c["pid"]), int(c["tid"]), m.group(3), fields))
+        events.append((us, int(c["cpu"]), int(c["pid"]), int(c["tid"]), m.group(4), fields,
+                       bt_value(c["comm"])))
     return events
 
 
-def check_ctf(tool, path, workdir, text, lost):
+def trace_name(path):
+    """The name spoor-trace gives the trace of the file at path: its own, without .spoor."""
+    base = os.path.basename(path)
+    return base[: -len(".spoor")] if base.endswith(".spoor") else base
+
+
+def loss_places(text, losses):
+    """Where the rule (abi/trace_file.h LOSS PLACEMENT) puts each loss, as sorted
+    (cpu, us, count), counts of one CPU and time added up."""
+    places = {}
+    first = min((e[0] for e in text), default=0)
+    for cpu, count, at in losses:
+        after = [e[0] for e in text[at:] if e[1] == cpu]
+        before = [e[0] for e in text[:at] if e[1] == cpu]
+        us = after[0] if after else before[-1] if before else first
+        places[(cpu, us)] = places.get((cpu, us), 0) + count
+    return merge_places([(c, us, n) for (c, us), n in places.items()])
+
+
+def merge_places(places):
+    """places sorted, those of one CPU less than a microsecond apart (the formats round
+    times differently) as one."""
+    out = []
+    for cpu, us, n in sorted(places):
+        if out and out[-1][0] == cpu and us - out[-1][1] <= 1:
+            out[-1] = (cpu, out[-1][1], out[-1][2] + n)
+        else:
+            out.append((cpu, us, n))
+    return out
+
+
+def same_places(got, want, what):
+    ok = len(got) == len(want) and all(
+        g[0] == w[0] and g[2] == w[2] and abs(g[1] - w[1]) <= 1 for g, w in zip(got, want))
+    assert ok, f"{what}: losses (cpu, us, count) at {got}, the text's rule puts them at {want}"
+
+
+def check_ctf(tool, path, workdir, text, lost, losses):
+    """Returns the trace's UUID."""
     out = os.path.join(workdir, "ctf")
+    name = trace_name(path)
     shutil.rmtree(out, ignore_errors=True)
     r = run([tool, "ctf", path, out])
     assert r.returncode == 0, f"ctf {path}: exit {r.returncode}: {r.stderr}"
+    r = run(["babeltrace2", out, "-c", "sink.text.details"])
+    assert r.returncode == 0, f"babeltrace2 {out}: exit {r.returncode}: {r.stderr}"
+    if text:
+        found = re.findall(r"^  Trace `([^`]*)`:\n    UUID: (\S+)$", r.stdout, re.MULTILINE)
+        assert found and all(f == found[0] for f in found), f"babeltrace2 {out}: traces {found}"
+        assert found[0][0] == name, f"babeltrace2 {out}: trace {found[0][0]!r}, not {name!r}"
+        uuid = found[0][1]
+        assert UUID.match(uuid), f"babeltrace2 {out}: UUID {uuid!r}"
+    else:
+        uuid = None  # no event, no stream: babeltrace2 shows no trace
     r = run(["babeltrace2", "--clock-seconds", "--no-delta", out])
     assert r.returncode == 0, f"babeltrace2 {out}: exit {r.returncode}: {r.stderr}"
     warnings = [l for l in r.stderr.splitlines() if l.strip()]
-    discarded = 0
+    discarded = []
     for w in warnings:
         m = BT_DISCARDED.match(w)
         assert m and lost, f"babeltrace2 {out}: {w}"
-        discarded += int(m.group(1))
-    assert discarded == lost, f"babeltrace2 {out}: {discarded} events discarded, the text lost {lost}"
-    got = ctf_events(r.stdout)
+        assert m.group(4) == name and m.group(5) == uuid, f"babeltrace2 {out}: {w}"
+        us = int(m.group(2)) * 1000000 + int(m.group(3)) // 1000
+        discarded.append((int(m.group(6)), us, int(m.group(1))))
+    total = sum(d[2] for d in discarded)
+    assert total == lost, f"babeltrace2 {out}: {total} events discarded, the text lost {lost}"
+    same_places(merge_places(discarded), loss_places(text, losses), f"babeltrace2 {out}")
+    got = ctf_events(r.stdout, name)
     assert len(got) == len(text), f"babeltrace2 {out}: {len(got)} events, the text {len(text)}"
     # Each CPU's own order is exact in both; across CPUs, events of one instant
     # may come in either order, and the two round times to the microsecond apart.
@@ -193,34 +269,77 @@ def check_ctf(tool, path, workdir, text, lost):
         assert len(mine) == len(theirs), f"ctf cpu {cpu}: {len(mine)} events, the text {len(theirs)}"
         for g, t in zip(mine, theirs):
             assert abs(g[0] - t[0]) <= 1 and g[1:5] == t[1:5], f"ctf {g[:5]} is text {t[:5]}"
+            assert g[6] == t[6], f"ctf {g[4]} at {g[0]} us: comm {g[6]}, the text {t[6]}"
             assert t[5] is None or g[5] == t[5], \
                 f"ctf {g[4]} at {g[0]} us: fields {g[5]}, the text {t[5]}"
+    return uuid
 
 
-def check_perfetto(tool, path, workdir, text):
+def check_devtools(modules, out):
+    """Chrome DevTools' trace engine loads the JSON at out with no error or warning."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "devtools", "load_trace.mjs")
+    r = run(["node", script, modules, out])
+    assert r.returncode == 0, f"DevTools' trace engine: {(r.stdout + r.stderr).strip()}"
+
+
+def check_devtools_refuses(modules, workdir):
+    """The DevTools check fails on what made the engine fail before: B/E slices whose E
+    has no name (it throws), and a B and E of two threads' slices interleaved (a
+    "Begin/End events mismatch" error: it keeps one stack for all threads)."""
+    for name, events in (
+        ("no name", [{"ph": "B", "ts": 1, "pid": 1, "tid": 1, "cat": "syscall", "name": "write"},
+                     {"ph": "E", "ts": 2, "pid": 1, "tid": 1}]),
+        ("interleaved", [{"ph": "B", "ts": 1, "pid": 1, "tid": 1, "cat": "ipc", "name": "ipc_call"},
+                         {"ph": "B", "ts": 2, "pid": 2, "tid": 2, "cat": "syscall", "name": "write"},
+                         {"ph": "E", "ts": 3, "pid": 1, "tid": 1, "cat": "ipc", "name": "ipc_call"},
+                         {"ph": "E", "ts": 4, "pid": 2, "tid": 2, "cat": "syscall", "name": "write"}]),
+    ):
+        out = os.path.join(workdir, "bad.json")
+        with open(out, "w") as f:
+            json.dump({"traceEvents": events}, f)
+        try:
+            check_devtools(modules, out)
+        except AssertionError:
+            continue
+        raise AssertionError(f"the DevTools check passes B/E events with {name}")
+
+
+def check_perfetto(tool, path, workdir, text, losses, devtools=None):
     out = os.path.join(workdir, "trace.json")
     r = run([tool, "perfetto", path, out])
     assert r.returncode == 0, f"perfetto {path}: exit {r.returncode}: {r.stderr}"
     with open(out) as f:
         doc = json.load(f)
     events = doc["traceEvents"]
-    threads, flows, cpus = {}, {}, {}
+    threads, flows, cpus, lost = {}, {}, {}, []
     for i, e in enumerate(events):
         for k in ("ph", "ts", "pid", "tid"):
             assert k in e, f"perfetto: event {i} has no {k}: {e}"
-        if e["ph"] in "BE":
-            threads.setdefault((e["pid"], e["tid"]), []).append((e["ts"], i, e["ph"]))
+        assert e["ph"] not in "BE", f"perfetto: a B/E slice, not a whole one: {e}"
+        if e["ph"] in "Xi":
+            assert e.get("name") and e.get("cat"), f"perfetto: event {i} has no name or cat: {e}"
+        if e["ph"] == "X" and e["pid"] != PERFETTO_CPU_PID:
+            threads.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
         elif e["ph"] in "sf":
             flows.setdefault(e["id"], []).append((e["ph"], e["ts"]))
         elif e["ph"] == "X":
-            assert e["pid"] == PERFETTO_CPU_PID, f"perfetto: a slice off the CPU tracks: {e}"
             cpus.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
-    for t, es in threads.items():
-        depth = 0
-        for ts, i, ph in sorted(es):
-            depth += 1 if ph == "B" else -1
-            assert depth >= 0, f"perfetto: thread {t}: an E without its B at {ts}"
-        assert depth == 0, f"perfetto: thread {t}: {depth} slices left open"
+        elif e["ph"] == "i" and e["cat"] == "loss":
+            assert e["pid"] == PERFETTO_CPU_PID, f"perfetto: a loss off the CPU tracks: {e}"
+            m = LOST_INSTANT.match(e["name"])
+            assert m, f"perfetto: a loss named {e['name']!r}"
+            assert m.group(1) == str(e["args"]["lost"]), f"perfetto: a loss's args {e}"
+            lost.append((e["args"]["cpu"], int(e["ts"]), int(m.group(1))))
+            assert e["tid"] == PERFETTO_CPU_PID + 1 + e["args"]["cpu"], f"perfetto: {e} off its CPU"
+    same_places(merge_places(lost), loss_places(text, losses), "perfetto")
+    for t, spans in threads.items():
+        # A thread's slices nest: one that starts inside another ends inside it.
+        open_ = []
+        for a0, a1 in sorted(spans, key=lambda sp: (sp[0], -sp[1])):
+            while open_ and a0 >= open_[-1] - 1e-6:
+                open_.pop()
+            assert not open_ or a1 <= open_[-1] + 1e-6, f"perfetto: thread {t}: {a0}..{a1} crosses"
+            open_.append(a1)
     for i, fl in flows.items():
         assert sorted(p for p, _ in fl) == ["f", "s"], f"perfetto: flow {i} is {fl}"
         s = [ts for p, ts in fl if p == "s"][0]
@@ -238,6 +357,8 @@ def check_perfetto(tool, path, workdir, text):
             if e["ph"] == "i" and (e["name"] == name if name else e.get("cat") == "user")
         )
         assert got == want, f"perfetto: {got} {kind} instants, the text has {want}"
+    if devtools:
+        check_devtools(devtools, out)
 
 
 def check_timeline(tool, path, workdir, text):
@@ -258,12 +379,15 @@ def check_timeline(tool, path, workdir, text):
             assert got == want, f"timeline: cpu {cpu}: the {cls} strip counts {got}, the text {want}"
 
 
-def check_file(tool, path, workdir):
-    """Every converter's checks on the saved trace at path; raises AssertionError."""
-    text, lost = text_events(tool, path)
-    check_ctf(tool, path, workdir, text, lost)
-    check_perfetto(tool, path, workdir, text)
+def check_file(tool, path, workdir, devtools=None):
+    """Every converter's checks on the saved trace at path; raises AssertionError.
+    Returns the UUID of its CTF (None when it has no events)."""
+    losses = []
+    text, lost = text_events(tool, path, losses)
+    uuid = check_ctf(tool, path, workdir, text, lost, losses)
+    check_perfetto(tool, path, workdir, text, losses, devtools)
     check_timeline(tool, path, workdir, text)
+    return uuid
 
 
 def check_command_line(tool, workdir, good):
@@ -289,10 +413,10 @@ def check_command_line(tool, workdir, good):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) != 4:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    tool, gen = argv[1], argv[2]
+    tool, gen, devtools = argv[1:]
     if not shutil.which("babeltrace2"):
         print("check_converters: babeltrace2 is not installed (make deps)", file=sys.stderr)
         return 1
@@ -308,12 +432,16 @@ def main(argv):
         path = "the command line"
         try:
             check_command_line(tool, workdir, files[0])
+            check_devtools_refuses(devtools, workdir)
+            uuids = set()
             for path in files:
-                check_file(tool, path, workdir)
+                uuid = check_file(tool, path, workdir, devtools)
+                assert uuid is None or uuid not in uuids, f"UUID {uuid} again"
+                uuids.add(uuid)
         except AssertionError as e:
             print(f"check_converters: FAIL {os.path.basename(path)}: {e}")
             return 1
-    print(f"check_converters: {len(files)} files through babeltrace2, json and xml: ok")
+    print(f"check_converters: {len(files)} files through babeltrace2, DevTools, json and xml: ok")
     return 0
 
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/errno.h"
 #include "abi/uevent.h"
 #include "common/fnv.h"
 
@@ -313,6 +314,7 @@ static void ev(struct gen *g, uint32_t cpu, uint64_t us, uint16_t kind, uint8_t 
 #define SYS	TTRACE_CTX_SYSCALL
 
 /* The sample's syscall numbers (their names are in the durable part). */
+#define NR_WRITE	  1
 #define NR_IPC_CALL	  5
 #define NR_IPC_RECV	  6
 #define NR_IPC_REPLY_RECV 7
@@ -331,13 +333,14 @@ struct demo_payload {
 void gen_sample(struct gen *g, bool lossy)
 {
 	gen_init(g, 4);
-	gen_durable(g, TTRACE_AUX_SYSCALL, 1, "write");
+	gen_durable(g, TTRACE_AUX_SYSCALL, NR_WRITE, "write");
 	gen_durable(g, TTRACE_AUX_SYSCALL, 2, "exit");
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_IPC_CALL, "ipc_call");
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_IPC_RECV, "ipc_recv");
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_IPC_REPLY_RECV, "ipc_reply_recv");
 	gen_durable(g, TTRACE_AUX_SYSCALL, NR_SPAWN, "spawn");
-	gen_durable(g, TTRACE_AUX_KIND, K(mem_pf), "mem_pf mem vaddr:x rip:x err:x outcome:u");
+	gen_durable(g, TTRACE_AUX_KIND, K(mem_pf),
+		    "mem_pf mem vaddr:x rip:x err:x outcome:u=pf_outcome");
 	uint64_t gone = gen_aux(g, TTRACE_AUX_PROC, 9, "gone");
 	gen_aux(g, TTRACE_AUX_PROC, 1, "init");
 	gen_aux(g, TTRACE_AUX_THREAD, 1, "init");
@@ -370,6 +373,10 @@ void gen_sample(struct gen *g, bool lossy)
 	ev(g, 0, 180, K(syscall_entry), SYS, 1, 1, NR_SPAWN, 0x1000, 5, 0);
 	gen_event(g, 0, gen_ts(190), K(proc_spawn), SYS, 1, 1, (const uint64_t[]){3, 1, hello}, 3);
 	ev(g, 0, 195, K(syscall_exit), SYS, 1, 1, NR_SPAWN, 3, 0, 0);
+	/* a write that copies its bytes in, then finds no one at the other end */
+	ev(g, 0, 196, K(syscall_entry), SYS, 1, 1, NR_WRITE, 4, 0x7fe000, 5);
+	ev(g, 0, 197, K(mem_copy), SYS, 1, 1, 0x7fe000, 5, TTRACE_COPY_FROM_USER, 0);
+	ev(g, 0, 198, K(syscall_exit), SYS, 1, 1, NR_WRITE, (uint64_t)-EPIPE, 0, 0);
 	gen_event(g, 2, gen_ts(200), K(irq_entry), TTRACE_CTX_IRQ, 0, 0, (const uint64_t[]){32}, 1);
 	gen_event(g, 2, gen_ts(201), K(irq_timer), TTRACE_CTX_IRQ, 0, 0, (const uint64_t[]){5}, 1);
 	gen_event(g, 2, gen_ts(202), K(irq_exit), TTRACE_CTX_IRQ, 0, 0, (const uint64_t[]){32}, 1);
@@ -495,7 +502,11 @@ void gen_random(struct gen *g, uint64_t seed)
 			continue;
 		}
 		for (size_t w = 0; w < TTRACE_EVENT_WORDS_MAX; w++) {
-			words[w] = gen_rand(&s) % 4 ? gen_rand(&s) % 16 : gen_rand(&s);
+			uint64_t pick = gen_rand(&s) % 8;
+			/* small values (outcomes, states), some negative (errors), any */
+			words[w] = pick < 5   ? gen_rand(&s) % 16
+				   : pick < 6 ? -(gen_rand(&s) % 128)
+					      : gen_rand(&s);
 		}
 		uint16_t kind =
 		    (uint16_t)(1 + (r >> 8) % (TTRACE_KIND_LIMIT + 2)); /* 0: a marker */

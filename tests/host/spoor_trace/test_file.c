@@ -257,10 +257,10 @@ static void continuation_first(struct file *f, const struct gen *g)
 		 at);
 }
 
-/* Event 18 of the sample is user:demo, which takes a continuation. */
+/* Event 21 of the sample is user:demo, which takes a continuation. */
 static void continuation_ts(struct file *f, const struct gen *g)
 {
-	size_t at = slot_of(f, g, 18);
+	size_t at = slot_of(f, g, 21);
 	uint64_t ts = get64(f, at);
 
 	set64(f, at + SLOT, ts + 3);
@@ -407,8 +407,8 @@ static void end_events(struct file *f, const struct gen *g)
 	(void)g;
 	size_t at = section_at(f, TTRACE_FILE_END, 0) + HEAD;
 
-	set64(f, at, 29);
-	snprintf(f->want, WANT_MAX, "byte %zu: END counts 29 events, the EVENTS sections hold 28",
+	set64(f, at, 32);
+	snprintf(f->want, WANT_MAX, "byte %zu: END counts 32 events, the EVENTS sections hold 31",
 		 at);
 }
 
@@ -456,7 +456,7 @@ static const struct order_row order_rows[] = {
     {"unknown section skipped", {E_, 77, D_, R_, 9, L_, N_}, "", 0},
     {"no events",
      {D_, R_, L_, N_},
-     "byte %zu: END counts 28 events, the EVENTS sections hold 0",
+     "byte %zu: END counts 31 events, the EVENTS sections hold 0",
      AT_END_COUNT},
     {"events after durable",
      {D_, E_, R_, L_, N_},
@@ -579,7 +579,7 @@ TEST(spoor_trace_file_walks_every_item)
 	uint8_t *buf = gen_file(&g, NULL, &len);
 	CHECK_EQ_INT(tfile_parse(buf, len, &f, why, sizeof(why)), 0, why);
 	CHECK_EQ_UINT(f.nspans > 5, 1, "events in many sections");
-	CHECK_EQ_UINT(f.events, 28, "events");
+	CHECK_EQ_UINT(f.events, 31, "events");
 	CHECK_EQ_UINT(f.lost, 10, "lost");
 	CHECK_EQ_UINT(f.cpu_lost[1], 5, "cpu 1 lost");
 	CHECK_EQ_UINT(f.first_ts, gen_ts(100), "first ts");

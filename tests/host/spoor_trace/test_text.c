@@ -22,15 +22,17 @@
 
 static const char *const lossy_text[] = {
     "# lost 3 events on cpu 3",
-    "[    0.000100] cpu=0 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=1",
-    "[    0.000110] cpu=1 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=2",
+    "[    0.000100] cpu=0 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=running "
+    "next_tid=1",
+    "[    0.000110] cpu=1 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=running "
+    "next_tid=2",
     "[    0.000120] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=5 name=ipc_call a0=0x3 a1=0x10 "
     "a2=0x0",
     "[    0.000125] cpu=0 pid=1 tid=1 comm=init ipc_call endpoint=3 label=0x10 peer=0",
     "[    0.000130] cpu=1 pid=2 tid=2 comm=traced ipc_recv endpoint=3 label=0x10 peer=1",
     "[    0.000140] cpu=1 pid=2 tid=2 comm=traced syscall_exit nr=6 name=ipc_recv result=0",
     "[    0.000150] cpu=1 pid=2 tid=2 comm=traced mem_pf vaddr=0x400000 rip=0x401020 err=0x6 "
-    "outcome=0",
+    "outcome=mapped",
     "# lost 5 events on cpu 1",
     "[    0.000160] cpu=1 pid=2 tid=2 comm=traced syscall_entry nr=7 name=ipc_reply_recv a0=0x3 "
     "a1=0x0 a2=0x0",
@@ -40,27 +42,36 @@ static const char *const lossy_text[] = {
     "a2=0x0",
     "[    0.000190] cpu=0 pid=1 tid=1 comm=init proc_spawn pid=3 parent=1 name=\"hello\"",
     "[    0.000195] cpu=0 pid=1 tid=1 comm=init syscall_exit nr=8 name=spawn result=3",
+    "[    0.000196] cpu=0 pid=1 tid=1 comm=init syscall_entry nr=1 name=write a0=0x4 a1=0x7fe000 "
+    "a2=0x5",
+    "[    0.000197] cpu=0 pid=1 tid=1 comm=init mem_copy addr=0x7fe000 len=5 dir=from_user",
+    "[    0.000198] cpu=0 pid=1 tid=1 comm=init syscall_exit nr=1 name=write result=-EPIPE",
     "[    0.000200] cpu=2 pid=0 tid=0 comm=kernel irq_entry vector=32",
     "[    0.000201] cpu=2 pid=0 tid=0 comm=kernel irq_timer tick=5",
     "[    0.000202] cpu=2 pid=0 tid=0 comm=kernel irq_exit vector=32",
-    "[    0.000210] cpu=2 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=3",
+    "[    0.000210] cpu=2 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=running "
+    "next_tid=3",
     "[    0.000220] cpu=2 pid=3 tid=3 comm=hello user:demo a=7 s=\"hi\" b=-5 raw=010203ff "
     "msg=\"hello\"",
     "[    0.000230] cpu=2 pid=3 tid=3 comm=hello user:big "
     "text=\"continuedxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\" "
     "n=42",
-    "[    0.000235] cpu=3 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=0 next_tid=4",
+    "[    0.000235] cpu=3 pid=0 tid=0 comm=kernel sched_switch prev_tid=0 prev_state=running "
+    "next_tid=4",
     "[    0.000240] cpu=3 pid=3 tid=4 comm=hello user event=7 gen=1 len=12 "
     "data=0x807060504030201,0xc0b0a09",
     "[    0.000250] cpu=3 pid=0 tid=0 comm=kernel kind=200 d0=0x1 d1=0x2 d2=0x3 d3=0x4 d4=0x5",
     "[    0.000260] cpu=2 pid=3 tid=3 comm=hello proc_spawn pid=9 parent=3 name=<evicted>",
-    "[    0.000270] cpu=2 pid=3 tid=3 comm=hello mem_pf vaddr=0x0 rip=0x401234 err=0x4 outcome=3",
+    "[    0.000270] cpu=2 pid=3 tid=3 comm=hello mem_pf vaddr=0x0 rip=0x401234 err=0x4 "
+    "outcome=killed",
     "[    0.000275] cpu=2 pid=3 tid=3 comm=hello proc_fault pid=3 vector=14 addr=0x0 rip=0x401234",
     "[    0.000280] cpu=2 pid=3 tid=3 comm=hello proc_exit pid=3 status=-11",
-    "[    0.000290] cpu=2 pid=3 tid=3 comm=hello sched_switch prev_tid=3 prev_state=3 next_tid=0",
-    "[    0.000300] cpu=0 pid=1 tid=1 comm=init sched_switch prev_tid=1 prev_state=1 next_tid=0",
+    "[    0.000290] cpu=2 pid=3 tid=3 comm=hello sched_switch prev_tid=3 prev_state=sleeping "
+    "next_tid=0",
+    "[    0.000300] cpu=0 pid=1 tid=1 comm=init sched_switch prev_tid=1 prev_state=ready "
+    "next_tid=0",
     "# lost 2 events on cpu 0",
-    "# end of dump: 28 events, 10 lost",
+    "# end of dump: 31 events, 10 lost",
 };
 
 #define NLINES (sizeof(lossy_text) / sizeof(lossy_text[0]))
@@ -165,6 +176,9 @@ TEST(spoor_trace_fields_show_what_the_text_shows)
 				CHECK(strstr(line, want) || strstr(line, bare),
 				      "%s: field %s not in %s", k.name, bare, line);
 				continue;
+			} else if (f->values && ttrace_value_name(f->values, (int64_t)f->value)) {
+				snprintf(want, sizeof(want), " %s=%s", f->name,
+					 ttrace_value_name(f->values, (int64_t)f->value));
 			} else if (f->type == TFIELD_HEX) {
 				snprintf(want, sizeof(want), " %s=0x%llx", f->name,
 					 (unsigned long long)f->value);
