@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from spoorlib import dump, expect_after, expect_count, reset_tracing, status, verified
+from spoorlib import dump, expect_after, expect_count, pid_of, reset_tracing, restarted_pid, status, \
+    verified
 
 TICK = "uevdemo_tick u32 seq;char[16] tag"
 MSG = "uevdemo_msg u64 value;__data_loc char[] text"
@@ -108,6 +109,21 @@ def test_events_listing_counts_writes_and_no_hold_outlives_its_program(spoor):
     found, totals = events(spoor)
     assert found["uevdemo_tick"][1:5] == (True, 0, 50, 0), "the program's hold outlived it"
     assert totals == (2, 2, MAX_EVENTS)
+
+
+@pytest.mark.parametrize("cats", ["all", "sched,user"])
+def test_user_category_from_the_boot_command_line_has_every_user_event_written(boot, cats):
+    spoor = boot(smp=2, cmdline=f"ttrace={cats}")
+    assert re.search(r"^trace: mask \S*user", spoor.command("trace status"), re.MULTILINE)
+    assert rounds(spoor.command("run uevdemo 20")) == (20, 40, 20, 20, 0)
+    # The kernel keeps the enabled state: a restarted traced finds it as it was.
+    old = pid_of(spoor, "traced")
+    out = spoor.command(f"kill -f {old}")
+    expect_after(spoor, out, r"init: traced \w+.*, restarting")
+    restarted_pid(spoor, "traced", old)
+    assert rounds(spoor.command("run uevdemo 20")) == (20, 40, 20, 20, 0)
+    spoor.command("trace off user")
+    assert rounds(spoor.command("run uevdemo 20")) == (20, 0, 0, 0, 0)
 
 
 def test_one_user_event_enabled_alone_is_the_only_one_written(spoor):
