@@ -646,9 +646,9 @@ static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 	/* Any other "as" is misplaced: said so, not read as a filter. */
 	for (int i = 1; i < (named ? argc - 2 : argc); i++) {
 		if (!strcmp(argv[i], SAVE_AS)) {
-			printf("trace: '%s' takes one NAME, last (%s; usage: trace %s %s)\n", SAVE_AS,
-			       i == argc - 1 ? "none given" : "more words follow it", verb->name,
-			       verb->args);
+			printf("trace: '%s' takes one NAME, last (%s; usage: trace %s %s)\n",
+			       SAVE_AS, i == argc - 1 ? "none given" : "more words follow it",
+			       verb->name, verb->args);
 			return;
 		}
 	}

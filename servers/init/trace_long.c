@@ -14,10 +14,10 @@
 
 #include "init.h"
 
-#define SCREEN_LINES   40  /* a dump longer than this says its size first */
-#define RUN_LINES      20  /* the events `trace run` prints itself */
-#define THREADS_MAX    256 /* as many as the kernel lists at once */
-#define EVENTS_KEY     "events="
+#define SCREEN_LINES 40	 /* a dump longer than this says its size first */
+#define RUN_LINES    20u /* the events `trace run` prints itself */
+#define THREADS_MAX  256 /* as many as the kernel lists at once */
+#define EVENTS_KEY   "events="
 
 /*
  * The number of events a dump with filter f would print now, from a STATS
@@ -66,8 +66,8 @@ void trace_run_report(const struct traced_filter *f)
 	first.count = RUN_LINES;
 	trace_print_dump(&first);
 	if (n > RUN_LINES) {
-		printf("# the first %u of %lld events; all of them: trace dump tree=%u\n", RUN_LINES,
-		       n, f->pid);
+		printf("# the first %u of %lld events; all of them: trace dump tree=%u\n",
+		       RUN_LINES, n, f->pid);
 	}
 	trace_print_stats(&r);
 }

@@ -210,7 +210,8 @@ int main(int argc, char **argv)
 	struct stat st;
 	/* Checked before the work, so a mistyped name costs nothing. */
 	if (cmd->nargs > 1 && !force && !stat(argv[3], &st)) {
-		fprintf(stderr, "%s: %s exists; not replacing it (-f replaces it)\n", prog, argv[3]);
+		fprintf(stderr, "%s: %s exists; not replacing it (-f replaces it)\n", prog,
+			argv[3]);
 		return EXIT_BAD_INPUT;
 	}
 	int err = read_all(file, &data, &size);
