@@ -728,7 +728,7 @@ static const struct trace_verb verbs[] = {
     {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor", verb_save},
     {"track", "PID...", "record only these processes and what they spawn", verb_track},
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
-    {"run", "[CATS] PROG [ARGS]", "trace one program alone, then print its events", verb_run},
+    {"run", "[CATS] PROG [ARGS]", "trace one program, then its first events and stats", verb_run},
     {"echo", "on|off [CATS]", "the kernel prints those events on the console too", verb_echo},
     {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies", verb_stats},
     {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", verb_hist},
