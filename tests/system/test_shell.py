@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from spoorlib import EXIT_POWER_OFF, PROMPT, pid_of
+from spoorlib import EXIT_POWER_OFF, PROMPT, pid_of, ps
 
 
 @pytest.fixture
@@ -71,13 +71,20 @@ def test_halt_powers_off_with_status_0(boot):
     assert spoor.wait_exit() == EXIT_POWER_OFF
 
 
-def test_foreground_run_says_the_pid_and_strings_procs_shows_it_with_its_parent(spoor):
+def test_foreground_run_says_the_pid_it_started(spoor):
     out = spoor.command("run hello")
     started = re.search(r"^\[pid (\d+)\] hello$", out, re.MULTILINE)
     assert started, out
+    # The pid is the one the spawn recorded, with init as its parent.
     procs = spoor.command("trace strings procs")
     init = pid_of(spoor, "init")
     assert re.search(rf"^proc {started.group(1)} ppid={init} hello$", procs, re.MULTILINE), procs
+
+
+def test_strings_procs_shows_each_pid_with_its_parent(spoor):
+    traced = [row for row in ps(spoor) if row[2] == "traced"][0]
+    procs = spoor.command("trace strings procs")
+    assert re.search(rf"^proc {traced[0]} ppid={traced[6]} traced$", procs, re.MULTILINE), procs
 
 
 def test_run_and_trace_run_say_the_same_of_a_missing_program(spoor):
