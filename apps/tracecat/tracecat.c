@@ -1,5 +1,5 @@
 /*
- * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-s MS] [-i MS] [FILTERS]: a client of traced
+ * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-s MS] [-i MS] [-h] [FILTERS]: a client of traced
  * (abi/traced.h) that speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
@@ -49,6 +49,20 @@
 #define FOLLOW_POLL_NS 100000000ull
 #define NS_PER_MS      1000000ull
 #define KIB	       1024u
+#define FILTERS_MAX    160
+
+/* -h's text; an unknown option gets its first line. */
+static const char usage[] =
+    "usage: tracecat [-f] [-b [-p] [-k KIB]] [-S] [-c] [-s MS] [-i MS] [FILTERS]\n"
+    "  (none)  print the dump FILTERS select, as the shell's trace dump\n"
+    "  -f      follow: print events as they come, until killed\n"
+    "  -b      fetch binary entries through BULK and verify them;\n"
+    "          -p page at a time through DUMP, -k KIB bulk pages of KIB KiB\n"
+    "  -S      the stats as key=value lines, for scripts\n"
+    "  -c      copy the rings out without IPC (needs run -t): a dump's ceiling\n"
+    "  -s MS   wait MS ms between pages; -i MS end a follow after MS ms without events\n"
+    "  -h      this text\n"
+    "tracecat reads everyone's events: run it with run -r (or -t).\n";
 
 struct verify {
 	uint32_t ncpus;
@@ -252,10 +266,14 @@ int main(int argc, char **argv)
 			o.stats = true;
 		} else if (!strcmp(argv[first], "-c")) {
 			return ceiling();
+		} else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
+			char filters[FILTERS_MAX];
+			traced_filter_usage(filters, sizeof(filters));
+			printf("%sFILTERS: %s\n", usage, filters);
+			return 0;
 		} else {
-			printf("tracecat: unknown option '%s' (known: -f -b -p -k KIB -S -c -s MS "
-			       "-i MS)\n",
-			       argv[first]);
+			printf("tracecat: unknown option '%s' (%.*s)\n", argv[first],
+			       (int)strcspn(usage, "\n"), usage);
 			return 2;
 		}
 	}

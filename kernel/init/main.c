@@ -115,7 +115,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	timer_calibrate();				/* TSC and LAPIC timer against the PIT */
 	ttrace_init(trace_cpus());			/* tracing, from here on if ttrace= */
 	export_init();					/* COM2 and the export window, if any */
-	uevent_init();					/* the user events' status page */
+	uevent_init();					/* user events: status page, ttrace=user */
 	timer_start_cpu();				/* periodic tick on this CPU */
 	serial_enable_rx_irq();				/* console input by interrupt */
 	console_init();					/* ... which wakes console readers */

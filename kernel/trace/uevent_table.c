@@ -39,6 +39,13 @@ void uevent_init(void)
 		return;
 	}
 	status = phys_to_virt(status_obj->frames[0]);
+	/*
+	 * The user category stands for every user event, as traced makes it
+	 * for `trace on user` (UEVENT_OP_ENABLE_ALL with the category): a
+	 * ttrace= command line that names it set the mask without traced, so
+	 * the selection it implies is made here. Boot: one CPU, no lock needed.
+	 */
+	all_selected = __atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) & TTRACE_CAT(USER);
 }
 
 struct memobj *uevent_status_object(void)

@@ -22,7 +22,11 @@
 
 struct uevent;
 
-/* Boot: makes the status page. Tracing works without it; user events then do not. */
+/*
+ * Boot, after ttrace_init(): makes the status page, and selects every event
+ * if the boot mask has the user category. Tracing works without the page;
+ * user events then do not.
+ */
 void uevent_init(void);
 
 /*

@@ -53,12 +53,13 @@ static void cmd_ps(int argc, char **argv)
 static void cmd_cpus(int argc, char **argv)
 {
 	struct sys_info info;
+	char up[UPTIME_WORDS_MAX];
 
 	(void)argc;
 	(void)argv;
 	sys_sys_info(&info);
-	printf("%u cpus, %u processes, up %llu ms\n", info.ncpus, info.nprocs,
-	       (unsigned long long)(info.uptime_ns / 1000000));
+	printf("%u cpus, %u processes, %s\n", info.ncpus, info.nprocs,
+	       uptime_words(info.uptime_ns, up, sizeof(up)));
 	for (uint32_t i = 0; i < info.ncpus && i < SYS_INFO_CPUS; i++) {
 		uint64_t busy_pct = info.uptime_ns ? info.cpu_busy_ns[i] * 100 / info.uptime_ns : 0;
 		printf("cpu %u: busy %3llu%%, running tid %u, %u ready\n", i,
@@ -109,18 +110,19 @@ static void cmd_run(int argc, char **argv)
 		printf("run: usage: %s\n", RUN_USAGE);
 		return;
 	}
-	int err = jobs_start(argv[1], argc - 1, argv + 1, background, level, &job);
-	if (err == -ENOENT) {
-		printf("run: no program '%s'\n", argv[1]);
+	if (argv[1][0] == '-') {
+		printf("run: unknown option '%s' (usage: %s)\n", argv[1], RUN_USAGE);
 		return;
 	}
+	int err = jobs_start(argv[1], argc - 1, argv + 1, background, level, &job);
 	if (err) {
-		printf("run: cannot start '%s': %s\n", argv[1], strerror(-err));
+		jobs_start_failed("run", argv[1], err);
 		return;
 	}
 	if (background) {
 		printf("[started] %s (pid %u)\n", job->name, job->pid);
 	} else {
+		jobs_announce(job);
 		jobs_wait_foreground(job);
 	}
 }

@@ -6,6 +6,7 @@
 #define SPOOR_INIT_INIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "abi/cap.h"
@@ -42,6 +43,9 @@ struct job {
 int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_t level,
 	       struct job **job);
 
+/* "[pid 3] memtest": a foreground job's pid, said as it starts. */
+void jobs_announce(const struct job *job);
+
 /* Waits for a foreground job, killing it on Ctrl-C; prints its status if not 0. */
 void jobs_wait_foreground(struct job *job);
 
@@ -50,6 +54,23 @@ void jobs_reap(void);
 
 /* Whether a background job has exited that jobs_reap() would report. */
 bool jobs_reap_pending(void);
+
+/*
+ * Says how a process ended, from its wait status: "killed", "killed by a
+ * fault (vector 14)" or "exited with status 3". Returns buf (size bytes).
+ */
+#define EXIT_WORDS_MAX 48
+const char *exit_words(int64_t status, char *buf, size_t size);
+
+/* "up 5.427 s": the one unit uptime is shown in. Returns buf. */
+#define UPTIME_WORDS_MAX 32
+const char *uptime_words(uint64_t ns, char *buf, size_t size);
+
+/*
+ * Says why jobs_start() failed to start prog, as who (the command):
+ * "run: no program 'x'" for every command that starts programs.
+ */
+void jobs_start_failed(const char *who, const char *prog, int err);
 
 /* The capabilities every program init starts gets: console, name service. */
 #define CHILD_CONSOLE_RIGHTS (CAP_RIGHT_READ | CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
@@ -83,6 +104,32 @@ int services_name(uint32_t pid, char *name, size_t size);
 
 /* The shell's `trace` verbs (trace_cmd.c), talking to traced. */
 void cmd_trace(int argc, char **argv);
+
+struct traced_filter;
+struct traced_stats_request;
+
+/* Prints the dump f selects (trace_cmd.c), page by page, until its end or a Ctrl-C. */
+void trace_print_dump(const struct traced_filter *f);
+
+/* Prints a STATS answer (trace_cmd.c), page by page. */
+void trace_print_stats(const struct traced_stats_request *r);
+
+/* Before a dump: says how many events it will print, if more than a screenful (trace_long.c). */
+void trace_dump_announce(const struct traced_filter *f);
+
+/*
+ * After `trace run`: the first lines of the program's events (f: its
+ * tree), how to see the rest, and their stats (trace_long.c).
+ */
+void trace_run_report(const struct traced_filter *f);
+
+/*
+ * A follow's end by itself (trace_long.c): after a page of len bytes,
+ * whether the process its filter f names (pid=, tree=) has exited and
+ * its last events have come, said in one line. *ending (false at the
+ * start) carries what it saw from one page to the next.
+ */
+bool trace_follow_ended(const struct traced_filter *f, size_t len, bool *ending);
 
 /* The trace verbs' names, "on off ...", separated by sep, cut to size. */
 void trace_verbs_format(char *buf, size_t size, const char *sep);

@@ -67,16 +67,26 @@ int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_
 
 static void report(const struct job *job, int64_t status)
 {
-	const char *prefix = job->background ? "[done] " : "";
+	char words[EXIT_WORDS_MAX];
 
-	if (status == EXIT_KILLED) {
-		printf("%s%s (pid %u): killed\n", prefix, job->name, job->pid);
-	} else if (EXIT_IS_FAULT(status)) {
-		printf("%s%s (pid %u): killed by a fault (vector %lld)\n", prefix, job->name,
-		       job->pid, (long long)(status & 0xff));
-	} else if (status || job->background) {
-		printf("%s%s (pid %u): exit status %lld\n", prefix, job->name, job->pid,
-		       (long long)status);
+	if (status || job->background) {
+		printf("%s%s (pid %u): %s\n", job->background ? "[done] " : "", job->name, job->pid,
+		       exit_words(status, words, sizeof(words)));
+	}
+}
+
+void jobs_announce(const struct job *job)
+{
+	printf("[pid %u] %s\n", job->pid, job->name);
+	fflush(stdout); /* before the program's own first line */
+}
+
+void jobs_start_failed(const char *who, const char *prog, int err)
+{
+	if (err == -ENOENT) {
+		printf("%s: no program '%s'\n", who, prog);
+	} else {
+		printf("%s: cannot start '%s': %s\n", who, prog, strerror(-err));
 	}
 }
 

@@ -130,6 +130,7 @@ static int start(struct service *s)
 static void exited(struct service *s, int64_t status)
 {
 	bool fast = (uint64_t)sys_clock_ns() - s->started_ns < FAST_CRASH_NS;
+	char words[EXIT_WORDS_MAX];
 
 	sys_cap_delete(s->process);
 	s->process = 0;
@@ -139,13 +140,12 @@ static void exited(struct service *s, int64_t status)
 		return;
 	}
 	if (s->fast_crashes >= FAST_CRASH_LIMIT) {
-		printf("init: %s exited (status %lld) %d times within %llu s of starting; "
-		       "not restarting it\n",
-		       s->name, (long long)status, s->fast_crashes,
+		printf("init: %s %s (%d times within %llu s of starting); not restarting it\n",
+		       s->name, exit_words(status, words, sizeof(words)), s->fast_crashes,
 		       (unsigned long long)(FAST_CRASH_NS / 1000000000));
 		return;
 	}
-	printf("init: %s exited (status %lld), restarting\n", s->name, (long long)status);
+	printf("init: %s %s, restarting\n", s->name, exit_words(status, words, sizeof(words)));
 	start(s);
 }
 

@@ -21,8 +21,6 @@
 #define FOLLOW_POLL_NS 100000000ull
 #define CATEGORIES_MAX 128
 #define LIST_MAX       160 /* a list of verbs, keys or sets, in one line */
-#define NS_PER_MS      1000000ull
-#define MS_PER_S       1000ull
 
 /*
  * One verb: its name, its arguments and what it does. verbs[] at the end
@@ -169,6 +167,7 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 {
 	struct traced_status st;
 	char names[CATEGORIES_MAX];
+	char up[UPTIME_WORDS_MAX];
 
 	(void)argv;
 	if (argc != 1) {
@@ -180,12 +179,11 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 	}
 	ttrace_category_format(st.mask, names, sizeof(names));
 	printf("trace: mask %s, mode %s, %u cpus x %u entries, aux %llu KiB (%llu evicted), "
-	       "header %u.%u, protocol %u, up %llu.%03llu s\n",
+	       "header %u.%u, protocol %u, %s\n",
 	       names, st.mode == TTRACE_MODE_DROP ? "drop" : "overwrite", st.num_cpus,
 	       st.ring_entries, (unsigned long long)st.aux_ring_size / 1024,
 	       (unsigned long long)st.aux_evicted, st.version_major, st.version_minor,
-	       (unsigned)TRACED_PROTOCOL, (unsigned long long)(st.uptime_ns / NS_PER_MS / MS_PER_S),
-	       (unsigned long long)(st.uptime_ns / NS_PER_MS % MS_PER_S));
+	       (unsigned)TRACED_PROTOCOL, uptime_words(st.uptime_ns, up, sizeof(up)));
 	print_tracking(&st);
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
@@ -251,14 +249,14 @@ static bool filter_words(int argc, char **argv, struct traced_filter *f)
 	return true;
 }
 
-/* Prints the dump f selects, page by page, until its end or a Ctrl-C. */
-static void print_dump(const struct traced_filter *f)
+void trace_print_dump(const struct traced_filter *f)
 {
 	static struct traced_pager pager;
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
 
+	trace_dump_announce(f);
 	traced_pager_dump(&pager, TRACED_OP_DUMP, f, TRACED_FORMAT_TEXT);
 	while (!(flags & TRACED_DUMP_DONE)) {
 		if (failed(traced_pager_next(&pager, &data, &len, &flags))) {
@@ -278,7 +276,7 @@ static void verb_dump(const struct trace_verb *verb, int argc, char **argv)
 
 	(void)verb;
 	if (filter_words(argc, argv, &f)) {
-		print_dump(&f);
+		trace_print_dump(&f);
 	}
 }
 
@@ -289,6 +287,7 @@ static void verb_follow(const struct trace_verb *verb, int argc, char **argv)
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags;
+	bool ending = false;
 
 	(void)verb;
 	if (!filter_words(argc, argv, &f)) {
@@ -306,13 +305,14 @@ static void verb_follow(const struct trace_verb *verb, int argc, char **argv)
 		}
 		printf("%.*s", (int)len, (const char *)data);
 		fflush(stdout);
-		if (flags & TRACED_DUMP_DONE || interrupted(len ? 0 : FOLLOW_POLL_NS)) {
+		if (flags & TRACED_DUMP_DONE || interrupted(len ? 0 : FOLLOW_POLL_NS) ||
+		    trace_follow_ended(&f, len, &ending)) {
 			break;
 		}
 	}
 	const struct traced_cursor *c = &pager.reply.head.cursor;
 	printf("%s# stopped following: %llu events, %llu lost\n",
-	       flags & TRACED_DUMP_DONE ? "" : "^C\n", (unsigned long long)c->events,
+	       flags & TRACED_DUMP_DONE || ending ? "" : "^C\n", (unsigned long long)c->events,
 	       (unsigned long long)c->lost);
 }
 
@@ -338,8 +338,7 @@ static uint64_t print_listing(struct traced_pager *pager)
 	return count;
 }
 
-/* Prints a STATS answer, page by page. */
-static void print_stats(const struct traced_stats_request *r)
+void trace_print_stats(const struct traced_stats_request *r)
 {
 	static struct traced_pager pager;
 
@@ -353,7 +352,7 @@ static void verb_stats(const struct trace_verb *verb, int argc, char **argv)
 
 	(void)verb;
 	if (filter_words(argc, argv, &r.filter)) {
-		print_stats(&r);
+		trace_print_stats(&r);
 	}
 }
 
@@ -370,7 +369,7 @@ static void verb_hist(const struct trace_verb *verb, int argc, char **argv)
 	}
 	/* filter_words() skips its first word, as it skips the verb. */
 	if (filter_words(argc - used, argv + used, &r.filter)) {
-		print_stats(&r);
+		trace_print_stats(&r);
 	}
 }
 
@@ -605,6 +604,7 @@ static void verb_run(const struct trace_verb *verb, int argc, char **argv)
 	traced_request(TRACED_OP_UNTRACK, self, NULL, 0, NULL, 0, NULL);
 	if (!err && !started) {
 		f.pid = job->pid;
+		jobs_announce(job);
 		jobs_wait_foreground(job);
 	}
 	if (added) {
@@ -615,10 +615,10 @@ static void verb_run(const struct trace_verb *verb, int argc, char **argv)
 		return;
 	}
 	if (started) {
-		printf("trace: cannot start '%s': %s\n", argv[first], strerror(-started));
+		jobs_start_failed("trace", argv[first], started);
 		return;
 	}
-	print_dump(&f);
+	trace_run_report(&f);
 }
 
 #define SAVE_AS "as"
@@ -641,7 +641,18 @@ static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 	struct traced_save_request req = {0};
 	struct traced_save_reply rep;
 
-	if (argc >= 2 && !strcmp(argv[argc - 2], SAVE_AS)) {
+	bool named = argc >= 3 && !strcmp(argv[argc - 2], SAVE_AS);
+
+	/* Any other "as" is misplaced: said so, not read as a filter. */
+	for (int i = 1; i < (named ? argc - 2 : argc); i++) {
+		if (!strcmp(argv[i], SAVE_AS)) {
+			printf("trace: '%s' takes one NAME, last (%s; usage: trace %s %s)\n",
+			       SAVE_AS, i == argc - 1 ? "none given" : "more words follow it",
+			       verb->name, verb->args);
+			return;
+		}
+	}
+	if (named) {
 		if (!save_name_ok(argv[argc - 1])) {
 			printf("trace: bad name '%s' (up to %d letters, digits, '.', '_' or '-', "
 			       "not starting with '.')\n",
@@ -650,9 +661,6 @@ static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 		}
 		strcpy(req.name, argv[argc - 1]);
 		argc -= 2;
-	} else if (argc >= 1 && !strcmp(argv[argc - 1], SAVE_AS)) {
-		usage(verb);
-		return;
 	}
 	if (!filter_words(argc, argv, &req.filter)) {
 		return;
@@ -716,11 +724,11 @@ static const struct trace_verb verbs[] = {
     {"dump", "[FILTERS]", "the events that pass the filters, oldest first", verb_dump},
     {"clear", "", "discard every ring's events", verb_clear},
     {"mode", "overwrite|drop", "when a ring is full", verb_mode},
-    {"follow", "[FILTERS]", "print events as they come (Ctrl-C stops)", verb_follow},
+    {"follow", "[FILTERS]", "print events as they come (Ctrl-C or pid=N's end stops)", verb_follow},
     {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor", verb_save},
     {"track", "PID...", "record only these processes and what they spawn", verb_track},
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
-    {"run", "[CATS] PROG [ARGS]", "trace one program alone, then print its events", verb_run},
+    {"run", "[CATS] PROG [ARGS]", "trace one program, then its first events and stats", verb_run},
     {"echo", "on|off [CATS]", "the kernel prints those events on the console too", verb_echo},
     {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies", verb_stats},
     {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", verb_hist},

@@ -34,11 +34,13 @@ static bool list(struct listing *l, struct ttrace_aux_view *v)
 			continue;
 		}
 		char line[TTRACE_AUX_LEN_MAX + 64];
-		int n = format_snprintf(line, sizeof(line), "%s %llu ",
-					ttrace_aux_tag_name(rec.tag, false)
-					    ? ttrace_aux_tag_name(rec.tag, false)
-					    : "tag?",
-					(unsigned long long)rec.id);
+		const char *tag = ttrace_aux_tag_name(rec.tag, false);
+		/* A process's id packs its pid and its parent's (abi/trace.h): shown apart. */
+		int n = rec.tag == TTRACE_AUX_PROC
+			    ? format_snprintf(line, sizeof(line), "%s %u ppid=%u ", tag,
+					      (uint32_t)rec.id, (uint32_t)(rec.id >> 32))
+			    : format_snprintf(line, sizeof(line), "%s %llu ", tag ? tag : "tag?",
+					      (unsigned long long)rec.id);
 		for (uint32_t i = 0; i < rec.len; i++) {
 			/* A name must not break the line or the terminal. */
 			line[n++] = str[i] >= ' ' && str[i] < 0x7f ? str[i] : '?';

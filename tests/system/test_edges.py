@@ -61,7 +61,7 @@ def test_an_echo_flood_is_skipped_and_counted_and_the_shell_answers(boot):
     start = len(spoor.console())
     # Typed without waiting for the echo of each line: the flood's lines land among them.
     spoor.send("".join(f"run tracegen 20000 {cpu} &\r" for cpu in range(4)))
-    expect_count(spoor, r"\[done\] tracegen \(pid \d+\): exit status 0", 4, start, 300)
+    expect_count(spoor, r"\[done\] tracegen \(pid \d+\): exited with status 0", 4, start, 300)
     skipped = expect_count(spoor, r"ttrace: echo skipped (\d+) events", 1, start, 120)
     assert int(skipped[0]) > 0, skipped
     spoor.send("mem\r")

@@ -77,7 +77,7 @@ def assert_gone(spoor, pids):
 def test_churn_gives_every_frame_back(spoor, mode, line):
     before = free_frames(spoor)
     out = spoor.command(f"run churn {mode}", timeout=CHURN_TIMEOUT)
-    assert re.search(line, out) and "exit status" not in out, out
+    assert re.search(line, out) and "exited with status" not in out, out
     assert_back_to(spoor, before)
 
 

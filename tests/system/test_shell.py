@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from spoorlib import EXIT_POWER_OFF, PROMPT
+from spoorlib import EXIT_POWER_OFF, PROMPT, pid_of, ps
 
 
 @pytest.fixture
@@ -69,3 +69,60 @@ def test_halt_powers_off_with_status_0(boot):
     spoor.send("halt\r")
     spoor.expect(r"powering off")
     assert spoor.wait_exit() == EXIT_POWER_OFF
+
+
+def test_foreground_run_says_the_pid_it_started(spoor):
+    out = spoor.command("run hello")
+    started = re.search(r"^\[pid (\d+)\] hello$", out, re.MULTILINE)
+    assert started, out
+    # The pid is the one the spawn recorded, with init as its parent.
+    procs = spoor.command("trace strings procs")
+    init = pid_of(spoor, "init")
+    assert re.search(rf"^proc {started.group(1)} ppid={init} hello$", procs, re.MULTILINE), procs
+
+
+def test_strings_procs_shows_each_pid_with_its_parent(spoor):
+    traced = [row for row in ps(spoor) if row[2] == "traced"][0]
+    procs = spoor.command("trace strings procs")
+    assert re.search(rf"^proc {traced[0]} ppid={traced[6]} traced$", procs, re.MULTILINE), procs
+
+
+def test_run_and_trace_run_say_the_same_of_a_missing_program(spoor):
+    assert "run: no program 'nosuch'" in spoor.command("run nosuch")
+    assert "trace: no program 'nosuch'" in spoor.command("trace run nosuch")
+    assert "trace: mask none," in spoor.command("trace status")
+
+
+def test_run_names_an_unknown_option(spoor):
+    out = spoor.command("run -x tracecat")
+    assert "run: unknown option '-x' (usage: run " in out, out
+    assert "tracecat" not in spoor.command("ps")
+
+
+def test_tracecat_h_prints_its_usage_and_exits_0(spoor):
+    out = spoor.command("run tracecat -h")
+    assert "usage: tracecat " in out and "FILTERS: " in out, out
+    assert "exited with status" not in out, out
+
+
+def test_trace_hist_without_a_measure_lists_them(spoor):
+    out = spoor.command("trace hist")
+    assert re.search(r"^trace: hist needs a measure: syscall \[name=\.\.\.\], ipc \[endpoint=\.\.\.\]"
+                     r" \[path=fast\|slow\], pf \[outcome=\.\.\.\], wakeup \[cpu=\.\.\.\]$", out,
+                     re.MULTILINE), out
+
+
+@pytest.mark.parametrize("line, why", [
+    ("trace save as a b", "more words follow it"),
+    ("trace save pid=1 as", "none given"),
+])
+def test_trace_save_says_what_is_wrong_with_as(spoor, line, why):
+    out = spoor.command(line)
+    assert f"trace: 'as' takes one NAME, last ({why}; usage: trace save " in out, out
+
+
+def test_uptime_has_one_unit(spoor):
+    cpus = spoor.command("cpus")
+    status = spoor.command("trace status")
+    for out in (cpus, status):
+        assert re.search(r", up \d+\.\d{3} s$", out, re.MULTILINE), out

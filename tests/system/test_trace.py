@@ -79,7 +79,7 @@ def test_program_without_trace_capabilities_cannot_map_or_control(boot):
     spoor = boot(smp=2, cmdline="ttrace=all")
     out = spoor.command("run -t tracecap")
     assert "tracecap: ok" in out, out
-    assert "exit status" not in out, out
+    assert "exited with status" not in out, out
 
 
 FLIP_CPUS = 4

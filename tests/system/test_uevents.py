@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from spoorlib import dump, expect_after, expect_count, reset_tracing, status, verified
+from spoorlib import dump, expect_after, expect_count, pid_of, reset_tracing, restarted_pid, status, \
+    verified
 
 TICK = "uevdemo_tick u32 seq;char[16] tag"
 MSG = "uevdemo_msg u64 value;__data_loc char[] text"
@@ -110,6 +111,21 @@ def test_events_listing_counts_writes_and_no_hold_outlives_its_program(spoor):
     assert totals == (2, 2, MAX_EVENTS)
 
 
+@pytest.mark.parametrize("cats", ["all", "sched,user"])
+def test_user_category_from_the_boot_command_line_has_every_user_event_written(boot, cats):
+    spoor = boot(smp=2, cmdline=f"ttrace={cats}")
+    assert re.search(r"^trace: mask \S*user", spoor.command("trace status"), re.MULTILINE)
+    assert rounds(spoor.command("run uevdemo 20")) == (20, 40, 20, 20, 0)
+    # The kernel keeps the enabled state: a restarted traced finds it as it was.
+    old = pid_of(spoor, "traced")
+    out = spoor.command(f"kill -f {old}")
+    expect_after(spoor, out, r"init: traced killed, restarting")
+    restarted_pid(spoor, "traced", old)
+    assert rounds(spoor.command("run uevdemo 20")) == (20, 40, 20, 20, 0)
+    spoor.command("trace off user")
+    assert rounds(spoor.command("run uevdemo 20")) == (20, 0, 0, 0, 0)
+
+
 def test_one_user_event_enabled_alone_is_the_only_one_written(spoor):
     hold_demo_events(spoor)
     out = spoor.command("trace on user:uevdemo_msg")
@@ -152,7 +168,7 @@ def test_the_status_byte_flips_without_a_syscall(spoor):
     expect_after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
     out = spoor.command("trace off user:uevdemo_tick")
     expect_after(spoor, out, r"uevdemo: uevdemo_tick is off")
-    expect_after(spoor, out, r"\[done\] uevdemo \(pid \d+\): exit status 0")
+    expect_after(spoor, out, r"\[done\] uevdemo \(pid \d+\): exited with status 0")
 
 
 def test_bad_writes_while_nobody_listens_are_refused_and_counted(spoor):
@@ -221,7 +237,7 @@ def test_held_event_cannot_be_unregistered(spoor):
     assert "trace: user event 'uevdemo_tick' is busy" in out, out
     expect_after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
     expect_after(spoor, spoor.command("trace off user:uevdemo_tick"),
-                 r"\[done\] uevdemo \(pid \d+\): exit status 0")
+                 r"\[done\] uevdemo \(pid \d+\): exited with status 0")
 
 
 def test_an_enabled_event_nobody_holds_can_be_unregistered(spoor):
@@ -249,7 +265,7 @@ def test_a_programs_hold_goes_with_it(spoor):
     assert "is busy" in spoor.command("trace unregister uevdemo_tick")
     expect_after(spoor, spoor.command("trace on user:uevdemo_tick"), r"uevdemo: uevdemo_tick is on")
     expect_after(spoor, spoor.command("trace off user:uevdemo_tick"),
-                 r"\[done\] uevdemo \(pid \d+\): exit status 0")
+                 r"\[done\] uevdemo \(pid \d+\): exited with status 0")
     # Its last holder gone and nobody enabling it, the event is released.
     assert "uevdemo_tick" not in events(spoor)[0]
 
@@ -311,7 +327,7 @@ class TestFourWritersOnFourCpus:
             spoor.command(f"run uevdemo {self.N} {cpu} &")
         # Each writer's summary and end, wherever they fell among the commands' output.
         summaries = expect_count(spoor, ROUNDS, self.CPUS, start, LOAD_TIMEOUT)
-        expect_count(spoor, r"\[done\] uevdemo \(pid \d+\): exit status 0", self.CPUS, start,
+        expect_count(spoor, r"\[done\] uevdemo \(pid \d+\): exited with status 0", self.CPUS, start,
                      LOAD_TIMEOUT)
         spoor.command("trace off")
         yield machine, summaries, before, status(spoor)

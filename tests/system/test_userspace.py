@@ -65,18 +65,18 @@ def test_program_receives_its_arguments(spoor2):
 def test_exit_status_0_is_not_reported(spoor2):
     out = spoor2.command("run hello exit=0")
     assert "hello: argc=2" in out, out
-    assert "exit status" not in out, "status 0 is not reported"
+    assert "exited with status" not in out, "status 0 is not reported"
 
 
 @pytest.mark.parametrize("status", [3, 255])
 def test_nonzero_exit_status_is_reported(spoor2, status):
     out = spoor2.command(f"run hello exit={status}")
-    assert re.search(rf"^hello \(pid \d+\): exit status {status}$", out, re.MULTILINE), out
+    assert re.search(rf"^hello \(pid \d+\): exited with status {status}$", out, re.MULTILINE), out
 
 
 def test_program_refusing_its_arguments_exits_with_usage_and_status_2(spoor2):
     out = spoor2.command("run fault nosuchkind")
-    assert "usage: fault KIND" in out and re.search(r"fault \(pid \d+\): exit status 2", out), out
+    assert "usage: fault KIND" in out and re.search(r"fault \(pid \d+\): exited with status 2", out), out
 
 
 def test_running_an_unknown_program_names_it(spoor2):

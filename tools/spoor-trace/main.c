@@ -10,14 +10,20 @@
  *                                       options choose the window, CPUs
  *                                       and processes (timeline_opts.h)
  *
- * Exit status: 0 on success; 2 for wrong arguments (usage on stderr) or
- * a file that is not a good trace (one line naming what and where); 1
- * when the output cannot be written.
+ * An output that exists already is left alone (exit status 2) unless -f
+ * comes before the subcommand; -h or --help prints the usage on standard
+ * output.
+ *
+ * Exit status: 0 on success and for -h; 2 for wrong arguments (usage on
+ * stderr), an output that exists, or a file that is not a good trace (one
+ * line naming what and where); 1 when the output cannot be written.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
@@ -43,14 +49,21 @@ struct command {
 	int (*options)(int argc, char **argv);
 };
 
+static void print_usage(FILE *to)
+{
+	fprintf(to,
+		"usage: %s text FILE\n"
+		"       %s [-f] ctf FILE DIR\n"
+		"       %s [-f] perfetto FILE OUT.json\n"
+		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
+		"       %s -h|--help\n"
+		"  -f  replace an output that exists (else it is left alone)\n",
+		prog, prog, prog, prog, prog);
+}
+
 static int usage(void)
 {
-	fprintf(stderr,
-		"usage: %s text FILE\n"
-		"       %s ctf FILE DIR\n"
-		"       %s perfetto FILE OUT.json\n"
-		"       %s timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n",
-		prog, prog, prog, prog);
+	print_usage(stderr);
 	return EXIT_BAD_INPUT;
 }
 
@@ -201,7 +214,17 @@ int main(int argc, char **argv)
 	size_t size = 0;
 	struct tfile f;
 	struct tview v;
+	bool force = false;
 
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "-f")) {
+		force = true;
+		argc--;
+		argv++;
+	}
 	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			cmd = &commands[i];
@@ -222,6 +245,13 @@ int main(int argc, char **argv)
 		return usage();
 	}
 	const char *file = argv[2];
+	struct stat st;
+	/* Checked before the work, so a mistyped name costs nothing. */
+	if (cmd->nargs > 1 && !force && !stat(argv[3], &st)) {
+		fprintf(stderr, "%s: %s exists; not replacing it (-f replaces it)\n", prog,
+			argv[3]);
+		return EXIT_BAD_INPUT;
+	}
 	int err = read_all(file, &data, &size);
 	if (err) {
 		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(-err));

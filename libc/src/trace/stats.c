@@ -125,6 +125,18 @@ static int key_value(struct traced_stats_request *r, const char *v, char *why, s
 	return 0;
 }
 
+/* The measures a histogram is of, each with its key (and ipc's path), into why. */
+static void no_measure(char *why, size_t size)
+{
+	size_t len = (size_t)snprintf(why, size, "hist needs a measure:");
+
+	for (uint32_t m = 1; m < TRACED_MEASURE_LIMIT && len < size; m++) {
+		len += (size_t)snprintf(why + len, size - len, "%s %s [%s=...]%s", m > 1 ? "," : "",
+					measures[m][0], measures[m][1],
+					m == TRACED_MEASURE_IPC ? " [path=fast|slow]" : "");
+	}
+}
+
 int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request *r, char *why,
 		      size_t why_size)
 {
@@ -135,8 +147,11 @@ int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request 
 	for (uint32_t m = 0; m < TRACED_MEASURE_LIMIT; m++) {
 		names[m] = measures[m][0];
 	}
-	int m = lookup_word(argc < 1 ? "" : argv[0], names, TRACED_MEASURE_LIMIT, 1, "measure", why,
-			    why_size);
+	if (argc < 1) {
+		no_measure(why, why_size);
+		return -EINVAL;
+	}
+	int m = lookup_word(argv[0], names, TRACED_MEASURE_LIMIT, 1, "measure", why, why_size);
 	if (m < 0) {
 		return -EINVAL;
 	}

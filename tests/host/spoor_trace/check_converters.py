@@ -27,7 +27,9 @@ converts each and checks, for each file:
   and IPC strips count the text's events of that CPU (check_timeline.py
   measures the rest on traces made for it);
 - the command line: usage and exit status 2 for wrong arguments, one
-  "byte N" line and exit status 2 for a corrupt file.
+  "byte N" line and exit status 2 for a corrupt file, usage and exit
+  status 0 for -h and --help, an output that exists left alone (exit
+  status 2) unless -f.
 
 check_file(tool, path, workdir) runs the per-file checks on any saved
 trace, so a system test can call it on a file `trace save` wrote:
@@ -304,8 +306,15 @@ def check_devtools_refuses(modules, workdir):
         raise AssertionError(f"the DevTools check passes B/E events with {name}")
 
 
+def fresh(path):
+    """path, with whatever an earlier check wrote there removed (spoor-trace keeps it)."""
+    if os.path.exists(path):
+        os.remove(path)
+    return path
+
+
 def check_perfetto(tool, path, workdir, text, losses, devtools=None):
-    out = os.path.join(workdir, "trace.json")
+    out = fresh(os.path.join(workdir, "trace.json"))
     r = run([tool, "perfetto", path, out])
     assert r.returncode == 0, f"perfetto {path}: exit {r.returncode}: {r.stderr}"
     with open(out) as f:
@@ -362,7 +371,7 @@ def check_perfetto(tool, path, workdir, text, losses, devtools=None):
 
 
 def check_timeline(tool, path, workdir, text):
-    out = os.path.join(workdir, "trace.svg")
+    out = fresh(os.path.join(workdir, "trace.svg"))
     r = run([tool, "timeline", path, out])
     assert r.returncode == 0, f"timeline {path}: exit {r.returncode}: {r.stderr}"
     root = ET.parse(out).getroot()
@@ -408,8 +417,28 @@ def check_command_line(tool, workdir, good):
     other = os.path.join(workdir, "not-a-trace")
     os.makedirs(other, exist_ok=True)
     open(os.path.join(other, "notes.txt"), "w").close()
-    r = run([tool, "ctf", good, other])
+    r = run([tool, "-f", "ctf", good, other])
     assert r.returncode == 2 and os.listdir(other) == ["notes.txt"], "ctf wrote into a foreign directory"
+    for args in (["-h"], ["--help"]):
+        r = run([tool] + args)
+        assert r.returncode == 0 and r.stderr == "", f"spoor-trace {args}: exit {r.returncode}"
+        assert "usage: spoor-trace text FILE" in r.stdout, f"spoor-trace {args}: no usage"
+    check_no_overwrite(tool, workdir, good)
+
+
+def check_no_overwrite(tool, workdir, good):
+    """Each converter leaves an output that exists alone, unless -f, which replaces it."""
+    for command, name in (("perfetto", "kept.json"), ("timeline", "kept.svg"), ("ctf", "kept-ctf")):
+        out = os.path.join(workdir, name)
+        r = run([tool, command, good, out])
+        assert r.returncode == 0, f"{command} to a new {name}: exit {r.returncode}: {r.stderr}"
+        stamp = os.stat(out).st_mtime_ns
+        r = run([tool, command, good, out])
+        assert r.returncode == 2 and f"{out} exists" in r.stderr, \
+            f"{command} over {name}: exit {r.returncode}: {r.stderr}"
+        assert os.stat(out).st_mtime_ns == stamp, f"{command} changed {name} it refused"
+        r = run([tool, "-f", command, good, out])
+        assert r.returncode == 0, f"{command} -f over {name}: exit {r.returncode}: {r.stderr}"
 
 
 def main(argv):
