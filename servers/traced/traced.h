@@ -17,6 +17,7 @@
 
 #include "abi/traced.h"
 #include "abi/uevent.h"
+#include "common/trace_aux.h"
 #include "common/trace_decoder.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
@@ -151,6 +152,24 @@ int stats_page(const struct request *req, struct reply *rep);
 
 /* SAVE (save.c): the whole file to the host, then the reply. 0 or -E*. */
 int save_run(const struct request *req, struct reply *rep);
+
+/*
+ * What a SELF save's aux ring keeps (save_aux.c): save_refs_reset()
+ * forgets the last save's references, save_refs_note() takes those of a
+ * piece of binary dump (whole slots), and save_aux_blank() blanks, in
+ * the snapshot view walks (traced.aux_copy), every record none of them
+ * names and that is not the name of a process in scope.
+ */
+void save_refs_reset(void);
+void save_refs_note(const uint8_t *data, size_t len);
+void save_aux_blank(const struct ttrace_aux_view *view, const struct scope *scope);
+
+/*
+ * The root of pid's spawn tree (tree.c): the ancestor init spawned, pid
+ * itself for a child of init or for init. Quotas and allowances count
+ * by it.
+ */
+uint32_t tree_of(uint32_t pid);
 
 /*
  * The export channel (export.c). export_open() maps the window on first
