@@ -38,25 +38,25 @@ static long query(uint32_t id)
 	return sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_INFO, id, &info);
 }
 
-/* The id of the event called name (len bytes), or -ENOENT. */
-static long find_name(const char *name, size_t len)
+/* Whether the event in info is called name (len bytes). */
+static bool named(const char *name, size_t len)
 {
-	if (!len || len > UEVENT_NAME_MAX) {
+	/* The canonical description starts with the name and a space, if it has fields. */
+	return strcspn(info.desc, " ") == len && !memcmp(info.desc, name, len);
+}
+
+/* The id of the event called name (body, len bytes), or -ENOENT. */
+static long find(const struct request *req)
+{
+	if (!req->len || req->len > UEVENT_NAME_MAX) {
 		return -EINVAL;
 	}
 	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
-		/* The canonical description starts with the name and a space, if it has fields. */
-		if (!query(id) && strcspn(info.desc, " ") == len && !memcmp(info.desc, name, len)) {
+		if (!query(id) && named(req->body, req->len)) {
 			return id;
 		}
 	}
 	return -ENOENT;
-}
-
-/* The id of the event the request names (its body), or -ENOENT. */
-static long find(const struct request *req)
-{
-	return find_name(req->body, req->len);
 }
 
 /*
@@ -74,15 +74,17 @@ static int quota_check(const struct request *req)
 	while (name < req->len && desc[name] != ' ' && desc[name] != '\t' && desc[name] != ';') {
 		name++;
 	}
-	if (find_name(desc, name) >= 0) {
-		return 0;
-	}
 	uint32_t tree = tree_of(req->pid);
+	/* One pass: each INFO is a system call, and a registration takes only this one. */
 	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
-		if (!query(id)) {
-			live++;
-			mine += owner[id].generation == info.generation && owner[id].tree == tree;
+		if (query(id)) {
+			continue;
 		}
+		if (named(desc, name)) {
+			return 0;
+		}
+		live++;
+		mine += owner[id].generation == info.generation && owner[id].tree == tree;
 	}
 	if (mine >= TRACED_UEVENT_TREE_MAX) {
 		return -EDQUOT;
