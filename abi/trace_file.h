@@ -34,7 +34,12 @@
  * [first, last) in position order (the ring's wrap undone): a consistent
  * copy of the ring's records (A2), from first, which starts a record.
  * Events refer to records by position; a reference below first was
- * evicted before the save and prints as <evicted>.
+ * evicted before the save and prints as <evicted>. A save of a SELF
+ * caller (abi/traced.h, SAVE) carries only the records its events refer
+ * to: its processes' names, its threads', its user events' definitions
+ * and what string arguments point at; every other record is blank, in
+ * its place and of its length: tag TEXT, id, ts and cpu 0, its bytes
+ * zero. A reader needs nothing new for it.
  *
  * LEDGER: num_cpus struct ttrace_file_ledger, CPU 0 first, taken when the
  * events were all read: the ring's counters (abi/trace.h ACCOUNTING) and
