@@ -30,9 +30,9 @@
 #define SAVE_STALLS_MAX 1000 /* yields to wait out one write in progress: microseconds each */
 
 /* The allowance of saves below CONTROL: a burst, then one more each refill. */
-#define SAVE_BURST	TRACED_SAVE_BURST
-#define SAVE_REFILL_NS	(TRACED_SAVE_REFILL_S * 1000000000ull)
-#define SAVE_TREES	16 /* trees with an allowance at once; the least recent goes */
+#define SAVE_BURST     TRACED_SAVE_BURST
+#define SAVE_REFILL_NS (TRACED_SAVE_REFILL_S * 1000000000ull)
+#define SAVE_TREES     16 /* trees with an allowance at once; the least recent goes */
 
 struct allowance {
 	uint32_t tree; /* its root's pid; 0: a free entry */

@@ -43,7 +43,7 @@
 
 #define POLL_MS 200 /* how often to look whether QEMU still runs */
 
-#define SAVE_FILES_MAX 1000		      /* files one run may keep */
+#define SAVE_FILES_MAX 1000			   /* files one run may keep */
 #define SAVE_BYTES_MAX (4ull * 1024 * 1024 * 1024) /* bytes one run may write */
 
 #ifndef RENAME_NOREPLACE
