@@ -10,6 +10,7 @@ import select
 import struct
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ TREE_QUOTA = 32  # abi/traced.h TRACED_UEVENT_TREE_MAX
 SAVE_BURST = 4  # abi/traced.h TRACED_SAVE_BURST
 CONTROL_IDS = 32  # abi/traced.h TRACED_UEVENT_CONTROL_IDS
 MAX_EVENTS = 256  # abi/uevent.h UEVENT_MAX
+ANSWER_TIMEOUT = 30  # the receiver answers a line at once; this only ends a hung test
 
 
 # The saved file (abi/trace_file.h): its aux ring's records.
@@ -159,16 +161,23 @@ class Receiver:
         (folder / ".export.window").write_bytes(bytes(4096))
         self.proc = subprocess.Popen([str(RECEIVER), *options, str(folder), str(os.getpid())],
                                      stderr=subprocess.PIPE, text=True)
-        self.lines = os.open(folder / ".export.out", os.O_WRONLY)
-        self.answers = os.open(folder / ".export.in", os.O_RDONLY)
+        # Neither open waits for the receiver: one that died must fail the test, not hang it.
+        self.lines = os.open(folder / ".export.out", os.O_RDWR)
+        self.answers = os.open(folder / ".export.in", os.O_RDONLY | os.O_NONBLOCK)
 
     def ask(self, line):
         os.write(self.lines, (line + "\n").encode())
         answer = b""
+        deadline = time.monotonic() + ANSWER_TIMEOUT
         while not answer.endswith(b"\n"):
-            ready, _, _ = select.select([self.answers], [], [], 30)
-            assert ready, f"no answer to {line!r}"
-            answer += os.read(self.answers, 1)
+            alive = self.proc.poll() is None
+            assert alive and time.monotonic() < deadline, \
+                f"no answer to {line!r}: " + ("" if alive else self.proc.stderr.read())
+            select.select([self.answers], [], [], deadline - time.monotonic())
+            try:
+                answer += os.read(self.answers, 1)  # b"" until the receiver opens its end
+            except BlockingIOError:
+                continue
         return answer.decode().strip()
 
     def send(self, name, payload, replace=False):
