@@ -4,8 +4,9 @@
  * serves dumps and follows, bulk.c BULK, and merge.c merges the rings
  * into their stream; strings.c lists the aux buffer, uevent_ops.c user
  * events, page.c what their paged replies share, save.c writes trace
- * files to the host through export.c's channel, stats.c answers STATS,
- * scope.c finds what a SELF caller may read. traced is single-threaded:
+ * files to the host through export.c's channel (save_aux.c: what a SELF
+ * file keeps of the aux ring), stats.c answers STATS, scope.c finds what
+ * a SELF caller may read, tree.c the spawn tree quotas count by. traced is single-threaded:
  * one request at a time, so its state needs no lock.
  */
 #ifndef SPOOR_TRACED_TRACED_H
