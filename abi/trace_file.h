@@ -44,7 +44,12 @@
  * [first, last) in position order (the ring's wrap undone): a consistent
  * copy of the ring's records (A2), from first, which starts a record.
  * Events refer to records by position; a reference below first was
- * evicted before the save and prints as <evicted>.
+ * evicted before the save and prints as <evicted>. A save of a SELF
+ * caller (abi/traced.h, SAVE) carries only the records its events refer
+ * to: its processes' names, its threads', its user events' definitions
+ * and what string arguments point at; every other record is blank, in
+ * its place and of its length: tag TEXT, id, ts and cpu 0, its bytes
+ * zero. A reader needs nothing new for it.
  *
  * LEDGER: num_cpus struct ttrace_file_ledger, CPU 0 first, taken when the
  * events were all read: the ring's counters (abi/trace.h ACCOUNTING) and
@@ -58,14 +63,27 @@
  * ivshmem device's memory, a file on the host) for the file's bytes. The
  * guest sends one line and waits for the host's answer line, "ok" or
  * "error TEXT", before the next:
- *   begin NAME            a new file NAME.spoor (a name as abi/traced.h's
- *                         SAVE takes); any file in progress is dropped
+ *   begin NAME [replace]  a new file NAME.spoor (1 to
+ *                         TTRACE_EXPORT_NAME_MAX - 1 bytes of the
+ *                         characters abi/traced.h's SAVE takes, not
+ *                         starting with '.'); any file in progress is
+ *                         dropped. Without "replace" the file never
+ *                         takes the place of one already there: the host
+ *                         refuses at begin and again, atomically, at end
+ *                         (RENAME_NOREPLACE). traced says "replace" for
+ *                         CONTROL's saves only.
  *   data LEN              the window's first LEN bytes are the file's next
  *   end BYTES CHECKSUM    the file is whole: BYTES long, its FNV-1a 64 is
  *                         CHECKSUM (16 lower-case hex digits); the host
  *                         checks both, then the file appears under its
  *                         name (never a partial one)
  * Lines end in '\n' and are at most TTRACE_EXPORT_LINE_MAX bytes with it.
+ * Two refusals start with a word the guest acts on: "error exists: ..."
+ * (a file of that name is there and the begin did not say replace:
+ * SAVE answers -EEXIST) and "error limit: ..." (the host's limit of files
+ * or bytes for this run is reached: -ENOSPC); any other is -EIO. The host
+ * may bound what one run keeps (tools/spoor-receive: --max-files,
+ * --max-bytes); the file that would pass a bound is refused whole.
  *
  * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC,
  * whose version_major is not its own or whose version_minor is older than
@@ -173,6 +191,10 @@ struct ttrace_file_end {
 _Static_assert(sizeof(struct ttrace_file_end) == 32, "abi");
 
 #define TTRACE_EXPORT_LINE_MAX 128
+/* A host file's name: SAVE's name and the prefix traced adds below CONTROL (abi/traced.h). */
+#define TTRACE_EXPORT_NAME_MAX 96
+_Static_assert(sizeof("begin  replace\n") - 1 + TTRACE_EXPORT_NAME_MAX <= TTRACE_EXPORT_LINE_MAX,
+	       "abi: a begin line fits");
 
 /* FNV-1a, 64 bits: the file's checksum and the export channel's. */
 #define TTRACE_FNV_OFFSET 0xcbf29ce484222325ull

@@ -60,7 +60,15 @@
  *            id; the reply carries a user-event capability (the write
  *            right only): its slot is the write index, its id the byte
  *            in the status page. -EADDRINUSE for a name registered with
- *            other fields, -ENOSPC, or the parser's errors.
+ *            other fields, -ENOSPC, -EDQUOT, or the parser's errors.
+ *            Below CONTROL, a registration that makes a new event is
+ *            refused with -EDQUOT when the caller's spawn tree (abi/proc.h:
+ *            the program init started and all it spawned) already made
+ *            TRACED_UEVENT_TREE_MAX of the live events, and with -ENOSPC
+ *            when no more than TRACED_UEVENT_CONTROL_IDS ids are free:
+ *            those are CONTROL's alone, so the shell can always register.
+ *            Registering a name that exists with the same fields takes no
+ *            new id and is never refused so.
  *   UNREGISTER the event's name -> 0: deletes an event nobody holds (one a
  *            consumer enables stays otherwise; one nobody enables goes by
  *            itself with its last hold, abi/uevent.h); -ENOENT, or -EBUSY
@@ -101,7 +109,17 @@
  *            CHANNEL). -ENODEV on a machine without the channel's devices,
  *            -ETIMEDOUT when nothing on the host answers, -EIO when the
  *            host refused the file, -EINVAL for a bad name or filter. It
- *            answers when the host has the whole file.
+ *            answers when the host has the whole file. Below CONTROL
+ *            the file is TRACED_SAVE_PREFIX_SELF-PID-NAME.spoor
+ *            (TRACED_SAVE_PREFIX_READ for READ), PID the caller's, and
+ *            never replaces a file: -EEXIST if one of that name is there
+ *            (CONTROL's replaces it). -ENOSPC when the host's limit of
+ *            files or bytes for its run is reached (traced says which on
+ *            the console). A SELF file holds, of the aux ring, only the
+ *            records its events refer to (abi/trace_file.h). Each spawn
+ *            tree below CONTROL may save TRACED_SAVE_BURST times, and
+ *            once more each TRACED_SAVE_REFILL_S seconds after: beyond
+ *            that -EAGAIN, and nothing is sent.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -425,6 +443,16 @@ _Static_assert(sizeof(struct traced_stats_request) == 80 + 168 + 24, "abi");
  * is NAME.spoor.
  */
 #define TRACED_SAVE_NAME_MAX 64
+
+/* The host name of a save below CONTROL: PREFIX-PID-NAME (SAVE above). */
+#define TRACED_SAVE_PREFIX_SELF "self"
+#define TRACED_SAVE_PREFIX_READ "read"
+#define TRACED_SAVE_BURST	4  /* saves a tree below CONTROL may make at once */
+#define TRACED_SAVE_REFILL_S	10 /* then one more each this many seconds */
+
+/* User events below CONTROL (REGISTER). */
+#define TRACED_UEVENT_TREE_MAX	  32 /* live events one spawn tree made */
+#define TRACED_UEVENT_CONTROL_IDS 32 /* ids only CONTROL may take */
 
 struct traced_save_request {
 	struct traced_filter filter;

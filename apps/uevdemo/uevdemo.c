@@ -149,7 +149,7 @@ static int big(void)
 		err = trace_uevent_write(&ev, &payload, sizeof(payload));
 	}
 	if (err) {
-		printf("uevdemo: big event: %s\n", strerror((int)-err));
+		printf("uevdemo: big event: %s\n", trace_uevent_why(err));
 		return 1;
 	}
 	printf("uevdemo: big event written (%zu bytes)\n", sizeof(payload));
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 		err = trace_uevent_register(MSG_DESC, &msg_ev);
 	}
 	if (err) {
-		printf("uevdemo: cannot register its events: %s\n", strerror((int)-err));
+		printf("uevdemo: cannot register its events: %s\n", trace_uevent_why(err));
 		return 1;
 	}
 	if (argc == 2 && !strcmp(argv[1], "bad")) {

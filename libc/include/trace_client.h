@@ -160,9 +160,17 @@ struct trace_uevent {
  * Registers the event desc describes with traced (the same event again if
  * it has the same fields) and maps the status page on first use. Returns
  * 0, or -E* as traced_request(): -EADDRINUSE for the name of an event with
- * other fields, the parser's errors for a bad description.
+ * other fields, -EDQUOT or -ENOSPC for traced's quota, the parser's errors
+ * for a bad description.
  */
 long trace_uevent_register(const char *desc, struct trace_uevent *ev);
+
+/*
+ * Words for an error of trace_uevent_register(): for the refusals of
+ * traced's quota (-EDQUOT, -ENOSPC: abi/traced.h, REGISTER) a sentence
+ * saying what is full, else strerror's text.
+ */
+const char *trace_uevent_why(long err);
 
 /* Whether a write of ev would be stored now. */
 static inline bool trace_uevent_enabled(const struct trace_uevent *ev)

@@ -412,7 +412,7 @@ static void verb_register(const struct trace_verb *verb, int argc, char **argv)
 	}
 	long err = trace_uevent_register(desc, &ev);
 	if (err && err != -ETIMEDOUT && err != -EPIPE && err != -ENOENT) {
-		printf("trace: cannot register '%s': %s\n", desc, strerror((int)-err));
+		printf("trace: cannot register '%s': %s\n", desc, trace_uevent_why(err));
 		return;
 	}
 	if (failed(err)) {
@@ -676,6 +676,10 @@ static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 		printf("trace: nothing on the host answers the export channel\n");
 	} else if (err == -EIO) {
 		printf("trace: the host refused %s%s\n", req.name, TTRACE_FILE_SUFFIX);
+	} else if (err == -ENOSPC) {
+		printf("trace: the host refused %s%s: its limit of files or bytes for this run is "
+		       "reached\n",
+		       req.name, TTRACE_FILE_SUFFIX);
 	} else if (!failed(err)) {
 		printf("trace: saved %llu events, %llu lost, %llu bytes to %s%s\n",
 		       (unsigned long long)rep.events, (unsigned long long)rep.lost,

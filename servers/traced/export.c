@@ -33,6 +33,9 @@
 #define ANSWER_NS 10000000000ull /* the host writes a window's worth to disk in far less */
 #define DRAIN_MAX 4096		 /* stale input bytes dropped before a request */
 
+#define REFUSED_EXISTS "error exists:" /* the file is there and may not be replaced */
+#define REFUSED_LIMIT  "error limit:"  /* the host's limit for this run is reached */
+
 static uint8_t *window; /* the mapping, or NULL before the first use */
 static size_t window_size;
 
@@ -169,10 +172,16 @@ int export_request(const char *line)
 		return err;
 	}
 	answer[n] = '\0';
-	if (strcmp(answer, "ok")) {
-		printf("traced: the host refused '%.*s': %s\n", (int)strcspn(line, "\n"), line,
-		       answer);
-		return -EIO;
+	if (!strcmp(answer, "ok")) {
+		return 0;
 	}
-	return 0;
+	printf("traced: the host refused '%.*s': %s\n", (int)strcspn(line, "\n"), line, answer);
+	/* The refusals a client can act on start with a word (abi/trace_file.h). */
+	if (!strncmp(answer, REFUSED_EXISTS, strlen(REFUSED_EXISTS))) {
+		return -EEXIST;
+	}
+	if (!strncmp(answer, REFUSED_LIMIT, strlen(REFUSED_LIMIT))) {
+		return -ENOSPC;
+	}
+	return -EIO;
 }

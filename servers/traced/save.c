@@ -5,6 +5,13 @@
  * DUMP (dump_fill, binary format), then the aux records and the ledger.
  * When the window fills, its bytes go to the host ("data") and the window
  * starts over; the checksum runs over every byte as it leaves.
+ *
+ * Below CONTROL a save cannot touch anyone else's file (abi/traced.h,
+ * SAVE): its name gets the caller's level and pid in front, the host is
+ * told not to replace a file already there, a SELF file carries only the
+ * aux records of its own events (save_aux.c), and each tree has an
+ * allowance of saves that refills slowly, so one program cannot flood
+ * the host with files.
  */
 #include <errno.h>
 #include <spoor.h>
@@ -21,6 +28,19 @@
 #define EVENTS_ROOM_MIN (64 * 1024)
 #define EVENTS_MAX	(1024 * 1024) /* one section's payload at most */
 #define SAVE_STALLS_MAX 1000 /* yields to wait out one write in progress: microseconds each */
+
+/* The allowance of saves below CONTROL: a burst, then one more each refill. */
+#define SAVE_BURST     TRACED_SAVE_BURST
+#define SAVE_REFILL_NS (TRACED_SAVE_REFILL_S * 1000000000ull)
+#define SAVE_TREES     16 /* trees with an allowance at once; the least recent goes */
+
+struct allowance {
+	uint32_t tree; /* its root's pid; 0: a free entry */
+	uint32_t saves;
+	uint64_t at; /* when saves was last refilled */
+};
+
+static struct allowance allowances[SAVE_TREES];
 
 /* A file on its way out through the window. */
 struct out {
@@ -122,14 +142,21 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 		}
 		stalls = 0;
 		count_lost(piece.out, piece.len, lost);
+		if (scope) {
+			save_refs_note(piece.out, piece.len);
+		}
 		head.size = piece.len;
 		memcpy(o->win + o->used, &head, sizeof(head));
 		o->used += sizeof(head) + piece.len;
 	}
 }
 
-/* AUX_DURABLE and AUX_RING: the records events refer to, the ring as one consistent copy. */
-static void put_aux(struct out *o)
+/*
+ * AUX_DURABLE and AUX_RING: the records events refer to, the ring as one
+ * consistent copy; for a SELF save (scope), with the records its events do
+ * not refer to blanked.
+ */
+static void put_aux(struct out *o, const struct scope *scope)
 {
 	const struct ttrace_header *h = traced.area.hdr;
 	struct ttrace_aux_view v;
@@ -143,6 +170,9 @@ static void put_aux(struct out *o)
 	if (err) {
 		o->err = o->err ? o->err : err;
 		return;
+	}
+	if (scope) {
+		save_aux_blank(&v, scope);
 	}
 	struct ttrace_file_aux_ring ring = {.first = v.next, .last = v.end};
 	put_section(o, TTRACE_FILE_AUX_RING, sizeof(ring) + (v.end - v.next));
@@ -212,6 +242,54 @@ static bool name_ok(const char *name)
 	return true;
 }
 
+/* Takes one save from the allowance of tree: 0, or -EAGAIN when it has none left. */
+static int allowance_take(uint32_t tree)
+{
+	uint64_t now = (uint64_t)sys_clock_ns();
+	struct allowance *a = NULL, *least = &allowances[0];
+
+	for (uint32_t i = 0; i < SAVE_TREES && !a; i++) {
+		if (allowances[i].tree == tree) {
+			a = &allowances[i];
+		} else if (allowances[i].at < least->at) {
+			least = &allowances[i];
+		}
+	}
+	if (!a) {
+		a = least;
+		*a = (struct allowance){.tree = tree, .saves = SAVE_BURST, .at = now};
+	}
+	uint64_t refills = (now - a->at) / SAVE_REFILL_NS;
+	if (refills >= SAVE_BURST - a->saves) {
+		a->saves = SAVE_BURST;
+		a->at = now; /* full: time spent full earns nothing */
+	} else {
+		a->saves += (uint32_t)refills;
+		a->at += refills * SAVE_REFILL_NS;
+	}
+	if (!a->saves) {
+		return -EAGAIN;
+	}
+	a->saves--;
+	return 0;
+}
+
+/*
+ * The begin line for name: CONTROL's as given, and allowed to replace;
+ * below it, "self-PID-NAME" or "read-PID-NAME", never replacing.
+ */
+static void begin_line(const struct request *req, const char *name, char *line, size_t size)
+{
+	if (req->level >= TRACED_LEVEL_CONTROL) {
+		snprintf(line, size, "begin %s replace\n", name);
+	} else {
+		snprintf(line, size, "begin %s-%u-%s\n",
+			 req->level >= TRACED_LEVEL_READ ? TRACED_SAVE_PREFIX_READ
+							 : TRACED_SAVE_PREFIX_SELF,
+			 req->pid, name);
+	}
+}
+
 int save_run(const struct request *req, struct reply *rep)
 {
 	struct traced_save_request r;
@@ -233,14 +311,19 @@ int save_run(const struct request *req, struct reply *rep)
 	if (!err) {
 		err = export_open(&o.win, &o.size);
 	}
+	/* Last of the checks: a request refused for anything else costs no save. */
+	if (!err && req->level < TRACED_LEVEL_CONTROL) {
+		err = allowance_take(tree_of(req->pid));
+	}
 	if (err) {
 		return err;
 	}
-	snprintf(line, sizeof(line), "begin %s\n", r.name);
+	save_refs_reset();
+	begin_line(req, r.name, line, sizeof(line));
 	o.err = export_request(line);
 	put_header(&o, &r.filter);
 	put_events(&o, &r.filter, scope, &c, lost);
-	put_aux(&o);
+	put_aux(&o, scope);
 	put_ledger(&o, lost);
 	hash(&o);
 	struct ttrace_file_end end = {.events = c.events, .lost = c.lost, .checksum = o.checksum};

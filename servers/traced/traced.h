@@ -4,8 +4,9 @@
  * serves dumps and follows, bulk.c BULK, and merge.c merges the rings
  * into their stream; strings.c lists the aux buffer, uevent_ops.c user
  * events, page.c what their paged replies share, save.c writes trace
- * files to the host through export.c's channel, stats.c answers STATS,
- * scope.c finds what a SELF caller may read. traced is single-threaded:
+ * files to the host through export.c's channel (save_aux.c: what a SELF
+ * file keeps of the aux ring), stats.c answers STATS, scope.c finds what
+ * a SELF caller may read, tree.c the spawn tree quotas count by. traced is single-threaded:
  * one request at a time, so its state needs no lock.
  */
 #ifndef SPOOR_TRACED_TRACED_H
@@ -17,6 +18,7 @@
 
 #include "abi/traced.h"
 #include "abi/uevent.h"
+#include "common/trace_aux.h"
 #include "common/trace_decoder.h"
 #include "common/trace_header.h"
 #include "common/trace_ring.h"
@@ -151,6 +153,24 @@ int stats_page(const struct request *req, struct reply *rep);
 
 /* SAVE (save.c): the whole file to the host, then the reply. 0 or -E*. */
 int save_run(const struct request *req, struct reply *rep);
+
+/*
+ * What a SELF save's aux ring keeps (save_aux.c): save_refs_reset()
+ * forgets the last save's references, save_refs_note() takes those of a
+ * piece of binary dump (whole slots), and save_aux_blank() blanks, in
+ * the snapshot view walks (traced.aux_copy), every record none of them
+ * names and that is not the name of a process in scope.
+ */
+void save_refs_reset(void);
+void save_refs_note(const uint8_t *data, size_t len);
+void save_aux_blank(const struct ttrace_aux_view *view, const struct scope *scope);
+
+/*
+ * The root of pid's spawn tree (tree.c): the ancestor init spawned, pid
+ * itself for a child of init or for init. Quotas and allowances count
+ * by it.
+ */
+uint32_t tree_of(uint32_t pid);
 
 /*
  * The export channel (export.c). export_open() maps the window on first

@@ -4,6 +4,12 @@
  * registers them for clients, turns them on and off by name and lists
  * them. Dumps decode their events with the definitions the kernel wrote
  * in the aux buffer (common/trace_decoder.h), not through this file.
+ *
+ * The ids are shared by everyone, so below CONTROL a spawn tree may make
+ * at most TRACED_UEVENT_TREE_MAX live events and no one may take the last
+ * TRACED_UEVENT_CONTROL_IDS free ids (abi/traced.h, REGISTER): a program
+ * registering without end stops at its quota, and the shell can still
+ * register when every other id is taken.
  */
 #include <errno.h>
 #include <spoor.h>
@@ -15,18 +21,28 @@
 static struct uevent_info info; /* one INFO answer at a time: traced is single-threaded */
 
 /*
- * Who made each event (the pid whose REGISTER created its generation):
- * below CONTROL, only they may UNREGISTER it. A restarted traced knows no
- * owners: then only CONTROL may.
+ * Who made each event (the pid whose REGISTER created its generation, and
+ * its tree): below CONTROL, only they may UNREGISTER it, and the tree's
+ * quota counts it while it lives. A restarted traced knows no owners:
+ * then only CONTROL may unregister, and events made before count in no
+ * tree's quota (the ids kept for CONTROL still hold).
  */
 static struct {
 	uint32_t generation;
 	uint32_t pid;
+	uint32_t tree;
 } owner[UEVENT_MAX];
 
 static long query(uint32_t id)
 {
 	return sys_uevent_control(CAP_SLOT_TRACE_CONTROL, UEVENT_OP_INFO, id, &info);
+}
+
+/* Whether the event in info is called name (len bytes). */
+static bool named(const char *name, size_t len)
+{
+	/* The canonical description starts with the name and a space, if it has fields. */
+	return strcspn(info.desc, " ") == len && !memcmp(info.desc, name, len);
 }
 
 /* The id of the event called name (body, len bytes), or -ENOENT. */
@@ -36,13 +52,44 @@ static long find(const struct request *req)
 		return -EINVAL;
 	}
 	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
-		/* The canonical description starts with the name and a space, if it has fields. */
-		if (!query(id) && strcspn(info.desc, " ") == req->len &&
-		    !memcmp(info.desc, req->body, req->len)) {
+		if (!query(id) && named(req->body, req->len)) {
 			return id;
 		}
 	}
 	return -ENOENT;
+}
+
+/*
+ * Whether a caller below CONTROL may make a new event (REGISTER's quota,
+ * abi/traced.h): 0, -EDQUOT for a tree at its quota, -ENOSPC when only
+ * CONTROL's ids are free. A description that names an existing event
+ * needs no id (the kernel gives that one, or refuses other fields).
+ */
+static int quota_check(const struct request *req)
+{
+	const char *desc = req->body;
+	size_t name = 0;
+	uint32_t live = 0, mine = 0;
+
+	while (name < req->len && desc[name] != ' ' && desc[name] != '\t' && desc[name] != ';') {
+		name++;
+	}
+	uint32_t tree = tree_of(req->pid);
+	/* One pass: each INFO is a system call, and a registration takes only this one. */
+	for (uint32_t id = 0; id < UEVENT_MAX; id++) {
+		if (query(id)) {
+			continue;
+		}
+		if (named(desc, name)) {
+			return 0;
+		}
+		live++;
+		mine += owner[id].generation == info.generation && owner[id].tree == tree;
+	}
+	if (mine >= TRACED_UEVENT_TREE_MAX) {
+		return -EDQUOT;
+	}
+	return UEVENT_MAX - live <= TRACED_UEVENT_CONTROL_IDS ? -ENOSPC : 0;
 }
 
 int uevents_register(const struct request *req, struct reply *rep)
@@ -51,6 +98,10 @@ int uevents_register(const struct request *req, struct reply *rep)
 
 	if (!req->len) {
 		return -EINVAL;
+	}
+	int err = req->level < TRACED_LEVEL_CONTROL ? quota_check(req) : 0;
+	if (err) {
+		return err;
 	}
 	long slot = sys_uevent_register(CAP_SLOT_TRACE_CONTROL, req->body, req->len);
 	if (slot < 0) {
@@ -61,6 +112,7 @@ int uevents_register(const struct request *req, struct reply *rep)
 	    owner[ci.size].generation != info.generation) {
 		owner[ci.size].generation = info.generation;
 		owner[ci.size].pid = req->pid;
+		owner[ci.size].tree = tree_of(req->pid);
 	}
 	rep->result = ci.size;
 	rep->cap = (uint32_t)slot;

@@ -1,12 +1,22 @@
 /*
- * spoor-receive DIR PID: the host end of Spoor's export channel
- * (abi/trace_file.h, THE EXPORT CHANNEL). tools/run-qemu starts it beside
- * QEMU, whose process is PID: it reads the guest's lines from the FIFO
- * DIR/.export.out (QEMU's COM2 output), copies the bytes the guest put in
- * the export window (the file DIR/.export.window, QEMU's ivshmem memory)
- * into DIR/NAME.spoor.part, and answers each line on DIR/.export.in. A
- * file whose length and checksum match is renamed to DIR/NAME.spoor, so a
- * file under its name is always whole. It ends when PID does.
+ * spoor-receive [--max-files N] [--max-bytes N] DIR PID: the host end of
+ * Spoor's export channel (abi/trace_file.h, THE EXPORT CHANNEL).
+ * tools/run-qemu starts it beside QEMU, whose process is PID: it reads the
+ * guest's lines from the FIFO DIR/.export.out (QEMU's COM2 output), copies
+ * the bytes the guest put in the export window (the file
+ * DIR/.export.window, QEMU's ivshmem memory) into DIR/NAME.spoor.part, and
+ * answers each line on DIR/.export.in. A file whose length and checksum
+ * match is renamed to DIR/NAME.spoor, so a file under its name is always
+ * whole; it replaces a file of that name only when its begin line said
+ * "replace" (traced says so for CONTROL's saves alone), and otherwise the
+ * rename itself refuses (RENAME_NOREPLACE), so no check can go stale. It
+ * ends when PID does.
+ *
+ * The run's limits: at most --max-files files kept and --max-bytes bytes
+ * received into kept and current files (SAVE_FILES_MAX, SAVE_BYTES_MAX by
+ * default), so a guest cannot fill the host's disk. Past one, the request
+ * is refused with "error limit: ...", which traced prints on the guest's
+ * console.
  *
  * It says nothing while all goes well (the guest reports each save); it
  * prints one line on stderr per refused request, and exits 2 for bad
@@ -14,6 +24,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,13 +43,24 @@
 
 #define POLL_MS 200 /* how often to look whether QEMU still runs */
 
+#define SAVE_FILES_MAX 1000			   /* files one run may keep */
+#define SAVE_BYTES_MAX (4ull * 1024 * 1024 * 1024) /* bytes one run may write */
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0) /* linux/fs.h; older C libraries lack the name */
+#endif
+
 struct receiver {
 	const char *dir;
 	int in, out; /* the guest's lines, our answers */
 	int file;    /* the .part file, or -1 */
-	char name[TRACED_SAVE_NAME_MAX];
+	char name[TTRACE_EXPORT_NAME_MAX];
+	bool replace; /* the begin line allowed replacing NAME.spoor */
 	uint64_t bytes;
 	uint64_t checksum;
+	/* The run's totals and limits. */
+	uint64_t files_kept, bytes_kept; /* files renamed into place, and their bytes */
+	uint64_t max_files, max_bytes;
 };
 
 static void say(const char *fmt, ...)
@@ -61,7 +84,7 @@ static bool name_ok(const char *name)
 {
 	size_t len = strlen(name);
 
-	return len && len < TRACED_SAVE_NAME_MAX && name[0] != '.' &&
+	return len && len < TTRACE_EXPORT_NAME_MAX && name[0] != '.' &&
 	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
 		   len;
 }
@@ -79,15 +102,27 @@ static void drop(struct receiver *r)
 	}
 }
 
-static const char *begin(struct receiver *r, const char *name)
+static const char *begin(struct receiver *r, const char *name, bool replace)
 {
+	static char why[TTRACE_EXPORT_LINE_MAX];
 	char p[4096];
 
 	drop(r);
 	if (!name_ok(name)) {
 		return "bad name";
 	}
+	if (r->files_kept >= r->max_files) {
+		snprintf(why, sizeof(why), "limit: %" PRIu64 " files saved this run (--max-files)",
+			 r->max_files);
+		return why;
+	}
+	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX);
+	/* Said early, to spare sending the file; the rename in end() is what holds. */
+	if (!replace && access(p, F_OK) == 0) {
+		return "exists: a file of that name is there already";
+	}
 	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->replace = replace;
 	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX ".part");
 	r->file = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (r->file < 0) {
@@ -104,8 +139,15 @@ static const char *data(struct receiver *r, uint64_t len)
 	char p[4096];
 	struct stat st;
 
+	static char why_limit[TTRACE_EXPORT_LINE_MAX];
+
 	if (r->file < 0) {
 		return "no file begun";
+	}
+	if (len > r->max_bytes - r->bytes_kept - r->bytes) {
+		snprintf(why_limit, sizeof(why_limit),
+			 "limit: %" PRIu64 " bytes saved this run (--max-bytes)", r->max_bytes);
+		return why_limit;
 	}
 	path(p, sizeof(p), r, ".export", ".window");
 	int fd = open(p, O_RDONLY);
@@ -150,9 +192,16 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 	r->file = -1;
 	path(from, sizeof(from), r, r->name, TTRACE_FILE_SUFFIX ".part");
 	path(to, sizeof(to), r, r->name, TTRACE_FILE_SUFFIX);
-	if (rename(from, to)) {
-		return strerror(errno);
+	/* renameat2() through syscall(): glibc gained its wrapper only in 2.28. */
+	if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to,
+		    r->replace ? 0 : RENAME_NOREPLACE)) {
+		const char *why = errno == EEXIST ? "exists: a file of that name is there already"
+						  : strerror(errno);
+		unlink(from);
+		return why;
 	}
+	r->files_kept++;
+	r->bytes_kept += r->bytes;
 	return NULL;
 }
 
@@ -160,11 +209,15 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 static void serve(struct receiver *r, const char *line)
 {
 	char name[TTRACE_EXPORT_LINE_MAX], answer[TTRACE_EXPORT_LINE_MAX];
+	char how[TTRACE_EXPORT_LINE_MAX];
 	uint64_t a, b;
 	const char *why;
+	int words = sscanf(line, "begin %127s %127s", name, how);
 
-	if (sscanf(line, "begin %127s", name) == 1) {
-		why = begin(r, name);
+	if (words == 1 || (words == 2 && !strcmp(how, "replace"))) {
+		why = begin(r, name, words == 2);
+	} else if (words == 2) {
+		why = "unknown request";
 	} else if (sscanf(line, "data %" SCNu64, &a) == 1) {
 		why = data(r, a);
 	} else if (sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b) == 2) {
@@ -183,18 +236,46 @@ static void serve(struct receiver *r, const char *line)
 	}
 }
 
+/* A limit's value: a positive decimal number, whole. */
+static bool limit_arg(const char *text, uint64_t *value)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (errno || end == text || *end || !v || text[0] == '-') {
+		return false;
+	}
+	*value = v;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	struct receiver r = {.file = -1};
+	static const struct option options[] = {
+	    {"max-files", required_argument, NULL, 'f'},
+	    {"max-bytes", required_argument, NULL, 'b'},
+	    {0},
+	};
+	struct receiver r = {.file = -1, .max_files = SAVE_FILES_MAX, .max_bytes = SAVE_BYTES_MAX};
 	char p[4096], line[TTRACE_EXPORT_LINE_MAX];
 	size_t len = 0;
+	int opt;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: spoor-receive DIR PID\n");
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		if ((opt != 'f' && opt != 'b') ||
+		    !limit_arg(optarg, opt == 'f' ? &r.max_files : &r.max_bytes)) {
+			optind = argc + 1; /* a usage error */
+			break;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: spoor-receive [--max-files N] [--max-bytes N] DIR PID "
+				"(N: a positive number)\n");
 		return 2;
 	}
-	r.dir = argv[1];
-	pid_t qemu = (pid_t)atol(argv[2]);
+	r.dir = argv[optind];
+	pid_t qemu = (pid_t)atol(argv[optind + 1]);
 	/* Non-blocking opens: neither waits for QEMU, which may not have opened its ends yet. */
 	path(p, sizeof(p), &r, ".export", ".out");
 	r.in = open(p, O_RDONLY | O_NONBLOCK);

@@ -11,6 +11,23 @@
 
 static const volatile uint8_t *status_page; /* mapped on the first registration */
 
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
+const char *trace_uevent_why(long err)
+{
+	if (err == -EDQUOT) {
+		return "this program and what it spawned already made " STR(
+		    TRACED_UEVENT_TREE_MAX) " live user events, their quota (unregister some, or "
+					    "end the programs that hold them)";
+	}
+	if (err == -ENOSPC) {
+		return "no user-event id is free (of " STR(UEVENT_MAX) ", the last " STR(
+		    TRACED_UEVENT_CONTROL_IDS) " are kept for the shell)";
+	}
+	return strerror((int)-err);
+}
+
 long trace_uevent_register(const char *desc, struct trace_uevent *ev)
 {
 	uint64_t id;

@@ -1,0 +1,252 @@
+"""What one plain program cannot take from everyone else (issue 27, items 3 and
+4): the host's saved traces and the user-event ids. tests/programs/hoard is
+the hostile program; build/host/spoor-receive is also driven on its own, as
+QEMU would, to check it never replaces a file it was not told to and keeps
+to its limits."""
+
+import os
+import re
+import select
+import struct
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from spoorlib import ROOT, expect_count, kill_job, start_job
+
+RECEIVER = ROOT / "build" / "host" / "spoor-receive"
+SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
+HOARD = ("hoard",)
+SAVED = re.compile(r"hoard: saved (\d+) events to (\S+\.spoor)")
+HOLDS = r"hoard: pid (\d+) holds (\d+) user events, then: ([^\r\n]*)"
+TREE_QUOTA = 32  # abi/traced.h TRACED_UEVENT_TREE_MAX
+SAVE_BURST = 4  # abi/traced.h TRACED_SAVE_BURST
+CONTROL_IDS = 32  # abi/traced.h TRACED_UEVENT_CONTROL_IDS
+MAX_EVENTS = 256  # abi/uevent.h UEVENT_MAX
+ANSWER_TIMEOUT = 30  # the receiver answers a line at once; this only ends a hung test
+
+
+# The saved file (abi/trace_file.h): its aux ring's records.
+
+AUX_RING, PROC, USER_EVENT = 3, 3, 5
+
+
+def aux_ring_records(path):
+    """The records of a file's AUX_RING section, as (tag, id, text)."""
+    data = path.read_bytes()
+    at = struct.unpack_from("<I", data, 8)[0]  # header_size
+    while at < len(data):
+        kind, _, size = struct.unpack_from("<IIQ", data, at)
+        at += 16
+        if kind == AUX_RING:
+            first, last = struct.unpack_from("<QQ", data, at)
+            ring, records = data[at + 16:at + 16 + (last - first)], []
+            pos = 0
+            while pos < len(ring):
+                _, _, rid, tag, length = struct.unpack_from("<QQQHH", ring, pos)
+                text = ring[pos + 32:pos + 32 + length].decode("ascii", "replace")
+                records.append((tag, rid, text))
+                pos += 32 + (length + 7) // 8 * 8
+            return records
+        at += size
+    raise AssertionError(f"{path} has no AUX_RING section")
+
+
+def test_a_self_save_under_the_operators_name_leaves_its_file_alone(boot):
+    spoor = boot(smp=2, modules=HOARD)
+    spoor.command("trace on test,user,proc")
+    assert "to opsave.spoor" in spoor.command("trace save as opsave")
+    operators = (spoor.traces / "opsave.spoor").read_bytes()
+    out = spoor.command("run hoard save opsave")
+    saved = SAVED.search(out)
+    assert saved, out
+    assert (spoor.traces / "opsave.spoor").read_bytes() == operators
+    assert re.fullmatch(r"self-\d+-opsave\.spoor", saved.group(2)), out
+    assert (spoor.traces / saved.group(2)).exists()
+    # The same name again is the program's own file, which it may not replace either.
+    assert "hoard: again: already exists" in out, out
+    # The operator (CONTROL) may replace a file.
+    assert "to opsave.spoor" in spoor.command("trace save as opsave")
+
+
+def test_a_self_save_carries_only_its_own_names_and_user_events(boot):
+    spoor = boot(smp=2, modules=HOARD)
+    spoor.command("trace on test,user,proc")
+    assert "registered user event" in spoor.command("trace register other_ev u32 x")
+    assert "hello" in spoor.command("run hello")
+    out = spoor.command("run hoard save mine")
+    saved = SAVED.search(out)
+    assert saved and int(saved.group(1)) > 0, out
+    path = spoor.traces / saved.group(2)
+    code = subprocess.run([str(SPOOR_TRACE), "text", str(path)], capture_output=True, text=True,
+                          timeout=300)
+    assert code.returncode == 0, code.stderr
+    pids = {int(p) for p in re.findall(r" pid=(\d+) ", code.stdout)}
+    hoard = int(re.search(r"self-(\d+)-", path.name).group(1))
+    assert hoard in pids and len(pids) == 2, pids  # hoard and its child
+    records = aux_ring_records(path)
+    named = {rid & 0xffffffff for tag, rid, _ in records if tag == PROC}
+    events = {text for tag, _, text in records if tag == USER_EVENT}
+    assert named <= pids and hoard in named, (named, pids)
+    assert events == {"hoard_mark u32 n"}, events
+
+
+def test_a_flood_of_saves_is_held_to_the_allowance(boot):
+    spoor = boot(smp=2, modules=HOARD)
+    spoor.command("trace on test")
+    out = spoor.command("run hoard flood 20", timeout=300)
+    flood = re.search(r"hoard: flood: (\d+) saved, (\d+) refused: ([^\r\n]*)", out)
+    assert flood, out
+    saved, refused, why = int(flood.group(1)), int(flood.group(2)), flood.group(3)
+    assert refused > 0 and why == "try again", out
+    assert saved >= SAVE_BURST, out
+    assert len(list(spoor.traces.glob("self-*-flood-*.spoor"))) == saved
+
+
+def test_the_hosts_limit_of_files_is_refused_in_words(boot, monkeypatch):
+    monkeypatch.setenv("SPOOR_SAVE_MAX_FILES", "2")
+    spoor = boot(smp=2)
+    assert "to a.spoor" in spoor.command("trace save as a")
+    assert "to b.spoor" in spoor.command("trace save as b")
+    out = spoor.command("trace save as c")
+    assert ("trace: the host refused c.spoor: its limit of files or bytes for this run is "
+            "reached") in out, out
+    assert ("traced: the host refused 'begin c replace': error limit: 2 files saved this run "
+            "(--max-files)") in spoor.console()
+    assert {p.name for p in spoor.traces.glob("*.spoor")} == {"a.spoor", "b.spoor"}
+
+
+def test_one_tree_registering_without_end_gets_its_quota(boot):
+    spoor = boot(smp=2, modules=HOARD)
+    start = len(spoor.console())
+    pid = start_job(spoor, "run hoard uevents 5")
+    holds = expect_count(spoor, HOLDS, 5, start)
+    assert sum(int(n) for _, n, _ in holds) == TREE_QUOTA, holds
+    assert all("quota" in why for _, _, why in holds), holds
+    assert "trace: registered user event" in spoor.command("trace register shell_ev u32 a")
+    assert "uevdemo: 10 rounds" in spoor.command("run uevdemo 10")
+    kill_job(spoor, pid, "hoard")
+
+
+def test_trees_together_leave_the_shell_its_ids(boot):
+    """Eight trees of one program each, registering at once: between them they
+    get every id but the 32 kept for the shell, none more than its quota, and
+    the shell still registers."""
+    spoor = boot(smp=2, modules=HOARD)
+    live = int(re.search(r"Active: (\d+)", spoor.command("trace events")).group(1))
+    start = len(spoor.console())
+    pids = [start_job(spoor, "run hoard uevents 1") for _ in range(8)]
+    holds = expect_count(spoor, HOLDS, 8, start)
+    counts = [int(n) for _, n, _ in holds]
+    assert sum(counts) == MAX_EVENTS - CONTROL_IDS - live, holds
+    assert all(int(n) == TREE_QUOTA or "no user-event id is free" in why
+               for _, n, why in holds), holds
+    assert "trace: registered user event" in spoor.command("trace register shell_ev u32 a")
+    for pid in pids:
+        kill_job(spoor, pid, "hoard")
+
+
+# spoor-receive on its own: a fake guest on its FIFOs and window.
+
+class Receiver:
+    """spoor-receive serving a folder, with this test as QEMU."""
+
+    def __init__(self, folder, *options):
+        self.folder = folder
+        os.mkfifo(folder / ".export.in")
+        os.mkfifo(folder / ".export.out")
+        (folder / ".export.window").write_bytes(bytes(4096))
+        self.proc = subprocess.Popen([str(RECEIVER), *options, str(folder), str(os.getpid())],
+                                     stderr=subprocess.PIPE, text=True)
+        # Neither open waits for the receiver: one that died must fail the test, not hang it.
+        self.lines = os.open(folder / ".export.out", os.O_RDWR)
+        self.answers = os.open(folder / ".export.in", os.O_RDONLY | os.O_NONBLOCK)
+
+    def ask(self, line):
+        os.write(self.lines, (line + "\n").encode())
+        answer = b""
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        while not answer.endswith(b"\n"):
+            alive = self.proc.poll() is None
+            assert alive and time.monotonic() < deadline, \
+                f"no answer to {line!r}: " + ("" if alive else self.proc.stderr.read())
+            select.select([self.answers], [], [], deadline - time.monotonic())
+            try:
+                answer += os.read(self.answers, 1)  # b"" until the receiver opens its end
+            except BlockingIOError:
+                continue
+        return answer.decode().strip()
+
+    def send(self, name, payload, replace=False):
+        """One file through the channel; the answers of its lines."""
+        (self.folder / ".export.window").write_bytes(payload.ljust(4096, b"\0"))
+        checksum = 0xcbf29ce484222325
+        for byte in payload:
+            checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
+        return [self.ask(f"begin {name}" + (" replace" if replace else "")),
+                self.ask(f"data {len(payload)}"),
+                self.ask(f"end {len(payload)} {checksum:016x}")]
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        os.close(self.lines)
+        os.close(self.answers)
+
+
+@pytest.fixture
+def receiver():
+    made = []
+
+    def start(*options):
+        made.append(Receiver(Path(tempfile.mkdtemp(prefix="receive-")), *options))
+        return made[-1]
+
+    yield start
+    for r in made:
+        r.close()
+
+
+def test_the_receiver_replaces_a_file_only_when_told(receiver):
+    r = receiver()
+    assert r.send("x", b"first\0\0\0") == ["ok"] * 3
+    answers = r.send("x", b"second\0\0")
+    assert answers[0].startswith("error exists:"), answers
+    assert (r.folder / "x.spoor").read_bytes() == b"first\0\0\0"
+    assert r.send("x", b"third\0\0\0", replace=True) == ["ok"] * 3
+    assert (r.folder / "x.spoor").read_bytes() == b"third\0\0\0"
+
+
+def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):
+    r = receiver()
+    assert r.ask("begin late") == "ok"
+    assert r.ask("data 8") == "ok"
+    (r.folder / "late.spoor").write_bytes(b"theirs")
+    checksum = 0xcbf29ce484222325
+    for byte in bytes(8):
+        checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
+    assert r.ask(f"end 8 {checksum:016x}").startswith("error exists:")
+    assert (r.folder / "late.spoor").read_bytes() == b"theirs"
+    assert not list(r.folder.glob("*.part"))
+
+
+def test_the_receiver_keeps_to_its_limits_of_files_and_bytes(receiver):
+    r = receiver("--max-files", "2", "--max-bytes", "24")
+    assert r.send("a", bytes(8)) == ["ok"] * 3
+    assert r.send("b", bytes(8)) == ["ok"] * 3
+    answers = r.send("c", bytes(8))
+    assert answers[0] == "error limit: 2 files saved this run (--max-files)", answers
+    r2 = receiver("--max-bytes", "24")
+    assert r2.send("a", bytes(16)) == ["ok"] * 3
+    answers = r2.send("b", bytes(16))
+    assert answers[1] == "error limit: 24 bytes saved this run (--max-bytes)", answers
+    assert {p.name for p in r2.folder.iterdir() if not p.name.startswith(".")} == {"a.spoor"}
+
+
+def test_the_receiver_refuses_bad_limits_in_words(tmp_path):
+    done = subprocess.run([str(RECEIVER), "--max-files", "0", str(tmp_path), "1"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2 and "usage: spoor-receive" in done.stderr, done.stderr
