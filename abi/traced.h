@@ -228,7 +228,10 @@ _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*
  * Which events a dump returns: those passing every test whose flag is
- * set. A field whose flag is clear must be zero.
+ * set. A field whose flag is clear must be zero, and no two tests may
+ * contradict each other (-EINVAL, as the shell's parser refuses them):
+ * COUNT or LAST, not both; with CATS and KINDS, every kind in one of the
+ * categories; since_ns below until_ns.
  */
 #define TRACED_F_CATS  (1u << 0) /* cats: the event's category bit is set */
 #define TRACED_F_KINDS (1u << 1) /* kinds: bit k of kinds[k / 64] is set for kind k */

@@ -23,6 +23,23 @@ static bool kind_known_bits(const uint64_t *kinds)
 	return true;
 }
 
+/* Whether every kind in kinds is in one of the categories cats: else no event passes both. */
+static bool kinds_in(const uint64_t *kinds, uint64_t cats)
+{
+	for (uint32_t k = 0; k < TRACED_KIND_WORDS * 64; k++) {
+		if (kinds[k / 64] >> (k % 64) & 1 && !(ttrace_kind_info(k)->category & cats)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A filter as traced_filter_parse() could have made it: known bits only,
+ * values only under their flags, and no two tests that contradict each
+ * other (the parser's contradictions(), refused here too so that a
+ * program that builds its own filter cannot get what the shell refuses).
+ */
 static int filter_check(const struct traced_filter *f, bool follow)
 {
 	uint32_t fl = f->flags;
@@ -44,6 +61,9 @@ static int filter_check(const struct traced_filter *f, bool follow)
 		any_kind |= f->kinds[i] != 0;
 	}
 	if (fl & TRACED_F_KINDS ? !any_kind || !kind_known_bits(f->kinds) : any_kind) {
+		return -EINVAL;
+	}
+	if (fl & TRACED_F_KINDS && fl & TRACED_F_CATS && !kinds_in(f->kinds, f->cats)) {
 		return -EINVAL;
 	}
 	if ((!(fl & TRACED_F_PID) && f->pid) || (!(fl & TRACED_F_TID) && f->tid) ||
