@@ -318,6 +318,7 @@ def test_the_same_word_twice_and_sets_given_twice_are_not_contradictions(shared)
     for words in ("pid=1 pid=1", "cpu=0 cpu=1", "cat=mem cat=ipc kind=mem_pf"):
         assert "# end of dump" in spoor.command(f"trace dump {words}"), words
 
+
 SMALL_RING = "ttrace.ring_kb=4"  # 64 entries per CPU
 RING_ENTRIES = 64
 TICKS = 1000
@@ -329,6 +330,7 @@ def small_ring(shared):
     spoor = shared(smp=2, cmdline=SMALL_RING)
     reset_tracing(spoor)
     return spoor
+
 
 def fill_ring(spoor, mode):
     """tracegen's TICKS test events on CPU 1 in this mode, into an emptied ring:
@@ -342,11 +344,13 @@ def fill_ring(spoor, mode):
     found, out = dump(spoor, "kind=test_tick")
     return before, after, found, out
 
+
 def test_overwrite_mode_keeps_the_newest_entries_and_counts_the_rest(small_ring):
     before, after, found, _ = fill_ring(small_ring, "overwrite")
     assert after["stored"] == RING_ENTRIES, after
     assert after["overwritten"] - before["overwritten"] == TICKS - RING_ENTRIES, (before, after)
     assert [int(e.args["seq"]) for e in found] == list(range(TICKS - RING_ENTRIES, TICKS))
+
 
 def test_overwrite_mode_dump_reports_the_loss_in_place(small_ring):
     before, after, found, out = fill_ring(small_ring, "overwrite")
@@ -354,12 +358,14 @@ def test_overwrite_mode_dump_reports_the_loss_in_place(small_ring):
     assert lost == TICKS - len(found) == after["overwritten"] - before["overwritten"], out
     assert out.index("# lost") < out.index("test_tick"), "the loss is not reported in place"
 
+
 def test_drop_mode_keeps_the_oldest_entries_and_counts_the_rest(small_ring):
     before, after, found, out = fill_ring(small_ring, "drop")
     assert after["stored"] == RING_ENTRIES, after
     assert after["dropped"] - before["dropped"] == TICKS - RING_ENTRIES, (before, after)
     assert not LOST.search(out), out
     assert [int(e.args["seq"]) for e in found] == list(range(RING_ENTRIES))
+
 
 def test_drop_mode_follower_receives_all_but_what_was_dropped(small_ring):
     spoor = small_ring
@@ -376,6 +382,7 @@ def test_drop_mode_follower_receives_all_but_what_was_dropped(small_ring):
     assert int(received.group(3)) == 0, "a follower that keeps up loses nothing"
     assert dropped > 0 and int(received.group(1)) + dropped == TICKS, (received.group(0), dropped)
 
+
 def test_follow_request_sent_again_after_a_lost_reply_finds_the_same_events(small_ring):
     """When traced dies after reading a FOLLOW page but before its reply arrives,
     libc's client sends the same request to the restarted traced: in drop mode
@@ -387,6 +394,7 @@ def test_follow_request_sent_again_after_a_lost_reply_finds_the_same_events(smal
     assert "trace: cleared every ring" in spoor.command("trace clear")
     out = spoor.command(f"run -r tracescope resend {RING_ENTRIES}")
     assert "tracescope: resend ok" in out, out
+
 
 def follow_timer(spoor):
     """Follows CPU 0's timer ticks for 20 events, then Ctrl-C: (the stop line's
@@ -404,15 +412,19 @@ def follow_timer(spoor):
     assert "trace: disabled irq" in spoor.command("trace off irq")
     return stopped, ticks
 
+
 def test_follow_streams_events_until_ctrl_c_and_counts_them(spoor):
     stopped, _ = follow_timer(spoor)
     assert int(stopped.group(1)) >= 20 and stopped.group(2) == "0", stopped.group(0)
+
 
 def test_follow_prints_events_in_order(spoor):
     _, ticks = follow_timer(spoor)
     assert len(ticks) >= 20 and ticks == sorted(ticks), ticks
 
+
 STATE_POLLS = 2000  # ps round trips take milliseconds; this is a minute or more
+
 
 class TestTracedKilledMidDump:
     """A machine of its own (2 CPUs): 15000 events, two slow binary dumps of them
@@ -471,22 +483,26 @@ class TestTracedKilledMidDump:
         events, entries, _ = verified(spoor.command("run -r tracecat -b", timeout=DUMP_TIMEOUT))
         assert events == entries
 
+
 def test_traced_refuses_malformed_requests_and_keeps_answering(spoor):
     out = spoor.command("run -t tracedfuzz 200", timeout=DUMP_TIMEOUT)
     assert "tracedfuzz: 200 malformed requests refused, traced still answering" in out, out
     # Nor did any of them change what is traced.
     assert "tracing now: test" in spoor.command("trace on test")
 
+
 def test_program_without_trace_capabilities_is_refused_while_tracing(spoor):
     assert "tracing now: test" in spoor.command("trace on test")
     out = spoor.command("run -t tracecap")
     assert "tracecap: ok" in out, out
+
 
 def test_strings_lists_every_syscall_name_and_counts_them(spoor):
     out = spoor.command("trace strings syscalls")
     assert re.search(r"^syscall 7 spawn$", out, re.MULTILINE), out
     count = re.search(r"^# (\d+) strings$", out, re.MULTILINE)
     assert count and int(count.group(1)) == len(re.findall(r"^syscall \d+ \w+$", out, re.MULTILINE))
+
 
 @pytest.mark.parametrize("line,answer", [
     ("trace", "  FILTERS: cpu=N pid=N tid=N tree=N kind=NAME,... cat=NAME,... last=N count=N "
@@ -502,6 +518,7 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
 def test_trace_verb_answers_wrong_input_with_what_is_allowed(spoor, line, answer):
     out = spoor.command(line)
     assert answer in out.splitlines(), (line, out)
+
 
 def test_shell_says_when_traced_is_gone_for_good(boot):
     spoor = boot(smp=2)
