@@ -87,6 +87,9 @@ void cmd_trace(int argc, char **argv);
 /* The trace verbs' names, "on off ...", separated by sep, cut to size. */
 void trace_verbs_format(char *buf, size_t size, const char *sep);
 
+/* `help trace VERB`: prints VERB's legend and returns true, if it has one (stats, hist). */
+bool trace_stats_help(const char *verb);
+
 /* A lock for what the shell and the keeper thread share. */
 struct init_lock {
 	int held;

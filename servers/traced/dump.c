@@ -9,9 +9,12 @@
 #include <spoor.h>
 #include <string.h>
 
+#include "common/format.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "traced.h"
+
+#define TAIL_MAX 512 /* the end line and what the losses mean: a few lines */
 
 static bool kind_known_bits(const uint64_t *kinds)
 {
@@ -85,7 +88,9 @@ static int cursor_check(const struct traced_cursor *c, const struct traced_filte
 		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
 	}
 	if (cursor_check_common(c) || follow != !!(c->flags & TRACED_CURSOR_FOLLOW) ||
-	    (c->skip && !(f->flags & TRACED_F_LAST)) || (f->count && c->events > f->count)) {
+	    (c->skip && !(f->flags & TRACED_F_LAST)) || (f->count && c->events > f->count) ||
+	    (c->flags & TRACED_CURSOR_FULL && !(f->flags & TRACED_F_LAST)) ||
+	    c->outside > c->lost || c->early > c->lost - c->outside) {
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
@@ -165,14 +170,17 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	const struct traced_cursor acked = r.cursor;
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
-		char line[TTRACE_LINE_MAX];
-		size_t n =
-		    (size_t)ttrace_format_end(line, sizeof(line), r.cursor.events, r.cursor.lost);
+		char end[TTRACE_LINE_MAX], tail[TAIL_MAX];
+		struct format_buf b = format_buf_start(tail, sizeof(tail));
+		ttrace_format_end(end, sizeof(end), r.cursor.events, r.cursor.lost);
+		format_buf_printf(&b, "%s", end);
+		losses_format(&b, &r.cursor);
+		size_t n = b.len < sizeof(tail) ? b.len : sizeof(tail) - 1;
 		if (piece.len + n <= piece.max) {
-			memcpy(out + piece.len, line, n);
+			memcpy(out + piece.len, tail, n);
 			piece.len += n;
 		} else {
-			done = false; /* the next page is just this line */
+			done = false; /* the next page is just these lines */
 		}
 	}
 	/* A follower that may not read everything does not decide what drop mode keeps. */

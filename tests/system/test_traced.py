@@ -359,6 +359,54 @@ def test_overwrite_mode_dump_reports_the_loss_in_place(small_ring):
     assert out.index("# lost") < out.index("test_tick"), "the loss is not reported in place"
 
 
+WRAPPED = TICKS - RING_ENTRIES  # what tracegen's ticks on CPU 1 leave lost
+CANNOT = (f"# of the {WRAPPED} lost: {WRAPPED} could not have matched (on CPUs the filter leaves "
+          "out, or outside the window it asks for)\n")
+MAY = (f"# of the {WRAPPED} lost: {WRAPPED} overwritten before the dump began may have held "
+       "matching events\n")
+NOTHING = "# nothing found, but what was lost may have matched: "
+
+
+@pytest.mark.parametrize("words,events,explained", [
+    ("cpu=0", 0, CANNOT),
+    ("kind=test_tick last=3", 3, CANNOT),
+    ("kind=test_tick", RING_ENTRIES, MAY),
+])
+def test_dump_says_which_losses_could_have_matched(small_ring, words, events, explained):
+    """Losses on a CPU the filter leaves out, or before a last= window, cannot have
+    matched; what wrapped before the dump began, with no window asked for, may have."""
+    fill_ring(small_ring, "overwrite")
+    out = small_ring.command(f"trace dump {words}", timeout=DUMP_TIMEOUT)
+    assert f"# end of dump: {events} events, {WRAPPED} lost\n{explained}" in out, out
+    assert NOTHING not in out, out
+
+
+def test_losses_before_the_since_window_could_not_have_matched(small_ring):
+    _, _, found, _ = fill_ring(small_ring, "overwrite")
+    since = f"{(found[-1].us + 1) / 1e6:.6f}"
+    out = small_ring.command(f"trace dump since={since}", timeout=DUMP_TIMEOUT)
+    assert f"# end of dump: 0 events, {WRAPPED} lost\n{CANNOT}" in out, out
+    assert NOTHING not in out, out
+
+
+def test_a_dump_that_finds_nothing_but_losses_says_what_keeps_events(small_ring):
+    fill_ring(small_ring, "overwrite")
+    out = small_ring.command("trace dump kind=test_tick pid=1", timeout=DUMP_TIMEOUT)
+    assert f"# end of dump: 0 events, {WRAPPED} lost\n{MAY}{NOTHING}trace mode drop keeps the " \
+           "oldest events, a bigger ttrace.ring_kb (kernel command line) more of them\n" in out, out
+
+
+def test_stats_and_hist_say_which_losses_could_have_matched(small_ring):
+    fill_ring(small_ring, "overwrite")
+    out = small_ring.command("trace stats cpu=0")
+    assert f"# stats: 0 events, {WRAPPED} lost\n{CANNOT}" in out, out
+    out = small_ring.command("trace hist syscall kind=test_tick")
+    assert f"# hist syscall: 0 values (us), 0 unpaired, {RING_ENTRIES} events, {WRAPPED} " \
+           f"lost\n{MAY}" in out, out
+    out = small_ring.command("run -r tracecat -S cpu=0")
+    assert f"events=0 lost={WRAPPED} lost_outside={WRAPPED} lost_early=0" in out, out
+
+
 def test_drop_mode_keeps_the_oldest_entries_and_counts_the_rest(small_ring):
     before, after, found, out = fill_ring(small_ring, "drop")
     assert after["stored"] == RING_ENTRIES, after
