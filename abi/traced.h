@@ -469,11 +469,13 @@ struct traced_save_request {
 _Static_assert(sizeof(struct traced_save_request) == 80 + 64, "abi");
 
 struct traced_save_reply {
-	uint64_t events; /* events saved */
-	uint64_t lost;	 /* entries the save found lost (markers in the file) */
-	uint64_t bytes;	 /* the file's size */
+	uint64_t events;  /* events saved */
+	uint64_t lost;	  /* entries the save found lost (markers in the file) */
+	uint64_t bytes;	  /* the file's size */
+	uint64_t outside; /* of lost, those that cannot have matched (LOSSES) */
+	uint64_t early;	  /* of lost, the others that were gone before the save began */
 };
 
-_Static_assert(sizeof(struct traced_save_reply) == 24, "abi");
+_Static_assert(sizeof(struct traced_save_reply) == 40, "abi");
 
 #endif

@@ -21,6 +21,7 @@
 #define FOLLOW_POLL_NS 100000000ull
 #define CATEGORIES_MAX 128
 #define LIST_MAX       160 /* a list of verbs, keys or sets, in one line */
+#define LOSSES_MAX     512 /* what losses mean: two lines */
 #define NS_PER_MS      1000000ull
 #define MS_PER_S       1000ull
 
@@ -587,6 +588,17 @@ static bool save_name_ok(const char *name)
 	       len;
 }
 
+/* What a save's losses mean for its filter, as a dump's end says it (abi/traced.h LOSSES). */
+static void print_losses(uint64_t events, uint64_t lost, uint64_t outside, uint64_t early)
+{
+	char text[LOSSES_MAX];
+	const struct traced_losses l = {
+	    .events = events, .lost = lost, .outside = outside, .early = early};
+
+	traced_losses_format(text, sizeof(text), &l);
+	printf("%s", text);
+}
+
 static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 {
 	static uint32_t saves; /* names trace-1, trace-2, ... */
@@ -624,6 +636,7 @@ static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 		printf("trace: saved %llu events, %llu lost, %llu bytes to %s%s\n",
 		       (unsigned long long)rep.events, (unsigned long long)rep.lost,
 		       (unsigned long long)rep.bytes, req.name, TTRACE_FILE_SUFFIX);
+		print_losses(rep.events, rep.lost, rep.outside, rep.early);
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <spoor.h>
 #include <string.h>
+#include <trace_client.h>
 
 #include "common/format.h"
 #include "common/trace_format.h"
@@ -125,6 +126,16 @@ static void publish_tails(const struct traced_cursor *c)
 	}
 }
 
+void dump_losses(struct format_buf *b, const struct traced_cursor *c)
+{
+	char text[TAIL_MAX];
+	const struct traced_losses l = {
+	    .events = c->events, .lost = c->lost, .outside = c->outside, .early = c->early};
+
+	traced_losses_format(text, sizeof(text), &l);
+	format_buf_printf(b, "%s", text);
+}
+
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c)
 {
 	bool follow = op == TRACED_OP_FOLLOW;
@@ -174,7 +185,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 		struct format_buf b = format_buf_start(tail, sizeof(tail));
 		ttrace_format_end(end, sizeof(end), r.cursor.events, r.cursor.lost);
 		format_buf_printf(&b, "%s", end);
-		losses_format(&b, &r.cursor);
+		dump_losses(&b, &r.cursor);
 		size_t n = b.len < sizeof(tail) ? b.len : sizeof(tail) - 1;
 		if (piece.len + n <= piece.max) {
 			memcpy(out + piece.len, tail, n);

@@ -441,7 +441,7 @@ static void print_stats(const struct traced_filter *f, bool kv)
 	} else {
 		line("# stats: %llu events, %llu lost\n", (unsigned long long)st.events,
 		     (unsigned long long)st.lost);
-		losses_format(&out, &st.window);
+		dump_losses(&out, &st.window);
 		line("# %-22s %8s\n", "kind", "count");
 	}
 	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
@@ -501,7 +501,7 @@ static void print_hist(const struct traced_stats_request *r)
 	     traced_measure_name(r->measure), (unsigned long long)count,
 	     (unsigned long long)unpaired, (unsigned long long)st.events,
 	     (unsigned long long)st.lost);
-	losses_format(&out, &st.window);
+	dump_losses(&out, &st.window);
 	for (int b = lo; b >= 0 && b <= hi; b++) {
 		char range[48];
 		char bar[BAR_WIDTH + 1];

@@ -5,8 +5,7 @@
  * into their stream; strings.c lists the aux buffer, uevent_ops.c user
  * events, page.c what their paged replies share, save.c writes trace
  * files to the host through export.c's channel, stats.c answers STATS,
- * losses.c words what a dump's losses mean, scope.c finds what a SELF
- * caller may read. traced is single-threaded:
+ * scope.c finds what a SELF caller may read. traced is single-threaded:
  * one request at a time, so its state needs no lock.
  */
 #ifndef SPOOR_TRACED_TRACED_H
@@ -118,13 +117,10 @@ bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor 
 
 /*
  * What the losses of a finished dump's cursor c mean for its question
- * (losses.c; abi/traced.h LOSSES): appends nothing when nothing was lost,
- * else a line telling apart the entries that could not have matched from
- * those that may have, and when nothing was found, a line saying what
- * keeps such events.
+ * (dump.c, with libc's traced_losses_format()): appended to b.
  */
 struct format_buf;
-void losses_format(struct format_buf *b, const struct traced_cursor *c);
+void dump_losses(struct format_buf *b, const struct traced_cursor *c);
 
 /* STRINGS: one page of aux records. 0 or -EINVAL. */
 int strings_page(const struct request *req, struct reply *rep);

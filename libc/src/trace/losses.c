@@ -1,14 +1,14 @@
 /*
  * losses: what a dump's losses mean for the question it asked (abi/traced.h
- * LOSSES and DATA), in the lines that follow a dump's end line and a
- * STATS answer's head: how many lost entries could not have matched, how
- * many may have and when they went, and, when nothing was found, what
- * keeps such events. merge.c tells the losses apart; this only words them.
+ * LOSSES and DATA), in the lines traced puts after a dump's end line and a
+ * STATS answer's head, and the shell after a save's summary: how many lost
+ * entries could not have matched, how many may have and when they went,
+ * and, when nothing was found, what keeps such events. traced's merge
+ * tells the losses apart; this only words them, in one place.
  */
-#include <spoor.h>
+#include <trace_client.h>
 
 #include "common/format.h"
-#include "traced.h"
 
 /* Starts another part of a line: "; " between parts. */
 static void part(struct format_buf *b, bool *first)
@@ -19,13 +19,15 @@ static void part(struct format_buf *b, bool *first)
 	*first = false;
 }
 
-void losses_format(struct format_buf *b, const struct traced_cursor *c)
+size_t traced_losses_format(char *buf, size_t size, const struct traced_losses *c)
 {
+	struct format_buf out = format_buf_start(buf, size);
+	struct format_buf *b = &out;
 	uint64_t maybe = c->lost - c->outside, during = maybe - c->early;
 	bool first = true;
 
 	if (!c->lost) {
-		return;
+		return 0;
 	}
 	format_buf_printf(b, "# of the %llu lost: ", (unsigned long long)c->lost);
 	if (c->outside) {
@@ -51,7 +53,7 @@ void losses_format(struct format_buf *b, const struct traced_cursor *c)
 	}
 	format_buf_printf(b, "\n");
 	if (c->events || !maybe) {
-		return;
+		return out.len;
 	}
 	first = true;
 	format_buf_printf(b, "# nothing found, but what was lost may have matched: ");
@@ -67,4 +69,5 @@ void losses_format(struct format_buf *b, const struct traced_cursor *c)
 		       "command line) more of them");
 	}
 	format_buf_printf(b, "\n");
+	return out.len;
 }
