@@ -142,10 +142,14 @@ def test_stats_agree_with_a_recount_of_the_dump(spoor):
         row = got[(measure, key, path)]
         assert int(row["count"]) == len(values), (measure, key, path)
         assert int(row["unpaired"]) == unpaired[0], (measure, key, path)
-        if values and row["approx"] == "0":
+        if values:
             assert int(row["min_us"]) == min(values) and int(row["max_us"]) == max(values)
-            for p in PERCENTILES:
-                assert int(row[f"p{p}_us"]) == nearest_rank(values, p), (measure, key, p)
+        for p in PERCENTILES if values else ():
+            exact, got_p = nearest_rank(values, p), int(row[f"p{p}_us"])
+            if row["approx"] == "0":
+                assert got_p == exact, (measure, key, p)
+            else:  # the start of a bucket an eighth of its value wide (help trace stats)
+                assert exact - exact // 8 <= got_p <= exact, (measure, key, p, got_p, exact)
     measured = {k for k in got if isinstance(k, tuple) and k[0] != "kind"}
     assert measured == set(want), measured ^ set(want)
 

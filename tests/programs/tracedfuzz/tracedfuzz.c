@@ -132,6 +132,10 @@ static const char *spoil_dump(struct traced_dump_request *r, uint32_t how,
 		f->kinds[0] = 1ull << TTRACE_KIND_mem_pf;
 		f->cats = TTRACE_CAT(IPC);
 		return "a kind outside the filter's categories";
+	case 20:
+		*c = *real;
+		c->outside = c->lost + 1 + rng() % 100;
+		return "a cursor with more losses told apart than lost";
 	default:
 		for (size_t i = 0; i < sizeof(*r); i++) {
 			((uint8_t *)r)[i] = (uint8_t)rng();
@@ -140,7 +144,7 @@ static const char *spoil_dump(struct traced_dump_request *r, uint32_t how,
 	}
 }
 
-#define DUMP_SPOILS 21
+#define DUMP_SPOILS 22
 
 struct attempt {
 	uint32_t op;
