@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
+from spoorlib import DUMP_TIMEOUT, END, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
     pid_of, ps, reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
 
 
@@ -394,6 +394,19 @@ def test_a_dump_that_finds_nothing_but_losses_says_what_keeps_events(small_ring)
     out = small_ring.command("trace dump kind=test_tick pid=1", timeout=DUMP_TIMEOUT)
     assert f"# end of dump: 0 events, {WRAPPED} lost\n{MAY}{NOTHING}trace mode drop keeps the " \
            "oldest events, a bigger ttrace.ring_kb (kernel command line) more of them\n" in out, out
+
+
+def test_a_dump_overrun_while_it_reads_says_so(small_ring):
+    """tracescope reads a page, then overwrites what the dump has yet to read."""
+    spoor = small_ring
+    spoor.command("trace on test")
+    out = spoor.command(f"run -t tracescope overrun {RING_ENTRIES}", timeout=DUMP_TIMEOUT)
+    assert "tracescope: overrun ok" in out, out
+    end = END.search(out)
+    lost = int(end.group(2))
+    assert int(end.group(1)) + lost == RING_ENTRIES and lost > 0, out
+    assert f"# of the {lost} lost: {lost} overwritten while the dump read may have held " \
+           "matching events\n" in out, out
 
 
 def test_stats_and_hist_say_which_losses_could_have_matched(small_ring):
