@@ -156,12 +156,31 @@
  * dump as it continues any (the client sends the same request again),
  * and what the client does with its frame meanwhile concerns only it.
  *
+ * LOSSES. A dump reports every entry overwritten before it could read it,
+ * in place (text: a line, binary: a marker), including those before a
+ * last= window, and counts them in the cursor's lost. Which of them could
+ * have passed the filter is unknown in general (an overwritten entry's
+ * kind and pid are gone), but some cannot have: those on a CPU the
+ * filter leaves out; those before an event of their CPU older than
+ * since_ns, or after one not older than until_ns (a CPU's entries are in
+ * time order); and, when a last= window holds its count events, those
+ * before its first event. The cursor counts these apart (outside), and
+ * of the others, those already overwritten when the dump began (early:
+ * below the heads it began at less a ring); the rest were overwritten
+ * while the dump read.
+ *
  * DATA. TRACED_FORMAT_TEXT gives lines of DESIGN.md's form, each ending
  * in '\n':
  *   [    1.234567] cpu=1 pid=3 tid=3 comm=memtest mem_pf vaddr=0x400000 rip=0x401020 err=0x6 ...
  * with lines describing the dump starting with '#':
  *   # lost N events on cpu C          (in place: N entries were overwritten)
  *   # end of dump: N events, L lost   (the last page of a dump)
+ * and after the end line, when L is not 0, what the losses mean for the
+ * question asked (LOSSES), one line, and when nothing was found but
+ * losses may have held matching events, what keeps them, one line:
+ *   # of the L lost: W could not have matched (...); E overwritten before
+ *     the dump began and D while it read may have held matching events
+ *   # nothing found, but the lost may have matched: ...
  * TRACED_FORMAT_BINARY gives each event as its ring slots, 64 bytes each
  * (struct ttrace_entry, then its continuations, as abi/trace.h lays them
  * out), and loss as a marker slot: a struct ttrace_entry with kind
@@ -175,7 +194,7 @@
 #include "abi/trace.h"
 
 #define TRACED_NAME	 "traced"
-#define TRACED_PROTOCOL	 1
+#define TRACED_PROTOCOL	 2    /* 2: the cursor tells losses apart */
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
 #define TRACED_OP_STATUS     1
@@ -246,7 +265,10 @@ _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*
  * Which events a dump returns: those passing every test whose flag is
- * set. A field whose flag is clear must be zero.
+ * set. A field whose flag is clear must be zero, and no two tests may
+ * contradict each other (-EINVAL, as the shell's parser refuses them):
+ * COUNT or LAST, not both; with CATS and KINDS, every kind in one of the
+ * categories; since_ns below until_ns.
  */
 #define TRACED_F_CATS  (1u << 0) /* cats: the event's category bit is set */
 #define TRACED_F_KINDS (1u << 1) /* kinds: bit k of kinds[k / 64] is set for kind k */
@@ -287,21 +309,28 @@ _Static_assert(__builtin_offsetof(struct traced_filter, count) == 72, "abi");
  * reply gave it; clients never change it.
  */
 struct traced_cursor {
-	uint32_t magic;	 /* TRACED_CURSOR_MAGIC, or 0 for a new dump */
-	uint32_t ncpus;	 /* the trace area's num_cpus */
-	uint32_t synced; /* bit c: next[c] starts an event */
-	uint32_t flags;	 /* TRACED_CURSOR_* */
-	uint64_t events; /* events returned so far */
-	uint64_t lost;	 /* entries reported lost so far */
-	uint64_t skip;	 /* DUMP with TRACED_F_LAST: matching events still to pass over */
+	uint32_t magic;	  /* TRACED_CURSOR_MAGIC, or 0 for a new dump */
+	uint32_t ncpus;	  /* the trace area's num_cpus */
+	uint32_t synced;  /* bit c: next[c] starts an event */
+	uint32_t flags;	  /* TRACED_CURSOR_* */
+	uint64_t events;  /* events returned so far */
+	uint64_t lost;	  /* entries reported lost so far */
+	uint64_t skip;	  /* DUMP with TRACED_F_LAST: matching events still to pass over */
+	uint64_t outside; /* of lost, those that cannot have matched (LOSSES) */
+	uint64_t early;	  /* of lost, the others that were gone before the dump began */
 	uint64_t next[TTRACE_MAX_CPUS]; /* per CPU: the next index to read */
 	uint64_t end[TTRACE_MAX_CPUS];	/* per CPU: DUMP stops at this index */
 };
 
 #define TRACED_CURSOR_FOLLOW 0x1u /* a FOLLOW cursor: no end */
+/*
+ * DUMP with TRACED_F_LAST: the window holds count matching events, so what
+ * was lost before its first cannot have been among the last count.
+ */
+#define TRACED_CURSOR_FULL 0x2u
 
-_Static_assert(sizeof(struct traced_cursor) == 40 + 16 * TTRACE_MAX_CPUS, "abi");
-_Static_assert(__builtin_offsetof(struct traced_cursor, next) == 40, "abi");
+_Static_assert(sizeof(struct traced_cursor) == 56 + 16 * TTRACE_MAX_CPUS, "abi");
+_Static_assert(__builtin_offsetof(struct traced_cursor, next) == 56, "abi");
 
 #define TRACED_FORMAT_TEXT   0
 #define TRACED_FORMAT_BINARY 1
@@ -313,7 +342,7 @@ struct traced_dump_request {
 	uint32_t reserved; /* zero */
 };
 
-_Static_assert(sizeof(struct traced_dump_request) == 80 + 168 + 8, "abi");
+_Static_assert(sizeof(struct traced_dump_request) == 80 + 184 + 8, "abi");
 
 #define TRACED_DUMP_DONE 0x1u /* the dump has nothing more: stop asking */
 
@@ -326,7 +355,7 @@ struct traced_dump_reply {
 	uint32_t reserved;	     /* zero */
 };
 
-_Static_assert(sizeof(struct traced_dump_reply) == 168 + 16, "abi");
+_Static_assert(sizeof(struct traced_dump_reply) == 184 + 16, "abi");
 
 #define TRACED_PAGE_DATA_MAX (TRACED_REPLY_MAX - sizeof(struct traced_dump_reply))
 
@@ -351,7 +380,7 @@ struct traced_strings_request {
 	struct traced_cursor cursor;
 };
 
-_Static_assert(sizeof(struct traced_strings_request) == 8 + 168, "abi");
+_Static_assert(sizeof(struct traced_strings_request) == 8 + 184, "abi");
 
 /*
  * STATS. The measures pair two events of one thread (or, for wakeup, the
@@ -370,18 +399,24 @@ _Static_assert(sizeof(struct traced_strings_request) == 8 + 168, "abi");
  * CPU) separates from it, counts as unpaired, never guessed; so does a
  * pair whose second time is below the first (both halves). An unpaired
  * half counts in its row when it tells the row (a syscall's exit, a
- * fault's mem_pf), else in the row whose key is "?" (a fault's entry, a
- * wakeup, a reply whose call was not seen). A switch that no wakeup came
+ * fault's mem_pf), else in the row whose key is "unknown" (a fault's
+ * entry, a wakeup, a reply whose call was not seen). A switch that no wakeup came
  * before is not a half: threads are switched in after preemption too. Percentiles are by nearest
  * rank: pN is the value at rank ceil(N * count / 100) of the sorted
  * latencies. Memory is bounded whatever the window: TRACED_STATS_THREADS
  * threads with a half pending (more: unpaired), TRACED_STATS_VALUES
  * distinct microsecond values a row (more: the row's percentiles come
- * from log2 buckets and its line says approx=1).
+ * from log-linear buckets, each octave in eight, so a percentile is the
+ * start of a bucket at most an eighth below the value, and its KV line
+ * says approx=1; `help trace stats` says the same for people).
  *
- * Forms: TABLE, aligned columns for people; KV, one line a row for
- * scripts, each "key=value" words:
- *   events=N lost=L
+ * Forms: TABLE, aligned columns for people (the kinds that have events
+ * or that the filter names, the measures that have rows, after the head
+ * line what the losses mean as after a dump's end line, and "-" for the
+ * latencies of a row without a pair); KV, one line a row for scripts,
+ * each "key=value" words (the same rows; lost_outside and lost_early as
+ * the cursor's outside and early, LOSSES):
+ *   events=N lost=L lost_outside=W lost_early=E
  *   kind=mem_pf count=N
  *   measure=syscall name=clock_ns count=N unpaired=U min_us=A p50_us=B
  *     p90_us=C p99_us=D max_us=E approx=0
@@ -435,7 +470,7 @@ struct traced_stats_request {
 	uint32_t reserved;	     /* zero */
 };
 
-_Static_assert(sizeof(struct traced_stats_request) == 80 + 168 + 24, "abi");
+_Static_assert(sizeof(struct traced_stats_request) == 80 + 184 + 24, "abi");
 
 /*
  * SAVE's request. The name: 1 to TRACED_SAVE_NAME_MAX - 1 bytes of
@@ -462,11 +497,13 @@ struct traced_save_request {
 _Static_assert(sizeof(struct traced_save_request) == 80 + 64, "abi");
 
 struct traced_save_reply {
-	uint64_t events; /* events saved */
-	uint64_t lost;	 /* entries the save found lost (markers in the file) */
-	uint64_t bytes;	 /* the file's size */
+	uint64_t events;  /* events saved */
+	uint64_t lost;	  /* entries the save found lost (markers in the file) */
+	uint64_t bytes;	  /* the file's size */
+	uint64_t outside; /* of lost, those that cannot have matched (LOSSES) */
+	uint64_t early;	  /* of lost, the others that were gone before the save began */
 };
 
-_Static_assert(sizeof(struct traced_save_reply) == 24, "abi");
+_Static_assert(sizeof(struct traced_save_reply) == 40, "abi");
 
 #endif

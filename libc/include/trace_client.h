@@ -130,6 +130,23 @@ const char *traced_measure_key(uint32_t measure);
 const char *traced_path_name(uint32_t path);
 const char *traced_outcome_name(uint64_t outcome);
 
+/*
+ * What a finished dump's losses mean for its question (abi/traced.h
+ * LOSSES), as the lines traced puts after a dump's end: nothing when
+ * nothing was lost, else a line telling apart the entries that could not
+ * have matched from those that may have, and when nothing was found, a
+ * line saying what keeps such events. Returns the length it would have
+ * (as snprintf), storing what fits, NUL-terminated.
+ */
+struct traced_losses {
+	uint64_t events;  /* events the dump found */
+	uint64_t lost;	  /* entries it found lost */
+	uint64_t outside; /* of them, those that cannot have matched */
+	uint64_t early;	  /* of the others, those gone before it began */
+};
+
+size_t traced_losses_format(char *buf, size_t size, const struct traced_losses *l);
+
 /* A new STATS listing of r (copied): its pages come as a DUMP's. */
 void traced_pager_stats(struct traced_pager *p, const struct traced_stats_request *r);
 

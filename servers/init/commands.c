@@ -203,8 +203,9 @@ static void cmd_help(int argc, char **argv)
 {
 	char verbs[TRACE_VERBS_MAX];
 
-	(void)argc;
-	(void)argv;
+	if (argc == 3 && !strcmp(argv[1], "trace") && trace_stats_help(argv[2])) {
+		return;
+	}
 	trace_verbs_format(verbs, sizeof(verbs), "|");
 	for (size_t i = 0; i < NUM_COMMANDS; i++) {
 		if (commands[i].usage) {

@@ -111,7 +111,7 @@ struct traced_stats_request;
 /* Prints the dump f selects (trace_cmd.c), page by page, until its end or a Ctrl-C. */
 void trace_print_dump(const struct traced_filter *f);
 
-/* Prints a STATS answer (trace_cmd.c), page by page. */
+/* Prints a STATS answer (trace_stats.c), page by page. */
 void trace_print_stats(const struct traced_stats_request *r);
 
 /* Before a dump: says how many events it will print, if more than a screenful (trace_long.c). */
@@ -133,6 +133,9 @@ bool trace_follow_ended(const struct traced_filter *f, size_t len, bool *ending)
 
 /* The trace verbs' names, "on off ...", separated by sep, cut to size. */
 void trace_verbs_format(char *buf, size_t size, const char *sep);
+
+/* `help trace VERB`: prints VERB's legend and returns true, if it has one (stats, hist). */
+bool trace_stats_help(const char *verb);
 
 /* A lock for what the shell and the keeper thread share. */
 struct init_lock {

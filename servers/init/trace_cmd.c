@@ -16,23 +16,12 @@
 #include "common/trace_names.h"
 #include "common/uevent_parse.h"
 #include "init.h"
+#include "trace_cmd.h"
 
-#define WHY_MAX	       1400
 #define FOLLOW_POLL_NS 100000000ull
 #define CATEGORIES_MAX 128
 #define LIST_MAX       160 /* a list of verbs, keys or sets, in one line */
-
-/*
- * One verb: its name, its arguments and what it does. verbs[] at the end
- * is the one list the dispatch, `trace`'s listing, `help`'s line, the
- * usage errors and the unknown-verb error are made from.
- */
-struct trace_verb {
-	const char *name;
-	const char *args; /* "CATS (e.g. ...)", or "" */
-	const char *what;
-	void (*run)(const struct trace_verb *verb, int argc, char **argv);
-};
+#define LOSSES_MAX     512 /* what losses mean: two lines */
 
 /* The verb's usage error: "trace: usage: trace mode overwrite|drop". */
 static void usage(const struct trace_verb *verb)
@@ -338,41 +327,6 @@ static uint64_t print_listing(struct traced_pager *pager)
 	return count;
 }
 
-void trace_print_stats(const struct traced_stats_request *r)
-{
-	static struct traced_pager pager;
-
-	traced_pager_stats(&pager, r);
-	print_listing(&pager);
-}
-
-static void verb_stats(const struct trace_verb *verb, int argc, char **argv)
-{
-	struct traced_stats_request r = {.form = TRACED_STATS_TABLE};
-
-	(void)verb;
-	if (filter_words(argc, argv, &r.filter)) {
-		trace_print_stats(&r);
-	}
-}
-
-static void verb_hist(const struct trace_verb *verb, int argc, char **argv)
-{
-	struct traced_stats_request r;
-	char why[WHY_MAX];
-	int used = traced_hist_parse(argc - 1, argv + 1, &r, why, sizeof(why));
-
-	(void)verb;
-	if (used < 0) {
-		printf("trace: %s\n", why);
-		return;
-	}
-	/* filter_words() skips its first word, as it skips the verb. */
-	if (filter_words(argc - used, argv + used, &r.filter)) {
-		trace_print_stats(&r);
-	}
-}
-
 static void verb_events(const struct trace_verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
@@ -635,6 +589,17 @@ static bool save_name_ok(const char *name)
 	       len;
 }
 
+/* What a save's losses mean for its filter, as a dump's end says it (abi/traced.h LOSSES). */
+static void print_losses(uint64_t events, uint64_t lost, uint64_t outside, uint64_t early)
+{
+	char text[LOSSES_MAX];
+	const struct traced_losses l = {
+	    .events = events, .lost = lost, .outside = outside, .early = early};
+
+	traced_losses_format(text, sizeof(text), &l);
+	printf("%s", text);
+}
+
 static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 {
 	static uint32_t saves; /* names trace-1, trace-2, ... */
@@ -684,6 +649,7 @@ static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 		printf("trace: saved %llu events, %llu lost, %llu bytes to %s%s\n",
 		       (unsigned long long)rep.events, (unsigned long long)rep.lost,
 		       (unsigned long long)rep.bytes, req.name, TTRACE_FILE_SUFFIX);
+		print_losses(rep.events, rep.lost, rep.outside, rep.early);
 	}
 }
 
@@ -721,6 +687,22 @@ static void verb_strings(const struct trace_verb *verb, int argc, char **argv)
 	printf("# %llu strings\n", (unsigned long long)print_listing(&pager));
 }
 
+/* What the verbs in other files share (trace_cmd.h). */
+bool trace_failed(long err)
+{
+	return failed(err);
+}
+
+bool trace_filter_words(int argc, char **argv, struct traced_filter *f)
+{
+	return filter_words(argc, argv, f);
+}
+
+uint64_t trace_print_listing(struct traced_pager *pager)
+{
+	return print_listing(pager);
+}
+
 static const struct trace_verb verbs[] = {
     {"on", "CATS (e.g. mem,ipc or all or user:NAME)", "start tracing them", verb_on},
     {"off", "[CATS]", "stop tracing them (all if none given)", verb_off},
@@ -734,8 +716,10 @@ static const struct trace_verb verbs[] = {
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program, then its first events and stats", verb_run},
     {"echo", "on|off [CATS]", "the kernel prints those events on the console too", verb_echo},
-    {"stats", "[FILTERS]", "counts per kind; syscall, IPC, fault and wakeup latencies", verb_stats},
-    {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", verb_hist},
+    {"stats", "[FILTERS]",
+     "counts per kind; syscall, IPC, fault and wakeup latencies (help trace stats: the legend)",
+     trace_verb_stats},
+    {"hist", "MEASURE [KEY=VALUE] [FILTERS]", "a log2 histogram of one latency", trace_verb_hist},
     {"strings", "[SET]", "the aux strings, of one set or all", verb_strings},
     {"events", "", "the user events, as Linux's user_events_status", verb_events},
     {"register", "'NAME [TYPE FIELD;...]'", "define a user event", verb_register},

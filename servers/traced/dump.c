@@ -8,10 +8,14 @@
 #include <errno.h>
 #include <spoor.h>
 #include <string.h>
+#include <trace_client.h>
 
+#include "common/format.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "traced.h"
+
+#define TAIL_MAX 512 /* the end line and what the losses mean: a few lines */
 
 static bool kind_known_bits(const uint64_t *kinds)
 {
@@ -23,6 +27,23 @@ static bool kind_known_bits(const uint64_t *kinds)
 	return true;
 }
 
+/* Whether every kind in kinds is in one of the categories cats: else no event passes both. */
+static bool kinds_in(const uint64_t *kinds, uint64_t cats)
+{
+	for (uint32_t k = 0; k < TRACED_KIND_WORDS * 64; k++) {
+		if (kinds[k / 64] >> (k % 64) & 1 && !(ttrace_kind_info(k)->category & cats)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A filter as traced_filter_parse() could have made it: known bits only,
+ * values only under their flags, and no two tests that contradict each
+ * other (the parser's contradictions(), refused here too so that a
+ * program that builds its own filter cannot get what the shell refuses).
+ */
 static int filter_check(const struct traced_filter *f, bool follow)
 {
 	uint32_t fl = f->flags;
@@ -46,6 +67,9 @@ static int filter_check(const struct traced_filter *f, bool follow)
 	if (fl & TRACED_F_KINDS ? !any_kind || !kind_known_bits(f->kinds) : any_kind) {
 		return -EINVAL;
 	}
+	if (fl & TRACED_F_KINDS && fl & TRACED_F_CATS && !kinds_in(f->kinds, f->cats)) {
+		return -EINVAL;
+	}
 	if ((!(fl & TRACED_F_PID) && f->pid) || (!(fl & TRACED_F_TID) && f->tid) ||
 	    (!(fl & TRACED_F_SINCE) && f->since_ns) || (!(fl & TRACED_F_UNTIL) && f->until_ns)) {
 		return -EINVAL;
@@ -65,7 +89,9 @@ static int cursor_check(const struct traced_cursor *c, const struct traced_filte
 		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
 	}
 	if (cursor_check_common(c) || follow != !!(c->flags & TRACED_CURSOR_FOLLOW) ||
-	    (c->skip && !(f->flags & TRACED_F_LAST)) || (f->count && c->events > f->count)) {
+	    (c->skip && !(f->flags & TRACED_F_LAST)) || (f->count && c->events > f->count) ||
+	    (c->flags & TRACED_CURSOR_FULL && !(f->flags & TRACED_F_LAST)) ||
+	    c->outside > c->lost || c->early > c->lost - c->outside) {
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
@@ -98,6 +124,16 @@ static void publish_tails(const struct traced_cursor *c)
 			ttrace_ring_publish_tail(&traced.ring[i], c->next[i]);
 		}
 	}
+}
+
+void dump_losses(struct format_buf *b, const struct traced_cursor *c)
+{
+	char text[TAIL_MAX];
+	const struct traced_losses l = {
+	    .events = c->events, .lost = c->lost, .outside = c->outside, .early = c->early};
+
+	traced_losses_format(text, sizeof(text), &l);
+	format_buf_printf(b, "%s", text);
 }
 
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c)
@@ -145,14 +181,17 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	const struct traced_cursor acked = r.cursor;
 	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
-		char line[TTRACE_LINE_MAX];
-		size_t n =
-		    (size_t)ttrace_format_end(line, sizeof(line), r.cursor.events, r.cursor.lost);
+		char end[TTRACE_LINE_MAX], tail[TAIL_MAX];
+		struct format_buf b = format_buf_start(tail, sizeof(tail));
+		ttrace_format_end(end, sizeof(end), r.cursor.events, r.cursor.lost);
+		format_buf_printf(&b, "%s", end);
+		dump_losses(&b, &r.cursor);
+		size_t n = b.len < sizeof(tail) ? b.len : sizeof(tail) - 1;
 		if (piece.len + n <= piece.max) {
-			memcpy(out + piece.len, line, n);
+			memcpy(out + piece.len, tail, n);
 			piece.len += n;
 		} else {
-			done = false; /* the next page is just this line */
+			done = false; /* the next page is just these lines */
 		}
 	}
 	/* A follower that may not read everything does not decide what drop mode keeps. */

@@ -40,8 +40,10 @@ struct source {
 	struct ttrace_record rec[BATCH];
 	uint64_t lost[BATCH]; /* entries lost just before rec[k] */
 	uint64_t end;	      /* stop at this index */
-	bool stalled;	      /* an entry below end is still being written */
-	bool finished;	      /* nothing more below end */
+	uint64_t prev_ts;     /* the last event merged (prev_known): losses after it are later */
+	bool prev_known;
+	bool stalled;  /* an entry below end is still being written */
+	bool finished; /* nothing more below end */
 };
 
 static bool has_event(const struct source *s)
@@ -136,7 +138,7 @@ static void sources_init(struct dump *d)
 		s->at = s->ahead.index;
 		s->at_synced = s->ahead.synced;
 		s->next = s->n = 0;
-		s->stalled = s->finished = false;
+		s->stalled = s->finished = s->prev_known = false;
 	}
 }
 
@@ -292,6 +294,38 @@ static bool count_reached(const struct dump *d)
 	return d->filter->count && d->cursor->events >= d->filter->count && !d->counting;
 }
 
+/*
+ * Counts the lost entries just below index hi on CPU i, next the event
+ * after them (NULL: none), as abi/traced.h LOSSES tells them apart: those
+ * that cannot have matched, and of the others those gone before the
+ * dump began. Only what the source's own order proves: the event before
+ * the loss is known only when this page merged it.
+ */
+static void classify(struct dump *d, uint32_t i, uint64_t hi, uint64_t lost,
+		     const struct ttrace_record *next)
+{
+	const struct traced_filter *f = d->filter;
+	const struct source *s = &d->src[i];
+	struct traced_cursor *c = d->cursor;
+
+	if (!lost || d->counting) {
+		return;
+	}
+	if ((f->flags & TRACED_F_CPUS && !(f->cpus >> i & 1)) ||
+	    (f->flags & TRACED_F_SINCE && next && traced_ns(next->ts) < f->since_ns) ||
+	    (f->flags & TRACED_F_UNTIL && s->prev_known && traced_ns(s->prev_ts) >= f->until_ns) ||
+	    c->skip || (c->flags & TRACED_CURSOR_FULL && !c->events)) {
+		c->outside += lost;
+		return;
+	}
+	/* The oldest index the ring still held when the dump began: its heads then, less a ring. */
+	uint64_t held = c->end[i] > traced.ring[i].entries ? c->end[i] - traced.ring[i].entries : 0;
+	uint64_t lo = hi - lost;
+	if (!d->follow && lo < held) {
+		c->early += held - lo < lost ? held - lo : lost;
+	}
+}
+
 /* Moves source i to index (synced: an event starts there), past lost entries lost. */
 static void commit(struct dump *d, uint32_t i, uint64_t index, bool synced, uint64_t lost)
 {
@@ -299,7 +333,7 @@ static void commit(struct dump *d, uint32_t i, uint64_t index, bool synced, uint
 
 	s->at = index;
 	s->at_synced = synced;
-	if (!d->counting && !d->cursor->skip) {
+	if (!d->counting) {
 		d->cursor->lost += lost;
 	}
 }
@@ -345,9 +379,10 @@ static bool flush_loss(struct dump *d)
 		struct source *s = &d->src[i];
 		if (!has_event(s) && (s->finished || s->stalled) && s->ahead.index != s->at) {
 			uint64_t lost = s->ahead.lost;
-			if (!emit(d, i, d->cursor->skip ? 0 : lost, NULL)) {
+			if (!emit(d, i, lost, NULL)) {
 				return false;
 			}
+			classify(d, i, s->ahead.index, lost, NULL);
 			commit(d, i, s->ahead.index, s->ahead.synced, lost);
 			d->unflushed--;
 		}
@@ -365,10 +400,13 @@ static bool take(struct dump *d, uint32_t i)
 				(!d->scope || scope_has(d->scope, rec->pid)));
 	bool show = match && !d->cursor->skip;
 
-	if (!emit(d, i, d->cursor->skip ? 0 : lost, show ? rec : NULL)) {
+	if (!emit(d, i, lost, show ? rec : NULL)) {
 		return false;
 	}
+	classify(d, i, rec->index, lost, rec);
 	commit(d, i, record_end(rec), true, lost);
+	s->prev_ts = rec->ts;
+	s->prev_known = true;
 	s->next++;
 	if (d->counting && match) {
 		d->matches++;
@@ -413,6 +451,7 @@ static bool run_all(struct dump *d, uint32_t i, int runner)
 		}
 		if (lost) {
 			lost_slot(slot++, i, lost);
+			classify(d, i, rec->index, lost, rec); /* no filter: only early or not */
 		}
 		event_slots(slot, rec);
 		slot += 1 + rec->ncont;
@@ -503,6 +542,9 @@ static void skip_to_last(struct dump *d)
 	}
 	d->counting = false;
 	d->cursor->skip = d->matches > d->filter->count ? d->matches - d->filter->count : 0;
+	if (d->matches >= d->filter->count) {
+		d->cursor->flags |= TRACED_CURSOR_FULL;
+	}
 }
 
 bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,

@@ -10,7 +10,7 @@
 int cursor_check_common(const struct traced_cursor *c)
 {
 	if (c->magic != TRACED_CURSOR_MAGIC || c->ncpus != traced.ncpus ||
-	    c->synced >> traced.ncpus || c->flags & ~TRACED_CURSOR_FOLLOW) {
+	    c->synced >> traced.ncpus || c->flags & ~(TRACED_CURSOR_FOLLOW | TRACED_CURSOR_FULL)) {
 		return -EINVAL;
 	}
 	for (uint32_t i = traced.ncpus; i < TTRACE_MAX_CPUS; i++) {
@@ -29,7 +29,7 @@ int listing_cursor_check(const struct traced_cursor *c, uint64_t next_max, uint6
 		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
 	}
 	if (cursor_check_common(c) || c->synced || c->flags || c->events || c->lost || c->skip ||
-	    c->next[0] > next_max || c->end[0] > end_max) {
+	    c->outside || c->early || c->next[0] > next_max || c->end[0] > end_max) {
 		return -EINVAL;
 	}
 	for (uint32_t i = 1; i < TTRACE_MAX_CPUS; i++) {

@@ -339,7 +339,11 @@ int save_run(const struct request *req, struct reply *rep)
 	if (err) {
 		return err;
 	}
-	struct traced_save_reply answer = {.events = c.events, .lost = c.lost, .bytes = o.sent};
+	struct traced_save_reply answer = {.events = c.events,
+					   .lost = c.lost,
+					   .bytes = o.sent,
+					   .outside = c.outside,
+					   .early = c.early};
 	memcpy(rep->buf, &answer, sizeof(answer));
 	rep->len = sizeof(answer);
 	return 0;

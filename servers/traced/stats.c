@@ -19,14 +19,17 @@
 #include "common/trace_names.h"
 #include "traced.h"
 
-#define ROWS	    128	  /* measure rows: syscalls, endpoints x paths, outcomes, cpus */
-#define BUCKETS	    64	  /* log2 buckets of microseconds */
+#define ROWS	    128 /* measure rows: syscalls, endpoints x paths, outcomes, cpus */
+#define OCTAVES	    40	/* log2 buckets of microseconds: the last holds 2^39 us and more */
+#define SUB_BITS    3	/* each octave in 2^SUB_BITS steps: percentiles to an eighth */
+#define FINE	    ((OCTAVES - SUB_BITS + 1) << SUB_BITS) /* log-linear buckets */
 #define PIECE	    65536 /* bytes of merged events folded at a time */
 #define TEXT_MAX    32768 /* the answer's text */
 #define BAR_WIDTH   52	  /* a histogram bar at its longest, as bpftrace draws it */
 #define STALLS_MAX  1000  /* yields to wait out one write in progress */
 #define NO_TID	    0	  /* a pending slot that holds nothing */
 #define UNKNOWN	    (TRACED_STATS_ANY - 1) /* a row key only the missing half would tell */
+#define UNKNOWN_KEY "unknown"		   /* its word: `help trace stats` explains it */
 #define US_PER_S    1000000ull
 #define PERCENTILES 3
 
@@ -39,13 +42,13 @@ struct row {
 	uint32_t path;	  /* ipc: TRACED_PATH_FAST or _SLOW */
 	uint64_t count, unpaired;
 	uint64_t min, max;
-	bool approx; /* more distinct values than value[] holds */
+	bool approx; /* more distinct values than value[] holds: percentiles from fine[] */
 	uint32_t nvalues;
 	struct {
 		uint64_t us;
 		uint64_t n;
 	} value[TRACED_STATS_VALUES]; /* sorted by us */
-	uint64_t bucket[BUCKETS];
+	uint32_t fine[FINE];	      /* see fine_of(); hist sums them into octaves */
 };
 
 /* A first half waiting for its second: one per thread and measure. */
@@ -59,6 +62,7 @@ struct pending {
 
 static struct stats {
 	uint64_t events, lost;
+	struct traced_cursor window; /* the dump's cursor at its end: what its losses mean */
 	uint64_t kinds[TTRACE_KIND_LIMIT];
 	struct row row[ROWS];
 	struct pending pending[TRACED_STATS_THREADS];
@@ -103,9 +107,39 @@ static struct row *row_of(uint32_t measure, uint64_t key, uint32_t path)
 	return NULL; /* more rows than ROWS: not counted, and said so by no row at all */
 }
 
+/* bpftrace's log2 bucket of us: [0], [1], [2, 4), [4, 8), ... at most OCTAVES. */
 static uint32_t bucket_of(uint64_t us)
 {
-	return us ? (uint32_t)(64 - __builtin_clzll(us)) : 0;
+	uint32_t b = us ? (uint32_t)(64 - __builtin_clzll(us)) : 0;
+
+	return b < OCTAVES ? b : OCTAVES;
+}
+
+/*
+ * The log-linear bucket of us (as HdrHistogram's): below 2^SUB_BITS one
+ * a value, then each octave [2^o, 2^(o+1)) in 2^SUB_BITS equal steps, so
+ * a bucket's start is within an eighth of any value in it, and no bucket
+ * straddles two octaves. The last holds everything from its start.
+ */
+static uint32_t fine_of(uint64_t us)
+{
+	if (us < (1u << SUB_BITS)) {
+		return (uint32_t)us;
+	}
+	uint32_t o = (uint32_t)(63 - __builtin_clzll(us));
+	uint32_t i = ((o - SUB_BITS + 1) << SUB_BITS) +
+		     (uint32_t)(us >> (o - SUB_BITS) & ((1u << SUB_BITS) - 1));
+	return i < FINE ? i : FINE - 1;
+}
+
+/* The smallest value of fine bucket i. */
+static uint64_t fine_start(uint32_t i)
+{
+	if (i < (1u << SUB_BITS)) {
+		return i;
+	}
+	uint32_t o = (i >> SUB_BITS) + SUB_BITS - 1;
+	return (1ull << o) + ((uint64_t)(i & ((1u << SUB_BITS) - 1)) << (o - SUB_BITS));
 }
 
 static void add_latency(struct row *r, uint64_t us)
@@ -115,7 +149,7 @@ static void add_latency(struct row *r, uint64_t us)
 	r->count++;
 	r->min = us < r->min ? us : r->min;
 	r->max = us > r->max ? us : r->max;
-	r->bucket[bucket_of(us) < BUCKETS ? bucket_of(us) : BUCKETS - 1]++;
+	r->fine[fine_of(us)]++;
 	while (i < r->nvalues && r->value[i].us < us) {
 		i++;
 	}
@@ -305,6 +339,7 @@ static int compute(const struct traced_stats_request *r, const struct scope *sco
 		fold_piece(piece_buf, piece.len);
 	}
 	flush_pending(); /* first halves the window ends before their second */
+	st.window = c;
 	return 0;
 }
 
@@ -327,10 +362,11 @@ static uint64_t rank_value(const struct row *r, uint32_t p)
 			}
 		}
 	}
-	for (uint32_t b = 0; b < BUCKETS; b++) {
-		seen += r->bucket[b];
+	for (uint32_t i = 0; i < FINE; i++) {
+		seen += r->fine[i];
 		if (seen >= rank) {
-			return b ? 1ull << (b - 1) : 0;
+			uint64_t v = fine_start(i);
+			return v < r->min ? r->min : v > r->max ? r->max : v;
 		}
 	}
 	return r->max;
@@ -343,9 +379,9 @@ static void key_text(const struct row *r, char *buf, size_t size)
 	const char *name;
 
 	if (r->key == UNKNOWN && r->measure == TRACED_MEASURE_IPC) {
-		format_snprintf(buf, size, "? path=%s", traced_path_name(r->path));
+		format_snprintf(buf, size, UNKNOWN_KEY " path=%s", traced_path_name(r->path));
 	} else if (r->key == UNKNOWN) {
-		format_snprintf(buf, size, "?");
+		format_snprintf(buf, size, UNKNOWN_KEY);
 	} else if (r->measure == TRACED_MEASURE_SYSCALL &&
 		   (name = ttrace_decoder_syscall(&traced.decoder, r->key, &len))) {
 		format_snprintf(buf, size, "%.*s", (int)len, name);
@@ -377,25 +413,40 @@ static void print_row(const struct row *r, bool kv)
 		     (unsigned long long)min, (unsigned long long)p[0], (unsigned long long)p[1],
 		     (unsigned long long)p[2], (unsigned long long)max, r->approx);
 	} else {
-		line("  %-22s %8llu %8llu %8llu %8llu %8llu %8llu %8llu%s\n", key,
-		     (unsigned long long)r->count, (unsigned long long)r->unpaired,
-		     (unsigned long long)min, (unsigned long long)p[0], (unsigned long long)p[1],
-		     (unsigned long long)p[2], (unsigned long long)max, r->approx ? " ~" : "");
+		/* A row without a pair has no latency: - , not a 0 that reads as one. */
+		char v[PERCENTILES + 2][24];
+		const uint64_t value[PERCENTILES + 2] = {min, p[0], p[1], p[2], max};
+		for (int i = 0; i < PERCENTILES + 2; i++) {
+			format_snprintf(v[i], sizeof(v[i]), r->count ? "%llu" : "-",
+					(unsigned long long)value[i]);
+		}
+		line("  %-22s %8llu %8llu %8s %8s %8s %8s %8s\n", key, (unsigned long long)r->count,
+		     (unsigned long long)r->unpaired, v[0], v[1], v[2], v[3], v[4]);
 	}
 }
 
-static void print_stats(bool kv)
+/* Whether kind k has a row: it has events, or the filter names it (kind=). */
+static bool kind_shown(const struct traced_filter *f, uint32_t k)
+{
+	return st.kinds[k] || (f->flags & TRACED_F_KINDS && k < TRACED_KIND_WORDS * 64 &&
+			       f->kinds[k / 64] >> (k % 64) & 1);
+}
+
+static void print_stats(const struct traced_filter *f, bool kv)
 {
 	if (kv) {
-		line("events=%llu lost=%llu\n", (unsigned long long)st.events,
-		     (unsigned long long)st.lost);
+		line("events=%llu lost=%llu lost_outside=%llu lost_early=%llu\n",
+		     (unsigned long long)st.events, (unsigned long long)st.lost,
+		     (unsigned long long)st.window.outside, (unsigned long long)st.window.early);
 	} else {
-		line("# stats: %llu events, %llu lost\n# %-22s %8s\n",
-		     (unsigned long long)st.events, (unsigned long long)st.lost, "kind", "count");
+		line("# stats: %llu events, %llu lost\n", (unsigned long long)st.events,
+		     (unsigned long long)st.lost);
+		dump_losses(&out, &st.window);
+		line("# %-22s %8s\n", "kind", "count");
 	}
 	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
 		const struct ttrace_kind_info *info = ttrace_kind_info(k);
-		if (!info) {
+		if (!info || !kind_shown(f, k)) {
 			continue;
 		}
 		if (kv) {
@@ -405,14 +456,18 @@ static void print_stats(bool kv)
 		}
 	}
 	for (uint32_t m = 1; m < TRACED_MEASURE_LIMIT; m++) {
-		if (!kv) {
-			line("# %-22s %8s %8s %8s %8s %8s %8s %8s  (us)\n", traced_measure_name(m),
-			     "count", "unpaired", "min", "p50", "p90", "p99", "max");
-		}
+		bool head = kv; /* a table's head only above rows */
 		for (uint32_t i = 0; i < ROWS && st.row[i].measure; i++) {
-			if (st.row[i].measure == m) {
-				print_row(&st.row[i], kv);
+			if (st.row[i].measure != m) {
+				continue;
 			}
+			if (!head) {
+				line("# %-22s %8s %8s %8s %8s %8s %8s %8s  (us)\n",
+				     traced_measure_name(m), "count", "unpaired", "min", "p50",
+				     "p90", "p99", "max");
+				head = true;
+			}
+			print_row(&st.row[i], kv);
 		}
 	}
 }
@@ -420,7 +475,7 @@ static void print_stats(bool kv)
 /* bpftrace's hist(): the buckets from the lowest used to the highest, each with its bar. */
 static void print_hist(const struct traced_stats_request *r)
 {
-	uint64_t sum[BUCKETS] = {0}, count = 0, unpaired = 0, top = 0;
+	uint64_t sum[OCTAVES + 1] = {0}, count = 0, unpaired = 0, top = 0;
 	int lo = -1, hi = -1;
 
 	for (uint32_t i = 0; i < ROWS && st.row[i].measure; i++) {
@@ -431,11 +486,11 @@ static void print_hist(const struct traced_stats_request *r)
 		}
 		count += w->count;
 		unpaired += w->unpaired;
-		for (int b = 0; b < BUCKETS; b++) {
-			sum[b] += w->bucket[b];
+		for (uint32_t i = 0; i < FINE; i++) {
+			sum[bucket_of(fine_start(i))] += w->fine[i];
 		}
 	}
-	for (int b = 0; b < BUCKETS; b++) {
+	for (int b = 0; b <= OCTAVES; b++) {
 		if (sum[b]) {
 			lo = lo < 0 ? b : lo;
 			hi = b;
@@ -446,6 +501,7 @@ static void print_hist(const struct traced_stats_request *r)
 	     traced_measure_name(r->measure), (unsigned long long)count,
 	     (unsigned long long)unpaired, (unsigned long long)st.events,
 	     (unsigned long long)st.lost);
+	dump_losses(&out, &st.window);
 	for (int b = lo; b >= 0 && b <= hi; b++) {
 		char range[48];
 		char bar[BAR_WIDTH + 1];
@@ -509,7 +565,7 @@ int stats_page(const struct request *req, struct reply *rep)
 		if (r.form == TRACED_STATS_HIST) {
 			print_hist(&r);
 		} else {
-			print_stats(r.form == TRACED_STATS_KV);
+			print_stats(&r.filter, r.form == TRACED_STATS_KV);
 		}
 		kept.len = out.len < sizeof(kept.text) ? out.len : sizeof(kept.text) - 1;
 		kept.req = r;

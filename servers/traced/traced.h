@@ -117,6 +117,13 @@ int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_c
 bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
 	       struct dump_piece *piece);
 
+/*
+ * What the losses of a finished dump's cursor c mean for its question
+ * (dump.c, with libc's traced_losses_format()): appended to b.
+ */
+struct format_buf;
+void dump_losses(struct format_buf *b, const struct traced_cursor *c);
+
 /* STRINGS: one page of aux records. 0 or -EINVAL. */
 int strings_page(const struct request *req, struct reply *rep);
 

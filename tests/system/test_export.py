@@ -119,6 +119,22 @@ def test_discarded_events_in_babeltrace2_equal_the_dumps_loss(boot, tmp_path):
                                 str(tmp_path), str(DEVTOOLS))
 
 
+def test_save_says_which_losses_could_have_matched_and_its_ledger_stays_exact(boot):
+    """A last= window's losses before it are saved as markers and counted, and
+    the summary says they could not have matched, as a dump's end does."""
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=4")  # 64 entries a CPU
+    spoor.command("trace on test")
+    assert "emitted 1000 of 1000" in spoor.command("run tracegen 1000 1")
+    spoor.command("trace off")
+    out = spoor.command("trace save kind=test_tick last=3 as last3")
+    assert re.search(r"^trace: saved 3 events, 936 lost, \d+ bytes to last3\.spoor\n# of the 936 "
+                     r"lost: 936 could not have matched \(on CPUs the filter leaves out, or "
+                     r"outside the window it asks for\)$", out, re.MULTILINE), out
+    code, text, err = spoor_trace("text", spoor.traces / "last3.spoor")  # checks the ledger
+    assert code == 0 and len(event_lines(text)) == 3, err
+    assert "# lost 936 events on cpu 1\n" in text and "# end of dump: 3 events, 936 lost" in text
+
+
 def test_a_bad_name_is_refused_in_words(boot):
     spoor = boot(smp=2)
     out = spoor.command("trace save as .hidden")

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from spoorlib import DUMP_TIMEOUT, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
+from spoorlib import DUMP_TIMEOUT, END, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
     pid_of, ps, reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
 
 
@@ -288,7 +288,8 @@ class TestBulkDump:
     ("pid=abc", "trace: bad id in 'pid=abc' (a number)"),
     ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
     ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),
-    ("since=2 until=1", "trace: empty time window"),
+    ("since=2 until=1", "trace: since=2 is not before until=1: no event can be in that window"),
+    ("since=2 until=2", "trace: since=2 is not before until=2"),
     ("color=red", "trace: unknown filter 'color' (known: cpu= pid= tid= tree= kind= cat= "
                   "last= count= since= until=)"),
 ])
@@ -296,6 +297,33 @@ def test_bad_filter_is_refused_naming_what_is_allowed(shared, words, message):
     spoor = shared(smp=4)  # four CPUs: 0 to 3
     out = spoor.command(f"trace dump {words}")
     assert message in out and "# end of dump" not in out, out
+
+
+@pytest.mark.parametrize("words,message", [
+    ("last=3 count=2", "trace: last=3 and count=2 cannot both hold (last=N is the newest N "
+                       "events, count=N the oldest N)"),
+    ("count=2 last=3", "trace: last=3 and count=2 cannot both hold"),
+    ("pid=1 pid=2", "trace: pid=1 and pid=2 cannot both hold (give pid= once)"),
+    ("since=1 since=2", "trace: since=1 and since=2 cannot both hold (give since= once)"),
+    ("pid=2 tree=1", "trace: pid=2 and tree=1 cannot both hold (tree=N is process N and what it "
+                     "spawned: give one of them)"),
+    ("kind=mem_pf,ipc_call cat=ipc", "trace: kind mem_pf is not in cat=ipc: no event can pass "
+                                     "both"),
+    ("cpu=3 cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
+])
+@pytest.mark.parametrize("verb", ["dump", "stats", "save"])
+def test_filters_that_contradict_each_other_are_refused(shared, verb, words, message):
+    """Not resolved by their order: one line saying which two words cannot both hold."""
+    spoor = shared(smp=4)
+    out = spoor.command(f"trace {verb} {words}")
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(message), out
+
+
+def test_the_same_word_twice_and_sets_given_twice_are_not_contradictions(shared):
+    spoor = shared(smp=4)
+    for words in ("pid=1 pid=1", "cpu=0 cpu=1", "cat=mem cat=ipc kind=mem_pf"):
+        assert "# end of dump" in spoor.command(f"trace dump {words}"), words
 
 
 SMALL_RING = "ttrace.ring_kb=4"  # 64 entries per CPU
@@ -336,6 +364,67 @@ def test_overwrite_mode_dump_reports_the_loss_in_place(small_ring):
     lost = sum(int(m.group(1)) for m in LOST.finditer(out))
     assert lost == TICKS - len(found) == after["overwritten"] - before["overwritten"], out
     assert out.index("# lost") < out.index("test_tick"), "the loss is not reported in place"
+
+
+WRAPPED = TICKS - RING_ENTRIES  # what tracegen's ticks on CPU 1 leave lost
+CANNOT = (f"# of the {WRAPPED} lost: {WRAPPED} could not have matched (on CPUs the filter leaves "
+          "out, or outside the window it asks for)\n")
+MAY = (f"# of the {WRAPPED} lost: {WRAPPED} overwritten before the dump began may have held "
+       "matching events\n")
+NOTHING = "# nothing found, but what was lost may have matched: "
+
+
+@pytest.mark.parametrize("words,events,explained", [
+    ("cpu=0", 0, CANNOT),
+    ("kind=test_tick last=3", 3, CANNOT),
+    ("kind=test_tick", RING_ENTRIES, MAY),
+])
+def test_dump_says_which_losses_could_have_matched(small_ring, words, events, explained):
+    """Losses on a CPU the filter leaves out, or before a last= window, cannot have
+    matched; what wrapped before the dump began, with no window asked for, may have."""
+    fill_ring(small_ring, "overwrite")
+    out = small_ring.command(f"trace dump {words}", timeout=DUMP_TIMEOUT)
+    assert f"# end of dump: {events} events, {WRAPPED} lost\n{explained}" in out, out
+    assert NOTHING not in out, out
+
+
+def test_losses_before_the_since_window_could_not_have_matched(small_ring):
+    _, _, found, _ = fill_ring(small_ring, "overwrite")
+    since = f"{(found[-1].us + 1) / 1e6:.6f}"
+    out = small_ring.command(f"trace dump since={since}", timeout=DUMP_TIMEOUT)
+    assert f"# end of dump: 0 events, {WRAPPED} lost\n{CANNOT}" in out, out
+    assert NOTHING not in out, out
+
+
+def test_a_dump_that_finds_nothing_but_losses_says_what_keeps_events(small_ring):
+    fill_ring(small_ring, "overwrite")
+    out = small_ring.command("trace dump kind=test_tick pid=1", timeout=DUMP_TIMEOUT)
+    assert f"# end of dump: 0 events, {WRAPPED} lost\n{MAY}{NOTHING}trace mode drop keeps the " \
+           "oldest events, a bigger ttrace.ring_kb (kernel command line) more of them\n" in out, out
+
+
+def test_a_dump_overrun_while_it_reads_says_so(small_ring):
+    """tracescope reads a page, then overwrites what the dump has yet to read."""
+    spoor = small_ring
+    spoor.command("trace on test")
+    out = spoor.command(f"run -t tracescope overrun {RING_ENTRIES}", timeout=DUMP_TIMEOUT)
+    assert "tracescope: overrun ok" in out, out
+    end = END.search(out)
+    lost = int(end.group(2))
+    assert int(end.group(1)) + lost == RING_ENTRIES and lost > 0, out
+    assert f"# of the {lost} lost: {lost} overwritten while the dump read may have held " \
+           "matching events\n" in out, out
+
+
+def test_stats_and_hist_say_which_losses_could_have_matched(small_ring):
+    fill_ring(small_ring, "overwrite")
+    out = small_ring.command("trace stats cpu=0")
+    assert f"# stats: 0 events, {WRAPPED} lost\n{CANNOT}" in out, out
+    out = small_ring.command("trace hist syscall kind=test_tick")
+    assert f"# hist syscall: 0 values (us), 0 unpaired, {RING_ENTRIES} events, {WRAPPED} " \
+           f"lost\n{MAY}" in out, out
+    out = small_ring.command("run -r tracecat -S cpu=0")
+    assert f"events=0 lost={WRAPPED} lost_outside={WRAPPED} lost_early=0" in out, out
 
 
 def test_drop_mode_keeps_the_oldest_entries_and_counts_the_rest(small_ring):

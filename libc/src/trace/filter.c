@@ -122,6 +122,7 @@ struct filter_key {
 	int (*parse)(const struct filter_key *k, const char *word, const char *value,
 		     uint32_t ncpus, struct traced_filter *f, char *why, size_t size);
 	uint32_t flag; /* TRACED_F_* */
+	bool many;     /* a set: given again, the values add up (cpu=1 cpu=3) */
 };
 
 static int key_cpu(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
@@ -148,7 +149,6 @@ static int key_id(const struct filter_key *k, const char *w, const char *v, uint
 	if (!number(v, &n) || n > UINT32_MAX) {
 		return fail(why, size, "bad id in '%.*s' (a number)", w, strlen(w));
 	}
-	f->flags &= k->flag == TRACED_F_TID ? ~0u : ~(TRACED_F_PID | TRACED_F_TREE);
 	f->flags |= k->flag;
 	*(k->flag == TRACED_F_TID ? &f->tid : &f->pid) = (uint32_t)n;
 	return 0;
@@ -181,7 +181,6 @@ static int key_cat(const struct filter_key *k, const char *w, const char *v, uin
 	return 0;
 }
 
-/* last= and count= exclude each other: the later word wins. */
 static int key_count(const struct filter_key *k, const char *w, const char *v, uint32_t ncpus,
 		     struct traced_filter *f, char *why, size_t size)
 {
@@ -191,7 +190,6 @@ static int key_count(const struct filter_key *k, const char *w, const char *v, u
 	if (!number(v, &n) || !n) {
 		return fail(why, size, "bad count in '%.*s' (a number above 0)", w, strlen(w));
 	}
-	f->flags &= ~(TRACED_F_LAST | TRACED_F_COUNT);
 	f->flags |= k->flag;
 	f->count = n;
 	return 0;
@@ -214,16 +212,16 @@ static int key_time(const struct filter_key *k, const char *w, const char *v, ui
 
 /* The filter words: the one list the parser, the usage line and the errors come from. */
 static const struct filter_key keys[] = {
-    {"cpu", "N", key_cpu, TRACED_F_CPUS},
-    {"pid", "N", key_id, TRACED_F_PID},
-    {"tid", "N", key_id, TRACED_F_TID},
-    {"tree", "N", key_id, TRACED_F_PID | TRACED_F_TREE},
-    {"kind", "NAME,...", key_kind, TRACED_F_KINDS},
-    {"cat", "NAME,...", key_cat, TRACED_F_CATS},
-    {"last", "N", key_count, TRACED_F_LAST},
-    {"count", "N", key_count, TRACED_F_COUNT},
-    {"since", "SECONDS", key_time, TRACED_F_SINCE},
-    {"until", "SECONDS", key_time, TRACED_F_UNTIL},
+    {"cpu", "N", key_cpu, TRACED_F_CPUS, true},
+    {"pid", "N", key_id, TRACED_F_PID, false},
+    {"tid", "N", key_id, TRACED_F_TID, false},
+    {"tree", "N", key_id, TRACED_F_PID | TRACED_F_TREE, false},
+    {"kind", "NAME,...", key_kind, TRACED_F_KINDS, true},
+    {"cat", "NAME,...", key_cat, TRACED_F_CATS, true},
+    {"last", "N", key_count, TRACED_F_LAST, false},
+    {"count", "N", key_count, TRACED_F_COUNT, false},
+    {"since", "SECONDS", key_time, TRACED_F_SINCE, false},
+    {"until", "SECONDS", key_time, TRACED_F_UNTIL, false},
 };
 
 #define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -245,10 +243,69 @@ void traced_filter_usage(char *buf, size_t size)
 	keys_format(buf, size, true);
 }
 
+/* The first kind of f's kind= that no category of its cat= has, or -1. */
+static int kind_outside(const struct traced_filter *f)
+{
+	for (uint32_t k = 0; k < TRACED_KIND_WORDS * 64; k++) {
+		if (f->kinds[k / 64] >> (k % 64) & 1 &&
+		    !(ttrace_kind_info(k)->category & f->cats)) {
+			return (int)k;
+		}
+	}
+	return -1;
+}
+
+/* The word that gave key name, or NULL. */
+static const char *given(const char *const word[NUM_KEYS], const char *name)
+{
+	for (size_t i = 0; i < NUM_KEYS; i++) {
+		if (!strcmp(keys[i].name, name)) {
+			return word[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Pairs of words that no event can satisfy together, or whose meaning
+ * would depend on their order, refused as traced refuses them
+ * (servers/traced/dump.c): a key that is not a set given once (or again
+ * with the same value), last= or count=, pid= or tree=, every kind= in the cat=, since=
+ * before until=. word[i] is the word that gave keys[i], or NULL.
+ */
+static int contradictions(const struct traced_filter *f, const char *const word[NUM_KEYS],
+			  char *why, size_t size)
+{
+	static const char *const pairs[][3] = {
+	    {"last", "count", "last=N is the newest N events, count=N the oldest N"},
+	    {"pid", "tree", "tree=N is process N and what it spawned: give one of them"},
+	};
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) {
+		const char *a = given(word, pairs[p][0]), *b = given(word, pairs[p][1]);
+		if (a && b) {
+			snprintf(why, size, "%s and %s cannot both hold (%s)", a, b, pairs[p][2]);
+			return -EINVAL;
+		}
+	}
+	int k = f->flags & TRACED_F_CATS && f->flags & TRACED_F_KINDS ? kind_outside(f) : -1;
+	if (k >= 0) {
+		snprintf(why, size, "kind %s is not in cat=%s: no event can pass both",
+			 ttrace_kind_info((uint32_t)k)->name, strchr(given(word, "cat"), '=') + 1);
+		return -EINVAL;
+	}
+	if (f->flags & TRACED_F_SINCE && f->flags & TRACED_F_UNTIL && f->since_ns >= f->until_ns) {
+		snprintf(why, size, "%s is not before %s: no event can be in that window",
+			 given(word, "since"), given(word, "until"));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct traced_filter *f,
 			char *why, size_t why_size)
 {
 	char known[KNOWN_MAX];
+	const char *word[NUM_KEYS] = {0};
 
 	memset(f, 0, sizeof(*f));
 	for (int i = 0; i < argc; i++) {
@@ -272,13 +329,16 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
 				 known);
 			return -EINVAL;
 		}
+		const char **seen = &word[k - keys];
+		if (*seen && !k->many && strcmp(*seen, w)) {
+			snprintf(why, why_size, "%s and %s cannot both hold (give %s= once)", *seen,
+				 w, k->name);
+			return -EINVAL;
+		}
+		*seen = w;
 		if (k->parse(k, w, eq + 1, ncpus, f, why, why_size)) {
 			return -EINVAL;
 		}
 	}
-	if (f->flags & TRACED_F_SINCE && f->flags & TRACED_F_UNTIL && f->since_ns >= f->until_ns) {
-		snprintf(why, why_size, "empty time window (since= must be below until=)");
-		return -EINVAL;
-	}
-	return 0;
+	return contradictions(f, word, why, why_size);
 }

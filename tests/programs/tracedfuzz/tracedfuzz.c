@@ -127,6 +127,15 @@ static const char *spoil_dump(struct traced_dump_request *r, uint32_t how,
 		*c = *real;
 		c->skip = 1 + rng() % 100;
 		return "a cursor skipping without last";
+	case 19:
+		f->flags = TRACED_F_KINDS | TRACED_F_CATS;
+		f->kinds[0] = 1ull << TTRACE_KIND_mem_pf;
+		f->cats = TTRACE_CAT(IPC);
+		return "a kind outside the filter's categories";
+	case 20:
+		*c = *real;
+		c->outside = c->lost + 1 + rng() % 100;
+		return "a cursor with more losses told apart than lost";
 	default:
 		for (size_t i = 0; i < sizeof(*r); i++) {
 			((uint8_t *)r)[i] = (uint8_t)rng();
@@ -135,7 +144,7 @@ static const char *spoil_dump(struct traced_dump_request *r, uint32_t how,
 	}
 }
 
-#define DUMP_SPOILS 20
+#define DUMP_SPOILS 22
 
 struct attempt {
 	uint32_t op;

@@ -23,6 +23,11 @@
  *              of its own events, then sends that request again, as
  *              libc's client does when traced died before replying, after
  *              N more events: the page comes again, none of it lost
+ *   overrun N  (a ring of N entries in overwrite mode) emits N events,
+ *              reads the first page of a text dump of them, emits 2N
+ *              more, which overwrite the rest, and reads on: the dump
+ *              counts that loss as overwritten while it read (not before
+ *              it began, nor outside its filter) and its last page says so
  * Tests run it with only the test category on and nothing else tracing.
  */
 #include <errno.h>
@@ -335,6 +340,35 @@ static int mode_resend(uint64_t entries)
 	return done("resend");
 }
 
+static int mode_overrun(uint64_t entries)
+{
+	static struct traced_pager pager;
+	const struct traced_filter ticks = {
+	    .flags = TRACED_F_KINDS,
+	    .kinds = {[TTRACE_KIND_test_tick / 64] = 1ull << (TTRACE_KIND_test_tick % 64)}};
+	const uint8_t *data = NULL;
+	size_t len = 0;
+	uint32_t flags = 0, pages = 0;
+
+	expect("run on cpu 0", sys_thread_set_cpu(0), 0);
+	emit(entries);
+	traced_pager_dump(&pager, TRACED_OP_DUMP, &ticks, TRACED_FORMAT_TEXT);
+	while (!(flags & TRACED_DUMP_DONE) && pages < DUMP_PAGES_MAX) {
+		expect("a DUMP page", traced_pager_next(&pager, &data, &len, &flags), 0);
+		if (!pages++) {
+			emit(2 * entries); /* everything the first page left unread goes */
+		}
+	}
+	const struct traced_cursor *c = &pager.reply.head.cursor;
+	expect("more than one page", pages > 1, 1);
+	expect("entries lost while the dump read", c->lost > 0 && c->lost < entries, 1);
+	expect("every one of them found", (long)(c->events + c->lost), (long)entries);
+	expect("lost outside the filter", (long)c->outside, 0);
+	expect("lost before the dump began", (long)c->early, 0);
+	printf("tracescope: the dump's last page:\n%.*s", (int)len, (const char *)data);
+	return done("overrun");
+}
+
 static int mode_pass(void)
 {
 	long traced_slot = lookup(TRACED_NAME);
@@ -384,6 +418,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "resend")) {
 		return mode_resend(strtoull(argv[2], NULL, 10));
 	}
+	if (argc == 3 && !strcmp(argv[1], "overrun")) {
+		return mode_overrun(strtoull(argv[2], NULL, 10));
+	}
 	if (argc == 2 && !strcmp(argv[1], "pass")) {
 		return mode_pass();
 	}
@@ -391,6 +428,7 @@ int main(int argc, char **argv)
 		return mode_passed();
 	}
 	printf(
-	    "tracescope: usage: tracescope self EVENT | read EVENT | dump N | resend N | pass\n");
+	    "tracescope: usage: tracescope self EVENT | read EVENT | dump N | resend N | overrun N "
+	    "| pass\n");
 	return 2;
 }

@@ -1,0 +1,40 @@
+/*
+ * What the shell's `trace` verbs share across their files: trace_cmd.c
+ * holds the list of verbs and most of them, trace_stats.c the answers
+ * (`trace stats`, `trace hist`) and their legend.
+ */
+#ifndef SPOOR_INIT_TRACE_CMD_H
+#define SPOOR_INIT_TRACE_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <trace_client.h>
+
+#define WHY_MAX 1400 /* an error from libc's parsers, in one line */
+
+/*
+ * One verb: its name, its arguments and what it does. verbs[] in
+ * trace_cmd.c is the one list the dispatch, `trace`'s listing, `help`'s
+ * line, the usage errors and the unknown-verb error are made from.
+ */
+struct trace_verb {
+	const char *name;
+	const char *args; /* "CATS (e.g. ...)", or "" */
+	const char *what;
+	void (*run)(const struct trace_verb *verb, int argc, char **argv);
+};
+
+/* Says why a request failed (one line); true if it did. */
+bool trace_failed(long err);
+
+/* The filter words after the verb (argv[0]); false, having said why, if they are wrong. */
+bool trace_filter_words(int argc, char **argv, struct traced_filter *f);
+
+/* Prints a paged text listing to its end (or a Ctrl-C); returns its entries. */
+uint64_t trace_print_listing(struct traced_pager *pager);
+
+/* `trace stats [FILTERS]` and `trace hist MEASURE [KEY=VALUE] [FILTERS]` (trace_stats.c). */
+void trace_verb_stats(const struct trace_verb *verb, int argc, char **argv);
+void trace_verb_hist(const struct trace_verb *verb, int argc, char **argv);
+
+#endif
