@@ -42,3 +42,29 @@ ringbench: $(RINGBENCH)
 	bench/run-ringbench $(RINGBENCH)
 
 -include $(RINGBENCH_OBJS:.o=.d)
+
+# make bench-linux (tools/bench-linux): Debian's cloud kernel and
+# busybox-static, downloaded and unpacked into build/linux by
+# tools/bench-linux-fetch (nothing installed), booted with an initramfs of
+# busybox and bench/linuxbench.c (a static host program), measured beside
+# Spoor in one run. Never part of make bench or make test: it downloads
+# about 28 MB. The fetch writes vmlinuz after busybox, so vmlinuz stands
+# for both.
+LINUX_DIR := $(BUILD)/linux
+LINUXBENCH := $(BUILD)/bench/linuxbench
+LINUX_INITRAMFS := $(BUILD)/bench/linux-initramfs.cpio.gz
+
+.PHONY: bench-linux
+
+$(LINUX_DIR)/vmlinuz:
+	tools/bench-linux-fetch $(LINUX_DIR)
+
+$(LINUXBENCH): bench/linuxbench.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -static -o $@ $<
+
+$(LINUX_INITRAMFS): bench/linux-initramfs bench/linux-init $(LINUXBENCH) $(LINUX_DIR)/vmlinuz
+	bench/linux-initramfs $@ $(LINUX_DIR)/busybox $(LINUXBENCH)
+
+bench-linux: deps $(BUILD)/spoor.iso $(HOST_TOOLS) $(LINUX_INITRAMFS)
+	$(PYTHON) tools/bench-linux
