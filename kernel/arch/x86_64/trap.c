@@ -10,6 +10,7 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
+#include "mm/account.h"
 #include "mm/memlayout.h"
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
@@ -23,6 +24,7 @@
 #define PF_USER	    (1u << 2)
 #define PF_RESERVED (1u << 3)
 #define PF_FETCH    (1u << 4)
+#define OOM_RETRY_NS 10000000ull /* while a killed tree's memory comes back */
 
 extern irq_handler_fn irq_handlers[256];
 
@@ -97,6 +99,39 @@ static unsigned fault_access(uint64_t error)
 }
 
 /*
+ * A legal fault that no frame could be had for. An ordinary tree pays
+ * with all of it: over its limit, or with nothing left outside the
+ * reserve, its processes are killed (the caller prints why for p). Init or
+ * a kept server (they may use the reserve) must not die for memory: the
+ * largest ordinary tree is killed instead, and true comes back when the
+ * fault should be retried, after a yield, while that tree's memory comes
+ * back; false only when there is no ordinary tree left to kill.
+ */
+static bool out_of_memory(struct process *p, uint64_t cr2)
+{
+	if (!account_may_use_reserve(p->acct)) {
+		printk("pid %u (%s): out of memory at 0x%lx: its tree (pid %u) %s; killing the "
+		       "tree\n",
+		       p->pid, p->name, cr2, p->tree_root->pid,
+		       account_at_limit(p->acct) ? "is at its limit" : "finds no memory left");
+		process_kill_tree(p);
+		return false;
+	}
+	static uint32_t last_victim; /* [a] said once, though the retries find it again */
+	uint32_t victim = process_kill_largest_tree();
+	if (!victim) {
+		return false;
+	}
+	if (__atomic_exchange_n(&last_victim, victim, __ATOMIC_RELAXED) != victim) {
+		printk("pid %u (%s): out of memory at 0x%lx, even kept back: killed the tree of "
+		       "pid %u, the largest\n",
+		       p->pid, p->name, cr2, victim);
+	}
+	sched_sleep(OOM_RETRY_NS);
+	return true;
+}
+
+/*
  * A user program's exception: a page fault it may be owed (demand paging,
  * copy on write), or the end of its process with one line saying why.
  */
@@ -114,6 +149,9 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_KILLED : info.outcome);
 		if (!err) {
 			return;
+		}
+		if (info.no_memory && out_of_memory(p, cr2)) {
+			return; /* retried once memory is back */
 		}
 		printk("pid %u (%s) killed: %s at 0x%lx (%s, %s) rip=0x%lx\n", p->pid, p->name,
 		       info.what, cr2,
