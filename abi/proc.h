@@ -70,6 +70,7 @@ _Static_assert(sizeof(struct spawn_args) == 48, "abi");
 #define EXIT_KILLED	      0x100		 /* by kill() */
 #define EXIT_FAULT(vector)    (0x200 | (vector)) /* by a fault: the exception vector */
 #define EXIT_IS_FAULT(status) (((status) & ~0xffll) == 0x200)
+#define EXIT_NO_MEMORY	      0x300 /* its tree ran out of memory (MEMORY below) */
 
 /*
  * Limits (the kernel answers -EAGAIN past them, having changed nothing):

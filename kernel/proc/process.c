@@ -408,8 +408,8 @@ int process_kill_descendant(struct process *caller, uint32_t pid)
 	return err;
 }
 
-/* Ends every live process of root's tree; table_lock held. */
-static void kill_tree(struct process *root)
+/* Ends every live process of root's tree with status; table_lock held. */
+static void kill_tree(struct process *root, int64_t status)
 {
 	struct list *pos;
 
@@ -417,16 +417,16 @@ static void kill_tree(struct process *root)
 	{
 		struct process *p = list_entry(pos, struct process, table_node);
 		if (p->tree_root == root) {
-			process_exit(p, EXIT_KILLED);
+			process_exit(p, status);
 		}
 	}
 }
 
-void process_kill_tree(struct process *p)
+void process_kill_tree(struct process *p, int64_t status)
 {
 	uint64_t flags = spin_lock_irqsave(&table_lock);
 
-	kill_tree(p->tree_root);
+	kill_tree(p->tree_root, status);
 	spin_unlock_irqrestore(&table_lock, flags);
 }
 
@@ -448,7 +448,7 @@ uint32_t process_kill_largest_tree(void)
 	}
 	uint32_t pid = largest ? largest->pid : 0;
 	if (largest) {
-		kill_tree(largest);
+		kill_tree(largest, EXIT_NO_MEMORY);
 	}
 	spin_unlock_irqrestore(&table_lock, flags);
 	return pid;

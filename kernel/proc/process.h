@@ -139,13 +139,14 @@ int process_detach_thread(struct process *p, uint32_t tid);
  */
 int process_kill_descendant(struct process *caller, uint32_t pid);
 
-/* Kills (EXIT_KILLED) every live process of p's tree, p included. */
-void process_kill_tree(struct process *p);
+/* Ends every live process of p's tree, p included, with status. */
+void process_kill_tree(struct process *p, int64_t status);
 
 /*
- * Kills the live tree using the most memory among those that may not use
- * the reserve (account.h), so that init or a kept server short of memory
- * can go on once it is freed. Returns its root's pid, or 0 if there was none.
+ * Kills (EXIT_NO_MEMORY) the live tree using the most memory among those
+ * that may not use the reserve (account.h), so that init or a kept server
+ * short of memory can go on once it is freed. Returns its root's pid, or 0
+ * if there was none.
  */
 uint32_t process_kill_largest_tree(void);
 

@@ -101,30 +101,33 @@ static unsigned fault_access(uint64_t error)
 /*
  * A legal fault that no frame could be had for. An ordinary tree pays
  * with all of it: over its limit, or with nothing left outside the
- * reserve, its processes are killed (the caller prints why for p). Init or
- * a kept server (they may use the reserve) must not die for memory: the
- * largest ordinary tree is killed instead, and true comes back when the
- * fault should be retried, after a yield, while that tree's memory comes
- * back; false only when there is no ordinary tree left to kill.
+ * reserve, every process of it is killed, with one line. Init or a kept
+ * server (they may use the reserve) must not die for memory: the largest
+ * ordinary tree is killed instead, and the fault is retried after a pause
+ * while that tree's memory comes back. Returns false only when there is no
+ * such tree left to kill: then p dies like any faulting process.
  */
-static bool out_of_memory(struct process *p, uint64_t cr2)
+static bool out_of_memory(struct process *p, struct trap_frame *f, uint64_t cr2)
 {
-	if (!account_may_use_reserve(p->acct)) {
-		printk("pid %u (%s): out of memory at 0x%lx: its tree (pid %u) %s; killing the "
-		       "tree\n",
-		       p->pid, p->name, cr2, p->tree_root->pid,
-		       account_at_limit(p->acct) ? "is at its limit" : "finds no memory left");
-		process_kill_tree(p);
-		return false;
-	}
 	static uint32_t last_victim; /* [a] said once, though the retries find it again */
+
+	if (!account_may_use_reserve(p->acct)) {
+		bool at_limit = account_at_limit(p->acct);
+		printk("pid %u (%s) killed: out of memory at 0x%lx rip=0x%lx; %s, so its tree (pid "
+		       "%u) is killed\n",
+		       p->pid, p->name, cr2, f->rip,
+		       at_limit ? "its tree is at its limit" : "no memory is left for it",
+		       p->tree_root->pid);
+		TTRACE(proc_fault, p->pid, f->vector, cr2, f->rip);
+		process_kill_tree(p, EXIT_NO_MEMORY);
+		return true;
+	}
 	uint32_t victim = process_kill_largest_tree();
 	if (!victim) {
 		return false;
 	}
 	if (__atomic_exchange_n(&last_victim, victim, __ATOMIC_RELAXED) != victim) {
-		printk("pid %u (%s): out of memory at 0x%lx, even kept back: killed the tree of "
-		       "pid %u, the largest\n",
+		printk("pid %u (%s) is out of memory at 0x%lx: killed the largest tree (pid %u)\n",
 		       p->pid, p->name, cr2, victim);
 	}
 	sched_sleep(OOM_RETRY_NS);
@@ -138,11 +141,11 @@ static bool out_of_memory(struct process *p, uint64_t cr2)
 static void user_exception(struct trap_frame *f, uint64_t cr2)
 {
 	struct process *p = process_current();
+	struct uvm_fault_info info = {0};
 
 	thread_current()->trace_ctx = TTRACE_CTX_TRAP;
 	irq_enable();
 	if (f->vector == EXC_PAGE_FAULT) {
-		struct uvm_fault_info info;
 		TTRACE(mem_pf_entry, cr2, f->rip, f->error);
 		__atomic_fetch_add(&p->page_faults, 1, __ATOMIC_RELAXED);
 		int err = uvm_fault(&p->vm, cr2, fault_access(f->error), &info);
@@ -150,8 +153,8 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		if (!err) {
 			return;
 		}
-		if (info.no_memory && out_of_memory(p, cr2)) {
-			return; /* retried once memory is back */
+		if (info.no_memory && out_of_memory(p, f, cr2)) {
+			return; /* retried, or the tree is on its way out */
 		}
 		printk("pid %u (%s) killed: %s at 0x%lx (%s, %s) rip=0x%lx\n", p->pid, p->name,
 		       info.what, cr2,
@@ -165,7 +168,7 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		       name ? name : "reserved exception", f->rip);
 	}
 	TTRACE(proc_fault, p->pid, f->vector, f->vector == EXC_PAGE_FAULT ? cr2 : 0, f->rip);
-	process_exit(p, EXIT_FAULT(f->vector));
+	process_exit(p, info.no_memory ? EXIT_NO_MEMORY : EXIT_FAULT(f->vector));
 }
 
 /*
