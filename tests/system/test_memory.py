@@ -16,9 +16,12 @@ from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, free_frames, kill_
     restarted_pid, start_background
 
 MEM = "128M"
+# What free memory may differ by around a hog, as in test_limits.py: a few
+# frames for what the shell, traced and the kernel's heap do meanwhile.
+SLACK_FRAMES = 4
 HOG_TIMEOUT = 300  # seconds to fill 128 MiB a page at a time under TCG on a busy host
 MEM_TREE = re.compile(r"^\s*(\d+) (\S+)\s+(\d+)K\s+(\S+)$", re.MULTILINE)
-HOLDING = r"memhog: holding (\d+) KiB \(frame_create: ([^)]*)\)"
+HOLDING = r"memhog: holding (\d+) KiB \(frame_create: out of memory\)"
 ANSWER = r"memhog: {}: (answered|refused: [^\r\n]*)"
 
 
@@ -39,11 +42,11 @@ def trees(spoor):
 
 
 def assert_back_to(spoor, before):
-    """Free memory comes back exactly: every frame a tree took was charged to it
-    and is freed with it (its last objects go a moment after the shell saw it end)."""
+    """Free memory comes back: every frame a tree took was charged to it and is
+    freed with it (its last objects go a moment after the shell saw it end)."""
     after = free_frames(spoor)
     for _ in range(PS_POLLS):
-        if after == before:
+        if abs(after - before) <= SLACK_FRAMES:
             return
         after = free_frames(spoor)
     raise AssertionError(f"{before} frames free before, {after} after")
@@ -57,7 +60,8 @@ def test_tree_touching_pages_without_end_is_killed_at_its_limit(spoor):
     kernel = re.search(r"pid \d+ \(memhog\) killed: out of memory at 0x[0-9a-f]+ rip=0x[0-9a-f]+; "
                        r"its tree is at its limit, so its tree \(pid (\d+)\) is killed", out)
     assert kernel and kernel.group(1) == job.group(1), out
-    assert pid_of(spoor, "memhog") is None
+    # The whole tree ends: its children a moment after its root.
+    assert any(pid_of(spoor, "memhog") is None for _ in range(PS_POLLS))
     assert_back_to(spoor, before)
 
 
@@ -86,6 +90,7 @@ def test_run_refuses_a_limit_that_is_not_a_size(spoor, line, answer):
 
 
 def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(spoor):
+    spoor.command("trace on syscall")
     before = free_frames(spoor)
     traced = pid_of(spoor, "traced")
     hogs = []
@@ -106,7 +111,8 @@ def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(sp
 
     # The shell's stack grows into pages it never used: init must not fault.
     out = spoor.command("trace hist syscall", timeout=HOG_TIMEOUT)
-    assert re.search(r"^\[\d+", out, re.MULTILINE) or "no events" in out, out
+    values = re.search(r"^# hist syscall: (\d+) values", out, re.MULTILINE)
+    assert values and int(values.group(1)) > 0, out
     out = spoor.command("trace stats", timeout=HOG_TIMEOUT)
     assert "traced is not running" not in out and "out of memory" not in out, out
     assert "cannot start 'hello': out of memory" in spoor.command("run hello")
@@ -120,6 +126,7 @@ def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(sp
     console = spoor.console()
     assert "init: traced" not in console and "(init) killed" not in console, console
     assert_back_to(spoor, before)
+    spoor.command("trace off syscall")
 
 
 def test_restart_brings_back_a_server_init_gave_up_on(boot):
