@@ -174,6 +174,11 @@ static void hold(long children)
 	touch_stack();
 	memset(&pager, 0, sizeof(pager));
 	memset(&stats_req, 0, sizeof(stats_req));
+	/* One request first: the lookup of traced and the kernel's IPC buffer come before the grab. */
+	long ncpus = traced_num_cpus();
+	if (ncpus < 0) {
+		printf("memhog: traced: %s\n", strerror((int)-ncpus));
+	}
 	long bulk = bulk_prepare();
 	printf("memhog: grabbing, with %ld children\n", children);
 	spawn_children(children, "memhog\0grab", sizeof("memhog\0grab"));
