@@ -35,7 +35,7 @@ struct block_header {
 	uint16_t class; /* LARGE for frame runs */
 	uint16_t reserved;
 	union {
-		uint64_t frames;	   /* LARGE: the run's length (its frames carry the charge) */
+		uint64_t frames; /* LARGE: the run's length (its frames carry the charge) */
 		struct mem_account *acct; /* small: charged class_size[class] bytes, or NULL */
 	};
 };

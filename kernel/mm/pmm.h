@@ -64,9 +64,9 @@ uint32_t pmm_frame_refs(uint64_t phys);
 int pmm_add_device_memory(uint64_t phys, uint64_t npages);
 
 uint64_t pmm_free_count(void);
-uint64_t pmm_total_count(void);	 /* frames of usable RAM the map manages */
+uint64_t pmm_total_count(void);	  /* frames of usable RAM the map manages */
 uint64_t pmm_reserve_count(void); /* frames kept back (PMM_RESERVE_SHARE) */
-uint64_t pmm_usable_bytes(void); /* usable RAM in the firmware's map */
-uint64_t pmm_phys_limit(void);	 /* end of the highest usable RAM */
+uint64_t pmm_usable_bytes(void);  /* usable RAM in the firmware's map */
+uint64_t pmm_phys_limit(void);	  /* end of the highest usable RAM */
 
 #endif

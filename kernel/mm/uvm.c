@@ -297,7 +297,8 @@ int uvm_map_shared(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot,
 	mutex_lock(&vm->lock);
 	err = place(vm, addr, len, &start);
 	struct region *r =
-	    err ? NULL : region_new(vm, start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
+	    err ? NULL
+		: region_new(vm, start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (!err && !r) {
 		err = -ENOMEM;
 	}

@@ -49,8 +49,8 @@ static struct mem_account *account_for(struct process *root, uint64_t mem_limit,
 	return account_create(mem_limit, mem_flags);
 }
 
-int process_create(const char *name, struct process *parent, uint64_t mem_limit,
-		   uint32_t mem_flags, struct process **out)
+int process_create(const char *name, struct process *parent, uint64_t mem_limit, uint32_t mem_flags,
+		   struct process **out)
 {
 	/* A child of the first process (init) roots a tree; any other joins its parent's. */
 	struct process *root = parent && parent->ppid ? parent->tree_root : NULL;

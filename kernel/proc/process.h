@@ -68,8 +68,8 @@ struct process {
  * parent's tree and account, and the two are ignored. -ENOMEM, or -EAGAIN
  * when that tree already has PROC_TREE_MAX processes.
  */
-int process_create(const char *name, struct process *parent, uint64_t mem_limit,
-		   uint32_t mem_flags, struct process **out);
+int process_create(const char *name, struct process *parent, uint64_t mem_limit, uint32_t mem_flags,
+		   struct process **out);
 
 void process_get(struct process *p);
 void process_put(struct process *p);

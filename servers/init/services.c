@@ -58,9 +58,9 @@ struct service {
 	int process;  /* process capability, 0 when not running */
 	uint32_t pid;
 	uint64_t started_ns;
-	int fast_crashes;     /* in a row */
-	uint64_t backoff_ns;  /* the wait before the next restart for lack of memory */
-	uint64_t restart_at;  /* clock_ns when to start it again, 0: not waiting */
+	int fast_crashes;    /* in a row */
+	uint64_t backoff_ns; /* the wait before the next restart for lack of memory */
+	uint64_t restart_at; /* clock_ns when to start it again, 0: not waiting */
 	int client[TRACED_LEVEL_CONTROL +
 		   1]; /* call-only copies badged with a level, 0: none yet */
 };

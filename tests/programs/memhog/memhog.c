@@ -25,12 +25,12 @@
 #include <string.h>
 #include <trace_client.h>
 
-#define BIG_FRAME     (1024 * 1024)
-#define EAT_REGION    (64ull << 30) /* more than any machine here: only the limit stops it */
-#define SLEEP_NS      1000000000ull
-#define STACK_TOUCH   (64 * 1024) /* the stack the requests below use, touched up front */
-#define CHILDREN_MAX  16
-#define BULK_BYTES    PAGE_SIZE_USER
+#define BIG_FRAME      (1024 * 1024)
+#define EAT_REGION     (64ull << 30) /* more than any machine here: only the limit stops it */
+#define SLEEP_NS       1000000000ull
+#define STACK_TOUCH    (64 * 1024) /* the stack the requests below use, touched up front */
+#define CHILDREN_MAX   16
+#define BULK_BYTES     PAGE_SIZE_USER
 #define GRAB_SETTLE_NS 200000000ull /* between the last refusal and the report */
 
 static struct traced_pager pager, bulk_pager;
@@ -174,7 +174,7 @@ static void hold(long children)
 	touch_stack();
 	memset(&pager, 0, sizeof(pager));
 	memset(&stats_req, 0, sizeof(stats_req));
-	/* One request first: the lookup of traced and the kernel's IPC buffer come before the grab. */
+	/* A request first: the lookup of traced and the IPC buffer come before the grab. */
 	long ncpus = traced_num_cpus();
 	if (ncpus < 0) {
 		printf("memhog: traced: %s\n", strerror((int)-ncpus));
