@@ -151,3 +151,16 @@ def test_restart_brings_back_a_server_init_gave_up_on(boot):
     assert again and again.group(1) != started.group(1), out
     assert "trace: mask" in spoor.command("trace status")
     assert "restart: no server 'tracd'" in spoor.command("restart tracd")
+
+
+def test_server_killed_for_lack_of_memory_is_restarted_with_growing_pauses(boot):
+    # starve is kept by init and eats every frame there is, the kept ones too:
+    # the kernel has no ordinary tree to kill for it and ends it instead.
+    spoor = boot(smp=2, mem="64M", modules=("starve server",), wait_prompt=False)
+    for pause in (1, 2, 4):
+        spoor.expect(r"pid \d+ \(starve\) killed: out of memory at 0x[0-9a-f]+", timeout=HOG_TIMEOUT)
+        spoor.expect(rf"init: starve ran out of memory; restarting it in {pause} s")
+        spoor.expect(r"init: restarting starve", timeout=HOG_TIMEOUT)
+    assert "not restarting" not in spoor.console()
+    # Between its meals init, the shell and traced answer.
+    assert "trace: mask" in spoor.command("trace status", timeout=HOG_TIMEOUT)
