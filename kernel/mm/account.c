@@ -50,11 +50,6 @@ int account_charge(struct mem_account *a, uint64_t bytes)
 		}
 	} while (!__atomic_compare_exchange_n(&a->used, &used, used + bytes, true, __ATOMIC_RELAXED,
 					      __ATOMIC_RELAXED));
-	uint64_t peak = __atomic_load_n(&a->peak, __ATOMIC_RELAXED);
-	while (peak < used + bytes &&
-	       !__atomic_compare_exchange_n(&a->peak, &peak, used + bytes, true, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED)) {
-	}
 	account_get(a);
 	return 0;
 }

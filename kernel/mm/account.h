@@ -20,8 +20,8 @@
  * yet uncharged, so an account outlives every frame charged to it.
  *
  * ACCOUNT_RESERVE marks the trees that must never fault for memory (init
- * and the servers it keeps): they may take the last PMM_RESERVE frames
- * (pmm.h), which every other tree finds already gone.
+ * and the servers it keeps): they may take the last frames (pmm.h,
+ * PMM_RESERVE_SHARE), which every other tree finds already gone.
  */
 #ifndef SPOOR_MM_ACCOUNT_H
 #define SPOOR_MM_ACCOUNT_H
@@ -34,7 +34,6 @@
 
 struct mem_account {
 	uint64_t used;	/* [a] bytes charged */
-	uint64_t peak;	/* [a] the most used has been */
 	uint64_t limit; /* [I] bytes: charges past it fail */
 	uint32_t refs;	/* [a] processes using it + charges outstanding */
 	uint32_t flags; /* [I] ACCOUNT_* */

@@ -153,8 +153,7 @@ int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
 		return -ENOMEM;
 	}
 	uint64_t flags = spin_lock_irqsave(&pmm_lock);
-	/* Under the lock, so no two allocations can both take the last frame outside the reserve.
-	 */
+	/* Under the lock: no two allocations may both take the last frame outside the reserve. */
 	int err = !account_may_use_reserve(a) && map.nfree < count + reserve_frames
 		      ? -ENOMEM
 		      : frame_bitmap_alloc(&map, count, &first);
@@ -169,8 +168,7 @@ int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
 	for (uint64_t i = 0; i < count; i++) {
 		__atomic_store_n(&frame_refs[first + i], 1, __ATOMIC_RELAXED);
 		frame_owner[first + i] = a;
-		/* One reference on a per frame, as each is uncharged alone: the charge took the
-		 * first. */
+		/* A reference on a per frame, each uncharged alone; the charge took the first. */
 		if (a && i) {
 			account_get(a);
 		}
