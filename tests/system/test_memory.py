@@ -71,8 +71,16 @@ def test_mem_lists_each_tree_with_its_use_and_limit(spoor):
     table = trees(spoor)
     assert table[1][0] == "init" and table[1][2] is None, table
     assert table[pid_of(spoor, "traced")][2] is None, table
-    name, used, limit = table[pid]
-    assert (name, limit) == ("memhog", 4096) and 4096 - 64 <= used <= 4096, table
+    # Its children may still be grabbing (or giving back a run they could not
+    # finish) as the root reports: the tree fills up to its limit, never past.
+    for _ in range(PS_POLLS):
+        name, used, limit = table[pid]
+        assert (name, limit) == ("memhog", 4096) and used <= 4096, table
+        if used >= 4096 - 64:
+            break
+        table = trees(spoor)
+    else:
+        raise AssertionError(f"memhog's tree stopped short of its limit: {table}")
     kill_job(spoor, pid, "memhog")
     # A tree spawned without -m gets half of memory.
     pid, _ = start_background(spoor, "run memhog hold 0", HOLDING, HOG_TIMEOUT)
@@ -104,10 +112,15 @@ def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(sp
         for what in ("stats", "hist", "bulk"):
             verdict = expect_after(spoor, out, ANSWER.format(what)).group(1)
             assert verdict in ("answered", "refused: out of memory"), verdict
-    mem = spoor.command("mem")
-    free = int(re.search(r"memory: (\d+) of \d+ frames free", mem).group(1))
-    kept = int(re.search(r"(\d+) kept for init and its servers", mem).group(1))
-    assert free <= kept + 64, mem
+    # Everything but what is kept is taken (the children may still be at it).
+    for _ in range(PS_POLLS):
+        mem = spoor.command("mem")
+        free = int(re.search(r"memory: (\d+) of \d+ frames free", mem).group(1))
+        kept = int(re.search(r"(\d+) kept for init and its servers", mem).group(1))
+        if free <= kept + 64:
+            break
+    else:
+        raise AssertionError(f"the hogs left more than what is kept: {mem}")
 
     # The shell's stack grows into pages it never used: init must not fault.
     out = spoor.command("trace hist syscall", timeout=HOG_TIMEOUT)
