@@ -69,6 +69,8 @@ def test_tree_touching_pages_without_end_is_killed_at_its_limit(spoor):
 def test_mem_lists_each_tree_with_its_use_and_limit(spoor):
     total_kib = int(re.search(r"of (\d+) KiB", spoor.command("mem")).group(1))
     pid, _ = start_background(spoor, "run -m 4M memhog hold 1", DONE, HOG_TIMEOUT)
+    # The kernel's copy into a page the tree cannot pay for answers ENOMEM.
+    assert "memhog: sys_info into new pages: out of memory" in spoor.console()
     table = trees(spoor)
     assert table[1][0] == "init" and table[1][2] is None, table
     assert table[pid_of(spoor, "traced")][2] is None, table

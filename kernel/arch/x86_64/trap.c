@@ -173,7 +173,8 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 
 /*
  * A page fault inside the kernel's user copy loop: resolve it like the
- * user's own access would be, or make the copy return -EFAULT.
+ * user's own access would be, or make the copy return -EFAULT (-ENOMEM
+ * when the page was legal but no frame could be had for it).
  */
 static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 {
@@ -190,7 +191,7 @@ static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 	int err = uvm_fault(&process_current()->vm, cr2, fault_access(f->error), &info);
 	TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_FIXUP : info.outcome);
 	if (err) {
-		f->rip = usercopy_fixup_rip();
+		f->rip = usercopy_fixup_rip(info.no_memory);
 	}
 	return true;
 }

@@ -9,6 +9,9 @@
  *            frame_create (1 MiB, then single pages), each mapped, until
  *            that is refused, and keep them. It then says
  *              memhog: holding N KiB (frame_create: ERROR)
+ *            has the kernel write into pages it never touched (sys_info),
+ *            one after another until that fails, and says
+ *              memhog: sys_info into new pages: ERROR
  *            asks traced for STATS, HIST and BULK, each at SELF level,
  *            saying for each
  *              memhog: stats|hist|bulk: answered | refused: ERROR
@@ -32,6 +35,7 @@
 #define CHILDREN_MAX   16
 #define BULK_BYTES     PAGE_SIZE_USER
 #define GRAB_SETTLE_NS 200000000ull /* between the last refusal and the report */
+#define NEW_PAGES      16	    /* for the kernel to write into, mapped before the grab */
 
 static struct traced_pager pager, bulk_pager;
 static struct traced_stats_request stats_req;
@@ -158,6 +162,21 @@ static long bulk_prepare(void)
 	return traced_pager_bulk(&bulk_pager, &all, BULK_BYTES);
 }
 
+/*
+ * The kernel copies into one untouched page after another: each that gets
+ * a frame takes the tree further, so one is refused. Returns its error.
+ */
+static long write_new_pages(long pages)
+{
+	for (long i = 0; pages >= 0 && i < NEW_PAGES; i++) {
+		long err = sys_sys_info((struct sys_info *)(pages + i * PAGE_SIZE_USER));
+		if (err) {
+			return err;
+		}
+	}
+	return 0;
+}
+
 static void touch_stack(void)
 {
 	volatile uint8_t buf[STACK_TOUCH];
@@ -180,6 +199,7 @@ static void hold(long children)
 		printf("memhog: traced: %s\n", strerror((int)-ncpus));
 	}
 	long bulk = bulk_prepare();
+	long pages = sys_mem_map_anon(NULL, NEW_PAGES * PAGE_SIZE_USER, PROT_READ | PROT_WRITE);
 	printf("memhog: grabbing, with %ld children\n", children);
 	spawn_children(children, "memhog\0grab", sizeof("memhog\0grab"));
 	uint64_t taken = grab(&refusal);
@@ -187,6 +207,8 @@ static void hold(long children)
 	taken += grab(&refusal);
 	printf("memhog: holding %llu KiB (frame_create: %s)\n", (unsigned long long)(taken / 1024),
 	       strerror((int)-refusal));
+	long err = pages < 0 ? pages : write_new_pages(pages);
+	printf("memhog: sys_info into new pages: %s\n", err ? strerror((int)-err) : "all written");
 	ask_traced();
 	say("bulk", bulk < 0 ? bulk : drain(&bulk_pager));
 	for (;;) {
