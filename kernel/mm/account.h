@@ -14,7 +14,9 @@
  * Charged: user pages (anonymous, copies on write), frame objects, page
  * tables, kernel stacks, IPC buffers, regions and frame object records.
  * Not charged: the kernel's own (trace rings, the zero page, program
- * templates, slab frames as such: their blocks are).
+ * templates, slab frames as such: their blocks are), and records a tree
+ * can only have a bounded number of (processes and this account, at most
+ * PROC_TREE_MAX; endpoints, at most CAP_SLOTS a process).
  *
  * Lifetime: one reference per process using it, and one per charge not
  * yet uncharged, so an account outlives every frame charged to it.

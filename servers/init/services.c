@@ -92,6 +92,21 @@ static bool holds(int slot)
 	return sys_cap_identify(slot, &info) == 0;
 }
 
+/*
+ * s found no memory (killed for it, or its spawn refused): start it again
+ * after a pause, twice the last one if that was its last try too.
+ */
+static void back_off(struct service *s, bool again, const char *what)
+{
+	s->backoff_ns = again && s->backoff_ns ? s->backoff_ns * 2 : BACKOFF_FIRST_NS;
+	if (s->backoff_ns > BACKOFF_MAX_NS) {
+		s->backoff_ns = BACKOFF_MAX_NS;
+	}
+	s->restart_at = (uint64_t)sys_clock_ns() + s->backoff_ns;
+	printf("init: %s %s; restarting it in %llu s\n", s->name, what,
+	       (unsigned long long)(s->backoff_ns / 1000000000));
+}
+
 static int start(struct service *s)
 {
 	struct spawn_cap caps[7] = {
@@ -129,6 +144,10 @@ static int start(struct service *s)
 	struct cap_info info;
 	long slot = sys_spawn(&args);
 
+	if (slot == -ENOMEM) {
+		back_off(s, true, "cannot start: out of memory");
+		return (int)slot;
+	}
 	if (slot < 0) {
 		printf("init: cannot start %s: %s\n", s->name, strerror((int)-slot));
 		return (int)slot;
@@ -153,13 +172,7 @@ static void exited(struct service *s, int64_t status)
 		return;
 	}
 	if (status == EXIT_NO_MEMORY) {
-		s->backoff_ns = fast && s->backoff_ns ? s->backoff_ns * 2 : BACKOFF_FIRST_NS;
-		if (s->backoff_ns > BACKOFF_MAX_NS) {
-			s->backoff_ns = BACKOFF_MAX_NS;
-		}
-		s->restart_at = (uint64_t)sys_clock_ns() + s->backoff_ns;
-		printf("init: %s ran out of memory; restarting it in %llu s\n", s->name,
-		       (unsigned long long)(s->backoff_ns / 1000000000));
+		back_off(s, fast, "ran out of memory");
 		return;
 	}
 	if (s->fast_crashes >= FAST_CRASH_LIMIT) {
