@@ -25,11 +25,33 @@ struct spawn_args {
 	uint64_t args;	   /* const char *: argv strings, each NUL-terminated, argv[0] first */
 	uint32_t args_len; /* bytes at args */
 	uint32_t ncaps;
-	uint64_t caps; /* const struct spawn_cap *, ncaps of them */
+	uint64_t caps;	    /* const struct spawn_cap *, ncaps of them */
+	uint64_t mem_limit; /* bytes the new tree may use (see MEMORY below); 0: the default */
+	uint32_t flags;	    /* SPAWN_* */
+	uint32_t reserved;  /* 0 */
 };
 
 _Static_assert(sizeof(struct spawn_cap) == 16, "abi");
-_Static_assert(sizeof(struct spawn_args) == 32, "abi");
+_Static_assert(sizeof(struct spawn_args) == 48, "abi");
+
+/*
+ * MEMORY. Every frame and kernel object a process causes (its pages,
+ * frame objects, page tables, kernel stacks, IPC buffers, regions) is
+ * charged to its tree (see PROC_TREE_MAX below) until it is freed. A tree
+ * may use at most its limit: mem_limit when init spawned its root (any
+ * other spawner must leave mem_limit 0: its child joins its own tree),
+ * else half of the machine's frames. Past it the syscall that needed the
+ * memory answers -ENOMEM, and a page fault that cannot be served kills the
+ * whole tree, with one console line. The last 1/16 of memory is kept for
+ * init and the servers it keeps, which no other tree can take.
+ *
+ * SPAWN_KEPT (init only, else -EPERM): a server init keeps. Its tree may
+ * use the memory kept back and has no limit, and its stack and writable
+ * segments are committed at spawn (every page gets its frame), so serving
+ * never faults for memory; mem_commit (abi/syscalls.def) commits more.
+ */
+#define SPAWN_KEPT  (1u << 0)
+#define SPAWN_FLAGS SPAWN_KEPT
 
 /*
  * Program entry: the main thread starts at the ELF entry point with rsp
@@ -48,6 +70,7 @@ _Static_assert(sizeof(struct spawn_args) == 32, "abi");
 #define EXIT_KILLED	      0x100		 /* by kill() */
 #define EXIT_FAULT(vector)    (0x200 | (vector)) /* by a fault: the exception vector */
 #define EXIT_IS_FAULT(status) (((status) & ~0xffll) == 0x200)
+#define EXIT_NO_MEMORY	      0x300 /* its tree ran out of memory (MEMORY below) */
 
 /*
  * Limits (the kernel answers -EAGAIN past them, having changed nothing):
@@ -100,9 +123,13 @@ struct thread_info {
 	uint32_t ppid;	      /* the process that spawned it; 0 for init */
 	uint32_t flags;	      /* THREAD_INFO_* */
 	uint64_t page_faults; /* the process's, each one a mem_pf event when mem is traced */
+	uint32_t tree_pid;    /* the root of its tree (itself for one; 1 for init's) */
+	uint32_t reserved;
+	uint64_t tree_mem;	 /* bytes charged to its tree (see MEMORY above) */
+	uint64_t tree_mem_limit; /* its tree's limit in bytes; UINT64_MAX: none */
 };
 
-_Static_assert(sizeof(struct thread_info) == 80, "abi");
+_Static_assert(sizeof(struct thread_info) == 104, "abi");
 
 /*
  * Boot programs: a module2 line's string is the program's name, then its
@@ -130,8 +157,9 @@ struct sys_info {
 	uint64_t cpu_busy_ns[SYS_INFO_CPUS]; /* time not spent idle */
 	uint32_t cpu_running_tid[SYS_INFO_CPUS];
 	uint32_t cpu_ready[SYS_INFO_CPUS]; /* threads on its run queue */
+	uint64_t frames_reserved;	   /* of the free ones, kept for init and its servers */
 };
 
-_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2, "abi");
+_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2 + 8, "abi");
 
 #endif

@@ -188,7 +188,7 @@ int ipc_buffer_ensure(struct thread *t)
 	if (t->ipc.msg.buf) {
 		return 0;
 	}
-	if (pmm_alloc_frames(1, &pa)) {
+	if (pmm_alloc_charged(t->proc ? t->proc->acct : NULL, 1, &pa)) {
 		return -ENOMEM;
 	}
 	t->ipc.msg.buf = phys_to_virt(pa);

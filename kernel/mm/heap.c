@@ -20,6 +20,7 @@
 #include "lib/panic.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
+#include "mm/account.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
 
@@ -33,7 +34,10 @@ struct block_header {
 	uint32_t magic;
 	uint16_t class; /* LARGE for frame runs */
 	uint16_t reserved;
-	uint64_t frames; /* for LARGE blocks */
+	union {
+		uint64_t frames; /* LARGE: the run's length (its frames carry the charge) */
+		struct mem_account *acct; /* small: charged class_size[class] bytes, or NULL */
+	};
 };
 
 _Static_assert(sizeof(struct block_header) == 16, "keeps payloads 16-byte aligned");
@@ -95,12 +99,12 @@ static struct slab *slab_create(unsigned c)
 	return s;
 }
 
-static void *alloc_large(size_t total)
+static void *alloc_large(struct mem_account *a, size_t total)
 {
 	uint64_t frames = PAGE_ALIGN_UP(total) / PAGE_SIZE;
 	uint64_t pa;
 
-	if (pmm_alloc_frames(frames, &pa)) {
+	if (pmm_alloc_charged(a, frames, &pa)) {
 		return NULL;
 	}
 	struct block_header *h = phys_to_virt(pa);
@@ -108,22 +112,26 @@ static void *alloc_large(size_t total)
 	return h + 1;
 }
 
-void *kmalloc(size_t size)
+void *kmalloc_charged(struct mem_account *a, size_t size)
 {
 	if (!size || size > SIZE_MAX - PAGE_SIZE) {
 		return NULL;
 	}
 	size_t total = size + sizeof(struct block_header);
 	if (total > class_size[NUM_CLASSES - 1]) {
-		return alloc_large(total);
+		return alloc_large(a, total);
 	}
 	unsigned c = class_for(total);
+	if (account_charge(a, class_size[c])) {
+		return NULL;
+	}
 	uint64_t flags = spin_lock_irqsave(&heap_lock);
 	if (list_empty(&partial[c])) {
 		/* The frame allocator has its own lock, taken after this one, never around it. */
 		struct slab *fresh = slab_create(c);
 		if (!fresh) {
 			spin_unlock_irqrestore(&heap_lock, flags);
+			account_uncharge(a, class_size[c]);
 			return NULL;
 		}
 		list_add_tail(&partial[c], &fresh->node);
@@ -137,8 +145,23 @@ void *kmalloc(size_t size)
 	}
 	spin_unlock_irqrestore(&heap_lock, flags);
 
-	b->header = (struct block_header){.magic = HEAP_MAGIC, .class = (uint16_t)c};
+	b->header = (struct block_header){.magic = HEAP_MAGIC, .class = (uint16_t)c, .acct = a};
 	return &b->header + 1;
+}
+
+void *kmalloc(size_t size)
+{
+	return kmalloc_charged(NULL, size);
+}
+
+void *kzalloc_charged(struct mem_account *a, size_t size)
+{
+	void *p = kmalloc_charged(a, size);
+
+	if (p) {
+		memset(p, 0, size);
+	}
+	return p;
 }
 
 void *kzalloc(size_t size)
@@ -170,6 +193,9 @@ void kfree(void *p)
 		panic("kfree: %p is not in a slab of its class %u", p, h->class);
 	}
 	struct free_block *b = (struct free_block *)h;
+	/* Read before the block is on the free list, where another CPU may take it at once. */
+	struct mem_account *a = h->acct;
+	uint16_t charged = class_size[h->class];
 	bool empty;
 	uint64_t flags = spin_lock_irqsave(&heap_lock);
 	if (!s->free) {
@@ -186,4 +212,5 @@ void kfree(void *p)
 		/* Off every list with no block handed out: nobody else can reach it. */
 		pmm_free_frames(virt_to_phys(s), 1);
 	}
+	account_uncharge(a, charged);
 }

@@ -15,6 +15,16 @@ void *kmalloc(size_t size);
 /* kmalloc, zero-filled. */
 void *kzalloc(size_t size);
 
+struct mem_account;
+
+/*
+ * kmalloc and kzalloc for an object a tree causes: its block (a small
+ * block's size class, a large one's frames) is charged to a (account.h)
+ * until kfree(); NULL past a's limit too.
+ */
+void *kmalloc_charged(struct mem_account *a, size_t size);
+void *kzalloc_charged(struct mem_account *a, size_t size);
+
 /* Frees a kmalloc() block; NULL is ignored, a corrupt or double free panics. */
 void kfree(void *p);
 

@@ -10,9 +10,9 @@
 #include "mm/pmm.h"
 
 /* An object of npages with one reference and its frames still to fill in. */
-static struct memobj *memobj_alloc(uint64_t npages)
+static struct memobj *memobj_alloc(struct mem_account *acct, uint64_t npages)
 {
-	struct memobj *m = kmalloc(sizeof(*m) + npages * sizeof(uint64_t));
+	struct memobj *m = kmalloc_charged(acct, sizeof(*m) + npages * sizeof(uint64_t));
 
 	if (m) {
 		m->refs = 1;
@@ -21,17 +21,17 @@ static struct memobj *memobj_alloc(uint64_t npages)
 	return m;
 }
 
-int memobj_create(uint64_t npages, struct memobj **out)
+int memobj_create(struct mem_account *acct, uint64_t npages, struct memobj **out)
 {
 	if (!npages || npages > MEMOBJ_MAX_PAGES) {
 		return -EINVAL;
 	}
-	struct memobj *m = memobj_alloc(npages);
+	struct memobj *m = memobj_alloc(acct, npages);
 	if (!m) {
 		return -ENOMEM;
 	}
 	for (uint64_t i = 0; i < npages; i++) {
-		if (pmm_alloc_frames(1, &m->frames[i])) {
+		if (pmm_alloc_charged(acct, 1, &m->frames[i])) {
 			while (i--) {
 				pmm_frame_unref(m->frames[i]);
 			}
@@ -46,7 +46,7 @@ int memobj_create(uint64_t npages, struct memobj **out)
 
 int memobj_wrap(uint64_t phys, uint64_t npages, struct memobj **out)
 {
-	struct memobj *m = memobj_alloc(npages);
+	struct memobj *m = memobj_alloc(NULL, npages);
 
 	if (!m) {
 		return -ENOMEM;

@@ -17,8 +17,14 @@ struct memobj {
 	uint64_t frames[]; /* [I] physical addresses */
 };
 
-/* A new object of npages zeroed pages, one reference. -EINVAL, -ENOMEM. */
-int memobj_create(uint64_t npages, struct memobj **out);
+struct mem_account;
+
+/*
+ * A new object of npages zeroed pages, one reference, its record and
+ * frames charged to acct (account.h) until they are freed. -EINVAL,
+ * -ENOMEM (past acct's limit too).
+ */
+int memobj_create(struct mem_account *acct, uint64_t npages, struct memobj **out);
 
 /*
  * An object over npages existing frames from phys (each gets a reference,

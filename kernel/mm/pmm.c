@@ -9,6 +9,7 @@
 #include "init/boot_info.h"
 #include "lib/panic.h"
 #include "lib/spinlock.h"
+#include "mm/account.h"
 #include "mm/frame_bitmap.h"
 #include "mm/memlayout.h"
 #include "trace/ktrace.h"
@@ -26,7 +27,14 @@ static struct frame_bitmap map; /* [pmm_lock] */
 static uint64_t total_frames;	/* [I] after pmm_init() */
 static uint64_t usable_bytes;	/* [I] */
 static uint64_t phys_limit;	/* [I] */
+static uint64_t reserve_frames; /* [I] kept back for account_may_use_reserve() */
 static uint32_t *frame_refs;	/* [a] per frame: references to frames in use */
+/*
+ * Per frame in use: the account it is charged to (account.h), or NULL.
+ * Written by whoever allocates the frame before anyone else can reach it,
+ * read by whoever frees it after the last reference went (acq_rel).
+ */
+static struct mem_account **frame_owner;
 
 extern char _kernel_phys_start[];
 
@@ -106,14 +114,17 @@ void pmm_init(const struct boot_info *bi)
 	collect_reserved(bi);
 	uint64_t nframes = phys_limit / PAGE_SIZE;
 	uint64_t bitmap_bytes = frame_bitmap_words(nframes) * sizeof(uint64_t);
-	uint64_t bytes = PAGE_ALIGN_UP(bitmap_bytes + nframes * sizeof(uint32_t));
+	uint64_t refs_bytes = nframes * sizeof(uint32_t);
+	uint64_t bytes = PAGE_ALIGN_UP(bitmap_bytes + refs_bytes + nframes * sizeof(*frame_owner));
 	uint64_t at = place_bitmap(bi, bytes);
 	reserved[nreserved++] = (struct range){at, at + bytes};
 
 	frame_bitmap_init(&map, phys_to_virt(at), nframes);
 	frame_refs = phys_to_virt(at + bitmap_bytes);
+	frame_owner = phys_to_virt(at + bitmap_bytes + refs_bytes);
 	for (uint64_t i = 0; i < nframes; i++) {
 		frame_refs[i] = 0;
+		frame_owner[i] = NULL;
 	}
 	for (uint32_t i = 0; i < bi->nmmap; i++) {
 		const struct boot_mmap_entry *e = &bi->mmap[i];
@@ -131,37 +142,74 @@ void pmm_init(const struct boot_info *bi)
 				      PAGE_ALIGN_UP(reserved[i].end) / PAGE_SIZE - first);
 	}
 	total_frames = map.nfree;
+	reserve_frames = total_frames / PMM_RESERVE_SHARE;
+}
+
+int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
+{
+	uint64_t first;
+
+	if (account_charge(a, count * PAGE_SIZE)) {
+		return -ENOMEM;
+	}
+	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	/* Under the lock: no two allocations may both take the last frame outside the reserve. */
+	int err = !account_may_use_reserve(a) && map.nfree < count + reserve_frames
+		      ? -ENOMEM
+		      : frame_bitmap_alloc(&map, count, &first);
+
+	spin_unlock_irqrestore(&pmm_lock, flags);
+	if (err) {
+		account_uncharge(a, count * PAGE_SIZE);
+		return err;
+	}
+	*phys = first * PAGE_SIZE;
+	TTRACE(mem_frame_alloc, *phys, count);
+	for (uint64_t i = 0; i < count; i++) {
+		__atomic_store_n(&frame_refs[first + i], 1, __ATOMIC_RELAXED);
+		frame_owner[first + i] = a;
+		/* A reference on a per frame, each uncharged alone; the charge took the first. */
+		if (a && i) {
+			account_get(a);
+		}
+	}
+	return 0;
 }
 
 int pmm_alloc_frames(uint64_t count, uint64_t *phys)
 {
-	uint64_t first;
-	uint64_t flags = spin_lock_irqsave(&pmm_lock);
-	int err = frame_bitmap_alloc(&map, count, &first);
-
-	spin_unlock_irqrestore(&pmm_lock, flags);
-	if (!err) {
-		*phys = first * PAGE_SIZE;
-		TTRACE(mem_frame_alloc, *phys, count);
-		for (uint64_t i = 0; i < count; i++) {
-			__atomic_store_n(&frame_refs[first + i], 1, __ATOMIC_RELAXED);
-		}
-	}
-	return err;
+	return pmm_alloc_charged(NULL, count, phys);
 }
 
 void pmm_free_frames(uint64_t phys, uint64_t count)
 {
+	struct mem_account *owners[PMM_FREE_BATCH];
+
+	if (phys % PAGE_SIZE) {
+		panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
+	}
 	TTRACE(mem_frame_free, phys, count);
 	for (uint64_t i = 0; i < count; i++) {
 		__atomic_store_n(&frame_refs[phys / PAGE_SIZE + i], 0, __ATOMIC_RELAXED);
 	}
-	uint64_t flags = spin_lock_irqsave(&pmm_lock);
-	int err = frame_bitmap_free(&map, phys / PAGE_SIZE, count);
-
-	spin_unlock_irqrestore(&pmm_lock, flags);
-	if (err || phys % PAGE_SIZE) {
-		panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
+	/* The owners are read before the frames can be handed out again, and uncharged after. */
+	for (uint64_t done = 0; done < count;) {
+		uint64_t n = count - done < PMM_FREE_BATCH ? count - done : PMM_FREE_BATCH;
+		uint64_t first = phys / PAGE_SIZE + done;
+		for (uint64_t i = 0; i < n; i++) {
+			owners[i] = frame_owner[first + i];
+			frame_owner[first + i] = NULL;
+		}
+		uint64_t flags = spin_lock_irqsave(&pmm_lock);
+		int err = frame_bitmap_free(&map, first, n);
+		spin_unlock_irqrestore(&pmm_lock, flags);
+		if (err) {
+			panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			account_uncharge(owners[i], PAGE_SIZE);
+		}
+		done += n;
 	}
 }
 
@@ -220,6 +268,8 @@ void pmm_frame_unref(uint64_t phys)
 		panic("pmm: unreference of free frame 0x%lx", phys);
 	}
 	if (!left) {
+		struct mem_account *a = frame_owner[phys / PAGE_SIZE];
+		frame_owner[phys / PAGE_SIZE] = NULL;
 		TTRACE(mem_frame_free, phys, 1);
 		uint64_t flags = spin_lock_irqsave(&pmm_lock);
 		int err = frame_bitmap_free(&map, phys / PAGE_SIZE, 1);
@@ -227,6 +277,7 @@ void pmm_frame_unref(uint64_t phys)
 		if (err) {
 			panic("pmm: bad free of frame 0x%lx", phys);
 		}
+		account_uncharge(a, PAGE_SIZE);
 	}
 }
 
@@ -241,6 +292,11 @@ uint32_t pmm_frame_refs(uint64_t phys)
 uint64_t pmm_free_count(void)
 {
 	return __atomic_load_n(&map.nfree, __ATOMIC_RELAXED);
+}
+
+uint64_t pmm_reserve_count(void)
+{
+	return reserve_frames;
 }
 
 uint64_t pmm_total_count(void)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 struct boot_info;
+struct mem_account;
 
 /*
  * Builds the frame map: RAM the firmware calls usable, minus the first
@@ -20,10 +21,26 @@ void pmm_init(const struct boot_info *bi);
 #define PMM_MIN_MEMORY_MIB 32
 
 /*
+ * The reserve: the last 1/PMM_RESERVE_SHARE of the frames, which only the
+ * kernel and the accounts allowed to (account.h: init, the servers it
+ * keeps) may take, so that no tree, nor all of them together, can leave
+ * those without memory.
+ */
+#define PMM_RESERVE_SHARE 16
+#define PMM_FREE_BATCH	  16 /* frames freed under one hold of the lock */
+
+/*
  * Allocates count contiguous frames, each with one reference; 0 or
  * -ENOMEM. Contents undefined.
  */
 int pmm_alloc_frames(uint64_t count, uint64_t *phys);
+
+/*
+ * pmm_alloc_frames, charged to a (NULL: the kernel's own): each frame is
+ * uncharged from a when it is freed, whoever frees it. -ENOMEM past a's
+ * limit, or when only the reserve is left and a may not use it.
+ */
+int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys);
 
 /* Frees what pmm_alloc_frames() returned; a double free panics. */
 void pmm_free_frames(uint64_t phys, uint64_t count);
@@ -47,8 +64,9 @@ uint32_t pmm_frame_refs(uint64_t phys);
 int pmm_add_device_memory(uint64_t phys, uint64_t npages);
 
 uint64_t pmm_free_count(void);
-uint64_t pmm_total_count(void);	 /* frames of usable RAM the map manages */
-uint64_t pmm_usable_bytes(void); /* usable RAM in the firmware's map */
-uint64_t pmm_phys_limit(void);	 /* end of the highest usable RAM */
+uint64_t pmm_total_count(void);	  /* frames of usable RAM the map manages */
+uint64_t pmm_reserve_count(void); /* frames kept back (PMM_RESERVE_SHARE) */
+uint64_t pmm_usable_bytes(void);  /* usable RAM in the firmware's map */
+uint64_t pmm_phys_limit(void);	  /* end of the highest usable RAM */
 
 #endif

@@ -8,7 +8,9 @@
 #include "trace/ktrace.h"
 
 long usercopy(void *dst, const void *src, size_t n);
-extern char usercopy_start[], usercopy_end[], usercopy_fixup[];
+extern char usercopy_start[], usercopy_end[], usercopy_fixup[], usercopy_fixup_nomem[];
+
+_Static_assert(EFAULT == 14 && ENOMEM == 12, "usercopy.S returns them as numbers");
 
 static int user_range_ok(uint64_t addr, size_t len)
 {
@@ -52,7 +54,7 @@ int usercopy_contains(uint64_t rip)
 	return rip >= (uintptr_t)usercopy_start && rip < (uintptr_t)usercopy_end;
 }
 
-uint64_t usercopy_fixup_rip(void)
+uint64_t usercopy_fixup_rip(bool no_memory)
 {
-	return (uintptr_t)usercopy_fixup;
+	return (uintptr_t)(no_memory ? usercopy_fixup_nomem : usercopy_fixup);
 }

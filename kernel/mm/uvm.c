@@ -139,9 +139,10 @@ static void insert(struct vm *vm, struct region *r)
 	list_add_tail(pos, &r->node); /* before pos */
 }
 
-static struct region *region_new(uint64_t start, uint64_t end, uint32_t prot, uint32_t max_prot)
+static struct region *region_new(struct vm *vm, uint64_t start, uint64_t end, uint32_t prot,
+				 uint32_t max_prot)
 {
-	struct region *r = kzalloc(sizeof(*r));
+	struct region *r = kzalloc_charged(vm->as.acct, sizeof(*r));
 
 	if (r) {
 		r->start = start;
@@ -154,9 +155,9 @@ static struct region *region_new(uint64_t start, uint64_t end, uint32_t prot, ui
 }
 
 /* Splits r at at (strictly inside it); r keeps the lower part. */
-static int split(struct region *r, uint64_t at)
+static int split(struct vm *vm, struct region *r, uint64_t at)
 {
-	struct region *upper = region_new(at, r->end, r->prot, r->max_prot);
+	struct region *upper = region_new(vm, at, r->end, r->prot, r->max_prot);
 
 	if (!upper) {
 		return -ENOMEM;
@@ -177,14 +178,14 @@ static int split_at(struct vm *vm, uint64_t start, uint64_t end)
 	struct region *r = find(vm, start);
 
 	if (r && r->start < start) {
-		int err = split(r, start);
+		int err = split(vm, r, start);
 		if (err) {
 			return err;
 		}
 	}
 	r = find(vm, end - 1);
 	if (r && r->end > end) {
-		return split(r, end);
+		return split(vm, r, end);
 	}
 	return 0;
 }
@@ -239,8 +240,9 @@ static void region_free(struct vm *vm, struct region *r)
 	kfree(r);
 }
 
-int uvm_init(struct vm *vm)
+int uvm_init(struct vm *vm, struct mem_account *acct)
 {
+	vm->as.acct = acct;
 	mutex_init(&vm->lock);
 	list_init(&vm->regions);
 	vm->rss_pages = 0;
@@ -295,7 +297,8 @@ int uvm_map_shared(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot,
 	mutex_lock(&vm->lock);
 	err = place(vm, addr, len, &start);
 	struct region *r =
-	    err ? NULL : region_new(start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
+	    err ? NULL
+		: region_new(vm, start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (!err && !r) {
 		err = -ENOMEM;
 	}
@@ -329,7 +332,7 @@ int uvm_map_anon(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot, uint
 	err = place(vm, addr, len, &start);
 	if (!err) {
 		struct region *r =
-		    region_new(start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
+		    region_new(vm, start, start + len, prot, PROT_READ | PROT_WRITE | PROT_EXEC);
 		if (r) {
 			insert(vm, r);
 			*out = start;
@@ -353,7 +356,7 @@ int uvm_map_frame(struct vm *vm, struct memobj *obj, uint64_t addr, uint32_t pro
 	}
 	mutex_lock(&vm->lock);
 	err = place(vm, addr, len, &start);
-	struct region *r = err ? NULL : region_new(start, start + len, prot, max_prot);
+	struct region *r = err ? NULL : region_new(vm, start, start + len, prot, max_prot);
 	if (!err && !r) {
 		err = -ENOMEM;
 	}
@@ -458,7 +461,7 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 	if (!err) {
 		err = place(vm, 0, len, &dst);
 	}
-	struct region *r = err ? NULL : region_new(dst, dst + len, src->prot, src->max_prot);
+	struct region *r = err ? NULL : region_new(vm, dst, dst + len, src->prot, src->max_prot);
 	if (!err && !r) {
 		err = -ENOMEM;
 	}
@@ -511,7 +514,7 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 			frame_get(pa);
 		} else if (!write) {
 			pa = zero_page_phys();
-		} else if (pmm_alloc_frames(1, &pa)) {
+		} else if (pmm_alloc_charged(vm->as.acct, 1, &pa)) {
 			return -ENOMEM;
 		} else {
 			memset(phys_to_virt(pa), 0, PAGE_SIZE);
@@ -530,7 +533,7 @@ static int make_present(struct vm *vm, struct region *r, uint64_t va, bool write
 		return vmm_protect(&vm->as, va, 1, pte_flags(r, true));
 	}
 	/* Shared (the zero page too): copy it, and let go of it only after the shootdown. */
-	if (pmm_alloc_frames(1, &fresh)) {
+	if (pmm_alloc_charged(vm->as.acct, 1, &fresh)) {
 		return -ENOMEM;
 	}
 	memcpy(phys_to_virt(fresh), phys_to_virt(pa), PAGE_SIZE);
@@ -558,6 +561,7 @@ int uvm_fault(struct vm *vm, uint64_t addr, unsigned access, struct uvm_fault_in
 	int err = -EFAULT;
 
 	info->what = "page fault";
+	info->no_memory = false;
 	if (addr >= USER_TOP) {
 		return -EFAULT;
 	}
@@ -575,7 +579,30 @@ int uvm_fault(struct vm *vm, uint64_t addr, unsigned access, struct uvm_fault_in
 		err = make_present(vm, r, va, access & FAULT_WRITE, &info->outcome);
 		if (err == -ENOMEM) {
 			info->what = "out of memory";
+			info->no_memory = true;
 			err = -EFAULT;
+		}
+	}
+	mutex_unlock(&vm->lock);
+	return err;
+}
+
+int uvm_populate(struct vm *vm, uint64_t addr, uint64_t len)
+{
+	int err = 0;
+
+	len = PAGE_ALIGN_UP(len);
+	if (!range_ok(addr, len)) {
+		return -EINVAL;
+	}
+	mutex_lock(&vm->lock);
+	for (uint64_t va = addr; !err && va < addr + len; va += PAGE_SIZE) {
+		struct region *r = find(vm, va);
+		uint32_t outcome;
+		if (!r || !(r->prot & PROT_WRITE)) {
+			err = -EFAULT;
+		} else {
+			err = make_present(vm, r, va, true, &outcome);
 		}
 	}
 	mutex_unlock(&vm->lock);

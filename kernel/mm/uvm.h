@@ -28,6 +28,7 @@
 #include "sched/wait.h"
 
 struct memobj;
+struct mem_account;
 
 struct vm {
 	struct addr_space as;
@@ -36,8 +37,11 @@ struct vm {
 	uint64_t rss_pages;  /* [a] user pages mapped */
 };
 
-/* 0 or -ENOMEM. */
-int uvm_init(struct vm *vm);
+/*
+ * An empty address space whose pages, page tables and regions are charged
+ * to acct (account.h; the caller keeps it alive). 0 or -ENOMEM.
+ */
+int uvm_init(struct vm *vm, struct mem_account *acct);
 
 /* Unmaps everything and frees the page tables; the vm must not be active anywhere. */
 void uvm_destroy(struct vm *vm);
@@ -78,6 +82,7 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out);
 struct uvm_fault_info {
 	const char *what; /* "page fault", "stack overflow", ...: why it was refused */
 	uint32_t outcome; /* TTRACE_PF_MAPPED or TTRACE_PF_COW: what resolving it did */
+	bool no_memory;	  /* legal, but no frame could be had for it */
 };
 
 #define FAULT_WRITE (1u << 0)
@@ -88,6 +93,14 @@ struct uvm_fault_info {
  * access may be retried, -EFAULT (with *info filled) when it is illegal.
  */
 int uvm_fault(struct vm *vm, uint64_t addr, unsigned access, struct uvm_fault_info *info);
+
+/*
+ * Commits [addr, addr + len), which must be mapped writable: every page
+ * gets its own frame now, so touching it later never needs memory. 0,
+ * -EINVAL, -EFAULT (a page not mapped writable), or -ENOMEM (the pages
+ * committed so far stay).
+ */
+int uvm_populate(struct vm *vm, uint64_t addr, uint64_t len);
 
 /*
  * Writes len bytes into vm at addr, from the kernel, without vm being

@@ -24,9 +24,12 @@
 /* No access at all (PROT_NONE): the page keeps its frame but is not present to the CPU. */
 #define VM_NOACCESS (1u << 4)
 
+struct mem_account;
+
 struct addr_space {
-	uint64_t pml4_phys;   /* [I] */
-	struct spinlock lock; /* guards the page tables below the top level */
+	uint64_t pml4_phys;	  /* [I] */
+	struct spinlock lock;	  /* guards the page tables below the top level */
+	struct mem_account *acct; /* [I] pays for its page tables (account.h); NULL: the kernel */
 };
 
 extern struct addr_space kernel_space;
@@ -46,7 +49,10 @@ void vmm_deactivate(void);
 /* Loads as on the calling CPU, unless it is loaded already. */
 void vmm_activate(struct addr_space *as);
 
-/* A new user address space sharing the kernel half. 0 or -ENOMEM. */
+/*
+ * A new user address space sharing the kernel half, its tables charged to
+ * as->acct (set by the caller). 0 or -ENOMEM.
+ */
 int vmm_space_init(struct addr_space *as);
 
 /*

@@ -308,3 +308,15 @@ int loader_map(const struct program *prog, struct vm *vm, uint64_t *entry)
 	*entry = prog->entry;
 	return 0;
 }
+
+int loader_commit(const struct program *prog, struct vm *vm)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; !err && i < prog->nsegs; i++) {
+		if (prog->segs[i].prot & PROT_WRITE) {
+			err = uvm_populate(vm, prog->segs[i].start, prog->segs[i].len);
+		}
+	}
+	return err;
+}

@@ -27,4 +27,10 @@ uint32_t loader_list(struct program_info *out, uint32_t max);
 /* Maps the program's segments into vm; returns its entry point in *entry. */
 int loader_map(const struct program *prog, struct vm *vm, uint64_t *entry);
 
+/*
+ * Gives every page of the program's writable segments, mapped in vm, a
+ * frame of its own now (uvm_populate): 0 or -ENOMEM.
+ */
+int loader_commit(const struct program *prog, struct vm *vm);
+
 #endif

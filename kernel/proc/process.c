@@ -10,6 +10,7 @@
 #include "arch/x86_64/timer.h"
 #include "lib/panic.h"
 #include "lib/string.h"
+#include "mm/account.h"
 #include "mm/heap.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
@@ -38,7 +39,18 @@ static bool tree_enter(struct process *root)
 	return true;
 }
 
-int process_create(const char *name, struct process *parent, struct process **out)
+/* The account a new process pays with: its tree's, or a new one if it roots a tree. */
+static struct mem_account *account_for(struct process *root, uint64_t mem_limit, uint32_t mem_flags)
+{
+	if (root) {
+		account_get(root->acct);
+		return root->acct;
+	}
+	return account_create(mem_limit, mem_flags);
+}
+
+int process_create(const char *name, struct process *parent, uint64_t mem_limit, uint32_t mem_flags,
+		   struct process **out)
 {
 	/* A child of the first process (init) roots a tree; any other joins its parent's. */
 	struct process *root = parent && parent->ppid ? parent->tree_root : NULL;
@@ -46,14 +58,19 @@ int process_create(const char *name, struct process *parent, struct process **ou
 	if (root && !tree_enter(root)) {
 		return -EAGAIN;
 	}
-	struct process *p = kzalloc(sizeof(*p));
-	if (!p || uvm_init(&p->vm)) {
+	struct mem_account *acct = account_for(root, mem_limit, mem_flags);
+	struct process *p = acct ? kzalloc(sizeof(*p)) : NULL;
+	if (!p || uvm_init(&p->vm, acct)) {
 		kfree(p);
+		if (acct) {
+			account_put(acct);
+		}
 		if (root) {
 			__atomic_fetch_sub(&root->tree_procs, 1, __ATOMIC_RELAXED);
 		}
 		return -ENOMEM;
 	}
+	p->acct = acct;
 	p->pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
 	p->ppid = parent ? parent->pid : 0;
 	for (size_t i = 0; i + 1 < sizeof(p->name) && name[i]; i++) {
@@ -97,6 +114,7 @@ void process_put(struct process *p)
 		thread_free(list_entry(node, struct thread, proc_node));
 	}
 	struct process *root = p->tree_root;
+	account_put(p->acct); /* after uvm_destroy() in teardown: its frames hold their own */
 	kfree(p);
 	if (root != p) {
 		process_put(root); /* no deeper: a root's own tree_root is itself */
@@ -390,6 +408,52 @@ int process_kill_descendant(struct process *caller, uint32_t pid)
 	return err;
 }
 
+/* Ends every live process of root's tree with status; table_lock held. */
+static void kill_tree(struct process *root, int64_t status)
+{
+	struct list *pos;
+
+	list_for_each(pos, &table)
+	{
+		struct process *p = list_entry(pos, struct process, table_node);
+		if (p->tree_root == root) {
+			process_exit(p, status);
+		}
+	}
+}
+
+void process_kill_tree(struct process *p, int64_t status)
+{
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+
+	kill_tree(p->tree_root, status);
+	spin_unlock_irqrestore(&table_lock, flags);
+}
+
+uint32_t process_kill_largest_tree(void)
+{
+	struct process *largest = NULL;
+	uint64_t most = 0;
+	struct list *pos;
+	uint64_t flags = spin_lock_irqsave(&table_lock);
+
+	list_for_each(pos, &table)
+	{
+		struct process *p = list_entry(pos, struct process, table_node);
+		uint64_t used = __atomic_load_n(&p->acct->used, __ATOMIC_RELAXED);
+		if (p->tree_root == p && !account_may_use_reserve(p->acct) && used > most) {
+			largest = p;
+			most = used;
+		}
+	}
+	uint32_t pid = largest ? largest->pid : 0;
+	if (largest) {
+		kill_tree(largest, EXIT_NO_MEMORY);
+	}
+	spin_unlock_irqrestore(&table_lock, flags);
+	return pid;
+}
+
 uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 {
 	uint32_t n = 0;
@@ -421,6 +485,9 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 			ti->flags = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
 					? THREAD_INFO_TRACKED
 					: 0;
+			ti->tree_pid = p->tree_root->pid;
+			ti->tree_mem = __atomic_load_n(&p->acct->used, __ATOMIC_RELAXED);
+			ti->tree_mem_limit = p->acct->limit;
 		}
 		spin_unlock(&p->lock);
 	}

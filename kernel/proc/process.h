@@ -34,6 +34,7 @@
 #define PROC_DEAD  1
 
 struct thread;
+struct mem_account;
 
 struct process {
 	uint32_t pid;		   /* [I] */
@@ -47,6 +48,7 @@ struct process {
 	uint32_t unreleased;	   /* [a] threads not yet off their CPU for good */
 	struct process *tree_root; /* [I] the child of init whose tree it is in (itself for one) */
 	uint32_t tree_procs;	   /* [a] for a tree root: its tree's live processes */
+	struct mem_account *acct;  /* [I] its tree's memory account (mm/account.h) */
 	uint32_t state;		   /* [L] PROC_* */
 	bool tracked;		   /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
 	uint64_t page_faults;	   /* [a] taken by its threads or by the kernel for it */
@@ -61,10 +63,13 @@ struct process {
 /*
  * Creates an empty ALIVE process (no threads) with one reference, spawned
  * by parent (NULL for the kernel's first). A process whose parent has no
- * parent roots a tree of its own; any other joins its parent's tree.
- * -ENOMEM, or -EAGAIN when that tree already has PROC_TREE_MAX processes.
+ * parent roots a tree of its own, with a new memory account of mem_limit
+ * bytes (0: the default) and mem_flags (ACCOUNT_*); any other joins its
+ * parent's tree and account, and the two are ignored. -ENOMEM, or -EAGAIN
+ * when that tree already has PROC_TREE_MAX processes.
  */
-int process_create(const char *name, struct process *parent, struct process **out);
+int process_create(const char *name, struct process *parent, uint64_t mem_limit, uint32_t mem_flags,
+		   struct process **out);
 
 void process_get(struct process *p);
 void process_put(struct process *p);
@@ -133,6 +138,17 @@ int process_detach_thread(struct process *p, uint32_t tid);
  * (no live process pid), -EPERM (not below caller; caller itself included).
  */
 int process_kill_descendant(struct process *caller, uint32_t pid);
+
+/* Ends every live process of p's tree, p included, with status. */
+void process_kill_tree(struct process *p, int64_t status);
+
+/*
+ * Kills (EXIT_NO_MEMORY) the live tree using the most memory among those
+ * that may not use the reserve (account.h), so that init or a kept server
+ * short of memory can go on once it is freed. Returns its root's pid, or 0
+ * if there was none.
+ */
+uint32_t process_kill_largest_tree(void);
 
 /* Fills up to max records about live threads; returns how many. */
 uint32_t process_list_threads(struct thread_info *out, uint32_t max);

@@ -13,6 +13,7 @@
 #include "abi/mem.h"
 #include "cap/cspace.h"
 #include "lib/string.h"
+#include "mm/account.h"
 #include "mm/heap.h"
 #include "mm/usercopy.h"
 #include "proc/loader.h"
@@ -32,9 +33,11 @@ int spawn_decode(const struct spawn_args *args, struct spawn_request *req)
 	if (args->args_len > SPAWN_ARGS_MAX) {
 		return -E2BIG;
 	}
-	if (args->ncaps > SPAWN_CAPS_MAX) {
+	if (args->ncaps > SPAWN_CAPS_MAX || args->flags & ~SPAWN_FLAGS || args->reserved) {
 		return -EINVAL;
 	}
+	req->mem_limit = args->mem_limit;
+	req->flags = args->flags;
 	req->args_len = args->args_len;
 	req->ncaps = args->ncaps;
 	int err = copy_from_user(req->args, args->args, args->args_len);
@@ -122,6 +125,17 @@ static int collect_caps(struct process *parent, const struct spawn_request *req,
 	return err;
 }
 
+/*
+ * Commits the stack and every writable segment of a kept server (or init),
+ * so that running it never needs a frame it has not got already.
+ */
+static int commit(const struct program *prog, struct process *p)
+{
+	int err = uvm_populate(&p->vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE);
+
+	return err ? err : loader_commit(prog, &p->vm);
+}
+
 int spawn(struct process *parent, const struct spawn_request *req, const struct cap *boot_caps)
 {
 	struct cap caps[SPAWN_CAPS_MAX] = {0};
@@ -130,15 +144,24 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 	uint64_t entry = 0, argc = 0;
 	int slot = 0;
 
+	/* Only init starts trees, so only init says what they may use. */
+	bool by_init = parent && !parent->ppid;
+	/* The kernel's first process (init) is kept like the servers it keeps. */
+	bool kept = !parent || req->flags & SPAWN_KEPT;
+
 	if (!prog) {
 		return -ENOENT;
+	}
+	if (parent && !by_init && (req->flags & SPAWN_KEPT || req->mem_limit)) {
+		return -EPERM;
 	}
 	int err = collect_caps(parent, req, boot_caps, caps);
 	if (err) {
 		return err;
 	}
 	struct process *p = NULL;
-	int64_t size = process_create(req->name, parent, &p);
+	int64_t size = process_create(req->name, parent, kept ? ACCOUNT_NO_LIMIT : req->mem_limit,
+				      kept ? ACCOUNT_RESERVE : 0, &p);
 	if (!size) {
 		size = build_stack(req, &stack, &argc);
 	}
@@ -147,6 +170,9 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 		uint64_t stack_base;
 		err = uvm_map_anon(&p->vm, USER_STACK_TOP - USER_STACK_SIZE, USER_STACK_SIZE,
 				   PROT_READ | PROT_WRITE, &stack_base);
+	}
+	if (!err && kept) {
+		err = commit(prog, p);
 	}
 	if (!err) {
 		err = uvm_write(&p->vm, USER_STACK_TOP - (uint64_t)size, stack, (size_t)size);

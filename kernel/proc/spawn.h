@@ -19,9 +19,14 @@ struct spawn_request {
 	uint32_t args_len;
 	uint32_t ncaps;
 	struct spawn_cap caps[SPAWN_CAPS_MAX];
+	uint64_t mem_limit; /* abi/proc.h MEMORY */
+	uint32_t flags;	    /* SPAWN_* */
 };
 
-/* Copies the strings and capability list args points to. 0, -EFAULT, -EINVAL, -E2BIG. */
+/*
+ * Copies the strings and capability list args points to. 0, -EFAULT,
+ * -EINVAL (unknown flags, reserved not 0), -E2BIG.
+ */
 int spawn_decode(const struct spawn_args *args, struct spawn_request *req);
 
 struct cap;
@@ -31,7 +36,8 @@ struct cap;
  * capability (wait, kill, grant) in parent's table; -ENOENT (no such
  * program), -EBADF, -ECAPKIND, -EACCES (a capability to pass), -EINVAL,
  * -ENOMEM, -ENOSPC, -EAGAIN (parent's tree is full: PROC_TREE_MAX in
- * abi/proc.h). The kernel starts init with parent NULL: then the
+ * abi/proc.h), -EPERM (SPAWN_KEPT or mem_limit from other than init).
+ * The kernel starts init with parent NULL: then the
  * capabilities come from boot_caps (req->caps[i].src indexes it) and 0 is
  * returned.
  */

@@ -27,9 +27,10 @@ extern char thread_first_entry[];
 
 static uint32_t next_tid = 1; /* [a] */
 
-static struct thread *thread_alloc(void)
+/* A new thread record, charged to acct (NULL: the kernel's own). */
+static struct thread *thread_alloc(struct mem_account *acct)
 {
-	struct thread *t = kzalloc(sizeof(*t));
+	struct thread *t = kzalloc_charged(acct, sizeof(*t));
 
 	if (!t) {
 		return NULL;
@@ -49,13 +50,13 @@ static struct thread *thread_alloc(void)
 int thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t rdi, uint64_t rsi,
 		       struct thread **out)
 {
-	struct thread *t = thread_alloc();
+	struct thread *t = thread_alloc(p->acct);
 	uint64_t stack_phys;
 
 	if (!t) {
 		return -ENOMEM;
 	}
-	if (pmm_alloc_frames(KSTACK_SIZE / PAGE_SIZE, &stack_phys)) {
+	if (pmm_alloc_charged(p->acct, KSTACK_SIZE / PAGE_SIZE, &stack_phys)) {
 		kfree(t);
 		return -ENOMEM;
 	}
@@ -102,7 +103,7 @@ int thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t r
 void thread_init_idle(void)
 {
 	struct cpu *c = this_cpu();
-	struct thread *t = thread_alloc();
+	struct thread *t = thread_alloc(NULL);
 
 	if (!t) {
 		panic("sched: no memory for the idle thread of cpu %u", c->id);

@@ -1,5 +1,5 @@
 /*
- * sys_mem: memory syscalls — anonymous regions, unmap, protect,
+ * sys_mem: memory syscalls — anonymous regions, commit, unmap, protect,
  * copy-on-write copies, and frame objects (create, map, read, write).
  */
 #include "abi/errno.h"
@@ -31,6 +31,11 @@ int64_t sys_mem_map_anon(struct trap_frame *f)
 	int err = uvm_map_anon(current_vm(), SYSARG0(f), SYSARG1(f), sysarg_u32(SYSARG2(f)), &addr);
 
 	return address_or_error(err, addr);
+}
+
+int64_t sys_mem_commit(struct trap_frame *f)
+{
+	return uvm_populate(current_vm(), SYSARG0(f), SYSARG1(f));
 }
 
 int64_t sys_mem_unmap(struct trap_frame *f)
@@ -88,7 +93,7 @@ int64_t sys_frame_create(struct trap_frame *f)
 	if (!size || size > (uint64_t)MEMOBJ_MAX_PAGES * PAGE_SIZE) {
 		return -EINVAL;
 	}
-	int err = memobj_create(PAGE_ALIGN_UP(size) / PAGE_SIZE, &m);
+	int err = memobj_create(process_current()->acct, PAGE_ALIGN_UP(size) / PAGE_SIZE, &m);
 	if (err) {
 		return err;
 	}

@@ -47,6 +47,7 @@ int64_t sys_sys_info(struct trap_frame *f)
 	info.nprocs = process_count();
 	info.frames_free = pmm_free_count();
 	info.frames_total = pmm_total_count();
+	info.frames_reserved = pmm_reserve_count();
 	info.uptime_ns = now;
 	info.tsc_hz = timer_tsc_hz();
 	for (uint32_t i = 0; i < ncpus && i < SYS_INFO_CPUS; i++) {

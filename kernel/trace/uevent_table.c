@@ -35,7 +35,7 @@ static uint8_t *status;			  /* [I] its page; bytes [lock], read by anyone */
 
 void uevent_init(void)
 {
-	if (memobj_create(1, &status_obj)) {
+	if (memobj_create(NULL, 1, &status_obj)) {
 		return;
 	}
 	status = phys_to_virt(status_obj->frames[0]);

@@ -180,6 +180,16 @@ static inline long sys_mem_map_anon(void *addr, size_t len, uint32_t prot)
 	return __syscall3(mem_map_anon, addr, len, prot);
 }
 
+/*
+ * Commits the pages of [addr, addr + len), which must be mapped writable:
+ * each gets its own frame now, so touching it later cannot fault for
+ * memory. 0, -EFAULT, or -ENOMEM (the tree's limit, or no memory left).
+ */
+static inline long sys_mem_commit(void *addr, size_t len)
+{
+	return __syscall2(mem_commit, addr, len);
+}
+
 /* Unmaps the pages of [addr, addr + len). */
 static inline long sys_mem_unmap(void *addr, size_t len)
 {

@@ -12,7 +12,8 @@
 
 #define THREADS_MAX	256 /* as many as the kernel lists at once */
 #define KIB_PER_PAGE	4
-#define RUN_USAGE	"run [-t|-r] PROG [ARGS] [&]"
+#define RUN_USAGE	"run [-t|-r] [-m SIZE] PROG [ARGS] [&]"
+#define RESTART_USAGE	"restart SERVER"
 #define KILL_USAGE	"kill [-f] PID"
 #define TRACE_VERBS_MAX 160
 
@@ -67,17 +68,80 @@ static void cmd_cpus(int argc, char **argv)
 	}
 }
 
+/* Prints a size in KiB, or "-" for none. */
+static void print_kib(uint64_t bytes)
+{
+	if (bytes == UINT64_MAX) {
+		printf(" %10s", "-");
+	} else {
+		printf(" %9lluK", (unsigned long long)(bytes / 1024));
+	}
+}
+
+/* One line per tree: what is charged to it and its limit (abi/proc.h MEMORY). */
+static void print_trees(const struct thread_info *threads, long n)
+{
+	printf(" TREE NAME                   USED      LIMIT\n");
+	for (long i = 0; i < n; i++) {
+		const struct thread_info *t = &threads[i];
+		bool first = true;
+		for (long j = 0; j < i && first; j++) {
+			first = threads[j].tree_pid != t->tree_pid;
+		}
+		if (!first) {
+			continue;
+		}
+		const char *name = "?"; /* its root has ended, the rest of it not yet */
+		for (long j = 0; j < n; j++) {
+			if (threads[j].pid == t->tree_pid) {
+				name = threads[j].name;
+			}
+		}
+		printf("%5u %-16s", t->tree_pid, name);
+		print_kib(t->tree_mem);
+		print_kib(t->tree_mem_limit);
+		printf("\n");
+	}
+}
+
 static void cmd_mem(int argc, char **argv)
 {
+	static struct thread_info threads[THREADS_MAX];
 	struct sys_info info;
 
 	(void)argc;
 	(void)argv;
 	sys_sys_info(&info);
-	printf("memory: %llu of %llu frames free (%llu KiB of %llu KiB)\n",
+	printf("memory: %llu of %llu frames free (%llu KiB of %llu KiB), %llu kept for init "
+	       "and its servers\n",
 	       (unsigned long long)info.frames_free, (unsigned long long)info.frames_total,
 	       (unsigned long long)info.frames_free * KIB_PER_PAGE,
-	       (unsigned long long)info.frames_total * KIB_PER_PAGE);
+	       (unsigned long long)info.frames_total * KIB_PER_PAGE,
+	       (unsigned long long)info.frames_reserved);
+	long n = sys_thread_list(threads, THREADS_MAX);
+	if (n < 0) {
+		printf("mem: %s\n", strerror((int)-n));
+		return;
+	}
+	print_trees(threads, n);
+}
+
+/*
+ * A size for run -m: digits and K, M or G (KiB, MiB, GiB). 0 and the
+ * bytes in *out, or -1 having said what is wrong.
+ */
+static int parse_size(const char *word, uint64_t *out)
+{
+	char *end;
+	unsigned long long n = strtoull(word, &end, 10);
+	int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : -1;
+
+	if (end == word || shift < 0 || end[1] || !n || n > (UINT64_MAX >> shift)) {
+		printf("run: '%s' is not a size (e.g. 512K, 64M, 1G)\n", word);
+		return -1;
+	}
+	*out = (uint64_t)n << shift;
+	return 0;
 }
 
 /* run's flags: the level traced gives the program (abi/traced.h, WHO CALLS). */
@@ -93,17 +157,32 @@ static void cmd_run(int argc, char **argv)
 {
 	bool background = false;
 	uint32_t level = TRACED_LEVEL_SELF;
+	uint64_t mem_limit = 0;
 	struct job *job;
 
 	if (argc > 1 && !strcmp(argv[argc - 1], "&")) {
 		background = true;
 		argc--;
 	}
-	for (size_t i = 0; argc > 1 && i < sizeof(run_levels) / sizeof(run_levels[0]); i++) {
-		if (!strcmp(argv[1], run_levels[i].flag)) {
+	/* Options in any order, each once or more (the last one counts). */
+	while (argc > 1) {
+		size_t i = 0;
+		while (i < sizeof(run_levels) / sizeof(run_levels[0]) &&
+		       strcmp(argv[1], run_levels[i].flag)) {
+			i++;
+		}
+		if (i < sizeof(run_levels) / sizeof(run_levels[0])) {
 			level = run_levels[i].level;
 			argc--;
 			argv++;
+		} else if (argc > 2 && !strcmp(argv[1], "-m")) {
+			if (parse_size(argv[2], &mem_limit)) {
+				return;
+			}
+			argc -= 2;
+			argv += 2;
+		} else {
+			break;
 		}
 	}
 	if (argc < 2) {
@@ -114,7 +193,7 @@ static void cmd_run(int argc, char **argv)
 		printf("run: unknown option '%s' (usage: %s)\n", argv[1], RUN_USAGE);
 		return;
 	}
-	int err = jobs_start(argv[1], argc - 1, argv + 1, background, level, &job);
+	int err = jobs_start(argv[1], argc - 1, argv + 1, background, level, mem_limit, &job);
 	if (err) {
 		jobs_start_failed("run", argv[1], err);
 		return;
@@ -170,6 +249,25 @@ static void cmd_kill(int argc, char **argv)
 	}
 }
 
+/* restart SERVER: a server init keeps, started again now (init.h services_restart). */
+static void cmd_restart(int argc, char **argv)
+{
+	uint32_t pid;
+
+	if (argc != 2) {
+		printf("restart: usage: %s\n", RESTART_USAGE);
+		return;
+	}
+	int err = services_restart(argv[1], &pid);
+	if (err == -ENOENT) {
+		printf("restart: no server '%s'\n", argv[1]);
+	} else if (err) {
+		printf("restart: %s: %s\n", argv[1], strerror(-err));
+	} else {
+		printf("restart: %s started (pid %u)\n", argv[1], pid);
+	}
+}
+
 static void cmd_halt(int argc, char **argv)
 {
 	(void)argc;
@@ -184,15 +282,18 @@ static const struct command commands[] = {
     {"help", "list the commands", cmd_help},
     {"ps", "threads: pid, parent's pid, tid, name, state, cpu, memory", cmd_ps},
     {"cpus", "the CPUs and what they run", cmd_cpus},
-    {"mem", "free physical memory", cmd_mem},
+    {"mem", "free physical memory, and what each tree uses of its limit", cmd_mem},
     {"run",
      RUN_USAGE ": start a program (& in the background; traced lets it control "
-	       "tracing with -t, read all of it with -r, else its own events)",
+	       "tracing with -t, read all of it with -r, else its own events; -m: the most "
+	       "memory it and what it spawns may use, else half of it)",
      cmd_run},
     {"kill",
      KILL_USAGE ": end a process and what it spawned (not init; a server only with -f, and "
 		"init restarts it)",
      cmd_kill},
+    {"restart", RESTART_USAGE ": start a server init keeps again (one it gave up on too)",
+     cmd_restart},
     {"trace", NULL, cmd_trace}, /* the usage comes from trace_cmd.c's list of verbs */
     {"halt", "power the machine off", cmd_halt},
 };
@@ -209,9 +310,9 @@ static void cmd_help(int argc, char **argv)
 	trace_verbs_format(verbs, sizeof(verbs), "|");
 	for (size_t i = 0; i < NUM_COMMANDS; i++) {
 		if (commands[i].usage) {
-			printf("  %-5s %s\n", commands[i].name, commands[i].usage);
+			printf("  %-7s %s\n", commands[i].name, commands[i].usage);
 		} else {
-			printf("  %-5s trace %s: see `trace`\n", commands[i].name, verbs);
+			printf("  %-7s trace %s: see `trace`\n", commands[i].name, verbs);
 		}
 	}
 }

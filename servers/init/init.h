@@ -37,11 +37,12 @@ struct job {
 
 /*
  * Starts prog with argv (argc strings), the console and the name service
- * at level (TRACED_LEVEL_*: what traced lets it do). Returns 0 and fills
+ * at level (TRACED_LEVEL_*: what traced lets it do), as a tree that may
+ * use mem_limit bytes (0: the kernel's default). Returns 0 and fills
  * *job, or -E* (printed by the caller).
  */
 int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_t level,
-	       struct job **job);
+	       uint64_t mem_limit, struct job **job);
 
 /* "[pid 3] memtest": a foreground job's pid, said as it starts. */
 void jobs_announce(const struct job *job);
@@ -95,6 +96,14 @@ int services_client(const char *name, uint32_t level);
  * service that the keeper thread answers.
  */
 int services_init(void);
+
+/*
+ * Starts the server called name again, now: killing it first if it runs,
+ * or one init gave up on or waits to restart; its crash count starts
+ * over. 0 with its new pid in *pid, -ENOENT (no such server), or the
+ * -E* of the kill, wait or spawn that failed.
+ */
+int services_restart(const char *name, uint32_t *pid);
 
 /* Kills the server with that pid (init restarts it); -ENOENT if none. */
 int services_kill(uint32_t pid);

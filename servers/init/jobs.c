@@ -16,7 +16,7 @@
 static struct job jobs[MAX_JOBS];
 
 int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_t level,
-	       struct job **out)
+	       uint64_t mem_limit, struct job **out)
 {
 	char args[SPAWN_ARGS_MAX];
 	size_t len = 0;
@@ -50,6 +50,7 @@ int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_
 	    .args_len = (uint32_t)len,
 	    .ncaps = sizeof(caps) / sizeof(caps[0]),
 	    .caps = (uint64_t)(uintptr_t)caps,
+	    .mem_limit = mem_limit,
 	};
 	long slot = sys_spawn(&sa);
 	if (slot < 0) {

@@ -9,6 +9,14 @@
  * within FAST_CRASH_NS of starting: after FAST_CRASH_LIMIT such crashes in
  * a row init gives up on it, with one line saying so. One that exits with
  * SERVICE_EXIT_UNAVAILABLE (abi/naming.h) has said why and is not restarted.
+ * One killed for lack of memory (EXIT_NO_MEMORY) is not to blame: init
+ * never gives up on it, but waits before each restart, twice as long each
+ * time in a row (BACKOFF_FIRST_NS to BACKOFF_MAX_NS), for memory to come
+ * back. `restart NAME` starts one init gave up on, or restarts it.
+ *
+ * Servers are spawned SPAWN_KEPT (abi/proc.h): committed at start and
+ * served from memory no other program can take, so no request can make
+ * one fault for memory.
  *
  * The server called TRACED_NAME (abi/traced.h) also gets init's trace
  * capabilities, in the same well-known slots: it alone reads and controls
@@ -38,6 +46,9 @@
 #define FAST_CRASH_NS	 2000000000ull
 #define FAST_CRASH_LIMIT 3
 #define KEEPER_POLL_NS	 100000000ull
+#define BACKOFF_FIRST_NS 1000000000ull
+#define BACKOFF_MAX_NS	 32000000000ull
+#define RESTART_WAIT_NS	 2000000000ull /* for a killed server to be gone */
 #define SERVICE_RIGHTS	 (CAP_RIGHT_READ | CAP_RIGHT_GRANT)
 #define CLIENT_RIGHTS	 (CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
 
@@ -47,7 +58,9 @@ struct service {
 	int process;  /* process capability, 0 when not running */
 	uint32_t pid;
 	uint64_t started_ns;
-	int fast_crashes; /* in a row */
+	int fast_crashes;    /* in a row */
+	uint64_t backoff_ns; /* the wait before the next restart for lack of memory */
+	uint64_t restart_at; /* clock_ns when to start it again, 0: not waiting */
 	int client[TRACED_LEVEL_CONTROL +
 		   1]; /* call-only copies badged with a level, 0: none yet */
 };
@@ -77,6 +90,21 @@ static bool holds(int slot)
 	struct cap_info info;
 
 	return sys_cap_identify(slot, &info) == 0;
+}
+
+/*
+ * s found no memory (killed for it, or its spawn refused): start it again
+ * after a pause, twice the last one if that was its last try too.
+ */
+static void back_off(struct service *s, bool again, const char *what)
+{
+	s->backoff_ns = again && s->backoff_ns ? s->backoff_ns * 2 : BACKOFF_FIRST_NS;
+	if (s->backoff_ns > BACKOFF_MAX_NS) {
+		s->backoff_ns = BACKOFF_MAX_NS;
+	}
+	s->restart_at = (uint64_t)sys_clock_ns() + s->backoff_ns;
+	printf("init: %s %s; restarting it in %llu s\n", s->name, what,
+	       (unsigned long long)(s->backoff_ns / 1000000000));
 }
 
 static int start(struct service *s)
@@ -111,10 +139,15 @@ static int start(struct service *s)
 	    .name = (uint64_t)(uintptr_t)s->name,
 	    .ncaps = ncaps,
 	    .caps = (uint64_t)(uintptr_t)caps,
+	    .flags = SPAWN_KEPT,
 	};
 	struct cap_info info;
 	long slot = sys_spawn(&args);
 
+	if (slot == -ENOMEM) {
+		back_off(s, true, "cannot start: out of memory");
+		return (int)slot;
+	}
 	if (slot < 0) {
 		printf("init: cannot start %s: %s\n", s->name, strerror((int)-slot));
 		return (int)slot;
@@ -139,6 +172,10 @@ static void exited(struct service *s, int64_t status)
 		printf("init: %s has nothing to serve; not restarting it\n", s->name);
 		return;
 	}
+	if (status == EXIT_NO_MEMORY) {
+		back_off(s, fast, "ran out of memory");
+		return;
+	}
 	if (s->fast_crashes >= FAST_CRASH_LIMIT) {
 		printf("init: %s %s (%d times within %llu s of starting); not restarting it\n",
 		       s->name, exit_words(status, words, sizeof(words)), s->fast_crashes,
@@ -151,14 +188,51 @@ static void exited(struct service *s, int64_t status)
 
 static void check_exits(void)
 {
+	uint64_t now = (uint64_t)sys_clock_ns();
+
 	init_lock(&lock);
 	for (int i = 0; i < nservices; i++) {
+		struct service *s = &services[i];
 		int64_t status;
-		if (services[i].process && !sys_wait(services[i].process, &status, 0)) {
-			exited(&services[i], status);
+		if (s->process && !sys_wait(s->process, &status, 0)) {
+			exited(s, status);
+		} else if (!s->process && s->restart_at && now >= s->restart_at) {
+			s->restart_at = 0;
+			printf("init: restarting %s\n", s->name);
+			start(s);
 		}
 	}
 	init_unlock(&lock);
+}
+
+int services_restart(const char *name, uint32_t *pid)
+{
+	int err = -ENOENT;
+
+	init_lock(&lock);
+	for (int i = 0; i < nservices && err == -ENOENT; i++) {
+		struct service *s = &services[i];
+		int64_t status;
+		if (strcmp(s->name, name)) {
+			continue;
+		}
+		if (s->process) {
+			sys_kill(s->process);
+			err = (int)sys_wait(s->process, &status, RESTART_WAIT_NS);
+			if (err) {
+				break; /* still going: the keeper sees it end and restarts it */
+			}
+			sys_cap_delete(s->process);
+			s->process = 0;
+		}
+		s->fast_crashes = 0;
+		s->backoff_ns = 0;
+		s->restart_at = 0;
+		err = start(s);
+		*pid = s->pid;
+	}
+	init_unlock(&lock);
+	return err;
 }
 
 int naming_for(uint32_t level)

@@ -554,7 +554,7 @@ static void verb_run(const struct trace_verb *verb, int argc, char **argv)
 	err = err || !added ? err : traced_request(TRACED_OP_ENABLE, added, NULL, 0, NULL, 0, NULL);
 	int started = err ? 0
 			  : jobs_start(argv[first], argc - first, argv + first, false,
-				       TRACED_LEVEL_SELF, &job);
+				       TRACED_LEVEL_SELF, 0, &job);
 	traced_request(TRACED_OP_UNTRACK, self, NULL, 0, NULL, 0, NULL);
 	if (!err && !started) {
 		f.pid = job->pid;

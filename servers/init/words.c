@@ -15,6 +15,8 @@ const char *exit_words(int64_t status, char *buf, size_t size)
 {
 	if (status == EXIT_KILLED) {
 		snprintf(buf, size, "killed");
+	} else if (status == EXIT_NO_MEMORY) {
+		snprintf(buf, size, "killed: out of memory");
 	} else if (EXIT_IS_FAULT(status)) {
 		snprintf(buf, size, "killed by a fault (vector %lld)", (long long)(status & 0xff));
 	} else {

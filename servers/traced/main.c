@@ -96,6 +96,12 @@ static void setup(void)
 	if (copy < 0) {
 		refuse("no memory for aux snapshots", strerror((int)-copy));
 	}
+	/* Committed now, as the rest of traced is at spawn: no request may need a frame. */
+	long committed = sys_mem_commit((void *)copy, traced.aux_copy_size);
+	if (committed) {
+		printf("traced: no memory for aux snapshots: %s\n", strerror((int)-committed));
+		exit(EXIT_NO_MEMORY); /* init waits for memory, then starts it again */
+	}
 	traced.aux_copy = (uint64_t *)copy;
 	ttrace_decoder_init(&traced.decoder, &traced.area, uevent_slots);
 }

@@ -55,11 +55,12 @@ static unsigned index_at(uintptr_t va, int level)
 	return (va >> (PAGE_SHIFT + 9 * level)) & (ENTRIES - 1);
 }
 
-static uint64_t alloc_table(void)
+/* A zeroed page table, charged to as's account; 0 when there is none to be had. */
+static uint64_t alloc_table(struct addr_space *as)
 {
 	uint64_t pa;
 
-	if (pmm_alloc_frames(1, &pa)) {
+	if (pmm_alloc_charged(as->acct, 1, &pa)) {
 		return 0;
 	}
 	memset(phys_to_virt(pa), 0, PAGE_SIZE);
@@ -119,7 +120,7 @@ static int walk(struct addr_space *as, uintptr_t va, bool create, uint64_t **out
 			if (!create) {
 				return -ENOENT;
 			}
-			uint64_t pa = alloc_table();
+			uint64_t pa = alloc_table(as);
 			if (!pa) {
 				return -ENOMEM;
 			}
@@ -370,7 +371,7 @@ static void map_direct(uint64_t *pml4)
 		uint64_t *pdpt = table_of(pml4[index_at(va, 3)]);
 		uint64_t *pdpte = &pdpt[index_at(va, 2)];
 		if (!*pdpte) {
-			uint64_t pd = alloc_table();
+			uint64_t pd = alloc_table(&kernel_space);
 			if (!pd) {
 				panic("vmm: out of memory building the direct map");
 			}
@@ -402,14 +403,14 @@ static void map_image(void)
 
 void vmm_init(void)
 {
-	uint64_t pml4_phys = alloc_table();
+	uint64_t pml4_phys = alloc_table(&kernel_space);
 
 	if (!pml4_phys) {
 		panic("vmm: out of memory for the kernel page tables");
 	}
 	uint64_t *pml4 = phys_to_virt(pml4_phys);
 	for (unsigned i = KERNEL_HALF_FIRST; i < ENTRIES; i++) {
-		uint64_t pdpt = alloc_table();
+		uint64_t pdpt = alloc_table(&kernel_space);
 		if (!pdpt) {
 			panic("vmm: out of memory for the kernel page tables");
 		}
@@ -449,7 +450,7 @@ void vmm_activate(struct addr_space *as)
 
 int vmm_space_init(struct addr_space *as)
 {
-	uint64_t pml4 = alloc_table();
+	uint64_t pml4 = alloc_table(as);
 
 	if (!pml4) {
 		return -ENOMEM;

@@ -10,6 +10,7 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
+#include "mm/account.h"
 #include "mm/memlayout.h"
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
@@ -18,11 +19,12 @@
 #include "sched/thread.h"
 #include "trace/ktrace.h"
 
-#define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
-#define PF_WRITE    (1u << 1)
-#define PF_USER	    (1u << 2)
-#define PF_RESERVED (1u << 3)
-#define PF_FETCH    (1u << 4)
+#define PF_PRESENT   (1u << 0) /* SDM 3A 4.7: page-fault error code */
+#define PF_WRITE     (1u << 1)
+#define PF_USER	     (1u << 2)
+#define PF_RESERVED  (1u << 3)
+#define PF_FETCH     (1u << 4)
+#define OOM_RETRY_NS 10000000ull /* while a killed tree's memory comes back */
 
 extern irq_handler_fn irq_handlers[256];
 
@@ -97,23 +99,62 @@ static unsigned fault_access(uint64_t error)
 }
 
 /*
+ * A legal fault that no frame could be had for. An ordinary tree pays
+ * with all of it: over its limit, or with nothing left outside the
+ * reserve, every process of it is killed, with one line. Init or a kept
+ * server (they may use the reserve) must not die for memory: the largest
+ * ordinary tree is killed instead, and the fault is retried after a pause
+ * while that tree's memory comes back. Returns false only when there is no
+ * such tree left to kill: then p dies like any faulting process.
+ */
+static bool out_of_memory(struct process *p, struct trap_frame *f, uint64_t cr2)
+{
+	static uint32_t last_victim; /* [a] said once, though the retries find it again */
+
+	if (!account_may_use_reserve(p->acct)) {
+		bool at_limit = account_at_limit(p->acct);
+		printk("pid %u (%s) killed: out of memory at 0x%lx rip=0x%lx; %s, so its tree (pid "
+		       "%u) is killed\n",
+		       p->pid, p->name, cr2, f->rip,
+		       at_limit ? "its tree is at its limit" : "no memory is left for it",
+		       p->tree_root->pid);
+		TTRACE(proc_fault, p->pid, f->vector, cr2, f->rip);
+		process_kill_tree(p, EXIT_NO_MEMORY);
+		return true;
+	}
+	uint32_t victim = process_kill_largest_tree();
+	if (!victim) {
+		return false;
+	}
+	if (__atomic_exchange_n(&last_victim, victim, __ATOMIC_RELAXED) != victim) {
+		printk("pid %u (%s) is out of memory at 0x%lx: killed the largest tree (pid %u)\n",
+		       p->pid, p->name, cr2, victim);
+	}
+	sched_sleep(OOM_RETRY_NS);
+	return true;
+}
+
+/*
  * A user program's exception: a page fault it may be owed (demand paging,
  * copy on write), or the end of its process with one line saying why.
  */
 static void user_exception(struct trap_frame *f, uint64_t cr2)
 {
 	struct process *p = process_current();
+	struct uvm_fault_info info = {0};
 
 	thread_current()->trace_ctx = TTRACE_CTX_TRAP;
 	irq_enable();
 	if (f->vector == EXC_PAGE_FAULT) {
-		struct uvm_fault_info info;
 		TTRACE(mem_pf_entry, cr2, f->rip, f->error);
 		__atomic_fetch_add(&p->page_faults, 1, __ATOMIC_RELAXED);
 		int err = uvm_fault(&p->vm, cr2, fault_access(f->error), &info);
 		TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_KILLED : info.outcome);
 		if (!err) {
 			return;
+		}
+		if (info.no_memory && out_of_memory(p, f, cr2)) {
+			return; /* retried, or the tree is on its way out */
 		}
 		printk("pid %u (%s) killed: %s at 0x%lx (%s, %s) rip=0x%lx\n", p->pid, p->name,
 		       info.what, cr2,
@@ -127,12 +168,13 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		       name ? name : "reserved exception", f->rip);
 	}
 	TTRACE(proc_fault, p->pid, f->vector, f->vector == EXC_PAGE_FAULT ? cr2 : 0, f->rip);
-	process_exit(p, EXIT_FAULT(f->vector));
+	process_exit(p, info.no_memory ? EXIT_NO_MEMORY : EXIT_FAULT(f->vector));
 }
 
 /*
  * A page fault inside the kernel's user copy loop: resolve it like the
- * user's own access would be, or make the copy return -EFAULT.
+ * user's own access would be, or make the copy return -EFAULT (-ENOMEM
+ * when the page was legal but no frame could be had for it).
  */
 static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 {
@@ -149,7 +191,7 @@ static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 	int err = uvm_fault(&process_current()->vm, cr2, fault_access(f->error), &info);
 	TTRACE(mem_pf, cr2, f->rip, f->error, err ? TTRACE_PF_FIXUP : info.outcome);
 	if (err) {
-		f->rip = usercopy_fixup_rip();
+		f->rip = usercopy_fixup_rip(info.no_memory);
 	}
 	return true;
 }

@@ -1,0 +1,182 @@
+"""Memory isolation (issue 27, items 1 and 2): every tree's memory is charged to
+it and bounded, a tree past its limit is stopped (its allocations refused, the
+fault past it kills the whole tree), and init, the shell and traced keep
+answering while hostile trees hold everything they can get; once those are
+killed everything works again, without a reboot.
+
+The program under test is tests/programs/memhog: a tree that takes memory
+without end, through anonymous pages (anon) or frame objects (hold).
+"""
+
+import re
+
+import pytest
+
+from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, free_frames, kill_job, pid_of, \
+    restarted_pid, start_background
+
+MEM = "128M"
+# What free memory may differ by around a hog, as in test_limits.py: a few
+# frames for what the shell, traced and the kernel's heap do meanwhile.
+SLACK_FRAMES = 4
+HOG_TIMEOUT = 300  # seconds to fill 128 MiB a page at a time under TCG on a busy host
+MEM_TREE = re.compile(r"^\s*(\d+) (\S+)\s+(\d+)K\s+(\S+)$", re.MULTILINE)
+HOLDING = r"memhog: holding (\d+) KiB \(frame_create: out of memory\)"
+ANSWER = r"memhog: {}: (answered|refused: [^\r\n]*)"
+DONE = ANSWER.format("bulk")  # its last line: it is silent from then on
+
+
+@pytest.fixture
+def spoor(shared):
+    """The module's machine: 4 CPUs, 128 MiB. Each test kills what it starts."""
+    spoor = shared(smp=4, mem=MEM)
+    assert "trace: mask" in spoor.command("trace status")
+    return spoor
+
+
+def trees(spoor):
+    """`mem`'s table: {root pid: (name, KiB used, limit in KiB or None)}."""
+    rows = MEM_TREE.findall(spoor.command("mem"))
+    assert rows
+    return {int(pid): (name, int(used), None if limit == "-" else int(limit.rstrip("K")))
+            for pid, name, used, limit in rows}
+
+
+def assert_back_to(spoor, before):
+    """Free memory comes back: every frame a tree took was charged to it and is
+    freed with it (its last objects go a moment after the shell saw it end)."""
+    after = free_frames(spoor)
+    for _ in range(PS_POLLS):
+        if abs(after - before) <= SLACK_FRAMES:
+            return
+        after = free_frames(spoor)
+    raise AssertionError(f"{before} frames free before, {after} after")
+
+
+def test_tree_touching_pages_without_end_is_killed_at_its_limit(spoor):
+    before = free_frames(spoor)
+    out = spoor.command("run -m 8M memhog anon 3", timeout=HOG_TIMEOUT)
+    job = re.search(r"memhog \(pid (\d+)\): killed: out of memory", out)
+    assert job, out
+    kernel = re.search(r"pid \d+ \(memhog\) killed: out of memory at 0x[0-9a-f]+ rip=0x[0-9a-f]+; "
+                       r"its tree is at its limit, so its tree \(pid (\d+)\) is killed", out)
+    assert kernel and kernel.group(1) == job.group(1), out
+    # The whole tree ends: its children a moment after its root.
+    assert any(pid_of(spoor, "memhog") is None for _ in range(PS_POLLS))
+    assert_back_to(spoor, before)
+
+
+def test_mem_lists_each_tree_with_its_use_and_limit(spoor):
+    total_kib = int(re.search(r"of (\d+) KiB", spoor.command("mem")).group(1))
+    pid, _ = start_background(spoor, "run -m 4M memhog hold 1", DONE, HOG_TIMEOUT)
+    # The kernel's copy into a page the tree cannot pay for answers ENOMEM.
+    assert "memhog: sys_info into new pages: out of memory" in spoor.console()
+    table = trees(spoor)
+    assert table[1][0] == "init" and table[1][2] is None, table
+    assert table[pid_of(spoor, "traced")][2] is None, table
+    # Its children may still be grabbing (or giving back a run they could not
+    # finish) as the root reports: the tree fills up to its limit, never past.
+    for _ in range(PS_POLLS):
+        name, used, limit = table[pid]
+        assert (name, limit) == ("memhog", 4096) and used <= 4096, table
+        if used >= 4096 - 64:
+            break
+        table = trees(spoor)
+    else:
+        raise AssertionError(f"memhog's tree stopped short of its limit: {table}")
+    kill_job(spoor, pid, "memhog")
+    # A tree spawned without -m gets half of memory.
+    pid, _ = start_background(spoor, "run memhog hold 0", DONE, HOG_TIMEOUT)
+    assert total_kib // 2 - 8 <= trees(spoor)[pid][2] <= total_kib // 2, spoor.command("mem")
+    kill_job(spoor, pid, "memhog")
+
+
+@pytest.mark.parametrize("line, answer", [
+    ("run -m 12 memhog anon", "run: '12' is not a size (e.g. 512K, 64M, 1G)"),
+    ("run -m 0M memhog anon", "run: '0M' is not a size (e.g. 512K, 64M, 1G)"),
+    ("run -m 4Q memhog anon", "run: '4Q' is not a size (e.g. 512K, 64M, 1G)"),
+])
+def test_run_refuses_a_limit_that_is_not_a_size(spoor, line, answer):
+    assert answer in spoor.command(line).splitlines()
+
+
+def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(spoor):
+    spoor.command("trace on syscall")
+    before = free_frames(spoor)
+    traced = pid_of(spoor, "traced")
+    hogs = []
+    # Two trees, each allowed half of memory: together they take everything
+    # outside what is kept for init and its servers.
+    for _ in range(2):
+        out = spoor.command("run memhog hold 3 &")
+        pid = int(re.search(r"\[started\] memhog \(pid (\d+)\)", out).group(1))
+        hogs.append(pid)
+        expect_after(spoor, out, HOLDING, HOG_TIMEOUT)
+        for what in ("stats", "hist", "bulk"):
+            verdict = expect_after(spoor, out, ANSWER.format(what)).group(1)
+            assert verdict in ("answered", "refused: out of memory"), verdict
+    # Everything but what is kept is taken (the children may still be at it).
+    for _ in range(PS_POLLS):
+        mem = spoor.command("mem")
+        free = int(re.search(r"memory: (\d+) of \d+ frames free", mem).group(1))
+        kept = int(re.search(r"(\d+) kept for init and its servers", mem).group(1))
+        if free <= kept + 64:
+            break
+    else:
+        raise AssertionError(f"the hogs left more than what is kept: {mem}")
+
+    # The shell's stack grows into pages it never used: init must not fault.
+    out = spoor.command("trace hist syscall", timeout=HOG_TIMEOUT)
+    values = re.search(r"^# hist syscall: (\d+) values", out, re.MULTILINE)
+    assert values and int(values.group(1)) > 0, out
+    out = spoor.command("trace stats", timeout=HOG_TIMEOUT)
+    assert "traced is not running" not in out and "out of memory" not in out, out
+    assert "cannot start 'hello': out of memory" in spoor.command("run hello")
+    assert pid_of(spoor, "traced") == traced
+
+    for pid in hogs:
+        kill_job(spoor, pid, "memhog")
+    assert "trace: mask" in spoor.command("trace status")
+    assert re.search(r"uevdemo: 5 rounds", spoor.command("run uevdemo 5"))
+    assert pid_of(spoor, "traced") == traced
+    console = spoor.console()
+    assert "init: traced" not in console and "(init) killed" not in console, console
+    assert_back_to(spoor, before)
+    spoor.command("trace off syscall")
+
+
+def test_restart_brings_back_a_server_init_gave_up_on(boot):
+    spoor = boot(smp=2)
+    pid = pid_of(spoor, "traced")
+    for _ in range(8):
+        out = spoor.command(f"kill -f {pid}")
+        verdict = expect_after(
+            spoor, out, r"init: traced exited \(status \d+\)(, restarting| .*not restarting it)")
+        if "not restarting" in verdict.group(1):
+            break
+        pid = restarted_pid(spoor, "traced", pid)
+    assert "trace: traced is not running" in spoor.command("trace status")
+    out = spoor.command("restart traced")
+    started = re.search(r"restart: traced started \(pid (\d+)\)", out)
+    assert started, out
+    assert pid_of(spoor, "traced") == int(started.group(1))
+    assert "trace: mask" in spoor.command("trace status")
+    # A running one is killed and started again; an unknown name is refused.
+    out = spoor.command("restart traced")
+    again = re.search(r"restart: traced started \(pid (\d+)\)", out)
+    assert again and again.group(1) != started.group(1), out
+    assert "trace: mask" in spoor.command("trace status")
+    assert "restart: no server 'tracd'" in spoor.command("restart tracd")
+
+
+def test_server_killed_for_lack_of_memory_is_restarted_with_growing_pauses(boot):
+    # starve is kept by init and eats every frame there is, the kept ones too:
+    # the kernel has no ordinary tree to kill for it and ends it instead.
+    spoor = boot(smp=2, mem="64M", modules=("starve server",), wait_prompt=False)
+    for pause in (1, 2, 4):
+        spoor.expect(r"pid \d+ \(starve\) killed: out of memory at 0x[0-9a-f]+", timeout=HOG_TIMEOUT)
+        spoor.expect(rf"init: starve ran out of memory; restarting it in {pause} s")
+        spoor.expect(r"init: restarting starve", timeout=HOG_TIMEOUT)
+    assert "not restarting" not in spoor.console()
+    # Between its meals init, the shell and traced answer.
+    assert "trace: mask" in spoor.command("trace status", timeout=HOG_TIMEOUT)
