@@ -21,7 +21,8 @@ RECEIVER = ROOT / "build" / "host" / "spoor-receive"
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 HOARD = ("hoard",)
 SAVED = re.compile(r"hoard: saved (\d+) events to (\S+\.spoor)")
-HOLDS = r"hoard: pid (\d+) holds (\d+) user events, then: ([^\r\n]*)"
+# Whole lines only: a line still being printed must not match with half its reason.
+HOLDS = r"hoard: pid (\d+) holds (\d+) user events, then: ([^\r\n]*)\r*\n"
 TREE_QUOTA = 32  # abi/traced.h TRACED_UEVENT_TREE_MAX
 SAVE_BURST = 4  # abi/traced.h TRACED_SAVE_BURST
 CONTROL_IDS = 32  # abi/traced.h TRACED_UEVENT_CONTROL_IDS

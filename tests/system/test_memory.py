@@ -151,8 +151,9 @@ def test_restart_brings_back_a_server_init_gave_up_on(boot):
     for _ in range(8):
         out = spoor.command(f"kill -f {pid}")
         verdict = expect_after(
-            spoor, out, r"init: traced exited \(status \d+\)(, restarting| .*not restarting it)")
-        if "not restarting" in verdict.group(1):
+            spoor, out,
+            r"init: traced (killed|exited with status \d+)(, restarting| .*not restarting it)")
+        if "not restarting" in verdict.group(2):
             break
         pid = restarted_pid(spoor, "traced", pid)
     assert "trace: traced is not running" in spoor.command("trace status")
