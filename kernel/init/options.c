@@ -43,6 +43,7 @@ static const struct cmdline_option options[] = {
      .value = &kopts.ttrace_aux_kb,
      .min = 4,
      .max = 65536},
+    {.name = "panic_halt", .type = CMDLINE_UINT, .value = &kopts.panic_halt, .min = 0, .max = 1},
 };
 
 static void warn(const char *message)

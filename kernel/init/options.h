@@ -17,6 +17,9 @@
  *                  two; default 1024)
  *   ttrace.aux_kb=N   KiB of aux string ring (4..65536, a power of two;
  *                  default 1024)
+ *   panic_halt=1   a panic halts the machine and leaves QEMU running (no
+ *                  isa-debug-exit), so its memory can still be dumped:
+ *                  make postmortem reads the trace from it (default 0)
  */
 #ifndef SPOOR_INIT_OPTIONS_H
 #define SPOOR_INIT_OPTIONS_H
@@ -34,6 +37,7 @@ struct kernel_options {
 	char ttrace_echo[TTRACE_OPTION_MAX];
 	uint64_t ttrace_ring_kb;
 	uint64_t ttrace_aux_kb;
+	uint64_t panic_halt;
 };
 
 extern struct kernel_options kopts;
