@@ -70,7 +70,8 @@ static void ask_others(uint32_t me)
 	}
 	uint64_t deadline = rdtsc() + timer_tsc_hz() / 1000 * WATCHDOG_NMI_WAIT_MS;
 	for (uint32_t i = 0; i < ncpus; i++) {
-		while (i != me && __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) != ASK_ANSWERED &&
+		while (i != me &&
+		       __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) != ASK_ANSWERED &&
 		       rdtsc() < deadline) {
 			cpu_relax();
 		}
@@ -113,12 +114,19 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck)
 	ask_others(me);
 	for (uint32_t i = 0; i < ncpus; i++) {
 		if (i == me) {
-			struct snapshot own = {f->rip, f->rbp, f->rflags, f->cs, cpus[i].current, NULL};
+			struct snapshot own = {
+			    .rip = f->rip,
+			    .rbp = f->rbp,
+			    .rflags = f->rflags,
+			    .cs = f->cs,
+			    .thread = cpus[i].current,
+			};
 			print_cpu(i, &own, stuck);
 		} else if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
 			print_cpu(i, &watches[i].snap, stuck);
 		} else {
-			printk("cpu %u: did not answer the NMI in %u ms\n", i, WATCHDOG_NMI_WAIT_MS);
+			printk("cpu %u: did not answer the NMI in %u ms\n", i,
+			       WATCHDOG_NMI_WAIT_MS);
 		}
 		/* relaxed: a late answer to this question is ignored */
 		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);

@@ -43,7 +43,8 @@ int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, siz
 			continue;
 		}
 		if (d->nseg == DUMP_SEGMENTS_MAX) {
-			return fail(why, why_size, "more than %d memory segments", DUMP_SEGMENTS_MAX);
+			return fail(why, why_size, "more than %d memory segments",
+				    DUMP_SEGMENTS_MAX);
 		}
 		uint64_t len = ph.p_filesz;
 		if (ph.p_offset >= size) {
@@ -116,7 +117,8 @@ static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a
 #define REGION_LEN(off, len) ((off) < size ? ((len) < size - (off) ? (len) : size - (off)) : 0)
 	*a = (struct ttrace_area){
 	    .hdr = (struct ttrace_header *)buf,
-	    .reader = h.reader_offset < size ? (struct ttrace_reader *)(buf + h.reader_offset) : NULL,
+	    .reader =
+		h.reader_offset < size ? (struct ttrace_reader *)(buf + h.reader_offset) : NULL,
 	    .rings = (union ttrace_slot *)(buf + (h.ring_offset < size ? h.ring_offset : 0)),
 	    .aux = (uint64_t *)(buf + (h.aux_offset < size ? h.aux_offset : 0)),
 	    .hdr_len = REGION_LEN(0, h.header_bytes),
@@ -128,8 +130,8 @@ static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a
 	if (h.num_cpus > TTRACE_MAX_CPUS || h.ring_bytes > size ||
 	    ttrace_area_check(a, why, why_size)) {
 		if (h.num_cpus > TTRACE_MAX_CPUS || h.ring_bytes > size) {
-			fail(why, why_size, "num_cpus %u or ring_bytes %llu out of range", h.num_cpus,
-			     (unsigned long long)h.ring_bytes);
+			fail(why, why_size, "num_cpus %u or ring_bytes %llu out of range",
+			     h.num_cpus, (unsigned long long)h.ring_bytes);
 		}
 		free(buf);
 		return -1;
@@ -146,7 +148,8 @@ int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, 
 
 	for (uint32_t i = 0; i < d->nseg; i++) {
 		const struct dump_segment *s = &d->seg[i];
-		uint64_t first = (s->paddr + TTRACE_PAGE_SIZE - 1) & ~(uint64_t)(TTRACE_PAGE_SIZE - 1);
+		uint64_t first =
+		    (s->paddr + TTRACE_PAGE_SIZE - 1) & ~(uint64_t)(TTRACE_PAGE_SIZE - 1);
 		for (uint64_t p = first; p - s->paddr + sizeof(uint32_t) <= s->len;
 		     p += TTRACE_PAGE_SIZE) {
 			uint32_t magic;
@@ -163,7 +166,8 @@ int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, 
 		}
 	}
 	if (refused) {
-		return fail(why, why_size, "no usable trace area in the dump: the header at 0x%llx: %s",
+		return fail(why, why_size,
+			    "no usable trace area in the dump: the header at 0x%llx: %s",
 			    (unsigned long long)last_at, last);
 	}
 	return fail(why, why_size, "no trace area in the dump (no page starts with its magic)%s",

@@ -70,7 +70,8 @@ static void put_section(struct out *o, uint32_t type, uint64_t size)
  * knows the loss just before it. A slot that stays half written in the
  * frozen copy stops the reader below h: it is skipped as lost.
  */
-static int read_cpu(const struct ttrace_ring *r, uint64_t h, struct cpu_events *ce, uint32_t *stuck)
+static int read_cpu(const struct ttrace_ring *r, uint64_t h, struct cpu_events *ce, uint32_t *stuck,
+		    uint64_t *corrupt)
 {
 	struct ttrace_cursor c;
 	uint64_t seen_lost = 0;
@@ -86,6 +87,17 @@ static int read_cpu(const struct ttrace_ring *r, uint64_t h, struct cpu_events *
 				c.synced = false;
 				(*stuck)++;
 			}
+			continue;
+		}
+		/*
+		 * The reader validated the slots as the protocol says, but a dump
+		 * may be corrupt: an entry naming another CPU, a ts no writer
+		 * stores or the kind of a file's loss marker is counted lost,
+		 * not written.
+		 */
+		if (rec.cpu != r->cpu || rec.ts >> 63 || rec.kind == TRACED_KIND_LOST) {
+			c.lost += 1 + rec.ncont;
+			*corrupt += 1 + rec.ncont;
 			continue;
 		}
 		if (ce->n == ce->cap) {
@@ -154,7 +166,8 @@ static void put_events(struct out *o, struct cpu_events *ce, uint32_t ncpus, uin
 		int best = -1;
 		for (uint32_t i = 0; i < ncpus; i++) {
 			if (next[i] < ce[i].n &&
-			    (best < 0 || ce[i].items[next[i]].rec.ts < ce[best].items[next[best]].rec.ts)) {
+			    (best < 0 ||
+			     ce[i].items[next[i]].rec.ts < ce[best].items[next[best]].rec.ts)) {
 				best = (int)i;
 			}
 		}
@@ -186,17 +199,38 @@ static void put_events(struct out *o, struct cpu_events *ce, uint32_t ncpus, uin
 	}
 }
 
-static int put_aux(struct out *o, const struct ttrace_area *a, char *why, size_t why_size)
+/*
+ * The end of the records of v that are whole, from v->next: a corrupt
+ * dump's aux bytes are cut at the first that is not a record, counting
+ * the bytes cut in *cut.
+ */
+static uint64_t whole_records(struct ttrace_aux_view v, uint64_t *cut)
+{
+	struct ttrace_aux_record rec;
+	const char *str;
+	uint64_t end = v.next;
+	int rc;
+
+	while ((rc = ttrace_aux_next(&v, &rec, &str)) > 0) {
+		end = v.next;
+	}
+	*cut += v.end - end;
+	return end;
+}
+
+static int put_aux(struct out *o, const struct ttrace_area *a, uint64_t *cut, char *why,
+		   size_t why_size)
 {
 	const struct ttrace_header *h = a->hdr;
 	struct ttrace_aux_view v;
-	uint64_t durable = h->aux_durable_end;
 
-	if (durable > h->aux_durable_size || durable % 8) {
-		snprintf(why, why_size, "aux_durable_end %llu is not within aux_durable_size %llu",
-			 (unsigned long long)durable, (unsigned long long)h->aux_durable_size);
+	ttrace_aux_durable(a, &v);
+	if (v.end > h->aux_durable_size) {
+		snprintf(why, why_size, "aux_durable_end %llu is past aux_durable_size %llu",
+			 (unsigned long long)v.end, (unsigned long long)h->aux_durable_size);
 		return -1;
 	}
+	uint64_t durable = whole_records(v, cut);
 	put_section(o, TTRACE_FILE_AUX_DURABLE, durable);
 	put(o, a->aux, durable);
 
@@ -208,10 +242,16 @@ static int put_aux(struct out *o, const struct ttrace_area *a, char *why, size_t
 			 (unsigned long long)h->aux_first, (unsigned long long)h->aux_last);
 		return -1;
 	}
-	struct ttrace_file_aux_ring ring = {.first = v.next, .last = v.end};
-	put_section(o, TTRACE_FILE_AUX_RING, sizeof(ring) + (v.end - v.next));
+	/* A corrupt aux_first: no record can be trusted to start anywhere, so none is kept. */
+	if (v.next % 8 || v.next < h->aux_durable_size) {
+		*cut += v.end - v.next;
+		v.next = v.end = h->aux_durable_size;
+	}
+	uint64_t last = whole_records(v, cut);
+	struct ttrace_file_aux_ring ring = {.first = v.next, .last = last};
+	put_section(o, TTRACE_FILE_AUX_RING, sizeof(ring) + (last - v.next));
 	put(o, &ring, sizeof(ring));
-	put(o, (const uint8_t *)v.words + (v.next - v.start), v.end - v.next);
+	put(o, (const uint8_t *)v.words + (v.next - v.start), last - v.next);
 	free(copy);
 	return 0;
 }
@@ -226,8 +266,9 @@ static uint64_t last_ns(const struct ttrace_header *h, const struct cpu_events *
 			ts = ce[i].items[ce[i].n - 1].rec.ts;
 		}
 	}
-	return h->tsc_hz ? (uint64_t)((unsigned __int128)(ts - h->boot_tsc) * 1000000000u / h->tsc_hz)
-			 : 0;
+	return h->tsc_hz
+		   ? (uint64_t)((unsigned __int128)(ts - h->boot_tsc) * 1000000000u / h->tsc_hz)
+		   : 0;
 }
 
 int extract_file(const struct ttrace_area *a, struct extract_result *res, char *why,
@@ -247,7 +288,7 @@ int extract_file(const struct ttrace_area *a, struct extract_result *res, char *
 		if (ttrace_ring_counts(&r, &counts[i])) {
 			res->partial = 1;
 		}
-		if (read_cpu(&r, counts[i].head, &ce[i], &res->stuck)) {
+		if (read_cpu(&r, counts[i].head, &ce[i], &res->stuck, &res->corrupt)) {
 			snprintf(why, why_size, "out of memory for cpu %u's events", i);
 			goto out;
 		}
@@ -272,7 +313,7 @@ int extract_file(const struct ttrace_area *a, struct extract_result *res, char *
 	};
 	put(&o, &fh, sizeof(fh));
 	put_events(&o, ce, ncpus, &res->events);
-	if (put_aux(&o, a, why, why_size)) {
+	if (put_aux(&o, a, &res->aux_cut, why, why_size)) {
 		goto out;
 	}
 	put_section(&o, TTRACE_FILE_LEDGER, sizeof(struct ttrace_file_ledger) * ncpus);

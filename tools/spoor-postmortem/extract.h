@@ -13,7 +13,12 @@
  * (its continuations, if any, are orphans and counted lost too). So the
  * ledger stays exact: what a CPU's markers add up to is what the reader
  * skipped. A clear stopped half-way (clear_seq odd) leaves counters that
- * may be off by that clear: the file is written, and *partial says so.
+ * may be off by that clear: the file is written, and partial says so.
+ *
+ * A corrupt dump (bytes no writer stores) gives a file all the same,
+ * marked as partial: an event that names another CPU, has a timestamp
+ * no writer stores or a loss marker's kind is counted lost, and the aux parts are cut before the
+ * first bytes that are not a record.
  */
 #ifndef SPOOR_TOOLS_POSTMORTEM_EXTRACT_H
 #define SPOOR_TOOLS_POSTMORTEM_EXTRACT_H
@@ -29,6 +34,8 @@ struct extract_result {
 	uint64_t events;
 	uint64_t lost;
 	uint32_t stuck;	  /* slots left half written, counted lost */
+	uint64_t corrupt; /* entries of impossible events (another CPU's, bad ts or kind): lost */
+	uint64_t aux_cut; /* aux bytes left out from the first that is not a record on */
 	int partial;	  /* a counter snapshot was taken mid-clear */
 };
 

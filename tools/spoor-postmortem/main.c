@@ -136,10 +136,16 @@ static int convert(const char *dump_path, const char *out, bool replace)
 	if (res.stuck) {
 		printf(" (%u of them in slots left half written)", res.stuck);
 	}
-	printf(", from the trace area at 0x%llx%s%s\n", (unsigned long long)phys,
-	       res.partial ? "; partial: a clear was stopped half-way, the ledger may be off by it"
-			   : "",
-	       d.truncated ? "; the dump is truncated" : "");
+	printf(", from the trace area at 0x%llx", (unsigned long long)phys);
+	if (res.partial) {
+		printf("; partial: a clear was stopped half-way, the ledger may be off by it");
+	}
+	if (res.corrupt || res.aux_cut) {
+		printf("; partial: the dump is corrupt (%llu entries of impossible events counted "
+		       "lost, %llu aux bytes left out)",
+		       (unsigned long long)res.corrupt, (unsigned long long)res.aux_cut);
+	}
+	printf("%s\n", d.truncated ? "; the dump is truncated" : "");
 	status = 0;
 out:
 	free(res.bytes);
@@ -188,7 +194,8 @@ int main(int argc, char **argv)
 		char base[PATH_MAX + 16];
 		snprintf(base, sizeof(base), machine ? "%s/postmortem" : "%s", path);
 		if (free_name(out_buf, sizeof(out_buf), base)) {
-			fprintf(stderr, "%s: no free name for %s%s\n", prog, base, TTRACE_FILE_SUFFIX);
+			fprintf(stderr, "%s: no free name for %s%s\n", prog, base,
+				TTRACE_FILE_SUFFIX);
 			return EXIT_OUTPUT;
 		}
 		out = out_buf;

@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define LINE_MAX_BYTES 4096
+#define LINE_MAX_BYTES	4096
 #define DUMP_TIMEOUT_MS (5 * 60 * 1000) /* a dump of a few hundred MiB takes seconds */
 
 struct conn {
@@ -90,7 +90,8 @@ int monitor_dump(const char *socket_path, const char *out, char *why, size_t why
 	int rc = -1;
 
 	if (strlen(socket_path) >= sizeof(sa.sun_path)) {
-		return fail(why, why_size, "the monitor socket's path is too long: %s", socket_path);
+		return fail(why, why_size, "the monitor socket's path is too long: %s",
+			    socket_path);
 	}
 	if (strchr(out, '"') || strchr(out, '\\')) {
 		return fail(why, why_size, "the dump's path may not hold '\"' or '\\': %s", out);
@@ -98,7 +99,8 @@ int monitor_dump(const char *socket_path, const char *out, char *why, size_t why
 	strcpy(sa.sun_path, socket_path);
 	c.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fail(why, why_size, "cannot connect to QEMU's monitor %s: %s (is the machine running?)",
+		fail(why, why_size,
+		     "cannot connect to QEMU's monitor %s: %s (is the machine running?)",
 		     socket_path, strerror(errno));
 		goto out;
 	}

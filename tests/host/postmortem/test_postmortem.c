@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/trace_ring.h"
+#include "rand.h"
 #include "test.h"
 #include "tools/spoor-postmortem/dump.h"
 #include "tools/spoor-postmortem/extract.h"
@@ -18,11 +19,11 @@
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
 
-#define AREA_PHYS  0x200000ull /* where the area sits in the guest */
-#define RAM_BYTES  (8ull << 20)
-#define NCPUS	   2
-#define ENTRIES	   64
-#define WHY	   256
+#define AREA_PHYS 0x200000ull /* where the area sits in the guest */
+#define RAM_BYTES (8ull << 20)
+#define NCPUS	  2
+#define ENTRIES	  64
+#define WHY	  256
 
 /* A guest: its RAM (the area inside it, contiguous as the kernel allocates it). */
 struct guest {
@@ -123,20 +124,24 @@ static uint8_t *core_make(const struct guest *g, size_t *len)
 	return core;
 }
 
-/* Extracts from a core of len bytes; 0 with the parsed file, or -1 with why. */
+static uint64_t found_phys; /* where the last extract() found the area */
+
+/*
+ * Extracts from a core of len bytes; 0 with the parsed file, -1 with why
+ * when the reader refuses, -2 with why when spoor-trace refuses its file.
+ */
 static int extract(const uint8_t *core, size_t len, struct extract_result *res, struct tfile *f,
 		   char *why)
 {
 	struct dump d;
 	struct ttrace_area a;
 	uint8_t *copy = NULL;
-	uint64_t phys;
 
 	memset(res, 0, sizeof(*res));
-	if (dump_parse(&d, core, len, why, WHY) || dump_find_area(&d, &a, &copy, &phys, why, WHY)) {
+	if (dump_parse(&d, core, len, why, WHY) ||
+	    dump_find_area(&d, &a, &copy, &found_phys, why, WHY)) {
 		return -1;
 	}
-	CHECK_EQ_UINT(phys, AREA_PHYS, "the area's address");
 	int rc = extract_file(&a, res, why, WHY);
 	free(copy);
 	if (!rc && tfile_parse(res->bytes, res->len, f, why, WHY)) {
@@ -178,6 +183,8 @@ TEST(postmortem_reads_every_cpu_and_the_ledger)
 	guest_events(&g, 1, 60); /* laps the 64-entry ring: the oldest are overwritten */
 	uint8_t *core = core_make(&g, &len);
 	CHECK(extract(core, len, &res, &f, why) == 0, "extract: %s", why);
+	CHECK(res.bytes && !res.corrupt && !res.aux_cut, "a good dump is whole");
+	CHECK_EQ_UINT(found_phys, AREA_PHYS, "the area's address");
 	CHECK_EQ_UINT(f.cpu_events[0], 10, "cpu 0's events");
 	CHECK_EQ_UINT(f.ledger[0].lost, 0, "cpu 0's loss");
 	CHECK_EQ_UINT(f.ledger[1].emitted, 80, "cpu 1's entries: 40 of one slot, 20 of two");
@@ -234,8 +241,8 @@ TEST(postmortem_refuses_bad_dumps_in_one_line)
 	size_t area_at = len - (RAM_BYTES - AREA_PHYS); /* the area's offset in the core */
 	static const struct {
 		const char *what;
-		size_t cut;	/* bytes of the core kept; 0: all */
-		size_t at;	/* a byte to corrupt, relative to the area; SIZE_MAX: none */
+		size_t cut; /* bytes of the core kept; 0: all */
+		size_t at;  /* a byte to corrupt, relative to the area; SIZE_MAX: none */
 		uint8_t value;
 		const char *says;
 	} rows[] = {
@@ -293,6 +300,65 @@ TEST(postmortem_survives_inconsistent_heads)
 		tfile_free(&f);
 	}
 	free(res.bytes);
+	free(core);
+	free(g.ram);
+}
+
+/*
+ * Random damage to a dump's area (header, rings, aux) and ELF headers:
+ * the reader gives one line or a file, never a crash (ASan and UBSan
+ * watch), and any file it writes passes spoor-trace's checks: corrupt
+ * rings read as events the reader validated, or as loss.
+ */
+TEST(postmortem_fuzzed_dumps_never_crash)
+{
+	struct guest g;
+	size_t len;
+	uint64_t seed = 0x5eed2525;
+	uint32_t written = 0, refused = 0;
+
+	guest_make(&g);
+	guest_events(&g, 0, 50);
+	guest_events(&g, 1, 30);
+	struct ttrace_aux_item it = {
+	    .id = 7, .ts = 3000, .str = "fuzzed", .len = 6, .tag = TTRACE_AUX_PROC};
+	uint64_t ref;
+	CHECK(!ttrace_aux_write(&g.a, &it, &ref), "aux write");
+	uint8_t *core = core_make(&g, &len);
+	size_t area_at = len - (RAM_BYTES - AREA_PHYS);
+	uint64_t area_size = g.a.hdr->area_size;
+	uint8_t *c = malloc(len);
+	for (uint32_t round = 0; round < 3000; round++) {
+		memcpy(c, core, len);
+		uint32_t flips = 1 + (uint32_t)(test_random(&seed) % 8);
+		for (uint32_t k = 0; k < flips; k++) {
+			uint64_t r = test_random(&seed);
+			/* Mostly the area, its header most; now and then the ELF headers. */
+			size_t at = r % 16 == 0
+					? (r >> 8) % (sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr))
+				    : r % 4 == 0 ? area_at + (r >> 8) % sizeof(struct ttrace_header)
+						 : area_at + (r >> 8) % area_size;
+			c[at] = (uint8_t)(test_random(&seed) >> 24);
+		}
+		size_t n = test_random(&seed) % 32 == 0 ? (size_t)(test_random(&seed) % len) : len;
+		struct extract_result res;
+		struct tfile f;
+		char why[WHY] = "";
+		int rc = extract(c, n, &res, &f, why);
+		CHECK(rc != -2, "round %u: the reader wrote a file spoor-trace refuses: %s", round,
+		      why);
+		CHECK(rc || !strchr(why, '\n'), "round %u", round);
+		if (!rc) {
+			tfile_free(&f);
+			written++;
+		} else {
+			refused++;
+		}
+		free(res.bytes);
+	}
+	CHECK(written > 100 && refused > 100, "%u files written, %u dumps refused", written,
+	      refused);
+	free(c);
 	free(core);
 	free(g.ram);
 }
