@@ -206,7 +206,6 @@ int main(int argc, char **argv)
 	char sock[PATH_MAX + 16];
 	snprintf(sock, sizeof(sock), "%s/.monitor", path);
 	snprintf(dump_path, sizeof(dump_path), "%s/.memory.core", path);
-	unlink(dump_path);
 	if (monitor_dump(sock, dump_path, why, sizeof(why))) {
 		fprintf(stderr, "%s: %s\n", prog, why);
 		return EXIT_BAD_INPUT;

@@ -112,6 +112,12 @@ int monitor_dump(const char *socket_path, const char *out, char *why, size_t why
 	if (execute(&c, "{\"execute\": \"qmp_capabilities\"}\n", why, why_size)) {
 		goto out;
 	}
+	/*
+	 * QEMU creates the file owner-read-only: an old one (a dump kept with
+	 * -k) could not be opened again. Removed only now, with a machine to
+	 * dump it again.
+	 */
+	unlink(out);
 	/* Not detached: the answer comes once the file is whole. */
 	snprintf(cmd, sizeof(cmd),
 		 "{\"execute\": \"dump-guest-memory\", \"arguments\": "

@@ -12,8 +12,8 @@
 
 /*
  * Connects to the QMP socket at path and runs dump-guest-memory into the
- * file out (an absolute path: QEMU opens it), waiting until it is
- * written. 0, or -1 with why set.
+ * file out (an absolute path: QEMU opens it; a file there is replaced),
+ * waiting until it is written. 0, or -1 with why set.
  */
 int monitor_dump(const char *socket_path, const char *out, char *why, size_t why_size);
 
