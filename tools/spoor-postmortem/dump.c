@@ -88,6 +88,15 @@ static int read_phys(const struct dump *d, uint64_t paddr, void *out, uint64_t l
 	return 0;
 }
 
+/* The bytes of a region at off, len long by the header, that lie within an area of size. */
+static uint64_t region_len(uint64_t off, uint64_t len, uint64_t size)
+{
+	if (off >= size) {
+		return 0;
+	}
+	return len < size - off ? len : size - off;
+}
+
 /* Copies the area whose header is at paddr and checks it; 0, or -1 with why set. */
 static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a, uint8_t **copy,
 		     char *why, size_t why_size)
@@ -112,27 +121,30 @@ static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a
 		return fail(why, why_size, "the area's %llu bytes run past the dump's memory",
 			    (unsigned long long)h.area_size);
 	}
-	/* Each region's length is what the header claims, bounded by the copy; the check judges. */
+	if (h.num_cpus > TTRACE_MAX_CPUS) {
+		free(buf);
+		return fail(why, why_size, "num_cpus %u is not 1 to %d", h.num_cpus,
+			    TTRACE_MAX_CPUS);
+	}
+	/* Each region as long as the header says, within the copy; the check judges the rest. */
 	uint64_t size = h.area_size;
-#define REGION_LEN(off, len) ((off) < size ? ((len) < size - (off) ? (len) : size - (off)) : 0)
 	*a = (struct ttrace_area){
 	    .hdr = (struct ttrace_header *)buf,
 	    .reader =
 		h.reader_offset < size ? (struct ttrace_reader *)(buf + h.reader_offset) : NULL,
 	    .rings = (union ttrace_slot *)(buf + (h.ring_offset < size ? h.ring_offset : 0)),
 	    .aux = (uint64_t *)(buf + (h.aux_offset < size ? h.aux_offset : 0)),
-	    .hdr_len = REGION_LEN(0, h.header_bytes),
-	    .reader_len = REGION_LEN(h.reader_offset, h.reader_bytes),
-	    .rings_len = REGION_LEN(h.ring_offset, h.ring_bytes * (uint64_t)h.num_cpus),
-	    .aux_len = REGION_LEN(h.aux_offset, h.aux_durable_size + h.aux_ring_size),
+	    .hdr_len = region_len(0, h.header_bytes, size),
+	    .reader_len = region_len(h.reader_offset, h.reader_bytes, size),
+	    .rings_len = region_len(h.ring_offset, h.ring_bytes * h.num_cpus, size),
+	    .aux_len = region_len(h.aux_offset, h.aux_durable_size + h.aux_ring_size, size),
 	};
-#undef REGION_LEN
-	if (h.num_cpus > TTRACE_MAX_CPUS || h.ring_bytes > size ||
-	    ttrace_area_check(a, why, why_size)) {
-		if (h.num_cpus > TTRACE_MAX_CPUS || h.ring_bytes > size) {
-			fail(why, why_size, "num_cpus %u or ring_bytes %llu out of range",
-			     h.num_cpus, (unsigned long long)h.ring_bytes);
-		}
+	if (h.ring_bytes > size) {
+		free(buf);
+		return fail(why, why_size, "ring_bytes %llu is larger than the area",
+			    (unsigned long long)h.ring_bytes);
+	}
+	if (ttrace_area_check(a, why, why_size)) {
 		free(buf);
 		return -1;
 	}
