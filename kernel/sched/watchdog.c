@@ -78,7 +78,24 @@ static void ask_others(uint32_t me)
 	}
 }
 
-static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck)
+/* The CPUs other than me, watched and not yet reported, silent for more than limit TSC ticks. */
+static uint64_t silent_cpus(uint32_t me, uint64_t now, uint64_t limit)
+{
+	uint64_t silent = 0;
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		struct watch *o = &watches[i];
+		/* signed: another CPU's TSC may run slightly ahead of ours */
+		if (i != me && __atomic_load_n(&o->armed, __ATOMIC_ACQUIRE) && !o->reported &&
+		    (int64_t)(now - __atomic_load_n(&o->progress_tsc, __ATOMIC_RELAXED)) >
+			(int64_t)limit) {
+			silent |= 1ull << i;
+		}
+	}
+	return silent;
+}
+
+static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck, uint64_t now)
 {
 	const struct thread *t = s->thread;
 
@@ -95,14 +112,18 @@ static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck)
 	if (s->spinning_on) {
 		printk(", spinning on lock %p", (const void *)s->spinning_on);
 	}
-	printk("%s\n", stuck & (1ull << i) ? ", stuck" : "");
+	if (stuck & (1ull << i)) {
+		uint64_t ms = (now - watches[i].progress_tsc) / (timer_tsc_hz() / 1000);
+		printk(", stuck for %lu.%03lu s", ms / 1000, ms % 1000);
+	}
+	printk("\n");
 	if ((s->cs & 3) != 3) {
 		panic_stack_walk(s->rip, s->rbp);
 	}
 }
 
 /* The report of the CPUs in stuck, by this CPU (me), from its timer interrupt f. */
-static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck)
+static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint64_t now)
 {
 	printk("\nWATCHDOG:");
 	for (uint32_t i = 0; i < ncpus; i++) {
@@ -110,7 +131,7 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck)
 			printk(" cpu %u", i);
 		}
 	}
-	printk(" stuck: no schedule or return to user for %lu s\n", kopts.watchdog_s);
+	printk(" stuck: no schedule or return to user (ttrace.watchdog=%lu)\n", kopts.watchdog_s);
 	ask_others(me);
 	for (uint32_t i = 0; i < ncpus; i++) {
 		if (i == me) {
@@ -121,9 +142,9 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck)
 			    .cs = f->cs,
 			    .thread = cpus[i].current,
 			};
-			print_cpu(i, &own, stuck);
+			print_cpu(i, &own, stuck, now);
 		} else if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
-			print_cpu(i, &watches[i].snap, stuck);
+			print_cpu(i, &watches[i].snap, stuck, now);
 		} else {
 			printk("cpu %u: did not answer the NMI in %u ms\n", i,
 			       WATCHDOG_NMI_WAIT_MS);
@@ -160,26 +181,23 @@ void watchdog_tick(const struct trap_frame *f)
 		/* A thread that only makes system calls shows progress at its next return. */
 		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
 	}
-	uint64_t limit = kopts.watchdog_s * timer_tsc_hz(), stuck = 0;
-	for (uint32_t i = 0; i < ncpus; i++) {
-		struct watch *o = &watches[i];
-		/* signed: another CPU's TSC may run slightly ahead of ours */
-		if (i != c->id && __atomic_load_n(&o->armed, __ATOMIC_ACQUIRE) && !o->reported &&
-		    (int64_t)(now - __atomic_load_n(&o->progress_tsc, __ATOMIC_RELAXED)) >
-			(int64_t)limit) {
-			stuck |= 1ull << i;
-		}
-	}
+	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
 	uint32_t idle = 0;
 	/* acquire: the last report's reported flags are seen */
-	if (stuck && __atomic_compare_exchange_n(&reporting, &idle, 1, false, __ATOMIC_ACQUIRE,
-						 __ATOMIC_RELAXED)) {
+	if (silent_cpus(c->id, now, limit) &&
+	    __atomic_compare_exchange_n(&reporting, &idle, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		/*
+		 * A hang seldom catches its CPUs at the same instant: the report
+		 * names, as one stall, every CPU silent for half the limit too.
+		 */
+		uint64_t stuck = silent_cpus(c->id, now, limit / 2);
 		for (uint32_t i = 0; i < ncpus; i++) {
 			if (stuck & (1ull << i)) {
 				watches[i].reported = true;
 			}
 		}
-		report(c->id, f, stuck);
+		report(c->id, f, stuck, now);
 		/* release: pairs with the acquire above */
 		__atomic_store_n(&reporting, 0, __ATOMIC_RELEASE);
 	}

@@ -10,12 +10,14 @@
  * than ttrace.watchdog= seconds old (default 10; 0 turns the detector
  * off) is stuck, whether it spins with interrupts on (its ticks see no
  * progress) or with them masked (it takes no tick at all). The CPU that
- * sees it first reports, once per stall, on the console:
+ * sees it first reports, once per stall, on the console, naming with it
+ * every CPU silent for half as long (a hang seldom catches its CPUs at
+ * the same instant):
  *
- *   WATCHDOG: cpu 2 stuck: no schedule or return to user for 10 s
+ *   WATCHDOG: cpu 2 cpu 3 stuck: no schedule or return to user (ttrace.watchdog=10)
  *   cpu 0: pid 3 tid 4 (traced), rip 0x..., interrupts on
  *   stack walk: ...
- *   cpu 2: idle, rip 0x..., interrupts masked, spinning on lock 0x..., stuck
+ *   cpu 2: idle, rip 0x..., interrupts masked, spinning on lock 0x..., stuck for 10.004 s
  *   stack walk: ...
  *   flight recorder: last 16 events on cpu 0 ... (every CPU)
  *   WATCHDOG: going on (ttrace.watchdog_panic=1 panics instead)

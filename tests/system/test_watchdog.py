@@ -29,14 +29,14 @@ def test_deadlock_is_reported_the_machine_goes_on_and_its_trace_is_read(boot, tm
                  timeout=REPORT_TIMEOUT, allow_panic=True)
     console = spoor.console()
     a, lock_a, lock_b, b = ANNOUNCED.search(console).groups()
-    assert re.search(rf"^WATCHDOG: cpu {a} cpu {b} stuck: no schedule or return to user for 3 s$",
-                     console, re.MULTILINE), console[-4000:]
+    assert re.search(rf"^WATCHDOG: cpu {a} cpu {b} stuck: no schedule or return to user "
+                     r"\(ttrace.watchdog=3\)$", console, re.MULTILINE), console[-4000:]
     # Each stuck CPU waits, interrupts masked, for the lock the other holds; the
     # holders' positions are their stack walks, deep in the kick's interrupt.
     for cpu, waits_for in ((a, lock_b), (b, lock_a)):
         state, walk = cpu_block(console, cpu)
         assert re.fullmatch(rf"idle, rip 0xffffffff80[0-9a-f]{{6}}, interrupts masked, "
-                            rf"spinning on lock {waits_for}, stuck", state), state
+                            rf"spinning on lock {waits_for}, stuck for \d+\.\d{{3}} s", state), state
         assert len(walk.splitlines()) >= 4, walk
     for cpu in ("0", "1"):
         state, _ = cpu_block(console, cpu)
