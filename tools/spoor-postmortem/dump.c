@@ -4,20 +4,11 @@
 #include "tools/spoor-postmortem/dump.h"
 
 #include <elf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *why, size_t why_size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, why_size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "tools/spoor-postmortem/why.h"
 
 int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, size_t why_size)
 {
@@ -25,16 +16,17 @@ int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, siz
 
 	*d = (struct dump){.bytes = bytes, .size = size};
 	if (size < sizeof(eh) || memcmp(bytes, ELFMAG, SELFMAG)) {
-		return fail(why, why_size, "not an ELF file (a dump-guest-memory core)");
+		return why_fail(why, why_size, "not an ELF file (a dump-guest-memory core)");
 	}
 	memcpy(&eh, bytes, sizeof(eh));
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_type != ET_CORE) {
-		return fail(why, why_size, "not a 64-bit little-endian ELF core file");
+		return why_fail(why, why_size, "not a 64-bit little-endian ELF core file");
 	}
 	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size ||
 	    (size - eh.e_phoff) / sizeof(Elf64_Phdr) < eh.e_phnum) {
-		return fail(why, why_size, "the ELF program headers run past the end of the file");
+		return why_fail(why, why_size,
+				"the ELF program headers run past the end of the file");
 	}
 	for (uint32_t i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
@@ -43,8 +35,8 @@ int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, siz
 			continue;
 		}
 		if (d->nseg == DUMP_SEGMENTS_MAX) {
-			return fail(why, why_size, "more than %d memory segments",
-				    DUMP_SEGMENTS_MAX);
+			return why_fail(why, why_size, "more than %d memory segments",
+					DUMP_SEGMENTS_MAX);
 		}
 		uint64_t len = ph.p_filesz;
 		if (ph.p_offset >= size) {
@@ -58,7 +50,7 @@ int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, siz
 		d->seg[d->nseg++] = (struct dump_segment){ph.p_paddr, ph.p_offset, len};
 	}
 	if (!d->nseg) {
-		return fail(why, why_size, "the core holds no memory (no PT_LOAD segment)");
+		return why_fail(why, why_size, "the core holds no memory (no PT_LOAD segment)");
 	}
 	return 0;
 }
@@ -104,27 +96,27 @@ static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a
 	struct ttrace_header h;
 
 	if (read_phys(d, paddr, &h, sizeof(h))) {
-		return fail(why, why_size, "its header runs past the dump's memory");
+		return why_fail(why, why_size, "its header runs past the dump's memory");
 	}
 	/* The geometry is checked below, on the copy; first only a size worth copying. */
 	if (h.area_size < sizeof(h) || h.area_size > (uint64_t)d->size) {
-		return fail(why, why_size, "area_size %llu does not fit the dump",
-			    (unsigned long long)h.area_size);
+		return why_fail(why, why_size, "area_size %llu does not fit the dump",
+				(unsigned long long)h.area_size);
 	}
 	uint8_t *buf = malloc(h.area_size);
 	if (!buf) {
-		return fail(why, why_size, "out of memory for a %llu-byte area",
-			    (unsigned long long)h.area_size);
+		return why_fail(why, why_size, "out of memory for a %llu-byte area",
+				(unsigned long long)h.area_size);
 	}
 	if (read_phys(d, paddr, buf, h.area_size)) {
 		free(buf);
-		return fail(why, why_size, "the area's %llu bytes run past the dump's memory",
-			    (unsigned long long)h.area_size);
+		return why_fail(why, why_size, "the area's %llu bytes run past the dump's memory",
+				(unsigned long long)h.area_size);
 	}
 	if (h.num_cpus > TTRACE_MAX_CPUS) {
 		free(buf);
-		return fail(why, why_size, "num_cpus %u is not 1 to %d", h.num_cpus,
-			    TTRACE_MAX_CPUS);
+		return why_fail(why, why_size, "num_cpus %u is not 1 to %d", h.num_cpus,
+				TTRACE_MAX_CPUS);
 	}
 	/* Each region as long as the header says, within the copy; the check judges the rest. */
 	uint64_t size = h.area_size;
@@ -141,8 +133,8 @@ static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a
 	};
 	if (h.ring_bytes > size) {
 		free(buf);
-		return fail(why, why_size, "ring_bytes %llu is larger than the area",
-			    (unsigned long long)h.ring_bytes);
+		return why_fail(why, why_size, "ring_bytes %llu is larger than the area",
+				(unsigned long long)h.ring_bytes);
 	}
 	if (ttrace_area_check(a, why, why_size)) {
 		free(buf);
@@ -178,10 +170,11 @@ int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, 
 		}
 	}
 	if (refused) {
-		return fail(why, why_size,
-			    "no usable trace area in the dump: the header at 0x%llx: %s",
-			    (unsigned long long)last_at, last);
+		return why_fail(why, why_size,
+				"no usable trace area in the dump: the header at 0x%llx: %s",
+				(unsigned long long)last_at, last);
 	}
-	return fail(why, why_size, "no trace area in the dump (no page starts with its magic)%s",
-		    d->truncated ? "; the dump is truncated" : "");
+	return why_fail(why, why_size,
+			"no trace area in the dump (no page starts with its magic)%s",
+			d->truncated ? "; the dump is truncated" : "");
 }

@@ -5,12 +5,13 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "tools/spoor-postmortem/why.h"
 
 #define LINE_MAX_BYTES	4096
 #define DUMP_TIMEOUT_MS (5 * 60 * 1000) /* a dump of a few hundred MiB takes seconds */
@@ -20,16 +21,6 @@ struct conn {
 	char buf[LINE_MAX_BYTES];
 	size_t len;
 };
-
-static int fail(char *why, size_t why_size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, why_size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* The next line QEMU sends, NUL-terminated, without its "\r\n"; NULL on EOF or timeout. */
 static char *next_line(struct conn *c)
@@ -66,18 +57,19 @@ static int execute(struct conn *c, const char *cmd, char *why, size_t why_size)
 	size_t len = strlen(cmd);
 
 	if (write(c->fd, cmd, len) != (ssize_t)len) {
-		return fail(why, why_size, "cannot write to QEMU's monitor: %s", strerror(errno));
+		return why_fail(why, why_size, "cannot write to QEMU's monitor: %s",
+				strerror(errno));
 	}
 	for (;;) {
 		const char *line = next_line(c);
 		if (!line) {
-			return fail(why, why_size, "QEMU's monitor closed or did not answer");
+			return why_fail(why, why_size, "QEMU's monitor closed or did not answer");
 		}
 		if (!strncmp(line, "{\"return\"", 9)) {
 			return 0;
 		}
 		if (!strncmp(line, "{\"error\"", 8)) {
-			return fail(why, why_size, "QEMU refused: %.300s", line);
+			return why_fail(why, why_size, "QEMU refused: %.300s", line);
 		}
 	}
 }
@@ -90,23 +82,24 @@ int monitor_dump(const char *socket_path, const char *out, char *why, size_t why
 	int rc = -1;
 
 	if (strlen(socket_path) >= sizeof(sa.sun_path)) {
-		return fail(why, why_size, "the monitor socket's path is too long: %s",
-			    socket_path);
+		return why_fail(why, why_size, "the monitor socket's path is too long: %s",
+				socket_path);
 	}
 	if (strchr(out, '"') || strchr(out, '\\')) {
-		return fail(why, why_size, "the dump's path may not hold '\"' or '\\': %s", out);
+		return why_fail(why, why_size, "the dump's path may not hold '\"' or '\\': %s",
+				out);
 	}
 	strcpy(sa.sun_path, socket_path);
 	c.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c.fd < 0 || connect(c.fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		fail(why, why_size,
-		     "cannot connect to QEMU's monitor %s: %s (is the machine running?)",
-		     socket_path, strerror(errno));
+		why_fail(why, why_size,
+			 "cannot connect to QEMU's monitor %s: %s (is the machine running?)",
+			 socket_path, strerror(errno));
 		goto out;
 	}
 	const char *greeting = next_line(&c);
 	if (!greeting || strncmp(greeting, "{\"QMP\"", 6)) {
-		fail(why, why_size, "%s is not a QMP monitor", socket_path);
+		why_fail(why, why_size, "%s is not a QMP monitor", socket_path);
 		goto out;
 	}
 	if (execute(&c, "{\"execute\": \"qmp_capabilities\"}\n", why, why_size)) {
