@@ -169,6 +169,7 @@ void watchdog_tick(const struct trap_frame *f)
 	struct cpu *c = this_cpu();
 	struct watch *w = &watches[c->id];
 	uint64_t now = rdtsc();
+	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
 
 	/* relaxed: progressed is this CPU's own, and progress_tsc only a time */
 	if ((f->cs & 3) == 3 || c->current == c->idle ||
@@ -177,11 +178,15 @@ void watchdog_tick(const struct trap_frame *f)
 		__atomic_store_n(&w->progress_tsc, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->armed, true, __ATOMIC_RELEASE);
 		w->reported = false;
-	} else {
-		/* A thread that only makes system calls shows progress at its next return. */
+	} else if (now - w->progress_tsc > limit / 4) {
+		/*
+		 * A thread that only makes system calls (their return skips the
+		 * scheduler) shows its progress at the next one. Asked only after
+		 * a quarter of the limit, so the scheduling of a busy CPU does not
+		 * change every tick.
+		 */
 		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
 	}
-	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
 	uint32_t idle = 0;
 	/* acquire: the last report's reported flags are seen */
 	if (silent_cpus(c->id, now, limit) &&

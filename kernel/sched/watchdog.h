@@ -2,9 +2,10 @@
  * watchdog: lockup detection. A CPU makes progress when it schedules or
  * goes back to user mode (schedule(), sched_return_to_user() set its
  * progressed flag), or idles. Each CPU's timer interrupt records its own
- * progress: the TSC of the last tick that saw some. When a tick saw none,
- * it also asks for a reschedule, so a thread that only makes system calls
- * (whose return skips the scheduler) shows its progress at the next one.
+ * progress: the TSC of the last tick that saw some. When none was seen
+ * for a quarter of the limit, the tick also asks for a reschedule, so a
+ * thread that only makes system calls (whose return skips the scheduler)
+ * shows its progress at the next one.
  *
  * Each tick also looks at the other CPUs: one whose last progress is more
  * than ttrace.watchdog= seconds old (default 10; 0 turns the detector
