@@ -12,6 +12,7 @@ struct kernel_options kopts = {
     .selftest = SELFTEST_NONE,
     .ttrace_ring_kb = 1024,
     .ttrace_aux_kb = 1024,
+    .watchdog_s = 10,
 };
 
 /* Indexed by enum selftest_kind; NULL ends the choices. */
@@ -43,6 +44,17 @@ static const struct cmdline_option options[] = {
      .value = &kopts.ttrace_aux_kb,
      .min = 4,
      .max = 65536},
+    {.name = "ttrace.watchdog",
+     .type = CMDLINE_UINT,
+     .value = &kopts.watchdog_s,
+     .min = 0,
+     .max = 3600},
+    {.name = "ttrace.watchdog_panic",
+     .type = CMDLINE_UINT,
+     .value = &kopts.watchdog_panic,
+     .min = 0,
+     .max = 1},
+    {.name = "panic_halt", .type = CMDLINE_UINT, .value = &kopts.panic_halt, .min = 0, .max = 1},
 };
 
 static void warn(const char *message)

@@ -8,7 +8,9 @@
  *                  block), doublefault faults with a broken stack (the
  *                  IST stack catches it); tlb checks cross-CPU TLB
  *                  shootdown, heap checks kmalloc/kfree, tracebench
- *                  measures what a tracepoint costs (make bench)
+ *                  measures what a tracepoint costs (make bench),
+ *                  deadlock deadlocks the last two CPUs (needs smp=3 or
+ *                  more) for the lockup detector
  *   ttrace=CATS    categories traced from boot: a comma list of mem sched
  *                  syscall ipc irq proc user test, or all
  *   ttrace.echo=CATS  categories whose events the kernel also prints on
@@ -17,6 +19,14 @@
  *                  two; default 1024)
  *   ttrace.aux_kb=N   KiB of aux string ring (4..65536, a power of two;
  *                  default 1024)
+ *   ttrace.watchdog=S  lockup detection: a CPU that has not scheduled or
+ *                  gone back to user mode for S seconds is reported on the
+ *                  console with every CPU's state and the flight recorder
+ *                  (0..3600, 0 off; default 10; kernel/sched/watchdog.h)
+ *   ttrace.watchdog_panic=1  the report ends in a panic (default 0: go on)
+ *   panic_halt=1   a panic halts the machine and leaves QEMU running (no
+ *                  isa-debug-exit), so its memory can still be dumped:
+ *                  make postmortem reads the trace from it (default 0)
  */
 #ifndef SPOOR_INIT_OPTIONS_H
 #define SPOOR_INIT_OPTIONS_H
@@ -34,6 +44,9 @@ struct kernel_options {
 	char ttrace_echo[TTRACE_OPTION_MAX];
 	uint64_t ttrace_ring_kb;
 	uint64_t ttrace_aux_kb;
+	uint64_t panic_halt;
+	uint64_t watchdog_s;
+	uint64_t watchdog_panic;
 };
 
 extern struct kernel_options kopts;

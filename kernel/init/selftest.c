@@ -155,6 +155,7 @@ static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_DOUBLE_FAULT] = selftest_double_fault,
     [SELFTEST_TLB] = selftest_tlb,
     [SELFTEST_HEAP] = selftest_heap,
+    [SELFTEST_DEADLOCK] = selftest_deadlock,
     [SELFTEST_TRACEBENCH] = ttrace_bench,
 };
 

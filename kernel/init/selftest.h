@@ -21,7 +21,8 @@
 	X(DOUBLE_FAULT, doublefault)                                                               \
 	X(TLB, tlb)                                                                                \
 	X(HEAP, heap)                                                                              \
-	X(TRACEBENCH, tracebench)
+	X(TRACEBENCH, tracebench)                                                                  \
+	X(DEADLOCK, deadlock)
 
 enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,
@@ -32,5 +33,12 @@ enum selftest_kind {
 
 /* Runs one self-test; the exception kinds do not return. */
 void selftest_run(uint32_t kind);
+
+/*
+ * selftest=deadlock: the last two CPUs deadlock, ABBA, with interrupts
+ * masked, for the lockup detector; the rest of the machine goes on
+ * (selftest_deadlock.c).
+ */
+void selftest_deadlock(void);
 
 #endif

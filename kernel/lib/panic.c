@@ -14,6 +14,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/serial.h"
+#include "init/options.h"
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -80,8 +81,13 @@ void panic_stack_walk(uint64_t rip, uint64_t rbp)
 void panic_finish(void)
 {
 	ttrace_panic_dump(percpu_current_id());
-	printk("system halted\n");
-	power_report_failure();
+	/* panic_halt=1 keeps QEMU up, stopped, for make postmortem to dump. */
+	if (kopts.panic_halt) {
+		printk("system halted; QEMU stays up (panic_halt=1)\n");
+	} else {
+		printk("system halted\n");
+		power_report_failure();
+	}
 	cpu_halt_forever();
 }
 

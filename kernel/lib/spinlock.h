@@ -4,6 +4,11 @@
  * A lock taken with spin_lock_irqsave() may be taken from interrupt
  * handlers too. Holding a spinlock never blocks and never waits for
  * another CPU to take an interrupt (no cross-CPU call while held).
+ *
+ * A CPU that has to wait for a lock says which in its struct cpu
+ * (spinning_on), so the lockup detector (kernel/sched/watchdog.h) can
+ * name the lock a stuck CPU waits for; the uncontended path stays inline
+ * and says nothing.
  */
 #ifndef SPOOR_LIB_SPINLOCK_H
 #define SPOOR_LIB_SPINLOCK_H
@@ -22,13 +27,16 @@ struct spinlock {
 		0, 0                                                                               \
 	}
 
+/* spin_lock()'s wait for ticket, with this CPU's spinning_on set to l meanwhile. */
+void spin_lock_wait(struct spinlock *l, uint32_t ticket);
+
 static inline void spin_lock(struct spinlock *l)
 {
 	uint32_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
 
 	/* acquire: pairs with the release store in spin_unlock() */
-	while (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
-		cpu_relax();
+	if (__atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != ticket) {
+		spin_lock_wait(l, ticket);
 	}
 }
 

@@ -229,6 +229,8 @@ void schedule(void)
 	struct cpu *c = this_cpu();
 	struct thread *prev = c->current;
 
+	/* relaxed: only this CPU's own tick reads it (watchdog.c) */
+	__atomic_store_n(&c->progressed, true, __ATOMIC_RELAXED);
 	spin_lock(&c->rq.lock);
 	__atomic_store_n(&c->need_resched, false, __ATOMIC_RELAXED);
 	if (prev != c->idle && __atomic_load_n(&prev->state, __ATOMIC_RELAXED) == THREAD_RUNNING) {
@@ -409,6 +411,8 @@ void sched_return_to_user(void)
 {
 	struct thread *t = thread_current();
 
+	/* relaxed: only this CPU's own tick reads it (watchdog.c) */
+	__atomic_store_n(&this_cpu()->progressed, true, __ATOMIC_RELAXED);
 	for (;;) {
 		if (__atomic_load_n(&t->killed, __ATOMIC_RELAXED)) {
 			irq_enable();

@@ -432,10 +432,6 @@ struct memobj *ttrace_reader_object(void)
 
 void ttrace_panic_dump(uint32_t cpu)
 {
-	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
-	static char line[256];
-	uint64_t skipped;
-
 	if (!area.hdr) {
 		return;
 	}
@@ -449,6 +445,18 @@ void ttrace_panic_dump(uint32_t cpu)
 		}
 		printk("  cpu %u: emitted=%lu stored=%lu overwritten=%lu dropped=%lu cleared=%lu\n",
 		       i, n.emitted, n.stored, n.overwritten, n.dropped, n.cleared);
+	}
+	ttrace_flight_recorder(cpu);
+}
+
+void ttrace_flight_recorder(uint32_t cpu)
+{
+	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
+	static char line[256];
+	uint64_t skipped;
+
+	if (!area.hdr || cpu >= area.hdr->num_cpus) {
+		return;
 	}
 	size_t n = recorder_read(&cpus[cpu].trace_ring, FLIGHT_RECORDER_EVENTS * 4, records,
 				 FLIGHT_RECORDER_EVENTS * 4, &skipped);

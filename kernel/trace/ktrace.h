@@ -137,4 +137,11 @@ void ttrace_tick(void);
  */
 void ttrace_panic_dump(uint32_t cpu);
 
+/*
+ * The last events of cpu's ring, decoded: the flight recorder part of the
+ * panic block, and of the lockup detector's report. Lock-free, as above;
+ * one caller at a time (its buffers are static).
+ */
+void ttrace_flight_recorder(uint32_t cpu);
+
 #endif

@@ -29,6 +29,9 @@ TRACES = BUILD / "test-traces"  # each boot's export channel folder
 
 PROMPT = "init> "
 PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
+# The lockup detector's report (kernel/sched/watchdog.h): outside the tests
+# that provoke it, a report is a failure like a panic.
+WATCHDOG = r"WATCHDOG: cpu [^\n]*stuck"
 # Generous: the host has two cores, shared with whoever else is building or testing.
 BOOT_TIMEOUT = 120
 COMMAND_TIMEOUT = 60
@@ -112,16 +115,18 @@ class Spoor:
         return "".join(self.child.logfile_read.text).replace("\r", "")
 
     def expect(self, pattern, timeout=COMMAND_TIMEOUT, allow_panic=False):
-        """Waits for a regex; returns its match. A panic fails unless allowed."""
+        """Waits for a regex; returns its match. A panic or a lockup report fails unless
+        allowed."""
         patterns = [pattern, pexpect.EOF, pexpect.TIMEOUT]
         if not allow_panic:
-            patterns.append(PANIC)
+            patterns += [PANIC, WATCHDOG]
         index = self.child.expect(patterns, timeout=timeout)
         if index == 0:
             return self.child.match
         seen = self.child.before + (self.child.after if isinstance(self.child.after, str) else "")
-        if index == 3:
-            raise KernelPanic(f"kernel panic while waiting for {pattern!r}:\n{seen}")
+        if index >= 3:
+            what = "kernel panic" if index == 3 else "lockup report"
+            raise KernelPanic(f"{what} while waiting for {pattern!r}:\n{seen}")
         what = "QEMU exited" if index == 1 else f"timeout after {timeout}s"
         raise AssertionError(f"{what} while waiting for {pattern!r}; console tail:\n{seen[-2000:]}")
 

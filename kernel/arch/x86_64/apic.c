@@ -93,6 +93,11 @@ void apic_send_startup(uint32_t apic_id, uint8_t page)
 	send(apic_id, ICR_STARTUP | ICR_ASSERT | page);
 }
 
+void apic_send_nmi(uint32_t apic_id)
+{
+	send(apic_id, ICR_NMI | ICR_ASSERT);
+}
+
 void apic_stop_other_cpus(void)
 {
 	if (!lapic) {

@@ -19,6 +19,9 @@ void apic_send_ipi(uint32_t apic_id, uint8_t vector);
 void apic_send_init(uint32_t apic_id);
 void apic_send_startup(uint32_t apic_id, uint8_t page);
 
+/* An NMI to one CPU (the lockup detector's question). */
+void apic_send_nmi(uint32_t apic_id);
+
 /* NMI to every other started CPU (used by panic); safe before apic_init(). */
 void apic_stop_other_cpus(void);
 

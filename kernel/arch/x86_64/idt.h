@@ -12,6 +12,7 @@
 #define VECTOR_SERIAL	0x34
 #define VECTOR_CALL	0xf0
 #define VECTOR_RESCHED	0xf1
+#define VECTOR_SELFTEST 0xf2  /* selftest=deadlock's kick */
 #define VECTOR_SYSCALL	0x100 /* not a vector: marks frames built by syscall_entry.S */
 #define VECTOR_SPURIOUS 0xff
 

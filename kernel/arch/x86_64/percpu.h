@@ -57,6 +57,10 @@ struct cpu {
 	bool need_resched;	      /* [a] schedule() before returning to user mode */
 	uint64_t idle_ns;	      /* [o] time spent in the idle thread */
 
+	/* Lockup detection (kernel/sched/watchdog.h). */
+	bool progressed; /* [a] scheduled or bound for user mode since its last tick */
+	const struct spinlock *spinning_on; /* [a] the lock spin_lock() waits for; NULL: none */
+
 	/* Memory (paging.c): the user space whose tables are loaded here, 0 for none. */
 	uint64_t user_pml4; /* [a] published before the CR3 write that loads them */
 

@@ -13,6 +13,7 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "sched/sched.h"
+#include "sched/watchdog.h"
 #include "trace/ktrace.h"
 
 #define PIT_HZ		1193182
@@ -34,10 +35,10 @@ static uint32_t lapic_per_tick; /* [I] LAPIC timer counts per 1/TIMER_HZ s */
 
 static void timer_tick(struct trap_frame *f)
 {
-	(void)f;
 	uint64_t tick = __atomic_add_fetch(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
 
 	TTRACE(irq_timer, tick);
+	watchdog_tick(f);
 	if (!this_cpu()->id) {
 		ttrace_tick();
 	}

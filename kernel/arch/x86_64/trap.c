@@ -17,6 +17,7 @@
 #include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "sched/watchdog.h"
 #include "trace/ktrace.h"
 
 #define PF_PRESENT   (1u << 0) /* SDM 3A 4.7: page-fault error code */
@@ -204,6 +205,10 @@ void trap_dispatch(struct trap_frame *f)
 		/* The NMI that panic_begin() sends: stop here, quietly. */
 		if (f->vector == EXC_NMI && panic_in_progress()) {
 			cpu_halt_forever();
+		}
+		/* The NMI the lockup detector sends for this CPU's state: answer, go on. */
+		if (f->vector == EXC_NMI && watchdog_nmi(f)) {
+			return;
 		}
 		uint64_t cr2 = read_cr2(); /* before anything can fault again */
 		if (from_user(f) && f->vector != EXC_NMI && f->vector != EXC_MACHINE_CHECK) {

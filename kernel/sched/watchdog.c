@@ -1,0 +1,209 @@
+/*
+ * watchdog: lockup detection and its report (watchdog.h).
+ */
+#include "sched/watchdog.h"
+
+#include "arch/x86_64/apic.h"
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/timer.h"
+#include "init/options.h"
+#include "lib/panic.h"
+#include "lib/printk.h"
+#include "proc/process.h"
+#include "sched/thread.h"
+#include "trace/ktrace.h"
+
+#define WATCHDOG_NMI_WAIT_MS 100
+
+/* A CPU's state as its NMI answer left it. */
+struct snapshot {
+	uint64_t rip, rbp, rflags, cs;
+	struct thread *thread;
+	const struct spinlock *spinning_on;
+};
+
+enum { ASK_NONE, ASK_PENDING, ASK_ANSWERED };
+
+struct watch {
+	uint64_t progress_tsc; /* [a] the CPU's own tick: when it last saw progress */
+	bool armed;	       /* [a] progress_tsc is set: the CPU is watched */
+	bool reported;	       /* [reporting] this stall was reported */
+	uint32_t ask;	       /* [a] ASK_*: the reporter asks, the CPU's NMI answers */
+	struct snapshot snap;  /* written by the CPU's NMI before ask turns ASK_ANSWERED */
+};
+
+static struct watch watches[MAX_CPUS];
+static uint32_t reporting; /* [a] 1 while a CPU reports: one report at a time */
+
+bool watchdog_nmi(const struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+	struct watch *w = &watches[c->id];
+
+	/* acquire: pairs with the reporter's release store of ASK_PENDING */
+	if (__atomic_load_n(&w->ask, __ATOMIC_ACQUIRE) != ASK_PENDING) {
+		return false;
+	}
+	w->snap = (struct snapshot){
+	    .rip = f->rip,
+	    .rbp = f->rbp,
+	    .rflags = f->rflags,
+	    .cs = f->cs,
+	    .thread = c->current,
+	    .spinning_on = __atomic_load_n(&c->spinning_on, __ATOMIC_RELAXED),
+	};
+	/* release: the snapshot is seen whole by the reporter's acquire load */
+	__atomic_store_n(&w->ask, ASK_ANSWERED, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Asks every other online CPU for its state by NMI; waits a while for the answers. */
+static void ask_others(uint32_t me)
+{
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (i != me) {
+			/* release: pairs with the acquire load in watchdog_nmi() */
+			__atomic_store_n(&watches[i].ask, ASK_PENDING, __ATOMIC_RELEASE);
+			apic_send_nmi(cpus[i].apic_id);
+		}
+	}
+	uint64_t deadline = rdtsc() + timer_tsc_hz() / 1000 * WATCHDOG_NMI_WAIT_MS;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		while (i != me &&
+		       __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) != ASK_ANSWERED &&
+		       rdtsc() < deadline) {
+			cpu_relax();
+		}
+	}
+}
+
+/* The CPUs other than me, watched and not yet reported, silent for more than limit TSC ticks. */
+static uint64_t silent_cpus(uint32_t me, uint64_t now, uint64_t limit)
+{
+	uint64_t silent = 0;
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		struct watch *o = &watches[i];
+		/* signed: another CPU's TSC may run slightly ahead of ours */
+		if (i != me && __atomic_load_n(&o->armed, __ATOMIC_ACQUIRE) && !o->reported &&
+		    (int64_t)(now - __atomic_load_n(&o->progress_tsc, __ATOMIC_RELAXED)) >
+			(int64_t)limit) {
+			silent |= 1ull << i;
+		}
+	}
+	return silent;
+}
+
+static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck, uint64_t now)
+{
+	const struct thread *t = s->thread;
+
+	printk("cpu %u: ", i);
+	if (!t || t == cpus[i].idle) {
+		printk("idle");
+	} else if (t->proc) {
+		printk("pid %u tid %u (%s)", t->proc->pid, t->tid, t->proc->name);
+	} else {
+		printk("kernel tid %u", t->tid);
+	}
+	printk(", rip 0x%016lx%s, interrupts %s", s->rip, (s->cs & 3) == 3 ? " (user)" : "",
+	       s->rflags & RFLAGS_IF ? "on" : "masked");
+	if (s->spinning_on) {
+		printk(", spinning on lock %p", (const void *)s->spinning_on);
+	}
+	if (stuck & (1ull << i)) {
+		uint64_t ms = (now - watches[i].progress_tsc) / (timer_tsc_hz() / 1000);
+		printk(", stuck for %lu.%03lu s", ms / 1000, ms % 1000);
+	}
+	printk("\n");
+	if ((s->cs & 3) != 3) {
+		panic_stack_walk(s->rip, s->rbp);
+	}
+}
+
+/* The report of the CPUs in stuck, by this CPU (me), from its timer interrupt f. */
+static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint64_t now)
+{
+	printk("\nWATCHDOG:");
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (stuck & (1ull << i)) {
+			printk(" cpu %u", i);
+		}
+	}
+	printk(" stuck: no schedule or return to user (ttrace.watchdog=%lu)\n", kopts.watchdog_s);
+	ask_others(me);
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (i == me) {
+			struct snapshot own = {
+			    .rip = f->rip,
+			    .rbp = f->rbp,
+			    .rflags = f->rflags,
+			    .cs = f->cs,
+			    .thread = cpus[i].current,
+			};
+			print_cpu(i, &own, stuck, now);
+		} else if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
+			print_cpu(i, &watches[i].snap, stuck, now);
+		} else {
+			printk("cpu %u: did not answer the NMI in %u ms\n", i,
+			       WATCHDOG_NMI_WAIT_MS);
+		}
+		/* relaxed: a late answer to this question is ignored */
+		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);
+	}
+	for (uint32_t i = 0; i < ncpus; i++) {
+		ttrace_flight_recorder(i);
+	}
+	if (kopts.watchdog_panic) {
+		panic("watchdog: a cpu is stuck (ttrace.watchdog_panic=1)");
+	}
+	printk("WATCHDOG: going on (ttrace.watchdog_panic=1 panics instead)\n");
+}
+
+void watchdog_tick(const struct trap_frame *f)
+{
+	if (!kopts.watchdog_s) {
+		return;
+	}
+	struct cpu *c = this_cpu();
+	struct watch *w = &watches[c->id];
+	uint64_t now = rdtsc();
+	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
+
+	/* relaxed: progressed is this CPU's own, and progress_tsc only a time */
+	if ((f->cs & 3) == 3 || c->current == c->idle ||
+	    __atomic_exchange_n(&c->progressed, false, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&w->armed, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&w->progress_tsc, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->armed, true, __ATOMIC_RELEASE);
+		w->reported = false;
+	} else if (now - w->progress_tsc > limit / 4) {
+		/*
+		 * A thread that only makes system calls (their return skips the
+		 * scheduler) shows its progress at the next one. Asked only after
+		 * a quarter of the limit, so the scheduling of a busy CPU does not
+		 * change every tick.
+		 */
+		__atomic_store_n(&c->need_resched, true, __ATOMIC_RELAXED);
+	}
+	uint32_t idle = 0;
+	/* acquire: the last report's reported flags are seen */
+	if (silent_cpus(c->id, now, limit) &&
+	    __atomic_compare_exchange_n(&reporting, &idle, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		/*
+		 * A hang seldom catches its CPUs at the same instant: the report
+		 * names, as one stall, every CPU silent for half the limit too.
+		 */
+		uint64_t stuck = silent_cpus(c->id, now, limit / 2);
+		for (uint32_t i = 0; i < ncpus; i++) {
+			if (stuck & (1ull << i)) {
+				watches[i].reported = true;
+			}
+		}
+		report(c->id, f, stuck, now);
+		/* release: pairs with the acquire above */
+		__atomic_store_n(&reporting, 0, __ATOMIC_RELEASE);
+	}
+}

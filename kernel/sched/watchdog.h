@@ -1,0 +1,47 @@
+/*
+ * watchdog: lockup detection. A CPU makes progress when it schedules or
+ * goes back to user mode (schedule(), sched_return_to_user() set its
+ * progressed flag), or idles. Each CPU's timer interrupt records its own
+ * progress: the TSC of the last tick that saw some. When none was seen
+ * for a quarter of the limit, the tick also asks for a reschedule, so a
+ * thread that only makes system calls (whose return skips the scheduler)
+ * shows its progress at the next one.
+ *
+ * Each tick also looks at the other CPUs: one whose last progress is more
+ * than ttrace.watchdog= seconds old (default 10; 0 turns the detector
+ * off) is stuck, whether it spins with interrupts on (its ticks see no
+ * progress) or with them masked (it takes no tick at all). The CPU that
+ * sees it first reports, once per stall, on the console, naming with it
+ * every CPU silent for half as long (a hang seldom catches its CPUs at
+ * the same instant):
+ *
+ *   WATCHDOG: cpu 2 cpu 3 stuck: no schedule or return to user (ttrace.watchdog=10)
+ *   cpu 0: pid 3 tid 4 (traced), rip 0x..., interrupts on
+ *   stack walk: ...
+ *   cpu 2: idle, rip 0x..., interrupts masked, spinning on lock 0x..., stuck for 10.004 s
+ *   stack walk: ...
+ *   flight recorder: last 16 events on cpu 0 ... (every CPU)
+ *   WATCHDOG: going on (ttrace.watchdog_panic=1 panics instead)
+ *
+ * Every other CPU's state is taken by an NMI through its local APIC (which
+ * reaches a CPU spinning with interrupts masked): its interrupted
+ * instruction pointer, frame pointer and flags, its running thread and
+ * the spinlock it waits for (spinlock.h). The stack walk is the panic
+ * block's (panic_stack_walk()). A CPU that does not answer the NMI within
+ * WATCHDOG_NMI_WAIT_MS is said so. Then the machine goes on, the stuck
+ * CPUs as they were, or panics with ttrace.watchdog_panic=1.
+ */
+#ifndef SPOOR_SCHED_WATCHDOG_H
+#define SPOOR_SCHED_WATCHDOG_H
+
+#include <stdbool.h>
+
+#include "arch/x86_64/idt.h"
+
+/* From the timer interrupt, f its frame: records progress, looks at the others. */
+void watchdog_tick(const struct trap_frame *f);
+
+/* From the NMI handler: true if the NMI was the detector's question, now answered. */
+bool watchdog_nmi(const struct trap_frame *f);
+
+#endif

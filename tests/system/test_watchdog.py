@@ -1,0 +1,79 @@
+"""Lockup detection (kernel/sched/watchdog.h): selftest=deadlock deadlocks the
+last two CPUs (ABBA, interrupts masked); another CPU reports every CPU's state,
+taken by NMI, and the flight recorder, then goes on or panics. The machine the
+soft setting leaves running is then read post-mortem (spoor-postmortem), as a
+hung machine is debugged (README, Debugging a hang)."""
+
+import re
+
+from spoorlib import EXIT_KERNEL_FAILURE, events_in
+from test_postmortem import by_cpu, check_converters_on, postmortem, text_of, SAVED
+
+ANNOUNCED = re.compile(r"selftest deadlock: cpu (\d) takes lock A \((0x[0-9a-f]+)\) then B "
+                       r"\((0x[0-9a-f]+)\), cpu (\d) B then A")
+REPORT_TIMEOUT = 120
+
+
+def cpu_block(console, cpu):
+    """The report's lines for one CPU: its state line and its stack walk."""
+    m = re.search(rf"^cpu {cpu}: (.*)\n(stack walk:\n(?:  #\d+ 0x[0-9a-f]+\n)+)", console,
+                  re.MULTILINE)
+    assert m, console[-4000:]
+    return m.group(1), m.group(2)
+
+
+def test_deadlock_is_reported_the_machine_goes_on_and_its_trace_is_read(boot, tmp_path):
+    spoor = boot(smp=4, cmdline="selftest=deadlock ttrace=all ttrace.watchdog=3 "
+                 "ttrace.ring_kb=4096", wait_prompt=False)
+    spoor.expect(r"WATCHDOG: going on \(ttrace.watchdog_panic=1 panics instead\)",
+                 timeout=REPORT_TIMEOUT, allow_panic=True)
+    console = spoor.console()
+    a, lock_a, lock_b, b = ANNOUNCED.search(console).groups()
+    assert re.search(rf"^WATCHDOG: cpu {a} cpu {b} stuck: no schedule or return to user "
+                     r"\(ttrace.watchdog=3\)$", console, re.MULTILINE), console[-4000:]
+    # Each stuck CPU waits, interrupts masked, for the lock the other holds; the
+    # holders' positions are their stack walks, deep in the kick's interrupt.
+    for cpu, waits_for in ((a, lock_b), (b, lock_a)):
+        state, walk = cpu_block(console, cpu)
+        assert re.fullmatch(rf"idle, rip 0xffffffff80[0-9a-f]{{6}}, interrupts masked, "
+                            rf"spinning on lock {waits_for}, stuck for \d+\.\d{{3}} s", state), state
+        assert len(walk.splitlines()) >= 4, walk
+    for cpu in ("0", "1"):
+        state, _ = cpu_block(console, cpu)
+        assert "stuck" not in state and "spinning" not in state, state
+    # The flight recorder of every CPU; a stuck one's last event is the kick (vector 0xf2).
+    for cpu in range(4):
+        m = re.search(rf"^flight recorder: last (\d+) events on cpu {cpu}\n((?:  \[.*\n)+)",
+                      console, re.MULTILINE)
+        assert m and int(m.group(1)) > 0, console[-4000:]
+        last = events_in("\n".join(line.strip() for line in m.group(2).splitlines()))[-1]
+        if str(cpu) in (a, b):
+            assert (last.kind, last.args.get("vector")) == ("irq_entry", "242"), last.line
+    # Soft: the shell answers on the CPUs left.
+    assert "traced" in spoor.command("ps")
+
+    # Post-mortem: the stuck CPUs' rings are frozen, so the file holds exactly what a
+    # save holds of them; of the others, the save's events come first, in order.
+    saved = SAVED.search(spoor.command("trace save as hung", timeout=300))
+    assert saved, spoor.console()[-2000:]
+    path, events, lost = postmortem(spoor)
+    after, _ = text_of(path)
+    before, _ = text_of(spoor.traces / "hung.spoor")
+    pm, sv = by_cpu(after), by_cpu(before)
+    for cpu in range(4):
+        if str(cpu) in (a, b):
+            assert pm[cpu] == sv[cpu], f"cpu {cpu}"
+        else:
+            assert pm[cpu][:len(sv[cpu])] == sv[cpu], f"cpu {cpu}"
+    assert lost == 0 and len(after) > len(before)
+    check_converters_on(path, tmp_path)
+
+
+def test_watchdog_panic_setting_panics_after_the_report(boot):
+    spoor = boot(smp=3, cmdline="selftest=deadlock ttrace.watchdog=2 ttrace.watchdog_panic=1",
+                 wait_prompt=False)
+    spoor.expect(r"WATCHDOG: cpu 1 cpu 2 stuck", timeout=REPORT_TIMEOUT, allow_panic=True)
+    spoor.expect(r"cpu 2: idle, rip 0x[0-9a-f]+, interrupts masked, spinning on lock",
+                 allow_panic=True)
+    spoor.expect(r"KERNEL PANIC on cpu 0: watchdog: a cpu is stuck", allow_panic=True)
+    assert spoor.wait_exit() == EXIT_KERNEL_FAILURE

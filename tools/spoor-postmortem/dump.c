@@ -1,0 +1,180 @@
+/*
+ * dump: the ELF core's segments and the trace area in them (dump.h).
+ */
+#include "tools/spoor-postmortem/dump.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/spoor-postmortem/why.h"
+
+int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, size_t why_size)
+{
+	Elf64_Ehdr eh;
+
+	*d = (struct dump){.bytes = bytes, .size = size};
+	if (size < sizeof(eh) || memcmp(bytes, ELFMAG, SELFMAG)) {
+		return why_fail(why, why_size, "not an ELF file (a dump-guest-memory core)");
+	}
+	memcpy(&eh, bytes, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_type != ET_CORE) {
+		return why_fail(why, why_size, "not a 64-bit little-endian ELF core file");
+	}
+	if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size ||
+	    (size - eh.e_phoff) / sizeof(Elf64_Phdr) < eh.e_phnum) {
+		return why_fail(why, why_size,
+				"the ELF program headers run past the end of the file");
+	}
+	for (uint32_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		memcpy(&ph, bytes + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD || !ph.p_filesz) {
+			continue;
+		}
+		if (d->nseg == DUMP_SEGMENTS_MAX) {
+			return why_fail(why, why_size, "more than %d memory segments",
+					DUMP_SEGMENTS_MAX);
+		}
+		uint64_t len = ph.p_filesz;
+		if (ph.p_offset >= size) {
+			len = 0;
+		} else if (size - ph.p_offset < len) {
+			len = size - ph.p_offset;
+		}
+		if (len < ph.p_filesz) {
+			d->truncated = 1;
+		}
+		d->seg[d->nseg++] = (struct dump_segment){ph.p_paddr, ph.p_offset, len};
+	}
+	if (!d->nseg) {
+		return why_fail(why, why_size, "the core holds no memory (no PT_LOAD segment)");
+	}
+	return 0;
+}
+
+/* Copies guest physical [paddr, paddr + len) into out; -1 if the dump lacks a byte of it. */
+static int read_phys(const struct dump *d, uint64_t paddr, void *out, uint64_t len)
+{
+	uint8_t *o = out;
+
+	while (len) {
+		const struct dump_segment *s = NULL;
+		for (uint32_t i = 0; i < d->nseg && !s; i++) {
+			if (paddr >= d->seg[i].paddr && paddr - d->seg[i].paddr < d->seg[i].len) {
+				s = &d->seg[i];
+			}
+		}
+		if (!s) {
+			return -1;
+		}
+		uint64_t n = s->len - (paddr - s->paddr);
+		n = n < len ? n : len;
+		memcpy(o, d->bytes + s->offset + (paddr - s->paddr), n);
+		o += n;
+		paddr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The bytes of a region at off, len long by the header, that lie within an area of size. */
+static uint64_t region_len(uint64_t off, uint64_t len, uint64_t size)
+{
+	if (off >= size) {
+		return 0;
+	}
+	return len < size - off ? len : size - off;
+}
+
+/* Copies the area whose header is at paddr and checks it; 0, or -1 with why set. */
+static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a, uint8_t **copy,
+		     char *why, size_t why_size)
+{
+	struct ttrace_header h;
+
+	if (read_phys(d, paddr, &h, sizeof(h))) {
+		return why_fail(why, why_size, "its header runs past the dump's memory");
+	}
+	/* The geometry is checked below, on the copy; first only a size worth copying. */
+	if (h.area_size < sizeof(h) || h.area_size > (uint64_t)d->size) {
+		return why_fail(why, why_size, "area_size %llu does not fit the dump",
+				(unsigned long long)h.area_size);
+	}
+	uint8_t *buf = malloc(h.area_size);
+	if (!buf) {
+		return why_fail(why, why_size, "out of memory for a %llu-byte area",
+				(unsigned long long)h.area_size);
+	}
+	if (read_phys(d, paddr, buf, h.area_size)) {
+		free(buf);
+		return why_fail(why, why_size, "the area's %llu bytes run past the dump's memory",
+				(unsigned long long)h.area_size);
+	}
+	if (h.num_cpus > TTRACE_MAX_CPUS) {
+		free(buf);
+		return why_fail(why, why_size, "num_cpus %u is not 1 to %d", h.num_cpus,
+				TTRACE_MAX_CPUS);
+	}
+	/* Each region as long as the header says, within the copy; the check judges the rest. */
+	uint64_t size = h.area_size;
+	*a = (struct ttrace_area){
+	    .hdr = (struct ttrace_header *)buf,
+	    .reader =
+		h.reader_offset < size ? (struct ttrace_reader *)(buf + h.reader_offset) : NULL,
+	    .rings = (union ttrace_slot *)(buf + (h.ring_offset < size ? h.ring_offset : 0)),
+	    .aux = (uint64_t *)(buf + (h.aux_offset < size ? h.aux_offset : 0)),
+	    .hdr_len = region_len(0, h.header_bytes, size),
+	    .reader_len = region_len(h.reader_offset, h.reader_bytes, size),
+	    .rings_len = region_len(h.ring_offset, h.ring_bytes * h.num_cpus, size),
+	    .aux_len = region_len(h.aux_offset, h.aux_durable_size + h.aux_ring_size, size),
+	};
+	if (h.ring_bytes > size) {
+		free(buf);
+		return why_fail(why, why_size, "ring_bytes %llu is larger than the area",
+				(unsigned long long)h.ring_bytes);
+	}
+	if (ttrace_area_check(a, why, why_size)) {
+		free(buf);
+		return -1;
+	}
+	*copy = buf;
+	return 0;
+}
+
+int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, uint64_t *phys,
+		   char *why, size_t why_size)
+{
+	char last[200] = "";
+	uint64_t refused = 0, last_at = 0;
+
+	for (uint32_t i = 0; i < d->nseg; i++) {
+		const struct dump_segment *s = &d->seg[i];
+		uint64_t first =
+		    (s->paddr + TTRACE_PAGE_SIZE - 1) & ~(uint64_t)(TTRACE_PAGE_SIZE - 1);
+		for (uint64_t p = first; p - s->paddr + sizeof(uint32_t) <= s->len;
+		     p += TTRACE_PAGE_SIZE) {
+			uint32_t magic;
+			memcpy(&magic, d->bytes + s->offset + (p - s->paddr), sizeof(magic));
+			if (magic != TTRACE_MAGIC) {
+				continue;
+			}
+			if (!take_area(d, p, a, copy, last, sizeof(last))) {
+				*phys = p;
+				return 0;
+			}
+			refused++;
+			last_at = p;
+		}
+	}
+	if (refused) {
+		return why_fail(why, why_size,
+				"no usable trace area in the dump: the header at 0x%llx: %s",
+				(unsigned long long)last_at, last);
+	}
+	return why_fail(why, why_size,
+			"no trace area in the dump (no page starts with its magic)%s",
+			d->truncated ? "; the dump is truncated" : "");
+}

@@ -1,0 +1,57 @@
+/*
+ * dump: a guest's physical memory as QEMU's dump-guest-memory writes it
+ * (an ELF64 core whose PT_LOAD segments carry guest physical addresses in
+ * p_paddr), and the trace area found in it.
+ *
+ * FINDING THE AREA. The kernel allocates the area as one physically
+ * contiguous run of frames, page aligned, starting with struct
+ * ttrace_header (abi/trace.h). The finder looks at the start of every
+ * page of the dump for TTRACE_MAGIC, copies the area the header
+ * describes into memory of its own and keeps the first copy that
+ * common/trace_header.c's checks accept (the same checks traced makes
+ * on its mapping). Nothing else in memory is both page aligned and a
+ * whole valid area, so no note from the kernel is needed. The copy is
+ * frozen: the ring and aux readers (common/) then run on it exactly as
+ * on a live area, with no writer.
+ *
+ * Bad dumps: every error is one line in why, never a crash. A dump cut
+ * short (a segment past the file's end) is read as far as it goes; an
+ * area that runs past what the dump holds is refused.
+ */
+#ifndef SPOOR_TOOLS_POSTMORTEM_DUMP_H
+#define SPOOR_TOOLS_POSTMORTEM_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/trace_header.h"
+
+#define DUMP_SEGMENTS_MAX 64
+
+/* One PT_LOAD segment: guest physical [paddr, paddr + len) at bytes + offset. */
+struct dump_segment {
+	uint64_t paddr;
+	uint64_t offset;
+	uint64_t len; /* what the file holds of it */
+};
+
+struct dump {
+	const uint8_t *bytes;
+	size_t size;
+	struct dump_segment seg[DUMP_SEGMENTS_MAX];
+	uint32_t nseg;
+	int truncated; /* a segment ran past the file's end */
+};
+
+/* Reads the ELF header and segments of bytes[0..size). 0, or -1 with why set. */
+int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, size_t why_size);
+
+/*
+ * Finds the trace area and copies it into a buffer of its own (*copy,
+ * free() it), setting *a to it and *phys to where it was. 0, or -1 with
+ * why set.
+ */
+int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, uint64_t *phys,
+		   char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,22 @@
+# spoor-postmortem: the trace of a stopped machine, read from its memory
+# (tools/spoor-postmortem/); the top Makefile includes this file. Built
+# like spoor-trace: its .c files and the common/ readers in one run.
+# `make postmortem` runs it on the machine `make run` or `make debug`
+# started (RUN=build/traces), or on another run folder or a dump (RUN=PATH).
+
+SPOOR_POSTMORTEM := $(BUILD)/host/spoor-postmortem
+SPOOR_POSTMORTEM_SRCS := $(sort $(wildcard tools/spoor-postmortem/*.c))
+SPOOR_POSTMORTEM_HDRS := $(wildcard tools/spoor-postmortem/*.h common/*.h abi/*.h abi/*.def)
+
+$(SPOOR_POSTMORTEM): $(SPOOR_POSTMORTEM_SRCS) $(wildcard common/*.c) $(SPOOR_POSTMORTEM_HDRS) \
+		tools/spoor-postmortem/spoor-postmortem.mk
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -I. -o $@ $(SPOOR_POSTMORTEM_SRCS) \
+		$(wildcard common/*.c)
+
+HOST_TOOLS += $(SPOOR_POSTMORTEM)
+
+RUN ?= $(BUILD)/traces
+.PHONY: postmortem
+postmortem: $(SPOOR_POSTMORTEM)
+	$(SPOOR_POSTMORTEM) $(RUN)
