@@ -17,6 +17,7 @@
 #ifndef SPOOR_COMMON_TRACE_DECODER_H
 #define SPOOR_COMMON_TRACE_DECODER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,15 @@ struct ttrace_decoder {
 	const char *syscall_name[TTRACE_DECODER_SYSCALLS]; /* into the durable aux; NULL: none */
 	uint16_t syscall_len[TTRACE_DECODER_SYSCALLS];
 	struct ttrace_uevent_slot *uevents; /* UEVENT_MAX of them, by id; NULL: print raw */
+	/*
+	 * Names a stack frame (trace_format.c): writes "function+0x12
+	 * (file.c:40)" for addr, of the kernel or of program comm, into buf
+	 * and returns true, or false to print it as hex. NULL (as
+	 * ttrace_decoder_init() leaves it): hex. The host tools set it.
+	 */
+	bool (*symbolize)(void *ctx, uint64_t addr, bool kernel, const char *comm, char *buf,
+			  size_t size);
+	void *symbolize_ctx;
 };
 
 /*

@@ -284,7 +284,7 @@ class TestBulkDump:
     ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
     ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
     ("cat=memm", "trace: unknown category 'memm' (known: mem sched syscall ipc irq proc "
-                 "user test all)"),
+                 "user test prof all)"),
     ("pid=abc", "trace: bad id in 'pid=abc' (a number)"),
     ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
     ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),

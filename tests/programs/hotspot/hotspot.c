@@ -1,0 +1,55 @@
+/*
+ * hotspot [SECONDS]: burns SECONDS (default 3) of CPU in one function,
+ * hot(), reached through two others, outer() -> middle() -> hot(), for
+ * the profiler's tests: its report must put hot() on top, and its folded
+ * stacks must have outer and middle below it.
+ */
+#include <spoor.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define NS_PER_SECOND 1000000000ull
+#define TURNS	      200000		     /* loop turns between looks at the clock */
+#define LCG_MUL	      6364136223846793005ull /* Knuth's MMIX generator: busy work */
+#define LCG_ADD	      1442695040888963407ull
+
+/* noinline: each must keep its own frame for the stacks to show it. */
+static __attribute__((noinline)) uint64_t hot(uint64_t x)
+{
+	for (int i = 0; i < TURNS; i++) {
+		x = x * LCG_MUL + LCG_ADD;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+static __attribute__((noinline)) uint64_t middle(uint64_t x)
+{
+	x = hot(x);
+	__asm__ volatile("" : "+r"(x)); /* no tail call: middle keeps its frame */
+	return x;
+}
+
+static __attribute__((noinline)) uint64_t outer(uint64_t deadline_ns)
+{
+	uint64_t x = 1;
+
+	while ((uint64_t)sys_clock_ns() < deadline_ns) {
+		x = middle(x);
+	}
+	__asm__ volatile("" : "+r"(x));
+	return x;
+}
+
+int main(int argc, char **argv)
+{
+	long seconds = argc > 1 ? strtol(argv[1], NULL, 10) : 3;
+
+	if (argc > 2 || seconds < 1 || seconds > 60) {
+		printf("usage: hotspot [SECONDS 1..60]\n");
+		return 1;
+	}
+	uint64_t x = outer((uint64_t)sys_clock_ns() + (uint64_t)seconds * NS_PER_SECOND);
+	printf("hotspot: done (%lu)\n", (unsigned long)(x & 1));
+	return 0;
+}
