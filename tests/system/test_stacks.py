@@ -1,35 +1,158 @@
-"""Call stacks on chosen events (trace stack) and the sampling profiler (trace profile)."""
+"""Call stacks on chosen events (trace stack) and the sampling profiler (trace profile):
+the stacks name the right code (checked against addr2line on the same build), hostile
+frame pointers cut a stack without a fault or a kernel address in it, and turning the
+profiler on and off under load keeps every CPU's ledger exact."""
 
 import re
+import subprocess
 
 import pytest
 
-from spoorlib import EVENT
+from spoorlib import KERNEL, ROOT, expect_count, start_job, status
+
+USER_TOP = 0x800000000000
+FRAME = re.compile(r"^    (0x[0-9a-f]{16}) (\S+)$")
+CUT = re.compile(r"^    \.\.\. (kernel|user) stack cut$")
+EVENT_LINE = re.compile(r"^\[ *\d+\.\d{6}\] cpu=\d+ pid=(\d+) tid=\d+ comm=\S+ (\w+)(.*)$")
 
 
 @pytest.fixture
 def spoor(shared):
-    """A 2-CPU machine; each test leaves stacks off, the profiler off and tracing off."""
+    """A 2-CPU machine; each test leaves stacks, the profiler and tracing off."""
     machine = shared(smp=2)
     yield machine
     machine.command("trace stack off")
     machine.command("trace profile off")
     machine.command("trace off")
+    machine.command("trace clear")
 
 
-def test_explore(spoor):
-    print(spoor.command("trace stack on mem_pf"))
-    print(spoor.command("trace on mem"))
-    print(spoor.command("run memtest"))
-    print(spoor.command("trace dump kind=mem_pf last=2"))
-    print(spoor.command("trace stack on syscall_entry"))
-    print(spoor.command("trace on syscall"))
-    print(spoor.command("run stackbad race"))
-    print(spoor.command("trace dump kind=syscall_entry last=4"))
-    print(spoor.command("trace off"))
-    print(spoor.command("trace clear"))
-    print(spoor.command("trace profile"))
-    print(spoor.command("run hotspot 1"))
-    print(spoor.command("trace profile off"))
-    print(spoor.command("trace dump kind=prof_sample last=6"))
-    assert False
+def events_with_stacks(out):
+    """[(pid, kind, args, [(addr, module)], {cut parts})] of a dump's text."""
+    events = []
+    for line in out.splitlines():
+        m = EVENT_LINE.match(line)
+        if m:
+            events.append((int(m.group(1)), m.group(2), m.group(3), [], set()))
+        elif events and FRAME.match(line):
+            f = FRAME.match(line)
+            events[-1][3].append((int(f.group(1), 16), f.group(2)))
+        elif events and CUT.match(line):
+            events[-1][4].add(CUT.match(line).group(1))
+    return events
+
+
+def functions(elf, addrs):
+    """addr2line's function names for a stack's addrs in elf: the first where it was, each
+    other a return address, whose call is the instruction before it."""
+    addrs = addrs[:1] + [a - 1 for a in addrs[1:]]
+    out = subprocess.run(["addr2line", "-f", "-e", str(elf)] + [hex(a) for a in addrs],
+                         check=True, capture_output=True, text=True).stdout.split("\n")
+    return out[0::2][:len(addrs)]
+
+
+def run_pid(out, name):
+    m = re.search(rf"\[pid (\d+)\] {name}", out)
+    assert m, out
+    return int(m.group(1))
+
+
+def test_stack_choice_is_said_and_refused_for_unknown_names(spoor):
+    assert "trace: call stacks on mem_pf,mem_cow" in spoor.command("trace stack on mem_pf,mem_cow")
+    assert "trace: call stacks on ipc_call,ipc_recv,ipc_reply,ipc_fastpath,ipc_slowpath" in \
+        spoor.command("trace stack on ipc")
+    assert "trace: 'mem_pff' is neither an event kind nor a category" in \
+        spoor.command("trace stack on mem_pff")
+    assert "trace: usage: trace stack on KINDS|CATS|off" in spoor.command("trace stack")
+    assert "trace: call stacks off" in spoor.command("trace stack off")
+
+
+def test_memtest_page_fault_stack_names_its_function_and_the_kernel_fault_path(spoor):
+    spoor.command("trace stack on mem_pf")
+    spoor.command("trace on mem")
+    pid = run_pid(spoor.command("run memtest"), "memtest")
+    spoor.command("trace off")
+    found = [e for e in events_with_stacks(spoor.command(f"trace dump pid={pid} kind=mem_pf"))
+             if e[0] == pid]
+    assert found
+    memtest = ROOT / "build" / "bin" / "memtest"
+    named = set()
+    for _, _, args, frames, cut in found:
+        kernel = [a for a, mod in frames if mod == "kernel"]
+        user = [a for a, mod in frames if mod == "memtest"]
+        assert len(kernel) + len(user) == len(frames), frames
+        assert all(a < USER_TOP for a in user) and all(a >= USER_TOP for a in kernel), frames
+        assert "kernel" not in cut, frames
+        # The user's first frame is where it faulted: the event's own rip.
+        rip = int(re.search(r"rip=(0x[0-9a-f]+)", args).group(1), 16)
+        if rip < USER_TOP:
+            assert user[0] == rip, (args, frames)
+            names = functions(memtest, user)
+            assert names[-1] in ("_start", "__libc_start"), names
+            named.update(names)
+            assert {"user_exception", "trap_dispatch"} & set(functions(KERNEL, kernel)), \
+                functions(KERNEL, kernel)
+    # fill() writes memtest's fresh pages: the faults of its checks (inlined into main).
+    assert "fill" in named, named
+
+
+@pytest.mark.parametrize("mode,cut", [("kernel", True), ("unmapped", True), ("loop", True),
+                                      ("kret", True), ("race", None)])
+def test_hostile_frame_pointers_cut_the_stack_without_a_fault_or_a_kernel_address(spoor, mode,
+                                                                                   cut):
+    spoor.command("trace stack on syscall_entry")
+    spoor.command("trace on syscall")
+    out = spoor.command(f"run stackbad {mode}")
+    assert f"stackbad: {mode} done" in out, out
+    pid = run_pid(out, "stackbad")
+    spoor.command("trace off")
+    found = [e for e in events_with_stacks(spoor.command(f"trace dump pid={pid} "
+                                                         "kind=syscall_entry"))
+             if e[0] == pid and "name=getpid" in e[2]]
+    assert len(found) >= 64, len(found)
+    for _, _, _, frames, parts in found:
+        user = [a for a, mod in frames if mod != "kernel"]
+        assert user and all(a < USER_TOP for a in user), frames
+        if cut:
+            assert "user" in parts, frames
+            assert len(user) <= 2, frames  # the syscall's rip, and for loop the frame's once
+
+
+def test_profile_arguments_are_checked(spoor):
+    assert "trace: 50 Hz is outside 100..10000" in spoor.command("trace profile 50")
+    assert "trace: 10001 Hz is outside 100..10000" in spoor.command("trace profile 10001")
+    assert "trace: '7' is not a cpu (0..1 or all)" in spoor.command("trace profile 997 7")
+    assert "trace: 'fast' is not a rate in Hz" in spoor.command("trace profile fast")
+    assert "trace: profiling cpu 1 at 500 Hz" in spoor.command("trace profile 500 1")
+    assert "trace: profiler off" in spoor.command("trace profile off")
+
+
+def test_profile_samples_the_hot_function_with_its_callers(spoor):
+    spoor.command("trace clear")
+    assert "trace: profiling every cpu at 997 Hz" in spoor.command("trace profile")
+    pid = run_pid(spoor.command("run hotspot 2", timeout=120), "hotspot")
+    spoor.command("trace profile off")
+    found = [e for e in events_with_stacks(spoor.command(f"trace dump pid={pid} kind=prof_sample"))
+             if e[0] == pid]
+    assert len(found) >= 100, len(found)
+    hotspot = ROOT / "build" / "tests" / "bin" / "hotspot"
+    chains = [functions(hotspot, [a for a, _ in e[3]]) for e in found if "mode=user" in e[2]]
+    hot = [c for c in chains if c[0] == "hot"]
+    assert len(hot) >= 0.8 * len(found), [c[0] for c in chains]
+    assert all(c[:4] == ["hot", "middle", "outer", "main"] for c in hot), hot
+
+
+def test_profile_on_and_off_under_tracegen_on_4_cpus_keeps_the_ledger_exact(boot):
+    spoor = boot(smp=4)
+    spoor.command("trace on test")
+    start = len(spoor.console())
+    for cpu in range(4):
+        start_job(spoor, f"run tracegen 200000 {cpu}")
+    for hz in (997, 10000, 100, 5000) * 3:
+        assert f"at {hz} Hz" in spoor.command(f"trace profile {hz}")
+        assert "trace: profiler off" in spoor.command("trace profile off")
+    counts = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
+                          timeout=600)
+    assert all(int(a) == int(b) for a, b in counts), counts
+    status(spoor)  # emitted = stored + overwritten + dropped + cleared on every CPU
+    assert "prof_sample" in spoor.command("trace dump kind=prof_sample last=1")
