@@ -42,6 +42,14 @@ struct ttrace_comm {
 	char name[TTRACE_COMM_MAX];
 };
 
+/* A stack frame to name: its address, whose code it is, and how it was found. */
+struct ttrace_frame {
+	uint64_t addr;
+	const char *comm; /* the program's name, or "kernel" */
+	bool kernel;
+	bool ret; /* a return address: its call is the instruction before it */
+};
+
 struct ttrace_decoder {
 	const struct ttrace_area *area;
 	struct ttrace_comm comm[TTRACE_DECODER_COMMS];	   /* by pid % TTRACE_DECODER_COMMS */
@@ -51,11 +59,11 @@ struct ttrace_decoder {
 	/*
 	 * Names a stack frame (trace_format.c): writes "function+0x12
 	 * (file.c:40)" for addr, of the kernel or of program comm, into buf
-	 * and returns true, or false to print it as hex. NULL (as
+	 * and returns true, or false to print it as hex. ret: addr is a
+	 * return address (its call is the instruction before it). NULL (as
 	 * ttrace_decoder_init() leaves it): hex. The host tools set it.
 	 */
-	bool (*symbolize)(void *ctx, uint64_t addr, bool kernel, const char *comm, char *buf,
-			  size_t size);
+	bool (*symbolize)(void *ctx, const struct ttrace_frame *frame, char *buf, size_t size);
 	void *symbolize_ctx;
 };
 

@@ -183,19 +183,22 @@ static void put_user_raw(struct format_buf *l, const struct ttrace_record *rec)
 }
 
 /* One frame's line: "\n    0xffffffff80104a2b kernel", its name in place of hex if known. */
-static void put_frame(struct format_buf *l, uint64_t addr, bool kernel, const char *comm,
-		      struct ttrace_decoder *d)
+static void put_frame(struct format_buf *l, const struct ttrace_frame *f, struct ttrace_decoder *d)
 {
 	char name[TTRACE_FRAME_NAME_MAX];
 
-	if (d->symbolize && d->symbolize(d->symbolize_ctx, addr, kernel, comm, name, sizeof(name))) {
-		format_buf_printf(l, "\n    %s %s", name, comm);
+	if (d->symbolize && d->symbolize(d->symbolize_ctx, f, name, sizeof(name))) {
+		format_buf_printf(l, "\n    %s %s", name, f->comm);
 	} else {
-		format_buf_printf(l, "\n    0x%016llx %s", (unsigned long long)addr, comm);
+		format_buf_printf(l, "\n    0x%016llx %s", (unsigned long long)f->addr, f->comm);
 	}
 }
 
-/* The event's call stack, if it carries one: a line a frame, and a line for a cut. */
+/*
+ * The event's call stack, if it carries one: a line a frame, and a line
+ * for a cut. Every frame is a return address but the user's first (its
+ * ip) and a kernel sample's first (the interrupted ip).
+ */
 static void put_stack(struct format_buf *l, const struct ttrace_record *rec,
 		      struct ttrace_decoder *d)
 {
@@ -204,15 +207,18 @@ static void put_stack(struct format_buf *l, const struct ttrace_record *rec,
 	if (!ttrace_stack_get(rec, &s)) {
 		return;
 	}
+	bool sample = rec->kind == TTRACE_KIND_prof_sample;
 	for (uint32_t i = 0; i < s.nkernel; i++) {
-		put_frame(l, s.frames[i], true, "kernel", d);
+		struct ttrace_frame f = {s.frames[i], "kernel", true, !(sample && !i)};
+		put_frame(l, &f, d);
 	}
 	if (s.kernel_cut) {
 		format_buf_printf(l, "\n    ... kernel stack cut");
 	}
 	const char *comm = ttrace_decoder_comm(d, rec->pid);
 	for (uint32_t i = 0; i < s.nuser; i++) {
-		put_frame(l, s.frames[s.nkernel + i], false, comm, d);
+		struct ttrace_frame f = {s.frames[s.nkernel + i], comm, false, i > 0};
+		put_frame(l, &f, d);
 	}
 	if (s.user_cut) {
 		format_buf_printf(l, "\n    ... user stack cut");

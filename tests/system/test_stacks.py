@@ -142,6 +142,38 @@ def test_profile_samples_the_hot_function_with_its_callers(spoor):
     assert all(c[:4] == ["hot", "middle", "outer", "main"] for c in hot), hot
 
 
+def spoor_trace(*args):
+    done = subprocess.run([str(ROOT / "build" / "host" / "spoor-trace"), *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_saved_profile_answers_on_the_host(spoor):
+    """trace save, then spoor-trace report and flamegraph: hot() on top with its callers below."""
+    spoor.command("trace clear")
+    spoor.command("trace profile")
+    pid = run_pid(spoor.command("run hotspot 2", timeout=120), "hotspot")
+    spoor.command("trace profile off")
+    assert "hot.spoor" in spoor.command(f"trace save pid={pid} as hot")
+    saved = spoor.traces / "hot.spoor"
+    report = spoor_trace("report", saved)
+    rows = re.findall(r"^ *([\d.]+)% +([\d.]+)% +(\d+) +(\d+)  (\S+) +(\S+)$", report, re.MULTILINE)
+    assert rows, report
+    self_pct, _, _, _, module, function = rows[0]
+    assert (module, function) == ("hotspot", "hot") and float(self_pct) >= 80, report
+    folded = spoor_trace("flamegraph", "--folded", saved)
+    counts = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in folded.splitlines()}
+    hot = sum(n for stack, n in counts.items() if stack.endswith(";main;outer;middle;hot"))
+    assert hot >= 0.8 * sum(counts.values()), folded
+    assert folded.splitlines() == sorted(folded.splitlines()), folded
+    svg = spoor_trace("flamegraph", saved)
+    assert svg.startswith("<?xml") and "<title>hot (" in svg, svg[:500]
+    text = spoor_trace("text", saved)
+    assert re.search(r"^    hot\+0x[0-9a-f]+ \(hotspot\.c:\d+\) hotspot$", text, re.MULTILINE), \
+        text[:3000]
+
+
 def test_profile_on_and_off_under_tracegen_on_4_cpus_keeps_the_ledger_exact(boot):
     spoor = boot(smp=4)
     spoor.command("trace on test")

@@ -17,6 +17,8 @@
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
 SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
+# elfutils (Debian libdw-dev, libelf-dev) names the addresses of call stacks.
+SPOOR_TRACE_LIBS := -ldw -lelf
 SPOOR_TRACE_SRCS := $(sort $(wildcard tools/spoor-trace/*.c))
 SPOOR_TRACE_COMMON := $(sort $(wildcard common/*.c))
 SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.def)
@@ -24,7 +26,7 @@ SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.de
 $(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) \
 		tools/spoor-trace/spoor-trace.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON)
+	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_LIBS)
 
 HOST_TOOLS += $(SPOOR_TRACE)
 
@@ -44,16 +46,16 @@ SPOOR_TRACE_CHECK_TIMELINE := $(SPOOR_TRACE_TEST_DIR)/check_timeline
 
 $(SPOOR_TRACE_UNIT): $(SPOOR_TRACE_UNIT_OBJS) $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(SPOOR_TRACE_LIBS)
 
 $(SPOOR_TRACE_FUZZ): $(BUILD)/host/tests/host/runner.c.o \
 		$(BUILD)/host/tests/host/spoor_trace/fuzz.c.o $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(SPOOR_TRACE_LIBS)
 
 $(SPOOR_TRACE_GEN): $(BUILD)/host/tests/host/spoor_trace/gen_main.c.o $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(SPOOR_TRACE_LIBS)
 
 # DevTools' trace engine, only for the check: npm ci into build/, from the
 # checked-in package.json and package-lock.json (make deps installs node).
