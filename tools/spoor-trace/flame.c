@@ -28,7 +28,7 @@ static int fold(void *ctx, const struct stack_names *s)
 		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s", i ? ";" : "",
 					s->name[i]);
 	}
-	return tally_add(ctx, line, 0, 1);
+	return tally_add(ctx, line, 0, 1) < 0 ? ENOMEM : 0;
 }
 
 static int by_key(const void *a, const void *b)

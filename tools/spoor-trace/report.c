@@ -27,7 +27,7 @@ static int count(void *ctx, const struct stack_names *s)
 	char keys[STACKS_FRAMES_MAX][KEY_MAX];
 	/* the program's own name (frame 0) is no function, but for idle it is all there is */
 	uint32_t first = s->n > 1 ? 1 : 0;
-	int err = tally_add(&c->modules, s->module[s->n - 1], SELF, 1);
+	bool err = tally_add(&c->modules, s->module[s->n - 1], SELF, 1) < 0;
 
 	for (uint32_t i = first; i < s->n && !err; i++) {
 		bool seen = false;
@@ -37,10 +37,10 @@ static int count(void *ctx, const struct stack_names *s)
 			seen = seen || !strcmp(keys[j], keys[i]);
 		}
 		if (!seen) {
-			err = tally_add(&c->functions, keys[i], TOTAL, 1);
+			err = tally_add(&c->functions, keys[i], TOTAL, 1) < 0;
 		}
 	}
-	return err ? err : tally_add(&c->functions, keys[s->n - 1], SELF, 1);
+	return err || tally_add(&c->functions, keys[s->n - 1], SELF, 1) < 0 ? ENOMEM : 0;
 }
 
 /* Highest self first, then highest total, then by name: the same trace gives the same text. */

@@ -53,6 +53,22 @@ static void names_of(struct tview *v, const struct ttrace_record *rec,
 	}
 }
 
+bool stacks_of(struct tview *v, const struct ttrace_record *rec, struct stack_names *s)
+{
+	struct ttrace_stack st;
+
+	if (rec->kind == TTRACE_KIND_prof_sample && rec->data[1] == TTRACE_PROF_IDLE) {
+		s->n = 0;
+		push(s, "idle", "idle");
+		return true;
+	}
+	if (!ttrace_stack_get(rec, &st)) {
+		return false;
+	}
+	names_of(v, rec, &st, s);
+	return true;
+}
+
 /* Whether the trace holds a prof_sample. */
 static bool has_samples(struct tview *v)
 {
@@ -80,17 +96,11 @@ long stacks_each(struct tview *v, uint16_t *kind,
 	tfile_iter_start(&it, v->file);
 	while (tfile_next(&it, &item)) {
 		const struct ttrace_record *rec = &item.rec;
-		struct ttrace_stack st;
 
 		if (item.lost || (*kind && rec->kind != *kind)) {
 			continue;
 		}
-		if (rec->kind == TTRACE_KIND_prof_sample && rec->data[1] == TTRACE_PROF_IDLE) {
-			s.n = 0;
-			push(&s, "idle", "idle");
-		} else if (ttrace_stack_get(rec, &st)) {
-			names_of(v, rec, &st, &s);
-		} else {
+		if (!stacks_of(v, rec, &s)) {
 			continue;
 		}
 		int err = fn(ctx, &s);

@@ -10,6 +10,7 @@
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_STACKS_H
 #define SPOOR_TOOLS_SPOOR_TRACE_STACKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,9 @@ struct stack_names {
 	char name[STACKS_FRAMES_MAX][STACKS_NAME_MAX];
 	char module[STACKS_FRAMES_MAX][TTRACE_COMM_MAX]; /* "kernel", the program, or "idle" */
 };
+
+/* rec's stack as names, root first: true, or false for an event without one. */
+bool stacks_of(struct tview *v, const struct ttrace_record *rec, struct stack_names *s);
 
 /*
  * Calls fn for every stack of v's trace, as above, and returns how many

@@ -43,7 +43,7 @@ static int grow(struct tally *t)
 	return 0;
 }
 
-int tally_add(struct tally *t, const char *key, int which, uint64_t n)
+long tally_add(struct tally *t, const char *key, int which, uint64_t n)
 {
 	if (t->len == t->cap && grow(t)) {
 		return -ENOMEM;
@@ -59,7 +59,7 @@ int tally_add(struct tally *t, const char *key, int which, uint64_t n)
 		t->index[i] = ++t->len;
 	}
 	t->rows[t->index[i] - 1].count[which] += n;
-	return 0;
+	return (long)t->index[i] - 1;
 }
 
 void tally_free(struct tally *t)

@@ -21,8 +21,8 @@ struct tally {
 	size_t slots;
 };
 
-/* Adds n to counter which (0 or 1) of key, making its row. 0, or -ENOMEM. */
-int tally_add(struct tally *t, const char *key, int which, uint64_t n);
+/* Adds n to counter which (0 or 1) of key, making its row. Its row number, or -ENOMEM. */
+long tally_add(struct tally *t, const char *key, int which, uint64_t n);
 
 void tally_free(struct tally *t);
 

@@ -84,6 +84,8 @@ def text_events(tool, path, losses=None):
     lines = r.stdout.splitlines()
     events, lost = [], 0
     for line in lines[:-1]:
+        if line.startswith("    ") and events:  # a frame of the event's call stack, or its cut
+            continue
         m = LOST_LINE.match(line)
         if m:
             lost += int(m.group(1))
@@ -451,7 +453,9 @@ def main(argv):
         return 1
     with tempfile.TemporaryDirectory(prefix="spoor-trace-check.") as workdir:
         files = []
-        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"])] + [
+        stacks = ["stacks", "0x401004", "0x401010", "0x401020", "0xffffffff80101234"]
+        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"]),
+                           ("stacks", stacks)] + [
             (f"random{n}", ["random", str(n)]) for n in range(1, 9)
         ]:
             path = os.path.join(workdir, name + ".spoor")
