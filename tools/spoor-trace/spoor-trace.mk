@@ -9,6 +9,8 @@
 # (HOST_EXTRA_TESTS):
 #   build/host/spoor_trace/run_tests  unit tests: the reader's checks, the text
 #   build/host/spoor_trace/fuzz       10,000 mutated files through every converter
+#   build/host/spoor_trace/check_stacks  stacks named as addr2line names them,
+#                                     report and folded output to the letter
 #   build/host/spoor_trace/check      babeltrace2 reads the CTF; the JSON and
 #                                     SVG are checked with Python's parsers, and
 #                                     the JSON loads in Chrome DevTools' trace
@@ -43,6 +45,7 @@ SPOOR_TRACE_FUZZ := $(SPOOR_TRACE_TEST_DIR)/fuzz
 SPOOR_TRACE_GEN := $(SPOOR_TRACE_TEST_DIR)/gen
 SPOOR_TRACE_CHECK := $(SPOOR_TRACE_TEST_DIR)/check
 SPOOR_TRACE_CHECK_TIMELINE := $(SPOOR_TRACE_TEST_DIR)/check_timeline
+SPOOR_TRACE_CHECK_STACKS := $(SPOOR_TRACE_TEST_DIR)/check_stacks
 
 $(SPOOR_TRACE_UNIT): $(SPOOR_TRACE_UNIT_OBJS) $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -87,8 +90,15 @@ $(SPOOR_TRACE_CHECK_TIMELINE): tests/host/spoor_trace/check_timeline.py $(SPOOR_
 		'$(SPOOR_TRACE_GEN)' > $@
 	chmod +x $@
 
+$(SPOOR_TRACE_CHECK_STACKS): tests/host/spoor_trace/check_stacks.py $(SPOOR_TRACE) \
+		$(SPOOR_TRACE_GEN)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' > $@
+	chmod +x $@
+
 HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
-	$(SPOOR_TRACE_CHECK_TIMELINE)
+	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS)
 
 -include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
 	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d
