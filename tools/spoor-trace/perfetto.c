@@ -347,9 +347,16 @@ static void stack_frame(struct pf *p, const struct ttrace_record *r)
 	fprintf(p->out, ",\"sf\":%ld", id);
 }
 
-/* The stackFrames table: "id":{"name":..,"category":module,"parent":"id"}. */
+/*
+ * The end of the document, with the stackFrames table if an event had a
+ * stack: "id":{"name":..,"category":module,"parent":"id"}.
+ */
 static void stack_frames(struct pf *p)
 {
+	if (!p->frames.len) {
+		fputs("\n]}\n", p->out);
+		return;
+	}
 	fputs("],\"stackFrames\":{", p->out);
 	for (size_t i = 0; i < p->frames.len; i++) {
 		const char *key = p->frames.rows[i].key;
