@@ -9,7 +9,8 @@ generates a trace whose stacks point into it (gen stacks), and checks:
     and a frame nothing names as hex with its module;
   - report and flamegraph --folded give exactly the expected text;
   - the SVG is XML with a box for hot;
-  - the Trace Event JSON's stackFrames chain from each sample's sf is its stack.
+  - the Trace Event JSON's stackFrames chain from each sample's sf is its stack;
+  - babeltrace2 reads the CTF's stack sequence and its names.
 """
 
 import json
@@ -134,10 +135,16 @@ def main(argv):
                 chain.append(frames[node]["name"])
                 node = frames[node].get("parent")
             assert chain == ["hot", "middle", "_start", "prog"], chain
+            ctf = os.path.join(build, "ctf")
+            run([tool, "ctf", trace, ctf], env=env)
+            bt = run(["babeltrace2", ctf])
+            want = (f"stack_len = 3, stack = [ [0] = 0x{a[0]:X}, [1] = 0x{a[1]:X}, "
+                    f'[2] = 0x{a[2]:X} ], stack_names = "prog;_start;middle;hot"')
+            assert bt.count(want) == 4, bt  # three samples and the page fault
         except AssertionError as e:
             print(f"check_stacks: FAIL {e}")
             return 1
-    print("check_stacks: names as addr2line gives them, report, folded, SVG and JSON: ok")
+    print("check_stacks: names as addr2line gives them, report, folded, SVG, JSON and CTF: ok")
     return 0
 
 
