@@ -366,15 +366,15 @@ enum {
  * read, one not above the one before, one outside user memory, or the
  * room. A user frame is always below USER_TOP: no kernel address.
  */
-#define TTRACE_STACK_WORD	 TTRACE_HEAD_WORDS
-#define TTRACE_STACK_FRAMES_MAX	 (TTRACE_EVENT_WORDS_MAX - TTRACE_STACK_WORD - 1)
-#define TTRACE_STACK_USER_MAX	 32 /* user frames walked at most (within the room) */
-#define TTRACE_STACK_TAG	 0x5354ull /* "ST", bits 48-63 of the stack word */
-#define TTRACE_STACK_KCUT	 (1ull << 16)
-#define TTRACE_STACK_UCUT	 (1ull << 17)
-#define TTRACE_STACK_NKERNEL(w)	 ((uint32_t)(w) & 0xffu)
-#define TTRACE_STACK_NUSER(w)	 ((uint32_t)((w) >> 8) & 0xffu)
-#define TTRACE_STACK_IS(w)	 ((w) >> 48 == TTRACE_STACK_TAG)
+#define TTRACE_STACK_WORD	TTRACE_HEAD_WORDS
+#define TTRACE_STACK_FRAMES_MAX (TTRACE_EVENT_WORDS_MAX - TTRACE_STACK_WORD - 1)
+#define TTRACE_STACK_USER_MAX	32	  /* user frames walked at most (within the room) */
+#define TTRACE_STACK_TAG	0x5354ull /* "ST", bits 48-63 of the stack word */
+#define TTRACE_STACK_KCUT	(1ull << 16)
+#define TTRACE_STACK_UCUT	(1ull << 17)
+#define TTRACE_STACK_NKERNEL(w) ((uint32_t)(w)&0xffu)
+#define TTRACE_STACK_NUSER(w)	((uint32_t)((w) >> 8) & 0xffu)
+#define TTRACE_STACK_IS(w)	((w) >> 48 == TTRACE_STACK_TAG)
 #define TTRACE_STACK_MAKE(nk, nu, cut)                                                             \
 	(TTRACE_STACK_TAG << 48 | (uint64_t)(cut) | (uint64_t)(nu) << 8 | (uint64_t)(nk))
 
@@ -672,9 +672,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_STACK	      8
 #define TTRACE_OP_PROFILE     9
 
-#define TTRACE_PROFILE_HZ_DEFAULT 997 /* prime: not in step with the 100 Hz tick's work */
-#define TTRACE_PROFILE_HZ_MIN	  100 /* the scheduler's tick: the timer never runs slower */
-#define TTRACE_PROFILE_HZ_MAX	  10000
+#define TTRACE_PROFILE_HZ_DEFAULT    997 /* prime: not in step with the 100 Hz tick's work */
+#define TTRACE_PROFILE_HZ_MIN	     100 /* the scheduler's tick: the timer never runs slower */
+#define TTRACE_PROFILE_HZ_MAX	     10000
 #define TTRACE_PROFILE_ARG(hz, cpus) ((uint64_t)(hz) | (uint64_t)(cpus) << 32)
 #define TTRACE_PROFILE_HZ(arg)	     ((uint32_t)(arg))
 #define TTRACE_PROFILE_CPUS(arg)     ((uint32_t)((arg) >> 32))

@@ -30,10 +30,8 @@ static const struct ttrace_value errnos[] = {
 	}
 
 static const struct ttrace_values lists[] = {
-    LIST("pf_outcome", pf_outcomes),
-    LIST("copy_dir", copy_dirs),
-    LIST("thread_state", thread_states),
-    LIST("errno", errnos),
+    LIST("pf_outcome", pf_outcomes),	 LIST("copy_dir", copy_dirs),
+    LIST("thread_state", thread_states), LIST("errno", errnos),
     LIST("prof_mode", prof_modes),
 };
 

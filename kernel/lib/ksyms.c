@@ -15,8 +15,7 @@ extern char _text_end[];
 
 const char *ksyms_lookup(uint64_t addr, uint64_t *offset)
 {
-	if (!&ksyms_count || !ksyms_count || addr < ksyms_addr[0] ||
-	    addr >= (uintptr_t)_text_end) {
+	if (!&ksyms_count || !ksyms_count || addr < ksyms_addr[0] || addr >= (uintptr_t)_text_end) {
 		return NULL;
 	}
 	/* the last function starting at or below addr */

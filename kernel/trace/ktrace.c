@@ -444,7 +444,8 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		process_untrack_all();
 		break;
 	case TTRACE_OP_STACK:
-		if (arg & ~(((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)) {
+		if (arg &
+		    ~(((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)) {
 			err = -EINVAL;
 		} else {
 			/* relaxed: orders nothing, as the mask (change_mask()) */

@@ -68,8 +68,8 @@ int profile_set(uint32_t hz, uint32_t mask)
 {
 	uint32_t online = (uint32_t)((1ull << ncpus) - 1);
 
-	if (hz && (hz < TTRACE_PROFILE_HZ_MIN || hz > TTRACE_PROFILE_HZ_MAX || !mask ||
-		   mask & ~online)) {
+	if (hz &&
+	    (hz < TTRACE_PROFILE_HZ_MIN || hz > TTRACE_PROFILE_HZ_MAX || !mask || mask & ~online)) {
 		return -EINVAL;
 	}
 	for (uint32_t i = 0; i < ncpus; i++) {

@@ -26,8 +26,7 @@ static bool kernel_text(uint64_t ip)
  * kernel stack: at the entry from user mode (its frame pointer is the
  * user's) or at a thread's first frame (0).
  */
-static uint32_t walk_kernel(const struct stack_start *s, uint64_t *frames, uint32_t room,
-			    bool *cut)
+static uint32_t walk_kernel(const struct stack_start *s, uint64_t *frames, uint32_t room, bool *cut)
 {
 	const struct thread *t = this_cpu()->current;
 	uint64_t lo = t ? (uintptr_t)t->kstack : 0, hi = lo + KSTACK_SIZE;

@@ -47,7 +47,8 @@ static bool kinds_parse(char *list, uint64_t *kinds)
 			known = known || (ki && !strcmp(w, ki->name)) || cats;
 		}
 		if (!known) {
-			printf("trace: '%s' is neither an event kind nor a category (see trace strings "
+			printf("trace: '%s' is neither an event kind nor a category (see trace "
+			       "strings "
 			       "kinds)\n",
 			       w);
 			return false;
@@ -139,7 +140,7 @@ void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv)
 			return;
 		}
 		if (v < TTRACE_PROFILE_HZ_MIN || v > TTRACE_PROFILE_HZ_MAX) {
-			printf("trace: %s Hz is outside %u..%u\n", argv[1], TTRACE_PROFILE_HZ_MIN,
+			printf("trace: %s Hz is outside %d..%d\n", argv[1], TTRACE_PROFILE_HZ_MIN,
 			       TTRACE_PROFILE_HZ_MAX);
 			return;
 		}
@@ -152,8 +153,8 @@ void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv)
 		all = false;
 	}
 	uint32_t cpus = all ? (uint32_t)((1ull << st.num_cpus) - 1) : 1u << cpu;
-	long err = traced_request(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL, 0, NULL, 0,
-				  NULL);
+	long err =
+	    traced_request(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL, 0, NULL, 0, NULL);
 	if (trace_failed(err)) {
 		return;
 	}

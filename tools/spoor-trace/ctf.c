@@ -184,8 +184,8 @@ static void put_stack(struct stream *s, const struct ttrace_record *r, struct ct
 	}
 	if (st.nkernel + st.nuser && stacks_of(c->v, r, &c->stack)) {
 		for (uint32_t i = 0; i < c->stack.n; i++) {
-			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ";" : "",
-						c->stack.name[i]);
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						i ? ";" : "", c->stack.name[i]);
 		}
 	}
 	put(s, names, strlen(names) + 1, c);
@@ -318,8 +318,7 @@ static void put_enum(FILE *m, const struct tfield *f)
 	fputs(" } ", m);
 }
 
-static void put_class(FILE *m, uint32_t id, const char *name, const struct tfields *fs,
-		      bool stack)
+static void put_class(FILE *m, uint32_t id, const char *name, const struct tfields *fs, bool stack)
 {
 	fprintf(m, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n", name, id);
 	if (fs->n || stack) {
@@ -346,7 +345,8 @@ static void put_class(FILE *m, uint32_t id, const char *name, const struct tfiel
 			fputs(";\n", m);
 		}
 		if (stack) {
-			fputs("\t\tu8 stack_len;\n\t\tx64 stack[stack_len];\n\t\tstring stack_names;\n",
+			fputs("\t\tu8 stack_len;\n\t\tx64 stack[stack_len];\n\t\tstring "
+			      "stack_names;\n",
 			      m);
 		}
 		fprintf(m, "\t};\n");

@@ -87,11 +87,21 @@ static void put_escaped(FILE *out, const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		switch (s[i]) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(s[i], out); break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(s[i], out);
+			break;
 		}
 	}
 }
@@ -110,8 +120,9 @@ static void box(FILE *out, const char *name, size_t len, uint32_t d, uint64_t x0
 	unsigned red = 205 + (unsigned)(h % 50), green = kernel ? 140 : (unsigned)(h >> 8) % 190;
 	fprintf(out, "<g><title>");
 	put_escaped(out, name, len);
-	fprintf(out, " (%llu stacks, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-		     "height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
+	fprintf(out,
+		" (%llu stacks, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		"height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
 		(unsigned long long)n, 100.0 * (double)n / (double)total, x, y, w, ROW - 1, red,
 		green, 55u);
 	if (w > 3 * CHAR_PX) {

@@ -84,8 +84,8 @@ static bool has_samples(struct tview *v)
 	return false;
 }
 
-long stacks_each(struct tview *v, uint16_t *kind,
-		 int (*fn)(void *ctx, const struct stack_names *s), void *ctx)
+long stacks_each(struct tview *v, uint16_t *kind, int (*fn)(void *ctx, const struct stack_names *s),
+		 void *ctx)
 {
 	static struct stack_names s;
 	struct tfile_iter it;

@@ -17,7 +17,7 @@
 #include "abi/trace.h"
 #include "tools/spoor-trace/view.h"
 
-#define STACKS_NAME_MAX	  96 /* one frame's name */
+#define STACKS_NAME_MAX	  96				/* one frame's name */
 #define STACKS_FRAMES_MAX (TTRACE_STACK_FRAMES_MAX + 1) /* and the program's name */
 
 /* One stack, root first. */
@@ -36,7 +36,7 @@ bool stacks_of(struct tview *v, const struct ttrace_record *rec, struct stack_na
  * or 0 for every stacked event). fn returning nonzero stops the walk and
  * is returned negated.
  */
-long stacks_each(struct tview *v, uint16_t *kind,
-		 int (*fn)(void *ctx, const struct stack_names *s), void *ctx);
+long stacks_each(struct tview *v, uint16_t *kind, int (*fn)(void *ctx, const struct stack_names *s),
+		 void *ctx);
 
 #endif

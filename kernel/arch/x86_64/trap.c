@@ -142,7 +142,8 @@ static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 		return false;
 	}
 	if (this_cpu()->usercopy_nofault) {
-		f->rip = usercopy_fixup_rip(); /* a stack walk: nothing faulted in, nothing traced */
+		f->rip =
+		    usercopy_fixup_rip(); /* a stack walk: nothing faulted in, nothing traced */
 		return true;
 	}
 	if (f->rflags & RFLAGS_IF) {

@@ -20,8 +20,8 @@ static void stacked(struct gen *g, uint64_t us, uint16_t kind, uint32_t pid, con
 	for (uint32_t i = 0; i < nk + nu; i++) {
 		data[TTRACE_STACK_WORD + 1 + i] = frames[i];
 	}
-	gen_event(g, 0, gen_ts(us), kind, pid ? TTRACE_CTX_IRQ : TTRACE_CTX_KERNEL, pid, pid,
-		  data, TTRACE_STACK_WORD + 1 + nk + nu);
+	gen_event(g, 0, gen_ts(us), kind, pid ? TTRACE_CTX_IRQ : TTRACE_CTX_KERNEL, pid, pid, data,
+		  TTRACE_STACK_WORD + 1 + nk + nu);
 }
 
 void gen_stacks(struct gen *g, const uint64_t *a)

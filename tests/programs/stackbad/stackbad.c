@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CALLS	     64
-#define KERNEL_ADDR  0xffffffff80100000ull /* the kernel's text */
-#define UNMAPPED     0x0000100000000000ull /* far above anything a program maps */
-#define RED_ZONE     128		   /* bytes below rsp a leaf may use (SysV ABI) */
-#define RACE_STACK   16384
+#define CALLS	    64
+#define KERNEL_ADDR 0xffffffff80100000ull /* the kernel's text */
+#define UNMAPPED    0x0000100000000000ull /* far above anything a program maps */
+#define RED_ZONE    128			  /* bytes below rsp a leaf may use (SysV ABI) */
+#define RACE_STACK  16384
 
 /* getpid with rbp = fp for the duration of the syscall. */
 static long getpid_with_fp(uint64_t fp)
