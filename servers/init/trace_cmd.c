@@ -719,6 +719,7 @@ static const struct trace_verb verbs[] = {
     {"stack", "on KINDS|CATS|off", "their events carry their call stacks", trace_verb_stack},
     {"profile", "[HZ] [CPU|all]|off", "sample every cpu's stack HZ (997) times a second",
      trace_verb_profile},
+    {"top", "[SECONDS]", "the kernel functions the samples found most (last 5 s)", trace_verb_top},
     {"stats", "[FILTERS]",
      "counts per kind; syscall, IPC, fault and wakeup latencies (help trace stats: the legend)",
      trace_verb_stats},

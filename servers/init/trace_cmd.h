@@ -41,4 +41,7 @@ void trace_verb_hist(const struct trace_verb *verb, int argc, char **argv);
 void trace_verb_stack(const struct trace_verb *verb, int argc, char **argv);
 void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv);
 
+/* `trace top [SECONDS]`: the hottest kernel functions of the profiler's samples (trace_top.c). */
+void trace_verb_top(const struct trace_verb *verb, int argc, char **argv);
+
 #endif

@@ -142,6 +142,27 @@ def test_profile_samples_the_hot_function_with_its_callers(spoor):
     assert all(c[:4] == ["hot", "middle", "outer", "main"] for c in hot), hot
 
 
+def test_trace_top_names_the_kernel_functions_the_samples_found(spoor):
+    """tracegen's events are the kernel's work: trace top names kernel functions, by the
+    kernel's own symbol table, as nm names them."""
+    assert "no kernel samples in the last 5 s" in spoor.command("trace top")
+    spoor.command("trace on test")
+    spoor.command("trace profile 2000")
+    assert "emitted 300000 of 300000" in spoor.command("run tracegen 300000 0", timeout=300)
+    spoor.command("trace profile off")
+    out = spoor.command("trace top 60")
+    m = re.search(r"^trace: top kernel functions of the last 60 s: (\d+) samples, (\d+) in the "
+                  r"kernel$", out, re.MULTILINE)
+    assert m and int(m.group(2)) > 0, out
+    rows = re.findall(r"^ +(\d+)\.(\d\d)% +(\d+)  (\S+)$", out, re.MULTILINE)
+    assert rows, out
+    nm = subprocess.run(["nm", "--defined-only", str(KERNEL)], check=True, capture_output=True,
+                        text=True).stdout.split()
+    assert all(name in nm for *_, name in rows), rows
+    assert sum(int(n) for _, _, n, _ in rows) <= int(m.group(2)), out
+    assert "trace: 'x' is not a number of seconds (1..3600)" in spoor.command("trace top x")
+
+
 def spoor_trace(*args):
     done = subprocess.run([str(ROOT / "build" / "host" / "spoor-trace"), *map(str, args)],
                           capture_output=True, text=True, timeout=300)
