@@ -13,6 +13,12 @@ extern const uint32_t ksyms_count __attribute__((weak));
 extern const char ksyms_names[] __attribute__((weak));
 extern char _text_end[];
 
+/*
+ * No function is longer: an address further past the last symbol below it
+ * lies in a gap (between the boot code and the kernel's text), not in it.
+ */
+#define FUNCTION_MAX 0x10000
+
 const char *ksyms_lookup(uint64_t addr, uint64_t *offset)
 {
 	if (!&ksyms_count || !ksyms_count || addr < ksyms_addr[0] || addr >= (uintptr_t)_text_end) {
@@ -28,6 +34,9 @@ const char *ksyms_lookup(uint64_t addr, uint64_t *offset)
 		} else {
 			hi = mid;
 		}
+	}
+	if (addr - ksyms_addr[lo] >= FUNCTION_MAX) {
+		return NULL;
 	}
 	*offset = addr - ksyms_addr[lo];
 	return ksyms_names + ksyms_name_off[lo];

@@ -10,8 +10,9 @@
 #include <stdint.h>
 
 /*
- * The function addr is in, and addr's offset into it in *offset; NULL
- * when no function of the table holds it (or the table was not linked).
+ * The function addr is in, and addr's offset into it in *offset (below
+ * 64 KiB); NULL when no function of the table holds it (or the table was
+ * not linked).
  */
 const char *ksyms_lookup(uint64_t addr, uint64_t *offset);
 

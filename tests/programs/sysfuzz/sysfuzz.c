@@ -64,7 +64,6 @@
 /*
  * A call that can block needs a rule in steer(). Whoever adds syscalls
  * decides whether they do, adds the rule, and then moves this number.
- * (ksym, 46, never blocks; 45 is mem_commit on main.)
  */
 _Static_assert(SYS_COUNT == 47, "new syscalls: give the blocking ones a rule in steer()");
 
