@@ -5,12 +5,17 @@ profiler on and off under load keeps every CPU's ledger exact."""
 
 import re
 import subprocess
+import sys
 
 import pytest
 
 from spoorlib import KERNEL, ROOT, expect_count, start_job, status
 
+sys.path.insert(0, str(ROOT / "tests" / "host" / "spoor_trace"))
+import check_converters  # noqa: E402  (the host tests' checks of each form)
+
 USER_TOP = 0x800000000000
+DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
 FRAME = re.compile(r"^    (0x[0-9a-f]{16}) (\S+)$")
 CUT = re.compile(r"^    \.\.\. (kernel|user) stack cut$")
 EVENT_LINE = re.compile(r"^\[ *\d+\.\d{6}\] cpu=\d+ pid=(\d+) tid=\d+ comm=\S+ (\w+)(.*)$")
@@ -170,7 +175,7 @@ def spoor_trace(*args):
     return done.stdout
 
 
-def test_saved_profile_answers_on_the_host(spoor):
+def test_saved_profile_answers_on_the_host(spoor, tmp_path):
     """trace save, then spoor-trace report and flamegraph: hot() on top with its callers below."""
     spoor.command("trace clear")
     spoor.command("trace profile")
@@ -190,6 +195,9 @@ def test_saved_profile_answers_on_the_host(spoor):
     assert folded.splitlines() == sorted(folded.splitlines()), folded
     svg = spoor_trace("flamegraph", saved)
     assert svg.startswith("<?xml") and "<title>hot (" in svg, svg[:500]
+    # CTF (babeltrace2) and the JSON (DevTools' engine) with real stacks in them
+    check_converters.check_file(str(ROOT / "build" / "host" / "spoor-trace"), str(saved),
+                                str(tmp_path), str(DEVTOOLS))
     text = spoor_trace("text", saved)
     assert re.search(r"^    hot\+0x[0-9a-f]+ \(hotspot\.c:\d+\) hotspot$", text, re.MULTILINE), \
         text[:3000]
