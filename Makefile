@@ -106,8 +106,14 @@ $(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
+# Linked twice: the first link's functions become the symbol table the
+# second links in (tools/ksyms, kernel/lib/ksyms.h), which moves none of them.
+$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms
+	$(LD) $(KERNEL_LDFLAGS) -o $@.nosyms $(KERNEL_OBJS)
+	tools/ksyms $@.nosyms > $(BUILD)/ksyms.S
+	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.S.o
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o
+	tools/ksyms $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: the table moved the kernel's functions" >&2; rm -f $@; exit 1; }
 
 # The ISO depends on the command line it carries: rebuild when it changes.
 $(BUILD)/kcmdline: FORCE

@@ -258,7 +258,8 @@
 	X(4, IRQ, irq)	       /* interrupt entry and exit, timer */                               \
 	X(5, PROC, proc)       /* spawn, exit, fault */                                            \
 	X(6, USER, user)       /* user-defined events */                                           \
-	X(7, TEST, test)       /* events of test workloads */
+	X(7, TEST, test)       /* events of test workloads */                                      \
+	X(8, PROF, prof)       /* the sampling profiler's samples (TTRACE_OP_PROFILE) */
 
 enum {
 #define TTRACE_CAT_BIT_(bit, NAME, name) TTRACE_CAT_BIT_##NAME = bit,
@@ -304,6 +305,19 @@ enum {
 	    TTRACE_COPY_LIMIT
 };
 
+/* prof_sample's modes: value, NAME (TTRACE_PROF_<NAME>), the name readers print. */
+#define TTRACE_PROF_MODES(X)                                                                       \
+	X(0, KERNEL, kernel) /* the CPU was running kernel code */                                 \
+	X(1, USER, user)     /* ... a program's code */                                            \
+	X(2, IDLE, idle)     /* ... the idle thread: no stack is recorded */
+
+enum {
+#define TTRACE_PROF_(value, NAME, name) TTRACE_PROF_##NAME = value,
+	TTRACE_PROF_MODES(TTRACE_PROF_)
+#undef TTRACE_PROF_
+	    TTRACE_PROF_LIMIT
+};
+
 /* Contexts: the low nibble of an entry's ctx. */
 #define TTRACE_CTX_KERNEL  0 /* a kernel thread, or boot: pid 0 */
 #define TTRACE_CTX_IRQ	   1 /* an interrupt handler; pid, tid: whom it interrupted */
@@ -337,6 +351,32 @@ enum {
 	((nwords) <= TTRACE_HEAD_WORDS                                                             \
 	     ? 1u                                                                                  \
 	     : 1u + (TTRACE_CONT_WORDS - 1 - TTRACE_HEAD_WORDS + (nwords)) / TTRACE_CONT_WORDS)
+
+/*
+ * CALL STACKS (TTRACE_OP_STACK, and every prof_sample). An event of a
+ * kernel kind (any kind but user, whose words are the writer's) that has
+ * continuations carries its call stack in them: data[TTRACE_STACK_WORD]
+ * is the stack word below, and the frames follow it, innermost first:
+ * the kernel's nkernel return addresses (when the event happened in the
+ * kernel), then the user's nuser (the thread's user instruction pointer,
+ * then the return addresses its frame pointers lead to). A reader that
+ * skips continuations sees the event as without a stack. A stack is
+ * whole, or says which part was cut: KCUT, the kernel's frames went on
+ * past the room; UCUT, the user's walk stopped at a frame it could not
+ * read, one not above the one before, one outside user memory, or the
+ * room. A user frame is always below USER_TOP: no kernel address.
+ */
+#define TTRACE_STACK_WORD	TTRACE_HEAD_WORDS
+#define TTRACE_STACK_FRAMES_MAX (TTRACE_EVENT_WORDS_MAX - TTRACE_STACK_WORD - 1)
+#define TTRACE_STACK_USER_MAX	32	  /* user frames walked at most (within the room) */
+#define TTRACE_STACK_TAG	0x5354ull /* "ST", bits 48-63 of the stack word */
+#define TTRACE_STACK_KCUT	(1ull << 16)
+#define TTRACE_STACK_UCUT	(1ull << 17)
+#define TTRACE_STACK_NKERNEL(w) ((uint32_t)(w)&0xffu)
+#define TTRACE_STACK_NUSER(w)	((uint32_t)((w) >> 8) & 0xffu)
+#define TTRACE_STACK_IS(w)	((w) >> 48 == TTRACE_STACK_TAG)
+#define TTRACE_STACK_MAKE(nk, nu, cut)                                                             \
+	(TTRACE_STACK_TAG << 48 | (uint64_t)(cut) | (uint64_t)(nu) << 8 | (uint64_t)(nk))
 
 /* A head entry: one event, or its first part. */
 struct ttrace_entry {
@@ -605,6 +645,15 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      most TTRACE_ECHO_RATE lines a second: past it,
  *                      events are recorded but not echoed, counted, and
  *                      "ttrace: echo skipped N events" says how many.
+ *   TTRACE_OP_STACK    arg: kind bits (bit k for kind k, user excepted):
+ *                      from then on each event of those kinds carries
+ *                      its call stack (CALL STACKS); 0 for none.
+ *   TTRACE_OP_PROFILE  arg: TTRACE_PROFILE_ARG(hz, cpus): every CPU in
+ *                      cpus takes a timer interrupt hz times a second
+ *                      and records a prof_sample with its stack (while
+ *                      the prof category is on: PROFILE turns it on, or
+ *                      off for hz 0). hz TTRACE_PROFILE_HZ_MIN..MAX;
+ *                      cpus a nonempty set of the running CPUs.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */
@@ -620,6 +669,15 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_UNTRACK     5
 #define TTRACE_OP_UNTRACK_ALL 6
 #define TTRACE_OP_ECHO	      7
+#define TTRACE_OP_STACK	      8
+#define TTRACE_OP_PROFILE     9
+
+#define TTRACE_PROFILE_HZ_DEFAULT    997 /* prime: not in step with the 100 Hz tick's work */
+#define TTRACE_PROFILE_HZ_MIN	     100 /* the scheduler's tick: the timer never runs slower */
+#define TTRACE_PROFILE_HZ_MAX	     10000
+#define TTRACE_PROFILE_ARG(hz, cpus) ((uint64_t)(hz) | (uint64_t)(cpus) << 32)
+#define TTRACE_PROFILE_HZ(arg)	     ((uint32_t)(arg))
+#define TTRACE_PROFILE_CPUS(arg)     ((uint32_t)((arg) >> 32))
 
 #define TTRACE_ECHO_RATE 50 /* lines a second: the 115200-baud console prints about 100 */
 

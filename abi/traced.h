@@ -94,6 +94,12 @@
  *   ECHO     category bits -> the mask: the categories the kernel echoes
  *            on its console from now on (abi/trace.h TTRACE_OP_ECHO; 0:
  *            none). CONTROL.
+ *   STACK    kind bits (bit k for kind k) -> the mask: the kinds whose
+ *            events carry their call stack from now on (abi/trace.h
+ *            TTRACE_OP_STACK, CALL STACKS; 0: none). CONTROL.
+ *   PROFILE  TTRACE_PROFILE_ARG(hz, cpus) -> the mask: the sampling
+ *            profiler on those CPUs at hz, or off for hz 0 (abi/trace.h
+ *            TTRACE_OP_PROFILE). CONTROL.
  *   STATS    struct traced_stats_request -> struct traced_dump_reply + text:
  *            answers over the events a DUMP with the filter would return
  *            (the window: the rings as the first page found them), paged
@@ -217,7 +223,9 @@
 #define TRACED_OP_STATS	     18
 #define TRACED_OP_ECHO	     19
 #define TRACED_OP_BULK	     20
-#define TRACED_OP_LIMIT	     21 /* one past the highest operation */
+#define TRACED_OP_STACK	     21
+#define TRACED_OP_PROFILE    22
+#define TRACED_OP_LIMIT	     23 /* one past the highest operation */
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 

@@ -17,6 +17,7 @@
 #ifndef SPOOR_COMMON_TRACE_DECODER_H
 #define SPOOR_COMMON_TRACE_DECODER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,12 +42,29 @@ struct ttrace_comm {
 	char name[TTRACE_COMM_MAX];
 };
 
+/* A stack frame to name: its address, whose code it is, and how it was found. */
+struct ttrace_frame {
+	uint64_t addr;
+	const char *comm; /* the program's name, or "kernel" */
+	bool kernel;
+	bool ret; /* a return address: its call is the instruction before it */
+};
+
 struct ttrace_decoder {
 	const struct ttrace_area *area;
 	struct ttrace_comm comm[TTRACE_DECODER_COMMS];	   /* by pid % TTRACE_DECODER_COMMS */
 	const char *syscall_name[TTRACE_DECODER_SYSCALLS]; /* into the durable aux; NULL: none */
 	uint16_t syscall_len[TTRACE_DECODER_SYSCALLS];
 	struct ttrace_uevent_slot *uevents; /* UEVENT_MAX of them, by id; NULL: print raw */
+	/*
+	 * Names a stack frame (trace_format.c): writes "function+0x12
+	 * (file.c:40)" for addr, of the kernel or of program comm, into buf
+	 * and returns true, or false to print it as hex. ret: addr is a
+	 * return address (its call is the instruction before it). NULL (as
+	 * ttrace_decoder_init() leaves it): hex. The host tools set it.
+	 */
+	bool (*symbolize)(void *ctx, const struct ttrace_frame *frame, char *buf, size_t size);
+	void *symbolize_ctx;
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "common/trace_aux.h"
 #include "common/trace_decoder.h"
 #include "common/trace_names.h"
+#include "common/trace_stack.h"
 #include "common/uevent_payload.h"
 
 #define US_PER_S 1000000ull
@@ -181,6 +182,49 @@ static void put_user_raw(struct format_buf *l, const struct ttrace_record *rec)
 	}
 }
 
+/* One frame's line: "\n    0xffffffff80104a2b kernel", its name in place of hex if known. */
+static void put_frame(struct format_buf *l, const struct ttrace_frame *f, struct ttrace_decoder *d)
+{
+	char name[TTRACE_FRAME_NAME_MAX];
+
+	if (d->symbolize && d->symbolize(d->symbolize_ctx, f, name, sizeof(name))) {
+		format_buf_printf(l, "\n    %s %s", name, f->comm);
+	} else {
+		format_buf_printf(l, "\n    0x%016llx %s", (unsigned long long)f->addr, f->comm);
+	}
+}
+
+/*
+ * The event's call stack, if it carries one: a line a frame, and a line
+ * for a cut. Every frame is a return address but the user's first (its
+ * ip) and a kernel sample's first (the interrupted ip).
+ */
+static void put_stack(struct format_buf *l, const struct ttrace_record *rec,
+		      struct ttrace_decoder *d)
+{
+	struct ttrace_stack s;
+
+	if (!ttrace_stack_get(rec, &s)) {
+		return;
+	}
+	bool sample = rec->kind == TTRACE_KIND_prof_sample;
+	for (uint32_t i = 0; i < s.nkernel; i++) {
+		struct ttrace_frame f = {s.frames[i], "kernel", true, !(sample && !i)};
+		put_frame(l, &f, d);
+	}
+	if (s.kernel_cut) {
+		format_buf_printf(l, "\n    ... kernel stack cut");
+	}
+	const char *comm = ttrace_decoder_comm(d, rec->pid);
+	for (uint32_t i = 0; i < s.nuser; i++) {
+		struct ttrace_frame f = {s.frames[s.nkernel + i], comm, false, i > 0};
+		put_frame(l, &f, d);
+	}
+	if (s.user_cut) {
+		format_buf_printf(l, "\n    ... user stack cut");
+	}
+}
+
 int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 			struct ttrace_decoder *d)
 {
@@ -213,6 +257,7 @@ int ttrace_format_event(char *buf, size_t size, const struct ttrace_record *rec,
 	for (uint32_t n = 0; n < TTRACE_EVENT_WORDS_MAX && ttrace_arg_next(&spec, &arg) == 1; n++) {
 		put_arg(&l, &arg, rec->data[n], rec, d);
 	}
+	put_stack(&l, rec, d);
 	return (int)l.len;
 }
 

@@ -24,7 +24,8 @@
  * bytes escaped as \xNN at most: about 2100 bytes. Readers cut a line at
  * TTRACE_LINE_MAX - 1 bytes.
  */
-#define TTRACE_LINE_MAX 2560
+#define TTRACE_LINE_MAX	      2560
+#define TTRACE_FRAME_NAME_MAX 96 /* a stack frame's name: "function+0x12 (file.c:40)" */
 
 /*
  * Writes rec as one line, without a newline, NUL-terminated when size > 0,

@@ -13,6 +13,7 @@
 static const struct ttrace_value pf_outcomes[] = {TTRACE_PF_OUTCOMES(VALUE)};
 static const struct ttrace_value copy_dirs[] = {TTRACE_COPY_DIRS(VALUE)};
 static const struct ttrace_value thread_states[] = {THREAD_STATES(VALUE)};
+static const struct ttrace_value prof_modes[] = {TTRACE_PROF_MODES(VALUE)};
 
 #undef VALUE
 
@@ -29,10 +30,9 @@ static const struct ttrace_value errnos[] = {
 	}
 
 static const struct ttrace_values lists[] = {
-    LIST("pf_outcome", pf_outcomes),
-    LIST("copy_dir", copy_dirs),
-    LIST("thread_state", thread_states),
-    LIST("errno", errnos),
+    LIST("pf_outcome", pf_outcomes),	 LIST("copy_dir", copy_dirs),
+    LIST("thread_state", thread_states), LIST("errno", errnos),
+    LIST("prof_mode", prof_modes),
 };
 
 #define NLISTS (sizeof(lists) / sizeof(lists[0]))

@@ -15,6 +15,7 @@
 #include "arch/x86_64/power.h"
 #include "arch/x86_64/serial.h"
 #include "init/options.h"
+#include "lib/ksyms.h"
 #include "lib/printk.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
@@ -65,15 +66,29 @@ static bool frame_readable(uint64_t rbp)
 	       (rbp >= DIRECT_MAP_BASE && rbp + 16 <= direct_end);
 }
 
+/* One line of the walk: the address, and the function it is in if the symbol table knows. */
+static void walk_line(int depth, uint64_t addr)
+{
+	uint64_t offset;
+	const char *name = ksyms_lookup(addr, &offset);
+
+	if (name) {
+		printk("  #%d 0x%016lx %s+0x%lx\n", depth, addr, name, offset);
+	} else {
+		printk("  #%d 0x%016lx\n", depth, addr);
+	}
+}
+
 void panic_stack_walk(uint64_t rip, uint64_t rbp)
 {
-	printk("stack walk:\n  #0 0x%016lx\n", rip);
+	printk("stack walk:\n");
+	walk_line(0, rip);
 	for (int depth = 1; depth < STACK_WALK_DEPTH && frame_readable(rbp); depth++) {
 		const uint64_t *frame = (const uint64_t *)(uintptr_t)rbp;
 		if (!frame[1]) {
 			break;
 		}
-		printk("  #%d 0x%016lx\n", depth, frame[1]);
+		walk_line(depth, frame[1]);
 		rbp = frame[0];
 	}
 }

@@ -4,6 +4,7 @@
 #include "mm/usercopy.h"
 
 #include "abi/errno.h"
+#include "arch/x86_64/percpu.h"
 #include "mm/memlayout.h"
 #include "trace/ktrace.h"
 
@@ -33,6 +34,22 @@ int copy_to_user(uint64_t udst, const void *src, size_t len)
 	}
 	TTRACE(mem_copy, udst, len, TTRACE_COPY_TO_USER);
 	return len ? (int)usercopy((void *)(uintptr_t)udst, src, len) : 0;
+}
+
+int copy_from_user_nofault(void *dst, uint64_t usrc, size_t len)
+{
+	struct cpu *c = this_cpu();
+
+	if (!user_range_ok(usrc, len)) {
+		return -EFAULT;
+	}
+	/* the compiler barriers keep the copy between the two: trap.c reads the flag */
+	c->usercopy_nofault++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	int err = len ? (int)usercopy(dst, (const void *)(uintptr_t)usrc, len) : 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->usercopy_nofault--;
+	return err;
 }
 
 int copy_string_from_user(char *dst, uint64_t usrc, size_t max)

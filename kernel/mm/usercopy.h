@@ -17,6 +17,13 @@ int copy_from_user(void *dst, uint64_t usrc, size_t len);
 int copy_to_user(uint64_t udst, const void *src, size_t len);
 
 /*
+ * copy_from_user() for any context, interrupt handlers included: a page
+ * that is not mapped is not faulted in (no lock, no sleep) but gives
+ * -EFAULT, and no event is traced. For stack walks (trace/stack.c).
+ */
+int copy_from_user_nofault(void *dst, uint64_t usrc, size_t len);
+
+/*
  * Copies a NUL-terminated string of at most max - 1 characters. Returns its
  * length, -EFAULT, or -E2BIG when no NUL comes within max bytes.
  */

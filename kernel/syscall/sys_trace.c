@@ -6,6 +6,9 @@
 #include "abi/mem.h"
 #include "abi/trace.h"
 #include "cap/cspace.h"
+#include "lib/ksyms.h"
+#include "lib/string.h"
+#include "mm/usercopy.h"
 #include "mm/uvm.h"
 #include "proc/process.h"
 #include "syscall/syscall.h"
@@ -86,4 +89,22 @@ int64_t sys_trace_test(struct trap_frame *f)
 		}
 	}
 	return emitted;
+}
+
+int64_t sys_ksym(struct trap_frame *f)
+{
+	uint64_t offset;
+	const char *name = ksyms_lookup(SYSARG0(f), &offset);
+	uint64_t size = SYSARG2(f);
+
+	if (!name) {
+		return -ENOENT;
+	}
+	size_t len = strlen(name) + 1;
+	if (len > size) {
+		return -E2BIG;
+	}
+	int err = copy_to_user(SYSARG1(f), name, len);
+	/* an offset is below the kernel's text size: positive as an int64_t */
+	return err ? err : (int64_t)offset;
 }

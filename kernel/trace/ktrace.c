@@ -35,7 +35,9 @@
 #include "trace/echo.h"
 #include "trace/emit.h"
 #include "trace/name_holds.h"
+#include "trace/profile.h"
 #include "trace/recorder.h"
+#include "trace/stack.h"
 #include "trace/uevent_table.h"
 
 #define FLIGHT_RECORDER_EVENTS 16
@@ -46,6 +48,11 @@
 uint64_t ttrace_mask;
 
 uint32_t ttrace_emit_extras = 1;
+
+/* [control_lock, a] Kinds whose events carry their call stack (TTRACE_OP_STACK): bit k, kind k. */
+static uint64_t stack_kinds;
+
+_Static_assert(TTRACE_KIND_LIMIT <= 64, "stack_kinds: a bit a kind");
 
 static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
@@ -122,6 +129,7 @@ static void update_extras(void)
 	/* relaxed: the header's fields are changed under control_lock, or at boot */
 	uint32_t extras = __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
 			  __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED) ||
+			  __atomic_load_n(&stack_kinds, __ATOMIC_RELAXED) ||
 			  __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP;
 
 	/* relaxed: a tracepoint racing the change may take either path; both check what they need
@@ -255,19 +263,26 @@ static bool untracked(const struct thread *t)
 
 /*
  * Writes one event into this CPU's ring, checking everything: PID
- * tracking, the echo, the ring. False if drop mode dropped it; an event
- * PID tracking leaves out is not dropped, only not wanted.
+ * tracking, the echo, the ring; with its call stack walked from stack
+ * if that is not NULL. False if drop mode dropped it; an event PID
+ * tracking leaves out is not dropped, only not wanted.
  */
-static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user)
+static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
+		 const struct stack_start *stack)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
+	uint64_t with_stack[TTRACE_EVENT_WORDS_MAX];
 
 	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
 		return false; /* a CPU beyond those the area was laid out for; no such event */
 	}
 	if (untracked(t)) {
 		return true;
+	}
+	if (stack) {
+		nwords = stack_event(with_stack, data, nwords, stack);
+		data = with_stack;
 	}
 	struct ttrace_event ev = {
 	    .pid = t && t->proc ? t->proc->pid : 0,
@@ -306,13 +321,28 @@ void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 		      uint64_t d4)
 {
 	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
+	uint16_t kind = (uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT);
+	/*
+	 * The tracepoint's ttrace_emitN() jumped here (emit.c), so this
+	 * frame returns straight into the function that has the tracepoint.
+	 */
+	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
+				    .user = stack_user_regs()};
+	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
+	bool stacked = __atomic_load_n(&stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
 
-	emit((uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT), data, (uint8_t)kind_n, false);
+	emit(kind, data, (uint8_t)kind_n, false, stacked ? &start : NULL);
 }
 
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
 {
-	return emit(TTRACE_KIND_user, data, nwords, true);
+	return emit(TTRACE_KIND_user, data, nwords, true, NULL);
+}
+
+void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
+			 const struct stack_start *s)
+{
+	emit(kind, data, nwords, false, s);
 }
 
 uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)
@@ -356,6 +386,17 @@ int ttrace_control(uint32_t op, uint64_t arg)
 
 	if (!area.hdr) {
 		return -ENOMEM;
+	}
+	if (op == TTRACE_OP_PROFILE) {
+		uint32_t hz = TTRACE_PROFILE_HZ(arg);
+
+		err = profile_set(hz, TTRACE_PROFILE_CPUS(arg));
+		if (err) {
+			return err;
+		}
+		/* the samples' category follows: on with the profiler, off without it */
+		op = hz ? TTRACE_OP_ENABLE : TTRACE_OP_DISABLE;
+		arg = TTRACE_CAT(PROF);
 	}
 	if (op == TTRACE_OP_ENABLE || op == TTRACE_OP_DISABLE) {
 		struct mask_change m = {.op = op, .cats = arg};
@@ -401,6 +442,16 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
 		update_extras();
 		process_untrack_all();
+		break;
+	case TTRACE_OP_STACK:
+		if (arg &
+		    ~(((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)) {
+			err = -EINVAL;
+		} else {
+			/* relaxed: orders nothing, as the mask (change_mask()) */
+			__atomic_store_n(&stack_kinds, arg, __ATOMIC_RELAXED);
+			update_extras();
+		}
 		break;
 	case TTRACE_OP_ECHO:
 		if (arg & ~TTRACE_CAT_ALL) {

@@ -65,6 +65,17 @@ void ttrace_emit5(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uin
 /* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 
+struct stack_start;
+
+/*
+ * An event of a kernel kind with its call stack walked from s (stack.h),
+ * or without one for NULL, whatever TTRACE_OP_STACK chose: the
+ * profiler's samples. Callers check
+ * the kind's category first, as TTRACE() does.
+ */
+void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
+			 const struct stack_start *s);
+
 #ifndef TTRACE_ENABLED
 #define TTRACE_ENABLED 1
 #endif

@@ -175,6 +175,16 @@ static inline long sys_cap_identify(int slot, struct cap_info *info)
  * prot (PROT_*), at addr or, for addr NULL, where the kernel chooses.
  * Returns the address; user addresses are below 2^47, so never negative.
  */
+/*
+ * The kernel function holding kernel text address addr: its name into
+ * buf (size bytes, NUL included), and addr's offset into it returned;
+ * -ENOENT for an address no function holds, -E2BIG for a short buf.
+ */
+static inline long sys_ksym(uint64_t addr, char *buf, size_t size)
+{
+	return __syscall3(ksym, addr, buf, size);
+}
+
 static inline long sys_mem_map_anon(void *addr, size_t len, uint32_t prot)
 {
 	return __syscall3(mem_map_anon, addr, len, prot);

@@ -37,4 +37,11 @@ uint64_t trace_print_listing(struct traced_pager *pager);
 void trace_verb_stats(const struct trace_verb *verb, int argc, char **argv);
 void trace_verb_hist(const struct trace_verb *verb, int argc, char **argv);
 
+/* `trace stack on KINDS|CATS|off` and `trace profile [HZ] [CPU|all]|off` (trace_prof.c). */
+void trace_verb_stack(const struct trace_verb *verb, int argc, char **argv);
+void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv);
+
+/* `trace top [SECONDS]`: the hottest kernel functions of the profiler's samples (trace_top.c). */
+void trace_verb_top(const struct trace_verb *verb, int argc, char **argv);
+
 #endif

@@ -242,6 +242,22 @@ static int op_echo(const struct request *req, struct reply *rep)
 	return control(TTRACE_OP_ECHO, req->arg, rep);
 }
 
+static int op_stack(const struct request *req, struct reply *rep)
+{
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_STACK, req->arg, rep);
+}
+
+static int op_profile(const struct request *req, struct reply *rep)
+{
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_PROFILE, req->arg, rep);
+}
+
 static int op_dump(const struct request *req, struct reply *rep)
 {
 	return dump_page(TRACED_OP_DUMP, req, rep);
@@ -288,6 +304,8 @@ static const struct op {
     [TRACED_OP_STATS] = {stats_page, TRACED_LEVEL_SELF},
     [TRACED_OP_ECHO] = {op_echo, TRACED_LEVEL_CONTROL},
     [TRACED_OP_BULK] = {bulk_page, TRACED_LEVEL_SELF}, /* SELF: scoped, as DUMP */
+    [TRACED_OP_STACK] = {op_stack, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_PROFILE] = {op_profile, TRACED_LEVEL_CONTROL},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))

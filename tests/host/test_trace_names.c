@@ -90,8 +90,8 @@ TEST(trace_names_kinds_and_categories)
 				     rows[i].category_name, rows[i].name);
 		}
 	}
-	CHECK(ttrace_category_name(8) == NULL, "no ninth category");
-	CHECK_EQ_UINT(TTRACE_CAT_ALL, 0xff, "eight categories");
+	CHECK(ttrace_category_name(9) == NULL, "no tenth category");
+	CHECK_EQ_UINT(TTRACE_CAT_ALL, 0x1ff, "nine categories");
 }
 
 TEST(trace_names_category_lists_parse)
@@ -145,7 +145,7 @@ TEST(trace_names_category_masks_print)
 	    {0, 32, "none", 4},
 	    {TTRACE_CAT(MEM), 32, "mem", 3},
 	    {TTRACE_CAT(MEM) | TTRACE_CAT(SCHED), 32, "mem,sched", 9},
-	    {TTRACE_CAT_ALL, 64, "mem,sched,syscall,ipc,irq,proc,user,test", 40},
+	    {TTRACE_CAT_ALL, 64, "mem,sched,syscall,ipc,irq,proc,user,test,prof", 45},
 	    {1ull << 40, 32, "0x10000000000", 13},
 	    {TTRACE_CAT(USER) | 1ull << 40, 32, "user,0x10000000000", 18},
 	    {TTRACE_CAT(MEM) | TTRACE_CAT(SCHED), 6, "mem,s", 9},

@@ -46,7 +46,7 @@ EXIT_KERNEL_FAILURE = 3
 # starts and keeps.
 TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
                 "tracegen", "tracedfuzz", "tracescope", "edges", "churn", "traceflip",
-                "tracebulk", "memhog")
+                "tracebulk", "memhog", "hotspot", "stackbad")
 
 
 class KernelPanic(AssertionError):

@@ -1,8 +1,11 @@
 """Kernel exceptions end in one clear panic block, and QEMU reports the failure."""
 
+import re
+import subprocess
+
 import pytest
 
-from spoorlib import EXIT_KERNEL_FAILURE
+from spoorlib import EXIT_KERNEL_FAILURE, KERNEL
 
 
 @pytest.mark.parametrize("kind,name,mnemonic,vector,cr2", [
@@ -39,4 +42,28 @@ def test_too_little_memory_halts_with_message(boot):
     spoor = boot(smp=1, mem="16M", wait_prompt=False)
     spoor.expect(r"memory: \d+ MiB usable; Spoor needs at least 32 MiB", allow_panic=True)
     spoor.expect(r"system halted", allow_panic=True)
+    assert spoor.wait_exit() == EXIT_KERNEL_FAILURE
+
+
+def kernel_functions():
+    """The kernel image's functions, (start, name), sorted, as nm gives them."""
+    out = subprocess.run(["nm", "-n", "--defined-only", str(KERNEL)], check=True,
+                         capture_output=True, text=True).stdout
+    return [(int(a, 16), n) for a, t, n in (line.split() for line in out.splitlines())
+            if t in "tT" and not n.startswith(".")]
+
+
+def test_panic_stack_walk_names_each_function_as_the_elf_does(boot):
+    spoor = boot(smp=1, cmdline="selftest=pagefault", wait_prompt=False)
+    spoor.expect(r"stack walk:\r*\n", allow_panic=True)
+    spoor.expect(r"trace counters:", allow_panic=True)  # the walk has ended
+    block = spoor.child.before
+    lines = re.findall(r"#(\d+) 0x([0-9a-f]{16}) (\w+)\+0x([0-9a-f]+)", block)
+    assert len(lines) >= 2, block
+    functions = kernel_functions()
+    for _, addr, name, offset in lines:
+        addr = int(addr, 16)
+        start, want = max(f for f in functions if f[0] <= addr)
+        assert (name, int(offset, 16)) == (want, addr - start), block
+    assert lines[0][2] == "selftest_pagefault", block
     assert spoor.wait_exit() == EXIT_KERNEL_FAILURE

@@ -284,7 +284,7 @@ class TestBulkDump:
     ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
     ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
     ("cat=memm", "trace: unknown category 'memm' (known: mem sched syscall ipc irq proc "
-                 "user test all)"),
+                 "user test prof all)"),
     ("pid=abc", "trace: bad id in 'pid=abc' (a number)"),
     ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
     ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),
@@ -576,7 +576,7 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
     ("trace", "  FILTERS: cpu=N pid=N tid=N tree=N kind=NAME,... cat=NAME,... last=N count=N "
               "since=SECONDS until=SECONDS"),
     ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
-                    "mode follow save track untrack run echo stats hist strings events "
+                    "mode follow save track untrack run echo stack profile top stats hist strings events "
                     "register unregister)"),
     ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
     ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),

@@ -16,8 +16,10 @@
 
 #include "common/fnv.h"
 #include "common/trace_names.h"
+#include "common/trace_stack.h"
 #include "common/uevent_parse.h"
 #include "tools/spoor-trace/fields.h"
+#include "tools/spoor-trace/stacks.h"
 
 #define CTF_MAGIC 0xc1fc1fc1u
 #define NS_PER_S  1000000000ull
@@ -58,6 +60,7 @@ struct ctf {
 	struct user_class *users;
 	size_t nusers;
 	struct tfields fields;
+	struct stack_names stack; /* an event's, named (put_stack()) */
 	int err;
 };
 
@@ -160,6 +163,34 @@ static void put_fields(struct stream *s, const struct tfields *fs, struct ctf *c
 	}
 }
 
+/*
+ * A kind's event ends with its call stack (none: length 0): stack_len,
+ * stack[stack_len] the addresses as recorded (the kernel's, then the
+ * user's, innermost first), and stack_names, the stack named as
+ * `spoor-trace flamegraph --folded` names it (root first, ';' between).
+ */
+static void put_stack(struct stream *s, const struct ttrace_record *r, struct ctf *c)
+{
+	struct ttrace_stack st;
+	char names[STACKS_FRAMES_MAX * (STACKS_NAME_MAX + 1)] = "";
+	size_t len = 0;
+
+	if (!ttrace_stack_get(r, &st)) {
+		st = (struct ttrace_stack){0};
+	}
+	put_int(s, st.nkernel + st.nuser, 1, c);
+	for (uint32_t i = 0; i < st.nkernel + st.nuser; i++) {
+		put_int(s, st.frames[i], 8, c);
+	}
+	if (st.nkernel + st.nuser && stacks_of(c->v, r, &c->stack)) {
+		for (uint32_t i = 0; i < c->stack.n; i++) {
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						i ? ";" : "", c->stack.name[i]);
+		}
+	}
+	put(s, names, strlen(names) + 1, c);
+}
+
 static void event(struct ctf *c, const struct ttrace_record *r)
 {
 	struct stream *s = &c->s[r->cpu];
@@ -185,6 +216,9 @@ static void event(struct ctf *c, const struct ttrace_record *r)
 	const char *comm = ttrace_decoder_comm(&c->v->dec, r->pid);
 	put(s, comm, strlen(comm) + 1, c);
 	put_fields(s, &c->fields, c);
+	if (k.type == TCLASS_KIND) {
+		put_stack(s, r, c);
+	}
 	if (s->after_loss) {
 		/*
 		 * The loss ends here (abi/trace_file.h LOSS PLACEMENT): a reader
@@ -284,10 +318,10 @@ static void put_enum(FILE *m, const struct tfield *f)
 	fputs(" } ", m);
 }
 
-static void put_class(FILE *m, uint32_t id, const char *name, const struct tfields *fs)
+static void put_class(FILE *m, uint32_t id, const char *name, const struct tfields *fs, bool stack)
 {
 	fprintf(m, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n", name, id);
-	if (fs->n) {
+	if (fs->n || stack) {
 		fprintf(m, "\tfields := struct {\n");
 		for (size_t i = 0; i < fs->n; i++) {
 			const struct tfield *f = &fs->f[i];
@@ -309,6 +343,11 @@ static void put_class(FILE *m, uint32_t id, const char *name, const struct tfiel
 				fprintf(m, "[%u]", f->nbytes);
 			}
 			fputs(";\n", m);
+		}
+		if (stack) {
+			fputs("\t\tu8 stack_len;\n\t\tx64 stack[stack_len];\n\t\tstring "
+			      "stack_names;\n",
+			      m);
 		}
 		fprintf(m, "\t};\n");
 	}
@@ -402,7 +441,7 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 		k.type = kind == TTRACE_KIND_user ? TCLASS_USER_RAW : TCLASS_KIND;
 		k.kind = kind;
 		tfields_get(c->v, &k, NULL, &c->fields);
-		put_class(m, kind, info->name, &c->fields);
+		put_class(m, kind, info->name, &c->fields, k.type == TCLASS_KIND);
 	}
 	for (uint32_t kind = 0; kind <= UINT16_MAX; kind++) {
 		if (c->unknown[kind]) {
@@ -412,7 +451,7 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 			k.kind = kind;
 			snprintf(cname, sizeof(cname), "kind_%u", kind);
 			tfields_get(c->v, &k, NULL, &c->fields);
-			put_class(m, ID_UNKNOWN_BASE + kind, cname, &c->fields);
+			put_class(m, ID_UNKNOWN_BASE + kind, cname, &c->fields, false);
 		}
 	}
 	for (size_t i = 0; i < c->nusers; i++) {
@@ -425,7 +464,7 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 		snprintf(cname, sizeof(cname), "user:%.*s", (int)(sizeof(u->def.name) - 1),
 			 u->def.name);
 		tfields_get(c->v, &k, NULL, &c->fields);
-		put_class(m, u->id, cname, &c->fields);
+		put_class(m, u->id, cname, &c->fields, false);
 	}
 }
 

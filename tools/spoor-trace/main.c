@@ -9,6 +9,14 @@
  *                                       an SVG picture of the CPUs; the
  *                                       options choose the window, CPUs
  *                                       and processes (timeline_opts.h)
+ *   spoor-trace report FILE             where the samples' time went, per
+ *                                       function (report.h)
+ *   spoor-trace flamegraph [--folded] FILE
+ *                                       a flame graph (SVG) of the stacks
+ *                                       on standard output, or their
+ *                                       folded text (flame.h)
+ *
+ * Call stacks are named from the build's ELF files (symbols.h).
  *
  * An output that exists already is left alone (exit status 2) unless -f
  * comes before the subcommand; -h or --help prints the usage on standard
@@ -27,7 +35,10 @@
 
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/flame.h"
 #include "tools/spoor-trace/perfetto.h"
+#include "tools/spoor-trace/report.h"
+#include "tools/spoor-trace/symbols.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
 #include "tools/spoor-trace/view.h"
@@ -56,9 +67,11 @@ static void print_usage(FILE *to)
 		"       %s [-f] ctf FILE DIR\n"
 		"       %s [-f] perfetto FILE OUT.json\n"
 		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
+		"       %s report FILE\n"
+		"       %s flamegraph [--folded] FILE\n"
 		"       %s -h|--help\n"
 		"  -f  replace an output that exists (else it is left alone)\n",
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 }
 
 static int usage(void)
@@ -162,11 +175,53 @@ static int run_timeline(struct tview *v, const char *file, const char *out)
 	return to_file(v, out, draw_timeline);
 }
 
+/* What a stack answer says when it cannot: a trace without stacks is bad input for it. */
+static int stacks_failed(const char *file, int err)
+{
+	if (err == -ENOENT) {
+		fprintf(stderr,
+			"%s: %s: no call stacks (trace profile, or trace stack on KINDS, before "
+			"saving)\n",
+			prog, file);
+		return EXIT_BAD_INPUT;
+	}
+	return output_failed("standard output", err);
+}
+
+static int run_report(struct tview *v, const char *file, const char *out)
+{
+	(void)out;
+	int err = report_write(v, stdout);
+	return err ? stacks_failed(file, err) : 0;
+}
+
+/* --folded, set by flame_options(), read by run_flamegraph(). */
+static bool flame_folded_text;
+
+static int flame_options(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[2], "--folded")) {
+		flame_folded_text = true;
+		memmove(&argv[2], &argv[3], (size_t)(argc - 3) * sizeof(*argv));
+		return argc - 1;
+	}
+	return argc;
+}
+
+static int run_flamegraph(struct tview *v, const char *file, const char *out)
+{
+	(void)out;
+	int err = flame_folded_text ? flame_folded(v, stdout) : flame_svg(v, stdout);
+	return err ? stacks_failed(file, err) : 0;
+}
+
 static const struct command commands[] = {
     {"text", 1, "FILE", run_text, NULL},
     {"ctf", 2, "FILE DIR", run_ctf, NULL},
     {"perfetto", 2, "FILE OUT.json", run_perfetto, NULL},
     {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", run_timeline, timeline_options},
+    {"report", 1, "FILE", run_report, NULL},
+    {"flamegraph", 1, "[--folded] FILE", run_flamegraph, flame_options},
 };
 
 /* Reads the whole file at path into *data. Returns 0 or -errno. */
@@ -269,7 +324,11 @@ int main(int argc, char **argv)
 		free(data);
 		return EXIT_OUTPUT;
 	}
+	struct symbols *syms = symbols_open(NULL);
+	v.dec.symbolize = syms ? symbols_format : NULL;
+	v.dec.symbolize_ctx = syms;
 	int status = cmd->run(&v, file, cmd->nargs > 1 ? argv[3] : NULL);
+	symbols_close(syms);
 	tview_fini(&v);
 	tfile_free(&f);
 	free(data);

@@ -9,12 +9,15 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/trace_names.h"
 #include "tools/spoor-trace/fields.h"
 #include "tools/spoor-trace/runs.h"
+#include "tools/spoor-trace/stacks.h"
+#include "tools/spoor-trace/tally.h"
 
 #define NS_PER_US 1000u
 #define STACK_MAX 16 /* a thread's open slices: a syscall and the IPC call inside it, ... */
@@ -62,6 +65,8 @@ struct pf {
 	struct tfields fields;
 	struct tfields more;		/* a closing event's fields, added to its slice's */
 	uint64_t lost[TTRACE_MAX_CPUS]; /* lost on a CPU, not yet written (flush_loss()) */
+	struct tally frames;		/* "parent\tmodule\tname": the stackFrames, id = row + 1 */
+	struct stack_names stack;	/* the event's, as names */
 	int err;
 };
 
@@ -317,6 +322,60 @@ static void open_slice(struct pf *p, struct thr *t, uint8_t type, uint64_t ns, c
 	sl->rec = *r;
 }
 
+/*
+ * The event's call stack as "sf", the id of its innermost frame in the
+ * stackFrames table (written at the end): a frame is one node for each
+ * distinct path to it from the root, as the Trace Event format has them.
+ */
+static void stack_frame(struct pf *p, const struct ttrace_record *r)
+{
+	char key[STACKS_NAME_MAX + TTRACE_COMM_MAX + 32];
+	long id = 0;
+
+	if (!stacks_of(p->v, r, &p->stack)) {
+		return;
+	}
+	for (uint32_t i = 0; i < p->stack.n && id >= 0; i++) {
+		snprintf(key, sizeof(key), "%ld\t%s\t%s", id, p->stack.module[i], p->stack.name[i]);
+		id = tally_add(&p->frames, key, 0, 0);
+		id = id < 0 ? id : id + 1;
+	}
+	if (id < 0) {
+		p->err = -ENOMEM;
+		return;
+	}
+	fprintf(p->out, ",\"sf\":%ld", id);
+}
+
+/*
+ * The end of the document, with the stackFrames table if an event had a
+ * stack: "id":{"name":..,"category":module,"parent":"id"}.
+ */
+static void stack_frames(struct pf *p)
+{
+	if (!p->frames.len) {
+		fputs("\n]}\n", p->out);
+		return;
+	}
+	fputs("],\"stackFrames\":{", p->out);
+	for (size_t i = 0; i < p->frames.len; i++) {
+		const char *key = p->frames.rows[i].key;
+		const char *module = strchr(key, '\t') + 1, *name = strchr(module, '\t') + 1;
+		char mod[TTRACE_COMM_MAX];
+
+		snprintf(mod, sizeof(mod), "%.*s", (int)(name - 1 - module), module);
+		fprintf(p->out, "%s\n\"%zu\":{\"name\":", i ? "," : "", i + 1);
+		json_string(p->out, name);
+		fputs(",\"category\":", p->out);
+		json_string(p->out, mod);
+		if (strtol(key, NULL, 10)) {
+			fprintf(p->out, ",\"parent\":\"%ld\"", strtol(key, NULL, 10));
+		}
+		fputc('}', p->out);
+	}
+	fputs("\n}}\n", p->out);
+}
+
 static void instant(struct pf *p, uint64_t ns, uint32_t pid, uint32_t tid, const char *cat,
 		    const char *name, const struct ttrace_record *r, struct tclass *k)
 {
@@ -324,6 +383,7 @@ static void instant(struct pf *p, uint64_t ns, uint32_t pid, uint32_t tid, const
 	named(p, cat, name);
 	fputs(",\"s\":\"t\"", p->out);
 	if (r) {
+		stack_frame(p, r);
 		event_args(p, r, k);
 	}
 	fputc('}', p->out);
@@ -436,6 +496,9 @@ static void event(struct pf *p, const struct ttrace_record *r)
 		break;
 	case TTRACE_KIND_mem_pf:
 		instant(p, ns, r->pid, r->tid, "mem", "page fault", r, &k);
+		break;
+	case TTRACE_KIND_prof_sample:
+		instant(p, ns, r->pid, r->tid, "prof", "sample", r, &k);
 		break;
 	case TTRACE_KIND_irq_entry:
 	case TTRACE_KIND_irq_timer:
@@ -551,7 +614,8 @@ int perfetto_convert(struct tview *v, FILE *out)
 		}
 		free(t->stack);
 	}
-	fputs("\n]}\n", out);
+	stack_frames(p);
+	tally_free(&p->frames);
 	err = p->err;
 	if (!err && (fflush(out) || ferror(out))) {
 		err = -EIO;

@@ -9,6 +9,8 @@
 # (HOST_EXTRA_TESTS):
 #   build/host/spoor_trace/run_tests  unit tests: the reader's checks, the text
 #   build/host/spoor_trace/fuzz       10,000 mutated files through every converter
+#   build/host/spoor_trace/check_stacks  stacks named as addr2line names them,
+#                                     report and folded output to the letter
 #   build/host/spoor_trace/check      babeltrace2 reads the CTF; the JSON and
 #                                     SVG are checked with Python's parsers, and
 #                                     the JSON loads in Chrome DevTools' trace
@@ -17,6 +19,8 @@
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
 SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
+# elfutils (Debian libdw-dev, libelf-dev) names the addresses of call stacks.
+SPOOR_TRACE_LIBS := -ldw -lelf
 SPOOR_TRACE_SRCS := $(sort $(wildcard tools/spoor-trace/*.c))
 SPOOR_TRACE_COMMON := $(sort $(wildcard common/*.c))
 SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.def)
@@ -24,7 +28,7 @@ SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.de
 $(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) \
 		tools/spoor-trace/spoor-trace.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON)
+	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_LIBS)
 
 HOST_TOOLS += $(SPOOR_TRACE)
 
@@ -33,27 +37,28 @@ HOST_TOOLS += $(SPOOR_TRACE)
 SPOOR_TRACE_TEST_DIR := $(BUILD)/host/spoor_trace
 SPOOR_TRACE_LIB_OBJS := $(patsubst %,$(BUILD)/host/%.o,\
 	$(filter-out tools/spoor-trace/main.c,$(SPOOR_TRACE_SRCS)) $(SPOOR_TRACE_COMMON) \
-	tests/host/spoor_trace/gen.c)
+	tests/host/spoor_trace/gen.c tests/host/spoor_trace/gen_stacks.c)
 SPOOR_TRACE_UNIT_OBJS := $(patsubst %,$(BUILD)/host/%.o,tests/host/runner.c \
-	$(filter-out %/gen.c %/fuzz.c %/gen_main.c,$(sort $(wildcard tests/host/spoor_trace/*.c))))
+	$(filter-out %/gen.c %/gen_stacks.c %/fuzz.c %/gen_main.c,$(sort $(wildcard tests/host/spoor_trace/*.c))))
 SPOOR_TRACE_UNIT := $(SPOOR_TRACE_TEST_DIR)/run_tests
 SPOOR_TRACE_FUZZ := $(SPOOR_TRACE_TEST_DIR)/fuzz
 SPOOR_TRACE_GEN := $(SPOOR_TRACE_TEST_DIR)/gen
 SPOOR_TRACE_CHECK := $(SPOOR_TRACE_TEST_DIR)/check
 SPOOR_TRACE_CHECK_TIMELINE := $(SPOOR_TRACE_TEST_DIR)/check_timeline
+SPOOR_TRACE_CHECK_STACKS := $(SPOOR_TRACE_TEST_DIR)/check_stacks
 
 $(SPOOR_TRACE_UNIT): $(SPOOR_TRACE_UNIT_OBJS) $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(SPOOR_TRACE_LIBS)
 
 $(SPOOR_TRACE_FUZZ): $(BUILD)/host/tests/host/runner.c.o \
 		$(BUILD)/host/tests/host/spoor_trace/fuzz.c.o $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(SPOOR_TRACE_LIBS)
 
 $(SPOOR_TRACE_GEN): $(BUILD)/host/tests/host/spoor_trace/gen_main.c.o $(SPOOR_TRACE_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $^
+	$(CC) $(HOST_CFLAGS) -o $@ $^ $(SPOOR_TRACE_LIBS)
 
 # DevTools' trace engine, only for the check: npm ci into build/, from the
 # checked-in package.json and package-lock.json (make deps installs node).
@@ -85,8 +90,15 @@ $(SPOOR_TRACE_CHECK_TIMELINE): tests/host/spoor_trace/check_timeline.py $(SPOOR_
 		'$(SPOOR_TRACE_GEN)' > $@
 	chmod +x $@
 
+$(SPOOR_TRACE_CHECK_STACKS): tests/host/spoor_trace/check_stacks.py $(SPOOR_TRACE) \
+		$(SPOOR_TRACE_GEN)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' > $@
+	chmod +x $@
+
 HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
-	$(SPOOR_TRACE_CHECK_TIMELINE)
+	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS)
 
 -include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
 	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d

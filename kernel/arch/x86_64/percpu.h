@@ -68,6 +68,10 @@ struct cpu {
 	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
 	uint32_t irq_depth;	       /* [o] interrupt handlers running: their events are irq */
 	uint64_t trace_word1;	       /* [I] id << 48: this CPU in word 1 of its ring's entries */
+	uint32_t usercopy_nofault; /* [o] > 0: a user copy's fault fails at once (stack walks) */
+	uint32_t profile_hz;	   /* [a] the profiler's rate asked for here, 0: off (profile.c) */
+	uint32_t profile_rate;	   /* [o] the rate the timer runs at for it, 0: off */
+	uint32_t profile_phase;	   /* [o] the scheduler tick's share, as profile.c counts it */
 
 	struct gdt gdt; /* [o] */
 	struct tss tss; /* [o] */

@@ -15,6 +15,7 @@
 #include "sched/sched.h"
 #include "sched/watchdog.h"
 #include "trace/ktrace.h"
+#include "trace/profile.h"
 
 #define PIT_HZ		1193182
 #define PIT_CH2_DATA	0x42
@@ -35,6 +36,9 @@ static uint32_t lapic_per_tick; /* [I] LAPIC timer counts per 1/TIMER_HZ s */
 
 static void timer_tick(struct trap_frame *f)
 {
+	if (!profile_tick(f)) {
+		return; /* an interrupt for the profiler alone */
+	}
 	uint64_t tick = __atomic_add_fetch(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
 
 	TTRACE(irq_timer, tick);
@@ -80,6 +84,11 @@ void timer_calibrate(void)
 void timer_start_cpu(void)
 {
 	apic_timer_periodic(VECTOR_TIMER, lapic_per_tick);
+}
+
+void timer_set_rate(uint32_t hz)
+{
+	apic_timer_periodic(VECTOR_TIMER, (uint32_t)((uint64_t)lapic_per_tick * TIMER_HZ / hz));
 }
 
 uint64_t timer_tsc_hz(void)

@@ -16,6 +16,9 @@ void timer_calibrate(void);
 /* Starts the periodic tick on the calling CPU. */
 void timer_start_cpu(void);
 
+/* Runs the calling CPU's periodic interrupt at hz (TIMER_HZ..10000) instead: the profiler. */
+void timer_set_rate(uint32_t hz);
+
 uint64_t timer_tsc_hz(void);
 
 /* The TSC when time 0 of timer_now_ns() was. */

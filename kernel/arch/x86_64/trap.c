@@ -184,6 +184,11 @@ static bool usercopy_fault(struct trap_frame *f, uint64_t cr2)
 	if (f->vector != EXC_PAGE_FAULT || !usercopy_contains(f->rip) || cr2 >= USER_TOP) {
 		return false;
 	}
+	if (this_cpu()->usercopy_nofault) {
+		/* A stack walk: nothing faulted in, nothing traced, -EFAULT. */
+		f->rip = usercopy_fixup_rip(false);
+		return true;
+	}
 	if (f->rflags & RFLAGS_IF) {
 		irq_enable();
 	}

@@ -84,6 +84,11 @@ def text_events(tool, path, losses=None):
     lines = r.stdout.splitlines()
     events, lost = [], 0
     for line in lines[:-1]:
+        if line.startswith("    ") and events:  # a frame of the event's call stack, or its cut
+            if not line.startswith("    ... ") and events[-1][5] is not None:
+                fields = events[-1][5]
+                fields["stack_len"] = str(int(fields.get("stack_len", "0")) + 1)
+            continue
         m = LOST_LINE.match(line)
         if m:
             lost += int(m.group(1))
@@ -187,6 +192,11 @@ def ctf_events(out, trace):
         for item in split_top(payload):
             k, v = item.split(" = ", 1)
             fields[k] = bt_value(v)
+        # A kind's call stack: its length is the text's count of frame lines.
+        fields.pop("stack", None)
+        fields.pop("stack_names", None)
+        if fields.get("stack_len") == "0":
+            del fields["stack_len"]
         if fields.get("name") == "" and "nr" in fields:
             del fields["name"]  # a syscall the durable names do not know: the text shows none
         events.append((us, int(c["cpu"]), int(c["pid"]), int(c["tid"]), m.group(4), fields,
@@ -451,7 +461,9 @@ def main(argv):
         return 1
     with tempfile.TemporaryDirectory(prefix="spoor-trace-check.") as workdir:
         files = []
-        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"])] + [
+        stacks = ["stacks", "0x401004", "0x401010", "0x401020", "0xffffffff80101234"]
+        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"]),
+                           ("stacks", stacks)] + [
             (f"random{n}", ["random", str(n)]) for n in range(1, 9)
         ]:
             path = os.path.join(workdir, name + ".spoor")

@@ -88,6 +88,15 @@ void gen_sample(struct gen *g, bool lossy);
  */
 void gen_timeline(struct gen *g, bool other_ids);
 
+/*
+ * The stacks trace (gen_stacks.c): program "prog" (pid 3) sampled three
+ * times in hot() called from middle() from _start (a[0] the ip, a[1] and
+ * a[2] the return addresses), once in the kernel (a[3]) under the same,
+ * once cut after an unnamed frame, once idle; and a mem_pf with the
+ * first stack.
+ */
+void gen_stacks(struct gen *g, const uint64_t *a);
+
 /* A trace of random events, markers and records from seed. */
 void gen_random(struct gen *g, uint64_t seed);
 

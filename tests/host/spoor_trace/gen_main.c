@@ -7,6 +7,7 @@
  *   gen OUT.spoor random N  gen_random() with seed N
  *   gen OUT.spoor empty     no events at all
  *   gen OUT.spoor timeline N  gen_timeline(), other ids when N is 2
+ *   gen OUT.spoor stacks A0 A1 A2 A3  gen_stacks() with those addresses
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +27,18 @@ int main(int argc, char **argv)
 		gen_durable(&g, TTRACE_AUX_SYSCALL, 1, "write");
 	} else if (argc == 4 && !strcmp(argv[2], "timeline")) {
 		gen_timeline(&g, !strcmp(argv[3], "2"));
+	} else if (argc == 7 && !strcmp(argv[2], "stacks")) {
+		uint64_t a[4];
+		for (int i = 0; i < 4; i++) {
+			a[i] = strtoull(argv[3 + i], NULL, 0);
+		}
+		gen_stacks(&g, a);
 	} else if (argc == 4 && !strcmp(argv[2], "random")) {
 		gen_random(&g, strtoull(argv[3], NULL, 0));
 	} else {
-		fprintf(stderr,
-			"usage: gen OUT.spoor sample|lossy|empty|random SEED|timeline 1|2\n");
+		fprintf(stderr, "usage: gen OUT.spoor sample|lossy|empty|random SEED|timeline "
+				"1|2|stacks A0 A1 A2 "
+				"A3\n");
 		return 2;
 	}
 	uint8_t *file = gen_file(&g, NULL, &len);

@@ -72,7 +72,7 @@ static const char *spoil_dump(struct traced_dump_request *r, uint32_t how,
 		return "a category filter without categories";
 	case 4:
 		f->flags = TRACED_F_CATS;
-		f->cats = 1ull << (8 + rng() % 56);
+		f->cats = 1ull << (TTRACE_CAT_BIT_PROF + 1 + rng() % (63 - TTRACE_CAT_BIT_PROF));
 		return "an unknown category";
 	case 5:
 		f->flags = TRACED_F_CPUS;

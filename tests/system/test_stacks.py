@@ -1,0 +1,219 @@
+"""Call stacks on chosen events (trace stack) and the sampling profiler (trace profile):
+the stacks name the right code (checked against addr2line on the same build), hostile
+frame pointers cut a stack without a fault or a kernel address in it, and turning the
+profiler on and off under load keeps every CPU's ledger exact."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from spoorlib import KERNEL, ROOT, expect_count, start_job, status
+
+sys.path.insert(0, str(ROOT / "tests" / "host" / "spoor_trace"))
+import check_converters  # noqa: E402  (the host tests' checks of each form)
+
+USER_TOP = 0x800000000000
+DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
+FRAME = re.compile(r"^    (0x[0-9a-f]{16}) (\S+)$")
+CUT = re.compile(r"^    \.\.\. (kernel|user) stack cut$")
+EVENT_LINE = re.compile(r"^\[ *\d+\.\d{6}\] cpu=\d+ pid=(\d+) tid=\d+ comm=\S+ (\w+)(.*)$")
+
+
+@pytest.fixture
+def spoor(shared):
+    """A 2-CPU machine; each test leaves stacks, the profiler and tracing off."""
+    machine = shared(smp=2)
+    yield machine
+    machine.command("trace stack off")
+    machine.command("trace profile off")
+    machine.command("trace off")
+    machine.command("trace clear")
+
+
+def events_with_stacks(out):
+    """[(pid, kind, args, [(addr, module)], {cut parts})] of a dump's text."""
+    events = []
+    for line in out.splitlines():
+        m = EVENT_LINE.match(line)
+        if m:
+            events.append((int(m.group(1)), m.group(2), m.group(3), [], set()))
+        elif events and FRAME.match(line):
+            f = FRAME.match(line)
+            events[-1][3].append((int(f.group(1), 16), f.group(2)))
+        elif events and CUT.match(line):
+            events[-1][4].add(CUT.match(line).group(1))
+    return events
+
+
+def functions(elf, addrs):
+    """addr2line's function names for a stack's addrs in elf: the first where it was, each
+    other a return address, whose call is the instruction before it."""
+    addrs = addrs[:1] + [a - 1 for a in addrs[1:]]
+    out = subprocess.run(["addr2line", "-f", "-e", str(elf)] + [hex(a) for a in addrs],
+                         check=True, capture_output=True, text=True).stdout.split("\n")
+    return out[0::2][:len(addrs)]
+
+
+def run_pid(out, name):
+    m = re.search(rf"\[pid (\d+)\] {name}", out)
+    assert m, out
+    return int(m.group(1))
+
+
+def test_stack_choice_is_said_and_refused_for_unknown_names(spoor):
+    assert "trace: call stacks on mem_pf,mem_cow" in spoor.command("trace stack on mem_pf,mem_cow")
+    assert "trace: call stacks on ipc_call,ipc_recv,ipc_reply,ipc_fastpath,ipc_slowpath" in \
+        spoor.command("trace stack on ipc")
+    assert "trace: 'mem_pff' is neither an event kind nor a category" in \
+        spoor.command("trace stack on mem_pff")
+    assert "trace: usage: trace stack on KINDS|CATS|off" in spoor.command("trace stack")
+    assert "trace: call stacks off" in spoor.command("trace stack off")
+
+
+def test_memtest_page_fault_stack_names_its_function_and_the_kernel_fault_path(spoor):
+    spoor.command("trace stack on mem_pf")
+    spoor.command("trace on mem")
+    pid = run_pid(spoor.command("run memtest"), "memtest")
+    spoor.command("trace off")
+    found = [e for e in events_with_stacks(spoor.command(f"trace dump pid={pid} kind=mem_pf"))
+             if e[0] == pid]
+    assert found
+    memtest = ROOT / "build" / "bin" / "memtest"
+    named = set()
+    for _, _, args, frames, cut in found:
+        kernel = [a for a, mod in frames if mod == "kernel"]
+        user = [a for a, mod in frames if mod == "memtest"]
+        assert len(kernel) + len(user) == len(frames), frames
+        assert all(a < USER_TOP for a in user) and all(a >= USER_TOP for a in kernel), frames
+        assert "kernel" not in cut, frames
+        # The user's first frame is where it faulted: the event's own rip.
+        rip = int(re.search(r"rip=(0x[0-9a-f]+)", args).group(1), 16)
+        if rip < USER_TOP:
+            assert user[0] == rip, (args, frames)
+            names = functions(memtest, user)
+            assert names[-1] in ("_start", "__libc_start"), names
+            named.update(names)
+            assert {"user_exception", "trap_dispatch"} & set(functions(KERNEL, kernel)), \
+                functions(KERNEL, kernel)
+    # fill() writes memtest's fresh pages: the faults of its checks (inlined into main).
+    assert "fill" in named, named
+
+
+@pytest.mark.parametrize("mode,cut", [("kernel", True), ("unmapped", True), ("loop", True),
+                                      ("kret", True), ("race", None)])
+def test_hostile_frame_pointers_cut_the_stack_without_a_fault_or_a_kernel_address(spoor, mode,
+                                                                                   cut):
+    spoor.command("trace stack on syscall_entry")
+    spoor.command("trace on syscall")
+    out = spoor.command(f"run stackbad {mode}")
+    assert f"stackbad: {mode} done" in out, out
+    pid = run_pid(out, "stackbad")
+    spoor.command("trace off")
+    found = [e for e in events_with_stacks(spoor.command(f"trace dump pid={pid} "
+                                                         "kind=syscall_entry"))
+             if e[0] == pid and "name=getpid" in e[2]]
+    assert len(found) >= 64, len(found)
+    for _, _, _, frames, parts in found:
+        user = [a for a, mod in frames if mod != "kernel"]
+        assert user and all(a < USER_TOP for a in user), frames
+        if cut:
+            assert "user" in parts, frames
+            assert len(user) <= 2, frames  # the syscall's rip, and for loop the frame's once
+
+
+def test_profile_arguments_are_checked(spoor):
+    assert "trace: 50 Hz is outside 100..10000" in spoor.command("trace profile 50")
+    assert "trace: 10001 Hz is outside 100..10000" in spoor.command("trace profile 10001")
+    assert "trace: '7' is not a cpu (0..1 or all)" in spoor.command("trace profile 997 7")
+    assert "trace: 'fast' is not a rate in Hz" in spoor.command("trace profile fast")
+    assert "trace: profiling cpu 1 at 500 Hz" in spoor.command("trace profile 500 1")
+    assert "trace: profiler off" in spoor.command("trace profile off")
+
+
+def test_profile_samples_the_hot_function_with_its_callers(spoor):
+    spoor.command("trace clear")
+    assert "trace: profiling every cpu at 997 Hz" in spoor.command("trace profile")
+    pid = run_pid(spoor.command("run hotspot 2", timeout=120), "hotspot")
+    spoor.command("trace profile off")
+    found = [e for e in events_with_stacks(spoor.command(f"trace dump pid={pid} kind=prof_sample"))
+             if e[0] == pid]
+    assert len(found) >= 100, len(found)
+    hotspot = ROOT / "build" / "tests" / "bin" / "hotspot"
+    chains = [functions(hotspot, [a for a, _ in e[3]]) for e in found if "mode=user" in e[2]]
+    hot = [c for c in chains if c[0] == "hot"]
+    assert len(hot) >= 0.8 * len(found), [c[0] for c in chains]
+    assert all(c[:4] == ["hot", "middle", "outer", "main"] for c in hot), hot
+
+
+def test_trace_top_names_the_kernel_functions_the_samples_found(spoor):
+    """tracegen's events are the kernel's work: trace top names kernel functions, by the
+    kernel's own symbol table, as nm names them."""
+    assert "no kernel samples in the last 5 s" in spoor.command("trace top")
+    spoor.command("trace on test")
+    spoor.command("trace profile 2000")
+    assert "emitted 300000 of 300000" in spoor.command("run tracegen 300000 0", timeout=300)
+    spoor.command("trace profile off")
+    out = spoor.command("trace top 60")
+    m = re.search(r"^trace: top kernel functions of the last 60 s: (\d+) samples, (\d+) in the "
+                  r"kernel$", out, re.MULTILINE)
+    assert m and int(m.group(2)) > 0, out
+    rows = re.findall(r"^ +(\d+)\.(\d\d)% +(\d+)  (\S+)$", out, re.MULTILINE)
+    assert rows, out
+    nm = subprocess.run(["nm", "--defined-only", str(KERNEL)], check=True, capture_output=True,
+                        text=True).stdout.split()
+    assert all(name in nm for *_, name in rows), rows
+    assert sum(int(n) for _, _, n, _ in rows) <= int(m.group(2)), out
+    assert "trace: 'x' is not a number of seconds (1..3600)" in spoor.command("trace top x")
+
+
+def spoor_trace(*args):
+    done = subprocess.run([str(ROOT / "build" / "host" / "spoor-trace"), *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_saved_profile_answers_on_the_host(spoor, tmp_path):
+    """trace save, then spoor-trace report and flamegraph: hot() on top with its callers below."""
+    spoor.command("trace clear")
+    spoor.command("trace profile")
+    pid = run_pid(spoor.command("run hotspot 2", timeout=120), "hotspot")
+    spoor.command("trace profile off")
+    assert "hot.spoor" in spoor.command(f"trace save pid={pid} as hot")
+    saved = spoor.traces / "hot.spoor"
+    report = spoor_trace("report", saved)
+    rows = re.findall(r"^ *([\d.]+)% +([\d.]+)% +(\d+) +(\d+)  (\S+) +(\S+)$", report, re.MULTILINE)
+    assert rows, report
+    self_pct, _, _, _, module, function = rows[0]
+    assert (module, function) == ("hotspot", "hot") and float(self_pct) >= 80, report
+    folded = spoor_trace("flamegraph", "--folded", saved)
+    counts = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in folded.splitlines()}
+    hot = sum(n for stack, n in counts.items() if stack.endswith(";main;outer;middle;hot"))
+    assert hot >= 0.8 * sum(counts.values()), folded
+    assert folded.splitlines() == sorted(folded.splitlines()), folded
+    svg = spoor_trace("flamegraph", saved)
+    assert svg.startswith("<?xml") and "<title>hot (" in svg, svg[:500]
+    # CTF (babeltrace2) and the JSON (DevTools' engine) with real stacks in them
+    check_converters.check_file(str(ROOT / "build" / "host" / "spoor-trace"), str(saved),
+                                str(tmp_path), str(DEVTOOLS))
+    text = spoor_trace("text", saved)
+    assert re.search(r"^    hot\+0x[0-9a-f]+ \(hotspot\.c:\d+\) hotspot$", text, re.MULTILINE), \
+        text[:3000]
+
+
+def test_profile_on_and_off_under_tracegen_on_4_cpus_keeps_the_ledger_exact(boot):
+    spoor = boot(smp=4)
+    spoor.command("trace on test")
+    start = len(spoor.console())
+    for cpu in range(4):
+        start_job(spoor, f"run tracegen 200000 {cpu}")
+    for hz in (997, 10000, 100, 5000) * 3:
+        assert f"at {hz} Hz" in spoor.command(f"trace profile {hz}")
+        assert "trace: profiler off" in spoor.command("trace profile off")
+    counts = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
+                          timeout=600)
+    assert all(int(a) == int(b) for a, b in counts), counts
+    status(spoor)  # emitted = stored + overwritten + dropped + cleared on every CPU
+    assert "prof_sample" in spoor.command("trace dump kind=prof_sample last=1")
