@@ -1,9 +1,7 @@
 /*
- * traced: maps the trace area init hands it (the trace-read capability in
- * CAP_SLOT_TRACE_READ, trace control in CAP_SLOT_TRACE_CONTROL), refuses
- * an area it cannot read with one line and exit status 1, then serves
- * abi/traced.h on CAP_SLOT_SERVICE: receive, check, dispatch through the
- * table below, reply. Every request is checked before it changes
+ * traced: maps the trace area (state.c), then serves abi/traced.h on
+ * CAP_SLOT_SERVICE: receive, check, dispatch through the table below,
+ * reply. Every request is checked before it changes
  * anything; a malformed one gets an error and traced goes on.
  *
  * The rings are kernel memory: when traced dies, init restarts it and it
@@ -11,94 +9,12 @@
  */
 #include <errno.h>
 #include <spoor.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "abi/naming.h"
 #include "common/trace_names.h"
 #include "traced.h"
 
 #define TRACED_THREADS_MAX 256 /* threads a status reply looks through for tracked ones */
-
-struct traced traced;
-static struct ttrace_uevent_slot uevent_slots[UEVENT_MAX]; /* the decoder's definitions */
-
-uint64_t traced_ns(uint64_t ts)
-{
-	const struct ttrace_header *h = traced.area.hdr;
-	uint64_t d = ts > h->boot_tsc ? ts - h->boot_tsc : 0;
-
-	if (!h->tsc_hz) {
-		return d;
-	}
-	/* d % tsc_hz < tsc_hz, so times 10^9 fits 64 bits for a TSC below 18 GHz */
-	return d / h->tsc_hz * 1000000000ull + d % h->tsc_hz * 1000000000ull / h->tsc_hz;
-}
-
-/* The part of a mapping of size bytes at base that region [off, off + ...) can use. */
-static void *region(uint8_t *base, uint64_t size, uint64_t off, uint64_t *len)
-{
-	*len = off < size ? size - off : 0;
-	return base + (off < size ? off : 0);
-}
-
-static void refuse(const char *what, const char *why)
-{
-	printf("traced: %s: %s; exiting\n", what, why);
-	exit(1);
-}
-
-static void setup(void)
-{
-	struct cap_info info;
-	char why[160];
-	long base = sys_trace_map(CAP_SLOT_TRACE_READ, TTRACE_MAP_AREA, NULL);
-
-	if (base == -ENOMEM) {
-		/* Said once: init does not restart a server that exits so. */
-		printf("traced: the kernel has no trace area (its ttrace: line at boot says why); "
-		       "nothing to serve\n");
-		exit(SERVICE_EXIT_UNAVAILABLE);
-	}
-	if (base < 0) {
-		refuse("cannot map the trace area", strerror((int)-base));
-	}
-	long err = sys_cap_identify(CAP_SLOT_TRACE_READ, &info);
-	if (err) {
-		refuse("cannot size the trace area", strerror((int)-err));
-	}
-	uint8_t *b = (uint8_t *)base;
-	struct ttrace_area *a = &traced.area;
-	a->hdr = (struct ttrace_header *)b;
-	a->hdr_len = info.size;
-	/* Offsets come from the header, which ttrace_area_check() then checks against the mapping.
-	 */
-	a->rings = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->ring_offset : 0,
-			  &a->rings_len);
-	a->aux = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->aux_offset : 0,
-			&a->aux_len);
-	long reader = sys_trace_map(CAP_SLOT_TRACE_CONTROL, TTRACE_MAP_READER, NULL);
-	if (reader < 0) {
-		refuse("cannot map the trace reader page", strerror((int)-reader));
-	}
-	a->reader = (struct ttrace_reader *)reader;
-	a->reader_len = TTRACE_PAGE_SIZE;
-	if (ttrace_area_check(a, why, sizeof(why))) {
-		refuse("trace area refused", why);
-	}
-	traced.ncpus = a->hdr->num_cpus;
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		ttrace_ring_get(&traced.ring[i], a, i);
-	}
-	traced.aux_copy_size = a->hdr->aux_ring_size;
-	long copy = sys_mem_map_anon(NULL, traced.aux_copy_size, PROT_READ | PROT_WRITE);
-	if (copy < 0) {
-		refuse("no memory for aux snapshots", strerror((int)-copy));
-	}
-	traced.aux_copy = (uint64_t *)copy;
-	ttrace_decoder_init(&traced.decoder, &traced.area, uevent_slots);
-}
 
 static int no_body(const struct request *req)
 {
@@ -310,7 +226,7 @@ int main(void)
 	struct ipc_extra x = {.timeout_ns = TIMEOUT_FOREVER, .send_cap = IPC_NO_CAP};
 	long err;
 
-	setup();
+	traced_map();
 	x.recv_buf = (uint64_t)(uintptr_t)in;
 	x.recv_max = sizeof(in);
 	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);

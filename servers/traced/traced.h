@@ -1,8 +1,9 @@
 /*
- * traced: the trace server (abi/traced.h is its protocol). main.c maps
- * the trace area and runs the receive -> dispatch -> reply loop; dump.c
- * serves dumps and follows, bulk.c BULK, and merge.c merges the rings
- * into their stream; strings.c lists the aux buffer, uevent_ops.c user
+ * traced: the trace server (abi/traced.h is its protocol). state.c maps
+ * the trace area and holds the state every part reads (struct traced);
+ * main.c runs the receive -> dispatch -> reply loop; merge.c merges the
+ * rings into their stream, which dump.c (DUMP, FOLLOW), bulk.c (BULK),
+ * save.c and stats.c take pieces of; strings.c lists the aux buffer, uevent_ops.c user
  * events, page.c what their paged replies share, save.c writes trace
  * files to the host through export.c's channel (save_aux.c: what a SELF
  * file keeps of the aux ring), stats.c answers STATS, scope.c finds what
@@ -34,6 +35,12 @@ struct traced {
 };
 
 extern struct traced traced;
+
+/* Maps the trace area into traced (state.c); exits with one line if it cannot. */
+void traced_map(void);
+
+/* ns since boot of a TSC value (0 before boot). */
+uint64_t traced_ns(uint64_t ts);
 
 /* What an operation gets: the request, who made it, and where its reply goes. */
 struct request {
@@ -86,26 +93,23 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep);
 int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
 		 const struct scope **scope);
 
-/*
- * Starts cursor c of a new dump (follow: a FOLLOW) at each ring's last
- * clear (a follow: at the heads), up to the heads (merge.c).
- */
-void dump_cursor_start(struct traced_cursor *c, bool follow);
-
 /* BULK (bulk.c): one page of a binary DUMP into the caller's frame. 0 or -E*. */
 int bulk_page(const struct request *req, struct reply *rep);
 
 /*
- * The merge behind DUMP and FOLLOW (op), for callers with their own
- * buffer: dump_check() checks a filter and cursor as a request's (0 or
- * -EINVAL); dump_fill() appends the next events of the stream from
+ * The merge (merge.c) behind DUMP (how MERGE_DUMP: up to the heads the
+ * first piece saw) and FOLLOW (MERGE_FOLLOW: without end), for callers
+ * with their own buffer; it knows nothing of requests. dump_check()
+ * (dump.c) checks a filter and cursor as a request's (0 or -EINVAL);
+ * merge_cursor_start() starts cursor c of a new dump at each ring's last
+ * clear (follow: at the heads); merge_fill() appends the next events of the stream from
  * cursor c (zeroed: a new one, which it starts) in format to piece->out,
  * at most piece->max bytes, sets piece->len and piece->events, moves c,
  * and returns whether the stream ended. A false return with nothing
  * added means an entry below the dump's end is still being written: ask
  * again after a yield.
  */
-struct dump_piece {
+struct merge_piece {
 	uint8_t *out;
 	size_t max;
 	size_t len;
@@ -113,9 +117,13 @@ struct dump_piece {
 	const struct scope *scope; /* only events of these pids; NULL: all */
 };
 
+#define MERGE_DUMP   0
+#define MERGE_FOLLOW 1
+
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c);
-bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
-	       struct dump_piece *piece);
+void merge_cursor_start(struct traced_cursor *c, bool follow);
+bool merge_fill(uint32_t how, const struct traced_filter *f, struct traced_cursor *c,
+		uint32_t format, struct merge_piece *piece);
 
 /*
  * What the losses of a finished dump's cursor c mean for its question
@@ -188,8 +196,5 @@ uint32_t tree_of(uint32_t pid);
  */
 int export_open(uint8_t **window, size_t *size);
 int export_request(const char *line);
-
-/* ns since boot of a TSC value (0 before boot). */
-uint64_t traced_ns(uint64_t ts);
 
 #endif
