@@ -263,6 +263,9 @@ int main(int argc, char **argv)
 		free(data);
 		return EXIT_BAD_INPUT;
 	}
+	if (f.ends_early) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, f.note);
+	}
 	if (tview_init(&v, &f)) {
 		fprintf(stderr, "%s: %s: out of memory\n", prog, file);
 		tfile_free(&f);
