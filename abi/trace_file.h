@@ -72,6 +72,11 @@
  *                         refuses at begin and again, atomically, at end
  *                         (RENAME_NOREPLACE). traced says "replace" for
  *                         CONTROL's saves only.
+ *   record NAME [replace] a recording (minor 1): as begin, but the host
+ *                         writes NAME.spoor itself as the data arrives,
+ *                         one whole chunk a data line, so that it reads
+ *                         at any time as the recording so far; dropped,
+ *                         it stays as it is (cut after a whole chunk)
  *   data LEN              the window's first LEN bytes are the file's next
  *   end BYTES CHECKSUM    the file is whole: BYTES long, its FNV-1a 64 is
  *                         CHECKSUM (16 lower-case hex digits); the host

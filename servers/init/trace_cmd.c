@@ -176,6 +176,7 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 	print_tracking(&st);
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
+	trace_record_status();
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];
 		printf(
@@ -600,52 +601,50 @@ static void print_losses(uint64_t events, uint64_t lost, uint64_t outside, uint6
 	printf("%s", text);
 }
 
+bool trace_name_words(const struct trace_verb *verb, int *argc, char **argv, char *name)
+{
+	bool named = *argc >= 3 && !strcmp(argv[*argc - 2], SAVE_AS);
+
+	/* Any other "as" is misplaced: said so, not read as a filter. */
+	for (int i = 1; i < (named ? *argc - 2 : *argc); i++) {
+		if (!strcmp(argv[i], SAVE_AS)) {
+			printf("trace: '%s' takes one NAME, last (%s; usage: trace %s %s)\n",
+			       SAVE_AS, i == *argc - 1 ? "none given" : "more words follow it",
+			       verb->name, verb->args);
+			return false;
+		}
+	}
+	if (named) {
+		if (!save_name_ok(argv[*argc - 1])) {
+			printf("trace: bad name '%s' (up to %d letters, digits, '.', '_' or '-', "
+			       "not starting with '.')\n",
+			       argv[*argc - 1], TRACED_SAVE_NAME_MAX - 1);
+			return false;
+		}
+		strcpy(name, argv[*argc - 1]);
+		*argc -= 2;
+	}
+	return true;
+}
+
 static void verb_save(const struct trace_verb *verb, int argc, char **argv)
 {
 	static uint32_t saves; /* names trace-1, trace-2, ... */
 	struct traced_save_request req = {0};
 	struct traced_save_reply rep;
 
-	bool named = argc >= 3 && !strcmp(argv[argc - 2], SAVE_AS);
-
-	/* Any other "as" is misplaced: said so, not read as a filter. */
-	for (int i = 1; i < (named ? argc - 2 : argc); i++) {
-		if (!strcmp(argv[i], SAVE_AS)) {
-			printf("trace: '%s' takes one NAME, last (%s; usage: trace %s %s)\n",
-			       SAVE_AS, i == argc - 1 ? "none given" : "more words follow it",
-			       verb->name, verb->args);
-			return;
-		}
-	}
-	if (named) {
-		if (!save_name_ok(argv[argc - 1])) {
-			printf("trace: bad name '%s' (up to %d letters, digits, '.', '_' or '-', "
-			       "not starting with '.')\n",
-			       argv[argc - 1], TRACED_SAVE_NAME_MAX - 1);
-			return;
-		}
-		strcpy(req.name, argv[argc - 1]);
-		argc -= 2;
-	}
-	if (!filter_words(argc, argv, &req.filter)) {
+	if (!trace_name_words(verb, &argc, argv, req.name) ||
+	    !filter_words(argc, argv, &req.filter)) {
 		return;
 	}
 	if (!req.name[0]) {
 		snprintf(req.name, sizeof(req.name), "trace-%u", ++saves);
 	}
 	long err = traced_request(TRACED_OP_SAVE, 0, &req, sizeof(req), &rep, sizeof(rep), NULL);
-	if (err == -ENODEV) {
-		printf("trace: no export channel on this machine (make run connects COM2 and the "
-		       "export window)\n");
-	} else if (err == -ETIMEDOUT) {
-		printf("trace: nothing on the host answers the export channel\n");
-	} else if (err == -EIO) {
-		printf("trace: the host refused %s%s\n", req.name, TTRACE_FILE_SUFFIX);
-	} else if (err == -ENOSPC) {
-		printf("trace: the host refused %s%s: its limit of files or bytes for this run is "
-		       "reached\n",
-		       req.name, TTRACE_FILE_SUFFIX);
-	} else if (!failed(err)) {
+	if (err == -EBUSY) {
+		printf("trace: a recording is running (trace record stop ends it); it has the "
+		       "export channel\n");
+	} else if (!trace_export_failed(err, req.name)) {
 		printf("trace: saved %llu events, %llu lost, %llu bytes to %s%s\n",
 		       (unsigned long long)rep.events, (unsigned long long)rep.lost,
 		       (unsigned long long)rep.bytes, req.name, TTRACE_FILE_SUFFIX);
@@ -687,6 +686,25 @@ static void verb_strings(const struct trace_verb *verb, int argc, char **argv)
 	printf("# %llu strings\n", (unsigned long long)print_listing(&pager));
 }
 
+bool trace_export_failed(long err, const char *name)
+{
+	if (err == -ENODEV) {
+		printf("trace: no export channel on this machine (make run connects COM2 and the "
+		       "export window)\n");
+	} else if (err == -ETIMEDOUT) {
+		printf("trace: nothing on the host answers the export channel\n");
+	} else if (err == -EIO) {
+		printf("trace: the host refused %s%s\n", name, TTRACE_FILE_SUFFIX);
+	} else if (err == -ENOSPC) {
+		printf("trace: the host refused %s%s: its limit of files or bytes for this run is "
+		       "reached\n",
+		       name, TTRACE_FILE_SUFFIX);
+	} else {
+		return failed(err);
+	}
+	return true;
+}
+
 /* What the verbs in other files share (trace_cmd.h). */
 bool trace_failed(long err)
 {
@@ -712,6 +730,8 @@ static const struct trace_verb verbs[] = {
     {"mode", "overwrite|drop", "when a ring is full", verb_mode},
     {"follow", "[FILTERS]", "print events as they come (Ctrl-C or pid=N's end stops)", verb_follow},
     {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor", verb_save},
+    {"record", "[CATS] [FILTERS] [as NAME] | stop",
+     "stream them to the host as they come: build/traces/NAME.spoor", trace_verb_record},
     {"track", "PID...", "record only these processes and what they spawn", verb_track},
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program, then its first events and stats", verb_run},

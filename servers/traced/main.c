@@ -124,6 +124,10 @@ static int op_clear(const struct request *req, struct reply *rep)
 	if (no_body(req)) {
 		return -EINVAL;
 	}
+	if (record_active()) {
+		return -EBUSY; /* a recording's counts hold only while nothing else moves its rings
+				*/
+	}
 	return control(TTRACE_OP_CLEAR, 0, rep);
 }
 
@@ -198,6 +202,9 @@ static const struct op {
     [TRACED_OP_STATS] = {stats_page, TRACED_LEVEL_SELF},
     [TRACED_OP_ECHO] = {op_echo, TRACED_LEVEL_CONTROL},
     [TRACED_OP_BULK] = {bulk_page, TRACED_LEVEL_SELF}, /* SELF: scoped, as DUMP */
+    [TRACED_OP_RECORD] = {record_start, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_REC_STOP] = {record_stop, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_REC_STATUS] = {record_status, TRACED_LEVEL_CONTROL},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -232,7 +239,11 @@ int main(void)
 	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 	while (err != -EPIPE) {
 		if (err) {
+			if (err == -ETIMEDOUT) {
+				record_drain(); /* no request this tick: the recording's turn */
+			}
 			m = (struct ipc_regs){0};
+			x.timeout_ns = record_tick_ns();
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}
@@ -262,10 +273,14 @@ int main(void)
 		 * reply has taken its copy: traced's goes before the next
 		 * request, which may be to unregister the event.
 		 */
-		if (!result && rep.cap_delete) {
+		if ((!result && rep.cap_delete) || record_active()) {
 			sys_ipc_reply(&m, &x);
-			sys_cap_delete((int)rep.cap);
+			if (!result && rep.cap_delete) {
+				sys_cap_delete((int)rep.cap);
+			}
+			record_drain(); /* after the reply: the client waits for no chunk */
 			m = (struct ipc_regs){0};
+			x.timeout_ns = record_tick_ns();
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}

@@ -223,8 +223,7 @@ static void put_header(struct out *o, const struct traced_filter *f)
 	put(o, &fh, sizeof(fh));
 }
 
-/* A name the host can use as it is: [A-Za-z0-9._-], not starting with '.', NUL-padded. */
-static bool name_ok(const char *name)
+bool save_name_ok(const char *name)
 {
 	size_t len = strnlen(name, TRACED_SAVE_NAME_MAX);
 
@@ -303,8 +302,11 @@ int save_run(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (!name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
+	if (!save_name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
 		return -EINVAL;
+	}
+	if (record_active()) {
+		return -EBUSY; /* the channel carries one file at a time */
 	}
 	const struct scope *scope;
 	int err = request_scope(req, &scope);

@@ -5,7 +5,8 @@
  * rings into their stream, which dump.c (DUMP, FOLLOW), bulk.c (BULK),
  * save.c and stats.c take pieces of; strings.c lists the aux buffer, uevent_ops.c user
  * events, page.c what their paged replies share, save.c writes trace
- * files to the host through export.c's channel (save_aux.c: what a SELF
+ * files to the host through export.c's channel, record.c streams a
+ * recording through it (save_aux.c: what a SELF
  * file keeps of the aux ring), stats.c answers STATS, scope.c finds what
  * a SELF caller may read, tree.c the spawn tree quotas count by. traced is single-threaded:
  * one request at a time, so its state needs no lock.
@@ -168,6 +169,26 @@ int stats_page(const struct request *req, struct reply *rep);
 
 /* SAVE (save.c): the whole file to the host, then the reply. 0 or -E*. */
 int save_run(const struct request *req, struct reply *rep);
+
+/*
+ * A SAVE or RECORD name the host can use as it is: [A-Za-z0-9._-], not
+ * starting with '.', NUL-padded to TRACED_SAVE_NAME_MAX.
+ */
+bool save_name_ok(const char *name);
+
+/*
+ * The recorder (record.c): RECORD, REC_STOP and REC_STATUS, each 0 or
+ * -E*. record_drain() sends what the rings hold while a recording runs
+ * (nothing otherwise); main.c calls it between requests and at least
+ * every record_tick_ns() (TIMEOUT_FOREVER when none runs).
+ */
+#define RECORD_TICK_NS 20000000ull
+int record_start(const struct request *req, struct reply *rep);
+int record_stop(const struct request *req, struct reply *rep);
+int record_status(const struct request *req, struct reply *rep);
+bool record_active(void);
+uint64_t record_tick_ns(void);
+void record_drain(void);
 
 /*
  * What a SELF save's aux ring keeps (save_aux.c): save_refs_reset()

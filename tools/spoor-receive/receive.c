@@ -18,6 +18,12 @@
  * is refused with "error limit: ...", which traced prints on the guest's
  * console.
  *
+ * A recording ("record NAME") is written straight to DIR/NAME.spoor, a
+ * chunk each "data" line, so the file grows while the run goes on and
+ * reads, at every moment between two lines, as the recording so far
+ * (abi/trace_file.h, A RECORDING). Dropped (QEMU gone, a refusal, a new
+ * file begun) it stays as it is: cut after its last whole chunk.
+ *
  * It says nothing while all goes well (the guest reports each save); it
  * prints one line on stderr per refused request, and exits 2 for bad
  * arguments or a channel it cannot open.
@@ -55,7 +61,8 @@ struct receiver {
 	int in, out; /* the guest's lines, our answers */
 	int file;    /* the .part file, or -1 */
 	char name[TTRACE_EXPORT_NAME_MAX];
-	bool replace; /* the begin line allowed replacing NAME.spoor */
+	bool replace;	/* the begin line allowed replacing NAME.spoor */
+	bool recording; /* the file is NAME.spoor itself, growing */
 	uint64_t bytes;
 	uint64_t checksum;
 	/* The run's totals and limits. */
@@ -89,7 +96,7 @@ static bool name_ok(const char *name)
 		   len;
 }
 
-/* Drops the file in progress, if any. */
+/* Drops the file in progress, if any: a save's part goes, a recording stays as it is. */
 static void drop(struct receiver *r)
 {
 	char p[4096];
@@ -97,12 +104,17 @@ static void drop(struct receiver *r)
 	if (r->file >= 0) {
 		close(r->file);
 		r->file = -1;
-		path(p, sizeof(p), r, r->name, TTRACE_FILE_SUFFIX ".part");
-		unlink(p);
+		if (r->recording) {
+			r->bytes_kept += r->bytes;
+		} else {
+			path(p, sizeof(p), r, r->name, TTRACE_FILE_SUFFIX ".part");
+			unlink(p);
+		}
 	}
 }
 
-static const char *begin(struct receiver *r, const char *name, bool replace)
+/* Opens NAME.spoor.part for a save, or NAME.spoor itself for a recording. */
+static const char *begin(struct receiver *r, const char *name, bool replace, bool recording)
 {
 	static char why[TTRACE_EXPORT_LINE_MAX];
 	char p[4096];
@@ -123,11 +135,15 @@ static const char *begin(struct receiver *r, const char *name, bool replace)
 	}
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->replace = replace;
-	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX ".part");
-	r->file = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	r->recording = recording;
+	path(p, sizeof(p), r, name, recording ? TTRACE_FILE_SUFFIX : TTRACE_FILE_SUFFIX ".part");
+	/* A recording's file is the one a reader opens: O_EXCL is its never-replace check. */
+	r->file = open(p, O_WRONLY | O_CREAT | (recording && !replace ? O_EXCL : O_TRUNC), 0644);
 	if (r->file < 0) {
-		return strerror(errno);
+		return errno == EEXIST ? "exists: a file of that name is there already"
+				       : strerror(errno);
 	}
+	r->files_kept += recording; /* it is there from now on */
 	r->bytes = 0;
 	r->checksum = TTRACE_FNV_OFFSET;
 	return NULL;
@@ -188,6 +204,10 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 		drop(r);
 		return "length or checksum differ from what arrived";
 	}
+	if (r->recording) {
+		drop(r); /* whole: it stays where it grew */
+		return NULL;
+	}
 	close(r->file);
 	r->file = -1;
 	path(from, sizeof(from), r, r->name, TTRACE_FILE_SUFFIX ".part");
@@ -212,10 +232,11 @@ static void serve(struct receiver *r, const char *line)
 	char how[TTRACE_EXPORT_LINE_MAX];
 	uint64_t a, b;
 	const char *why;
-	int words = sscanf(line, "begin %127s %127s", name, how);
+	bool recording = !strncmp(line, "record ", strlen("record "));
+	int words = sscanf(line, recording ? "record %127s %127s" : "begin %127s %127s", name, how);
 
 	if (words == 1 || (words == 2 && !strcmp(how, "replace"))) {
-		why = begin(r, name, words == 2);
+		why = begin(r, name, words == 2, recording);
 	} else if (words == 2) {
 		why = "unknown request";
 	} else if (sscanf(line, "data %" SCNu64, &a) == 1) {
