@@ -196,7 +196,11 @@ static void verb_clear(const struct trace_verb *verb, int argc, char **argv)
 		usage(verb);
 		return;
 	}
-	if (!failed(traced_request(TRACED_OP_CLEAR, 0, NULL, 0, NULL, 0, &now))) {
+	long err = traced_request(TRACED_OP_CLEAR, 0, NULL, 0, NULL, 0, &now);
+	if (err == -EBUSY) {
+		printf("trace: a recording is running (trace record stop ends it); a clear would "
+		       "take events it counts\n");
+	} else if (!failed(err)) {
 		print_mask("cleared every ring", now);
 	}
 }

@@ -29,12 +29,14 @@
 #include "common/fnv.h"
 #include "traced.h"
 
-#define CHUNK_EVENTS_MAX (1024 * 1024) /* a chunk's events at most: bytes */
-#define CHUNK_MIN	 (64 * 1024)   /* bytes of pending entries worth a chunk at once */
-#define CHUNK_PERIOD_NS	 200000000ull  /* else a chunk this often while events come */
-#define CHUNKS_PER_DRAIN 8	       /* then a request gets its turn */
-#define STOP_TRIES	 1000	       /* yields to wait out a write in progress at stop */
-#define SLOT		 TTRACE_ENTRY_SIZE
+#define CHUNK_EVENTS_MAX  (1024 * 1024) /* a chunk's events at most: bytes */
+#define CHUNK_MIN	  (64 * 1024)	/* bytes of pending entries worth a chunk at once */
+#define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
+#define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
+#define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
+#define SLOT		  TTRACE_ENTRY_SIZE
+#define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
+#define OWNER_THREADS_MAX 256	       /* threads looked through for it */
 
 static struct recorder {
 	struct traced_record_status st;
@@ -44,8 +46,11 @@ static struct recorder {
 	uint64_t checksum; /* FNV-1a 64 of the bytes sent so far */
 	uint64_t aux_sent; /* aux positions below it are in the file */
 	uint64_t last_ns;  /* when the last chunk went */
+	uint32_t owner;	   /* the pid that asked: the recording ends with it */
+	uint64_t owner_ns; /* when owner was last looked for */
 	uint8_t *win;
 	size_t win_size;
+	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
 } rec;
 
 bool record_active(void)
@@ -215,10 +220,34 @@ static void fail(int err)
 	rec.st.ended_ns = (uint64_t)sys_clock_ns();
 }
 
+/* Whether the pid that started the recording still runs (the shell's always does). */
+static bool owner_alive(void)
+{
+	static struct thread_info threads[OWNER_THREADS_MAX];
+	long n = sys_thread_list(threads, OWNER_THREADS_MAX);
+
+	for (long i = 0; i < n; i++) {
+		if (threads[i].pid == rec.owner) {
+			return true;
+		}
+	}
+	return n < 0; /* the list unknown: the recording goes on */
+}
+
 void record_drain(void)
 {
 	uint64_t now = (uint64_t)sys_clock_ns();
 
+	if (rec.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
+		rec.owner_ns = now;
+		if (!owner_alive()) {
+			static const struct request stop = {0};
+			struct reply ignored = {.buf = (uint8_t *)&rec.scratch_reply};
+			record_stop(&stop,
+				    &ignored); /* a killed tracecat -r: its file ends whole */
+			return;
+		}
+	}
 	for (int n = 0; rec.st.active && n < CHUNKS_PER_DRAIN; n++) {
 		uint64_t waiting = pending(), events;
 		if (waiting * SLOT < CHUNK_MIN &&
@@ -279,6 +308,8 @@ int record_start(const struct request *req, struct reply *rep)
 	rec.checksum = TTRACE_FNV_OFFSET;
 	rec.aux_sent = 0;
 	rec.st.started_ns = (uint64_t)sys_clock_ns();
+	rec.owner = req->pid;
+	rec.owner_ns = rec.st.started_ns;
 	rec.st.active = 1;
 	memset(&rec.cursor, 0, sizeof(rec.cursor));
 	merge_cursor_start(&rec.cursor, true);

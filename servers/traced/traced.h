@@ -182,7 +182,7 @@ bool save_name_ok(const char *name);
  * (nothing otherwise); main.c calls it between requests and at least
  * every record_tick_ns() (TIMEOUT_FOREVER when none runs).
  */
-#define RECORD_TICK_NS 20000000ull
+#define RECORD_TICK_NS 5000000ull
 int record_start(const struct request *req, struct reply *rep);
 int record_stop(const struct request *req, struct reply *rep);
 int record_status(const struct request *req, struct reply *rep);
