@@ -119,9 +119,9 @@
  * is counted lost there, with markers.
  *
  * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC
- * or whose version_major is not its own, and reads every older minor. A newer minor may append fields to the header (header_size
- * grows) and add section types, which a reader skips; an older reader
- * then still reads the file. Numbers here are append-only.
+ * or whose version_major is not its own, and reads every older minor. A newer minor may append
+ * fields to the header (header_size grows) and add section types, which a reader skips; an older
+ * reader then still reads the file. Numbers here are append-only.
  */
 #ifndef SPOOR_ABI_TRACE_FILE_H
 #define SPOOR_ABI_TRACE_FILE_H

@@ -113,7 +113,7 @@ static void other_major(struct file *f, const struct gen *g)
 	(void)g;
 	f->buf[HDR_AT(version_major)] = 2;
 	snprintf(f->want, WANT_MAX, "byte 4: format version 2.%u: this reader reads version 1.x",
-		 TTRACE_FILE_VERSION_MINOR);
+		 (unsigned)TTRACE_FILE_VERSION_MINOR);
 }
 
 static void odd_header_size(struct file *f, const struct gen *g)
