@@ -77,6 +77,11 @@
  *                         one whole chunk a data line, so that it reads
  *                         at any time as the recording so far; dropped,
  *                         it stays as it is (cut after a whole chunk)
+ *   resume NAME BYTES     a restarted traced goes on with recording NAME:
+ *                         the host appends to NAME.spoor from now on if
+ *                         it is BYTES long, else refuses ("error size:
+ *                         ..."). traced keeps what it needs for this in
+ *                         the window's last 16 KiB while it records.
  *   data LEN              the window's first LEN bytes are the file's next
  *   end BYTES CHECKSUM    the file is whole: BYTES long, its FNV-1a 64 is
  *                         CHECKSUM (16 lower-case hex digits); the host

@@ -234,6 +234,8 @@ int main(void)
 	long err;
 
 	traced_map();
+	record_resume();
+	x.timeout_ns = record_tick_ns(); /* a resumed recording drains before any request */
 	x.recv_buf = (uint64_t)(uintptr_t)in;
 	x.recv_max = sizeof(in);
 	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);

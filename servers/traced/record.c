@@ -38,15 +38,42 @@
 #define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
 #define OWNER_THREADS_MAX 256	       /* threads looked through for it */
 
-static struct recorder {
+/*
+ * What a recording needs to go on: kept in the export window's last
+ * bytes too (struct keep), so that a restarted traced resumes it.
+ */
+struct run {
 	struct traced_record_status st;
 	struct traced_filter filter;
 	struct traced_cursor cursor;
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
 	uint64_t checksum; /* FNV-1a 64 of the bytes sent so far */
 	uint64_t aux_sent; /* aux positions below it are in the file */
-	uint64_t last_ns;  /* when the last chunk went */
 	uint32_t owner;	   /* the pid that asked: the recording ends with it */
+	uint32_t resumed;  /* the next chunk is the first after a restart */
+};
+
+/*
+ * The window's last KEEP_SIZE bytes while a recording runs: the run as
+ * the host has it (done) and, while a chunk is on its way, as it will be
+ * once the host has it (next). A restarted traced asks the host which
+ * of the two its file matches (abi/trace_file.h, resume).
+ */
+struct keep {
+	uint64_t magic;	   /* KEEP_MAGIC */
+	uint64_t boot_tsc; /* the trace header's: a window from another boot is not ours */
+	uint64_t sending;  /* 1: next is on its way */
+	uint64_t sum;	   /* FNV-1a 64 of done and next */
+	struct run done, next;
+};
+
+#define KEEP_MAGIC 0x7065656b64726372ull /* "rcrdkeep" */
+#define KEEP_SIZE  (16 * 1024)
+_Static_assert(sizeof(struct keep) <= KEEP_SIZE, "the keep fits its room");
+
+static struct recorder {
+	struct run run;
+	uint64_t last_ns;  /* when the last chunk went */
 	uint64_t owner_ns; /* when owner was last looked for */
 	uint8_t *win;
 	size_t win_size;
@@ -55,12 +82,12 @@ static struct recorder {
 
 bool record_active(void)
 {
-	return rec.st.active;
+	return rec.run.st.active;
 }
 
 uint64_t record_tick_ns(void)
 {
-	return rec.st.active ? RECORD_TICK_NS : TIMEOUT_FOREVER;
+	return rec.run.st.active ? RECORD_TICK_NS : TIMEOUT_FOREVER;
 }
 
 /* Entries waiting in the rings past the recorder's cursor. */
@@ -71,22 +98,45 @@ static uint64_t pending(void)
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
 		n += __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE) -
-		     rec.cursor.next[i];
+		     rec.run.cursor.next[i];
 	}
 	return n;
 }
 
 /* Sends len bytes at the window's start: 0 or the host's refusal. */
-static int ship(size_t len)
+static struct keep *keep_at(void)
+{
+	return (struct keep *)(rec.win + rec.win_size - KEEP_SIZE);
+}
+
+/* The keep: the run done, and next (NULL: none) while it is on its way. */
+static void keep_write(const struct run *done, const struct run *next)
+{
+	struct keep *k = keep_at();
+
+	k->magic = KEEP_MAGIC;
+	k->boot_tsc = traced.area.hdr->boot_tsc;
+	k->sending = next != NULL;
+	k->done = *done;
+	k->next = next ? *next : *done;
+	k->sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
+}
+
+/*
+ * Sends len bytes at the window's start, which take the run from before
+ * to rec.run: 0 or the host's refusal. The keep says both while they are
+ * on their way: traced may die before the host's answer.
+ */
+static int ship(size_t len, const struct run *before)
 {
 	char line[TTRACE_EXPORT_LINE_MAX];
 
-	rec.checksum = ttrace_fnv1a(rec.checksum, rec.win, len);
+	rec.run.checksum = ttrace_fnv1a(rec.run.checksum, rec.win, len);
+	rec.run.st.bytes += len;
+	keep_write(before, &rec.run);
 	snprintf(line, sizeof(line), "data %zu\n", len);
 	int err = export_request(line);
-	if (!err) {
-		rec.st.bytes += len;
-	}
+	keep_write(&rec.run, NULL);
 	return err;
 }
 
@@ -110,8 +160,8 @@ static void file_header(struct ttrace_file_header *fh)
 	    .trace_version_major = h->version_major,
 	    .trace_version_minor = h->version_minor,
 	    .entry_size = TTRACE_ENTRY_SIZE,
-	    .saved_ns = rec.st.started_ns,
-	    .filter = rec.filter,
+	    .saved_ns = rec.run.st.started_ns,
+	    .filter = rec.run.filter,
 	    .flags = TTRACE_FILE_F_RECORDING,
 	};
 }
@@ -123,14 +173,14 @@ static void tally(const uint8_t *data, size_t len)
 		struct ttrace_entry e;
 		memcpy(&e, data + at, sizeof(e));
 		if (e.kind == TRACED_KIND_LOST && !e.ts) {
-			rec.cpu[e.cpu].lost += e.data[0];
-			rec.st.lost += e.data[0];
+			rec.run.cpu[e.cpu].lost += e.data[0];
+			rec.run.st.lost += e.data[0];
 			at += SLOT;
 			continue;
 		}
 		uint32_t slots = 1 + TTRACE_NCONT_OF(e.ctx);
-		rec.cpu[e.cpu].entries += slots;
-		rec.st.events++;
+		rec.run.cpu[e.cpu].entries += slots;
+		rec.run.st.events++;
 		at += slots * SLOT;
 	}
 }
@@ -158,8 +208,9 @@ static int chunk(uint64_t *events)
 	struct merge_piece piece = {.out = scratch, .max = CHUNK_EVENTS_MAX};
 	struct ttrace_aux_view v;
 	size_t at = 0;
+	const struct run before = rec.run;
 
-	merge_fill(MERGE_FOLLOW, &rec.filter, &rec.cursor, TRACED_FORMAT_BINARY, &piece);
+	merge_fill(MERGE_FOLLOW, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
 	*events = piece.events;
 	/* After the events: every record they name is in the snapshot (see the top). */
@@ -167,22 +218,25 @@ static int chunk(uint64_t *events)
 	if (err) {
 		return err;
 	}
-	uint64_t from = rec.aux_sent > v.next ? rec.aux_sent : v.next;
-	if (!rec.st.chunks) {
+	uint64_t from = rec.run.aux_sent > v.next ? rec.run.aux_sent : v.next;
+	if (!rec.run.st.chunks) {
 		struct ttrace_file_header fh;
 		file_header(&fh);
 		at = put(at, &fh, sizeof(fh));
 	}
 	size_t head = at;
-	struct ttrace_file_chunk c = {
-	    .seq = rec.st.chunks, .num_cpus = traced.ncpus, .ns = (uint64_t)sys_clock_ns()};
+	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
+				      .num_cpus = traced.ncpus,
+				      .flags = rec.run.resumed ? TTRACE_CHUNK_F_RESUMED : 0,
+				      .ns = (uint64_t)sys_clock_ns()};
+	rec.run.resumed = 0;
 	at += sizeof(struct ttrace_file_section);
 	at = put(at, &c, sizeof(c));
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		rec.cpu[i].next = rec.cursor.next[i];
-		at = put(at, &rec.cpu[i], sizeof(rec.cpu[i]));
+		rec.run.cpu[i].next = rec.run.cursor.next[i];
+		at = put(at, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
 	}
-	if (!rec.st.chunks) {
+	if (!rec.run.st.chunks) {
 		/* acquire: pairs with the release store of aux_durable_end (AW3) */
 		uint64_t durable =
 		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
@@ -194,7 +248,7 @@ static int chunk(uint64_t *events)
 		at = put_section(at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
 		at = put(at, &r, sizeof(r));
 		at = put(at, (const uint8_t *)v.words + (from - v.start), v.end - from);
-		rec.aux_sent = v.end;
+		rec.run.aux_sent = v.end;
 	}
 	if (piece.len) {
 		at = put_section(at, TTRACE_FILE_EVENTS, piece.len);
@@ -203,21 +257,21 @@ static int chunk(uint64_t *events)
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
 	memcpy(rec.win + head, &s, sizeof(s));
-	uint64_t sum = ttrace_fnv1a(rec.checksum, rec.win, at);
+	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
 	at = put(at, &sum, sizeof(sum));
-	err = ship(at);
-	rec.st.chunks++;
+	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
-	return err;
+	return ship(at, &before);
 }
 
 /* Ends the recording on an error: said once, kept in its status. */
 static void fail(int err)
 {
-	printf("traced: recording %s stopped: %s\n", rec.st.name, strerror(-err));
-	rec.st.error = err;
-	rec.st.active = 0;
-	rec.st.ended_ns = (uint64_t)sys_clock_ns();
+	printf("traced: recording %s stopped: %s\n", rec.run.st.name, strerror(-err));
+	rec.run.st.error = err;
+	rec.run.st.active = 0;
+	rec.run.st.ended_ns = (uint64_t)sys_clock_ns();
+	keep_at()->magic = 0; /* nothing to resume */
 }
 
 /* Whether the pid that started the recording still runs (the shell's always does). */
@@ -227,7 +281,7 @@ static bool owner_alive(void)
 	long n = sys_thread_list(threads, OWNER_THREADS_MAX);
 
 	for (long i = 0; i < n; i++) {
-		if (threads[i].pid == rec.owner) {
+		if (threads[i].pid == rec.run.owner) {
 			return true;
 		}
 	}
@@ -238,7 +292,7 @@ void record_drain(void)
 {
 	uint64_t now = (uint64_t)sys_clock_ns();
 
-	if (rec.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
+	if (rec.run.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
 		rec.owner_ns = now;
 		if (!owner_alive()) {
 			static const struct request stop = {0};
@@ -248,7 +302,7 @@ void record_drain(void)
 			return;
 		}
 	}
-	for (int n = 0; rec.st.active && n < CHUNKS_PER_DRAIN; n++) {
+	for (int n = 0; rec.run.st.active && n < CHUNKS_PER_DRAIN; n++) {
 		uint64_t waiting = pending(), events;
 		if (waiting * SLOT < CHUNK_MIN &&
 		    (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS)) {
@@ -271,7 +325,7 @@ static bool window_fits(void)
 	uint64_t need = sizeof(struct ttrace_file_header) + 4096 + h->aux_durable_size +
 			h->aux_ring_size + traced.ncpus * sizeof(struct ttrace_file_chunk_cpu);
 
-	return rec.win_size / 2 >= CHUNK_EVENTS_MAX && need <= rec.win_size / 2;
+	return rec.win_size / 2 >= CHUNK_EVENTS_MAX + KEEP_SIZE && need <= rec.win_size / 2;
 }
 
 int record_start(const struct request *req, struct reply *rep)
@@ -287,13 +341,14 @@ int record_start(const struct request *req, struct reply *rep)
 	if (!save_name_ok(r.name) || dump_check(TRACED_OP_FOLLOW, &r.filter, &zero)) {
 		return -EINVAL;
 	}
-	if (rec.st.active) {
+	if (rec.run.st.active) {
 		return -EBUSY;
 	}
 	int err = export_open(&rec.win, &rec.win_size);
 	if (err) {
 		return err;
 	}
+	memset(&rec.run, 0, sizeof(rec.run));
 	if (!window_fits()) {
 		return -ENOSPC;
 	}
@@ -302,20 +357,20 @@ int record_start(const struct request *req, struct reply *rep)
 	if (err) {
 		return err;
 	}
-	memset(&rec.st, 0, sizeof(rec.st));
-	memcpy(rec.st.name, r.name, sizeof(rec.st.name));
-	rec.filter = r.filter;
-	rec.checksum = TTRACE_FNV_OFFSET;
-	rec.aux_sent = 0;
-	rec.st.started_ns = (uint64_t)sys_clock_ns();
-	rec.owner = req->pid;
-	rec.owner_ns = rec.st.started_ns;
-	rec.st.active = 1;
-	memset(&rec.cursor, 0, sizeof(rec.cursor));
-	merge_cursor_start(&rec.cursor, true);
+	memset(&rec.run.st, 0, sizeof(rec.run.st));
+	memcpy(rec.run.st.name, r.name, sizeof(rec.run.st.name));
+	rec.run.filter = r.filter;
+	rec.run.checksum = TTRACE_FNV_OFFSET;
+	rec.run.aux_sent = 0;
+	rec.run.st.started_ns = (uint64_t)sys_clock_ns();
+	rec.run.owner = req->pid;
+	rec.owner_ns = rec.run.st.started_ns;
+	rec.run.st.active = 1;
+	memset(&rec.run.cursor, 0, sizeof(rec.run.cursor));
+	merge_cursor_start(&rec.run.cursor, true);
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		rec.cpu[i] = (struct ttrace_file_chunk_cpu){.first = rec.cursor.next[i],
-							    .next = rec.cursor.next[i]};
+		rec.run.cpu[i] = (struct ttrace_file_chunk_cpu){.first = rec.run.cursor.next[i],
+								.next = rec.run.cursor.next[i]};
 	}
 	/* The first chunk now: the host has the header and the names at once. */
 	uint64_t events;
@@ -324,8 +379,8 @@ int record_start(const struct request *req, struct reply *rep)
 		fail(err);
 		return err;
 	}
-	memcpy(rep->buf, &rec.st, sizeof(rec.st));
-	rep->len = sizeof(rec.st);
+	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
+	rep->len = sizeof(rec.run.st);
 	return 0;
 }
 
@@ -344,20 +399,21 @@ static int finish(void)
 					       .overwritten = c.overwritten,
 					       .dropped = c.dropped,
 					       .cleared = c.cleared,
-					       .lost = rec.cpu[i].lost};
+					       .lost = rec.run.cpu[i].lost};
 		at = put(at, &l, sizeof(l));
 	}
-	uint64_t sum = ttrace_fnv1a(rec.checksum, rec.win, at);
+	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
 	struct ttrace_file_end end = {
-	    .events = rec.st.events, .lost = rec.st.lost, .checksum = sum};
+	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
 	at = put_section(at, TTRACE_FILE_END, sizeof(end));
 	at = put(at, &end, sizeof(end));
-	int err = ship(at);
+	const struct run before = rec.run;
+	int err = ship(at, &before);
 	if (err) {
 		return err;
 	}
-	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)rec.st.bytes,
-		 (unsigned long long)rec.checksum);
+	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)rec.run.st.bytes,
+		 (unsigned long long)rec.run.checksum);
 	return export_request(line);
 }
 
@@ -366,7 +422,7 @@ int record_stop(const struct request *req, struct reply *rep)
 	if (req->len) {
 		return -EINVAL;
 	}
-	if (!rec.st.active) {
+	if (!rec.run.st.active) {
 		return -ENOENT;
 	}
 	/* Everything up to the heads as they are now; a write in progress is waited out. */
@@ -379,15 +435,57 @@ int record_stop(const struct request *req, struct reply *rep)
 		}
 	}
 	err = err ? err : finish();
-	rec.st.active = 0;
-	rec.st.ended_ns = (uint64_t)sys_clock_ns();
-	rec.st.error = err;
+	keep_at()->magic = 0; /* ended: nothing to resume */
+	rec.run.st.active = 0;
+	rec.run.st.ended_ns = (uint64_t)sys_clock_ns();
+	rec.run.st.error = err;
 	if (err) {
-		printf("traced: recording %s stopped: %s\n", rec.st.name, strerror(-err));
+		printf("traced: recording %s stopped: %s\n", rec.run.st.name, strerror(-err));
 	}
-	memcpy(rep->buf, &rec.st, sizeof(rec.st));
-	rep->len = sizeof(rec.st);
+	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
+	rep->len = sizeof(rec.run.st);
 	return err;
+}
+
+void record_resume(void)
+{
+	char line[TTRACE_EXPORT_LINE_MAX];
+	uint8_t *win;
+	size_t size;
+	struct keep k;
+
+	if (export_open(&win, &size) || size < KEEP_SIZE) {
+		return; /* no channel: nothing was recorded through it */
+	}
+	memcpy(&k, win + size - KEEP_SIZE, sizeof(k));
+	if (k.magic != KEEP_MAGIC || k.boot_tsc != traced.area.hdr->boot_tsc ||
+	    k.sum != ttrace_fnv1a(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
+	    !k.done.st.active) {
+		return;
+	}
+	rec.win = win;
+	rec.win_size = size;
+	/* The chunk on its way when traced died either reached the host or not: it knows which. */
+	const struct run *tries[] = {k.sending ? &k.next : NULL, &k.done};
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (!tries[i]) {
+			continue;
+		}
+		snprintf(line, sizeof(line), "resume %s %llu\n", tries[i]->st.name,
+			 (unsigned long long)tries[i]->st.bytes);
+		if (!export_request(line)) {
+			rec.run = *tries[i];
+			rec.run.resumed = 1;
+			rec.owner_ns = rec.last_ns = (uint64_t)sys_clock_ns();
+			keep_write(&rec.run, NULL);
+			printf("traced: recording %s resumed at byte %llu\n", rec.run.st.name,
+			       (unsigned long long)rec.run.st.bytes);
+			return;
+		}
+	}
+	printf("traced: recording %s cannot resume: the host's file is not as it was left\n",
+	       k.done.st.name);
+	keep_at()->magic = 0;
 }
 
 int record_status(const struct request *req, struct reply *rep)
@@ -395,7 +493,7 @@ int record_status(const struct request *req, struct reply *rep)
 	if (req->len) {
 		return -EINVAL;
 	}
-	memcpy(rep->buf, &rec.st, sizeof(rec.st));
-	rep->len = sizeof(rec.st);
+	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
+	rep->len = sizeof(rec.run.st);
 	return 0;
 }

@@ -191,6 +191,13 @@ uint64_t record_tick_ns(void);
 void record_drain(void);
 
 /*
+ * At start: goes on with the recording a killed traced left, if the
+ * export window keeps one of this boot and the host's file is as it was
+ * (record.c: struct keep). Says on the console what it did.
+ */
+void record_resume(void);
+
+/*
  * What a SELF save's aux ring keeps (save_aux.c): save_refs_reset()
  * forgets the last save's references, save_refs_note() takes those of a
  * piece of binary dump (whole slots), and save_aux_blank() blanks, in

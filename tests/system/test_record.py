@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import pytest
 
-from spoorlib import END, ROOT, expect_count, reset_tracing
+from spoorlib import END, ROOT, expect_after, expect_count, pid_of, reset_tracing
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 RECORDING = re.compile(r"trace: recording to (\S+)\.spoor \(trace record stop ends it\)")
@@ -42,7 +42,7 @@ def spoor_trace(*args):
 def tally(path, batch):
     """Reads the recording's text: per CPU (events, lost), after checking that the
     k-th entry of each CPU (events and lost alike, from 0) is an event with seq
-    k modulo batch, as tracegen makes them."""
+    k modulo batch, as tracegen makes them (batch None: no check)."""
     events, lost = defaultdict(int), defaultdict(int)
     proc = subprocess.Popen([str(SPOOR_TRACE), "text", str(path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -52,7 +52,7 @@ def tally(path, batch):
         if m:
             cpu, seq = int(m.group(1)), int(m.group(2))
             k = events[cpu] + lost[cpu]
-            if bad is None and seq != k % batch:
+            if bad is None and batch and seq != k % batch:
                 bad = f"cpu {cpu}'s entry {k} has seq {seq}, not {k % batch}: {line}"
             events[cpu] += 1
             continue
@@ -203,3 +203,24 @@ def test_qemu_killed_mid_recording_leaves_a_file_that_says_it_ends_early(boot, t
     cut.write_bytes(bytes(bad))
     code, _, err = spoor_trace("text", cut)
     assert code != 0 and re.fullmatch(r"\S+: \S+: byte \d+: chunk \d+'s checksum .*\n", err), err
+
+
+def test_traced_killed_mid_recording_resumes_the_same_file(boot):
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=1024")
+    spoor.command("trace on test")
+    assert RECORDING.search(spoor.command("trace record as gap"))
+    assert "emitted 10000 of 10000" in spoor.command("run tracegen 10000 1 20000")
+    out = spoor.command(f"kill -f {pid_of(spoor, 'traced')}")
+    expect_after(spoor, out, r"init: traced killed, restarting")
+    # Emitted while traced restarts: the rings keep them for the resumed recording.
+    assert "emitted 10000 of 10000" in spoor.command("run tracegen 10000 1")
+    expect_after(spoor, "", r"traced: recording gap resumed at byte \d+")
+    assert "emitted 10000 of 10000" in spoor.command("run tracegen 10000 1 20000")
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    assert stopped and stopped.group(1) == "gap", spoor.console()[-2000:]
+    events, lost, err = tally(spoor.traces / "gap.spoor", None)
+    assert "went on after 1 restarts of traced" in err, err
+    assert events[1] + lost[1] == 30000, (events, lost)
+    # The ring held all that traced missed (16384 entries a CPU): nothing was lost.
+    assert lost[1] == 0 and events[1] == 30000, (events, lost)
+    assert sum(events.values()) == int(stopped.group(2))

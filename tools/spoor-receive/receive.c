@@ -63,7 +63,8 @@ struct receiver {
 	char name[TTRACE_EXPORT_NAME_MAX];
 	bool replace;	/* the begin line allowed replacing NAME.spoor */
 	bool recording; /* the file is NAME.spoor itself, growing */
-	uint64_t bytes;
+	uint64_t bytes; /* received into the file (a resumed recording's: since the resume) */
+	uint64_t base;	/* a resumed recording's size when it resumed */
 	uint64_t checksum;
 	/* The run's totals and limits. */
 	uint64_t files_kept, bytes_kept; /* files renamed into place, and their bytes */
@@ -144,8 +145,53 @@ static const char *begin(struct receiver *r, const char *name, bool replace, boo
 				       : strerror(errno);
 	}
 	r->files_kept += recording; /* it is there from now on */
-	r->bytes = 0;
+	r->bytes = r->base = 0;
 	r->checksum = TTRACE_FNV_OFFSET;
+	return NULL;
+}
+
+/*
+ * A recording a restarted traced goes on with: NAME.spoor, which must be
+ * bytes long (as the guest left it), appended to from there on.
+ */
+static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
+{
+	static char why[TTRACE_EXPORT_LINE_MAX];
+	char p[4096];
+	uint8_t buf[65536];
+	struct stat st;
+
+	drop(r);
+	if (!name_ok(name)) {
+		return "bad name";
+	}
+	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX);
+	int fd = open(p, O_RDWR | O_APPEND);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0) {
+			close(fd);
+		}
+		return strerror(errno);
+	}
+	if ((uint64_t)st.st_size != bytes) {
+		close(fd);
+		snprintf(why, sizeof(why), "size: the file has %lld bytes, not %" PRIu64,
+			 (long long)st.st_size, bytes);
+		return why;
+	}
+	/* The end line's checksum covers the whole file: what is there first. */
+	uint64_t sum = TTRACE_FNV_OFFSET;
+	off_t at = 0;
+	for (ssize_t n; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n) {
+		sum = ttrace_fnv1a(sum, buf, (size_t)n);
+	}
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->file = fd;
+	r->recording = true;
+	r->replace = false;
+	r->base = bytes;
+	r->bytes = 0;
+	r->checksum = sum;
 	return NULL;
 }
 
@@ -200,7 +246,7 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 	if (r->file < 0) {
 		return "no file begun";
 	}
-	if (bytes != r->bytes || checksum != r->checksum) {
+	if (bytes != r->base + r->bytes || checksum != r->checksum) {
 		drop(r);
 		return "length or checksum differ from what arrived";
 	}
@@ -239,6 +285,8 @@ static void serve(struct receiver *r, const char *line)
 		why = begin(r, name, words == 2, recording);
 	} else if (words == 2) {
 		why = "unknown request";
+	} else if (sscanf(line, "resume %127s %" SCNu64, name, &a) == 2) {
+		why = resume(r, name, a);
 	} else if (sscanf(line, "data %" SCNu64, &a) == 1) {
 		why = data(r, a);
 	} else if (sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b) == 2) {

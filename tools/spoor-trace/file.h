@@ -67,6 +67,7 @@ struct tfile {
 	uint64_t chunks;
 	uint8_t *ring_own; /* the joined pieces (ring points here) */
 	struct ttrace_file_chunk_cpu chunk_cpu[TTRACE_MAX_CPUS]; /* the last chunk's counts */
+	uint64_t resumed; /* chunks with TTRACE_CHUNK_F_RESUMED: restarts of traced */
 	bool ends_early;
 	char note[TFILE_WHY_MAX]; /* when ends_early: where and why */
 

@@ -263,6 +263,12 @@ int main(int argc, char **argv)
 		free(data);
 		return EXIT_BAD_INPUT;
 	}
+	if (f.resumed) {
+		fprintf(stderr,
+			"%s: %s: the recording went on after %llu restarts of traced; what they "
+			"missed is counted lost where it was\n",
+			prog, file, (unsigned long long)f.resumed);
+	}
 	if (f.ends_early) {
 		fprintf(stderr, "%s: %s: %s\n", prog, file, f.note);
 	}
