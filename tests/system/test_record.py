@@ -224,3 +224,21 @@ def test_traced_killed_mid_recording_resumes_the_same_file(boot):
     # The ring held all that traced missed (16384 entries a CPU): nothing was lost.
     assert lost[1] == 0 and events[1] == 30000, (events, lost)
     assert sum(events.values()) == int(stopped.group(2))
+
+
+def test_spoor_trace_follow_prints_a_recording_as_it_grows_until_its_end(spoor):
+    reset_tracing(spoor)
+    assert RECORDING.search(spoor.command("trace record test as followed"))
+    follower = subprocess.Popen([str(SPOOR_TRACE), "follow", "cpu=1", "kind=test_tick",
+                                 str(spoor.traces / "followed.spoor")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert "emitted 3000 of 3000" in spoor.command("run tracegen 3000 1 20000")
+    assert "emitted 500 of 500" in spoor.command("run tracegen 500 0")
+    assert RECORDED.search(spoor.command("trace record stop"))
+    spoor.command("trace off")
+    out, err = follower.communicate(timeout=LONG)
+    assert follower.returncode == 0, err
+    lines = out.splitlines()
+    assert len([l for l in lines if EVENT.match(l)]) == 3000, out[-2000:]
+    assert all(EVENT.match(l).group(1) == "1" for l in lines[:-1]), out[-2000:]
+    assert lines[-1] == "# end of dump: 3000 events, 0 lost", lines[-1]

@@ -526,6 +526,42 @@ int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, si
 	return err;
 }
 
+int tfile_read(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *in = fopen(path, "rb");
+	size_t cap = 1 << 16;
+	size_t len = 0;
+	uint8_t *buf = NULL;
+
+	if (!in) {
+		return -errno;
+	}
+	errno = 0;
+	for (;;) {
+		uint8_t *more = realloc(buf, cap);
+		if (!more) {
+			free(buf);
+			fclose(in);
+			return -ENOMEM;
+		}
+		buf = more;
+		len += fread(buf + len, 1, cap - len, in);
+		if (len < cap) {
+			break;
+		}
+		cap *= 2;
+	}
+	int err = ferror(in) ? -(errno ? errno : EIO) : 0;
+	fclose(in);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}
+
 void tfile_free(struct tfile *f)
 {
 	free(f->spans);

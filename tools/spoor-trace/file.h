@@ -83,6 +83,9 @@ struct tfile {
  */
 int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, size_t why_size);
 
+/* Reads the whole file at path into *data (malloc'd). Returns 0 or -errno. */
+int tfile_read(const char *path, uint8_t **data, size_t *size);
+
 /* Frees what tfile_parse() allocated; f's data stays the caller's. */
 void tfile_free(struct tfile *f);
 

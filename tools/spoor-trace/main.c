@@ -5,6 +5,9 @@
  *   spoor-trace text FILE               the lines `trace dump` prints
  *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
  *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
+ *   spoor-trace follow [FILTERS] NAME|FILE
+ *                                       a recording's events as they arrive
+ *                                       (follow.h)
  *   spoor-trace timeline [OPTIONS] FILE OUT.svg
  *                                       an SVG picture of the CPUs; the
  *                                       options choose the window, CPUs
@@ -27,6 +30,7 @@
 
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/follow.h"
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
@@ -53,12 +57,13 @@ static void print_usage(FILE *to)
 {
 	fprintf(to,
 		"usage: %s text FILE\n"
+		"       %s follow [FILTERS] NAME|FILE   (" FOLLOW_FILTERS ")\n"
 		"       %s [-f] ctf FILE DIR\n"
 		"       %s [-f] perfetto FILE OUT.json\n"
 		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
 		"       %s -h|--help\n"
 		"  -f  replace an output that exists (else it is left alone)\n",
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog);
 }
 
 static int usage(void)
@@ -169,43 +174,6 @@ static const struct command commands[] = {
     {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", run_timeline, timeline_options},
 };
 
-/* Reads the whole file at path into *data. Returns 0 or -errno. */
-static int read_all(const char *path, uint8_t **data, size_t *size)
-{
-	FILE *in = fopen(path, "rb");
-	size_t cap = 1 << 16;
-	size_t len = 0;
-	uint8_t *buf = NULL;
-
-	if (!in) {
-		return -errno;
-	}
-	errno = 0;
-	for (;;) {
-		uint8_t *more = realloc(buf, cap);
-		if (!more) {
-			free(buf);
-			fclose(in);
-			return -ENOMEM;
-		}
-		buf = more;
-		len += fread(buf + len, 1, cap - len, in);
-		if (len < cap) {
-			break;
-		}
-		cap *= 2;
-	}
-	int err = ferror(in) ? -(errno ? errno : EIO) : 0;
-	fclose(in);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*data = buf;
-	*size = len;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *cmd = NULL;
@@ -224,6 +192,9 @@ int main(int argc, char **argv)
 		force = true;
 		argc--;
 		argv++;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "follow")) {
+		return follow_run(prog, argc - 2, argv + 2);
 	}
 	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
@@ -252,7 +223,7 @@ int main(int argc, char **argv)
 			argv[3]);
 		return EXIT_BAD_INPUT;
 	}
-	int err = read_all(file, &data, &size);
+	int err = tfile_read(file, &data, &size);
 	if (err) {
 		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(-err));
 		return EXIT_BAD_INPUT;
