@@ -30,7 +30,7 @@
 #include "traced.h"
 
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* a chunk's events at most: bytes */
-#define CHUNK_MIN	  (64 * 1024)	/* bytes of pending entries worth a chunk at once */
+#define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
 #define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
 #define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
@@ -213,10 +213,20 @@ static int chunk(uint64_t *events)
 	merge_fill(MERGE_FOLLOW, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
 	*events = piece.events;
-	/* After the events: every record they name is in the snapshot (see the top). */
-	int err = ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
-	if (err) {
-		return err;
+	/*
+	 * After the events: every record they name is in the snapshot (see the
+	 * top). Only when the ring has new records: a copy of the whole ring
+	 * a chunk was most of a chunk's cost.
+	 */
+	/* acquire: pairs with the writer's release store of aux_last (AW3) */
+	uint64_t last = __atomic_load_n(&traced.area.hdr->aux_last, __ATOMIC_ACQUIRE);
+	v = (struct ttrace_aux_view){.next = last, .end = last};
+	if (last != rec.run.aux_sent) {
+		int err =
+		    ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+		if (err) {
+			return err;
+		}
 	}
 	uint64_t from = rec.run.aux_sent > v.next ? rec.run.aux_sent : v.next;
 	if (!rec.run.st.chunks) {
