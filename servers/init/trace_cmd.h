@@ -1,8 +1,8 @@
 /*
  * What the shell's `trace` verbs share across their files: trace_cmd.c
  * holds the list of verbs and most of them, trace_stats.c the answers
- * (`trace stats`, `trace hist`) and their legend, trace_record.c
- * `trace record`.
+ * (`trace stats`, `trace hist`) and their legend, trace_save.c `trace
+ * save` and trace_record.c `trace record`.
  */
 #ifndef SPOOR_INIT_TRACE_CMD_H
 #define SPOOR_INIT_TRACE_CMD_H
@@ -42,6 +42,9 @@ bool trace_name_words(const struct trace_verb *verb, int *argc, char **argv, cha
 
 /* Says why a request that writes NAME.spoor to the host failed (one line); true if it did. */
 bool trace_export_failed(long err, const char *name);
+
+/* `trace save [FILTERS] [as NAME]` (trace_save.c, with the two above). */
+void trace_verb_save(const struct trace_verb *verb, int argc, char **argv);
 
 /* `trace record ...`, and the recording's line of `trace status` (trace_record.c). */
 void trace_verb_record(const struct trace_verb *verb, int argc, char **argv);
