@@ -72,6 +72,16 @@
  *                         refuses at begin and again, atomically, at end
  *                         (RENAME_NOREPLACE). traced says "replace" for
  *                         CONTROL's saves only.
+ *   record NAME [replace] a recording (minor 1): as begin, but the host
+ *                         writes NAME.spoor itself as the data arrives,
+ *                         one whole chunk a data line, so that it reads
+ *                         at any time as the recording so far; dropped,
+ *                         it stays as it is (cut after a whole chunk)
+ *   resume NAME BYTES     a restarted traced goes on with recording NAME:
+ *                         the host appends to NAME.spoor from now on if
+ *                         it is BYTES long, else refuses ("error size:
+ *                         ..."). traced keeps what it needs for this in
+ *                         the window's last 16 KiB while it records.
  *   data LEN              the window's first LEN bytes are the file's next
  *   end BYTES CHECKSUM    the file is whole: BYTES long, its FNV-1a 64 is
  *                         CHECKSUM (16 lower-case hex digits); the host
@@ -85,11 +95,38 @@
  * may bound what one run keeps (tools/spoor-receive: --max-files,
  * --max-bytes); the file that would pass a bound is refused whole.
  *
- * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC,
- * whose version_major is not its own or whose version_minor is older than
- * its own. A newer minor may append fields to the header (header_size
- * grows) and add section types, which a reader skips; an older reader
- * then still reads the file. Numbers here are append-only.
+ * A RECORDING (minor 1, `trace record`, flags TTRACE_FILE_F_RECORDING)
+ * is the same header, then sections in this order:
+ *
+ *   CHUNK ...      any number, sent to the host as they fill
+ *   LEDGER         exactly one  } written when the recording stops; a
+ *   END            exactly one  } file without them ends early
+ *
+ * A CHUNK's payload is struct ttrace_file_chunk, num_cpus struct
+ * ttrace_file_chunk_cpu (CPU 0 first), sections as above (AUX_DURABLE in
+ * the first chunk only; AUX_RING pieces with the aux records new since
+ * the last chunk; EVENTS), and last a uint64_t checksum: the FNV-1a 64 of
+ * every byte of the file before it. A chunk is whole when its size fits
+ * the file and its checksum holds, so a file cut anywhere reads up to its
+ * last whole chunk and a reader says where and that it ends early. Aux
+ * records go out in the chunk before or with the first event that names
+ * them: a recording keeps every name its events use (the AUX_RING pieces
+ * of all chunks, in position order, make one ring copy that may be
+ * longer than aux_ring_size; a piece starting after the last one's end
+ * means the records between were evicted before traced could send them).
+ * The running counts of each chunk let a reader prove, after every
+ * chunk, that each CPU's entries recorded + lost = next - first: every
+ * entry the recorder passed is in the file or counted lost (with a
+ * filter, entries it skipped make up the rest). LEDGER's lost is then the
+ * last chunk's, and its emitted the next it stopped at. A chunk with
+ * CHUNK_F_RESUMED is the first after traced restarted: the recorder went
+ * on from the last chunk's next, and what the rings overwrote meanwhile
+ * is counted lost there, with markers.
+ *
+ * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC
+ * or whose version_major is not its own, and reads every older minor. A newer minor may append
+ * fields to the header (header_size grows) and add section types, which a reader skips; an older
+ * reader then still reads the file. Numbers here are append-only.
  */
 #ifndef SPOOR_ABI_TRACE_FILE_H
 #define SPOOR_ABI_TRACE_FILE_H
@@ -102,7 +139,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 0
+#define TTRACE_FILE_VERSION_MINOR 1
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -125,8 +162,11 @@ struct ttrace_file_header {
 	uint32_t entry_size;	      /* TTRACE_ENTRY_SIZE */
 	uint64_t saved_ns;	      /* ns since boot when the save began */
 	struct traced_filter filter;  /* what was selected (abi/traced.h) */
-	uint64_t reserved[4];	      /* zero */
+	uint64_t flags;		      /* TTRACE_FILE_F_* (minor 1; zero before) */
+	uint64_t reserved[3];	      /* zero */
 };
+
+#define TTRACE_FILE_F_RECORDING (1ull << 0) /* CHUNKs, LEDGER, END: see A RECORDING */
 
 _Static_assert(sizeof(struct ttrace_file_header) == 80 + 80 + 32, "abi");
 _Static_assert(offsetof(struct ttrace_file_header, magic) == 0, "abi");
@@ -145,13 +185,14 @@ _Static_assert(offsetof(struct ttrace_file_header, trace_version_major) == 64, "
 _Static_assert(offsetof(struct ttrace_file_header, entry_size) == 68, "abi");
 _Static_assert(offsetof(struct ttrace_file_header, saved_ns) == 72, "abi");
 _Static_assert(offsetof(struct ttrace_file_header, filter) == 80, "abi");
-_Static_assert(offsetof(struct ttrace_file_header, reserved) == 160, "abi");
+_Static_assert(offsetof(struct ttrace_file_header, flags) == 160, "abi");
 
 #define TTRACE_FILE_EVENTS	1
 #define TTRACE_FILE_AUX_DURABLE 2
 #define TTRACE_FILE_AUX_RING	3
 #define TTRACE_FILE_LEDGER	4
 #define TTRACE_FILE_END		5
+#define TTRACE_FILE_CHUNK	6 /* minor 1: a recording's */
 
 struct ttrace_file_section {
 	uint32_t type;	   /* TTRACE_FILE_* */
@@ -189,6 +230,28 @@ struct ttrace_file_end {
 };
 
 _Static_assert(sizeof(struct ttrace_file_end) == 32, "abi");
+
+/* The head of a CHUNK's payload. */
+struct ttrace_file_chunk {
+	uint64_t seq;	   /* 0 for the first chunk, then one more each */
+	uint32_t num_cpus; /* the header's: the ttrace_file_chunk_cpu that follow */
+	uint32_t flags;	   /* TTRACE_CHUNK_F_* */
+	uint64_t ns;	   /* ns since boot when the chunk was sent */
+};
+
+#define TTRACE_CHUNK_F_RESUMED (1u << 0) /* the first chunk after a restart of traced */
+
+_Static_assert(sizeof(struct ttrace_file_chunk) == 24, "abi");
+
+/* One CPU's running counts, in entries, as of the end of its chunk. */
+struct ttrace_file_chunk_cpu {
+	uint64_t first;	  /* the ring index the recording began at (every chunk alike) */
+	uint64_t next;	  /* the ring index it has read up to */
+	uint64_t entries; /* entries in the file so far: events and their continuations */
+	uint64_t lost;	  /* what the markers so far add up to */
+};
+
+_Static_assert(sizeof(struct ttrace_file_chunk_cpu) == 32, "abi");
 
 #define TTRACE_EXPORT_LINE_MAX 128
 /* A host file's name: SAVE's name and the prefix traced adds below CONTROL (abi/traced.h). */

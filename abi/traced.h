@@ -126,6 +126,21 @@
  *            tree below CONTROL may save TRACED_SAVE_BURST times, and
  *            once more each TRACED_SAVE_REFILL_S seconds after: beyond
  *            that -EAGAIN, and nothing is sent.
+ *   RECORD   struct traced_save_request -> struct traced_record_status:
+ *            starts a recording (abi/trace_file.h, A RECORDING) of the
+ *            events the filter selects into NAME.spoor on the host, which
+ *            traced then sends a chunk at a time, draining every CPU's
+ *            ring continuously from the heads on, until REC_STOP;
+ *            what the rings overwrite (or drop) before traced reads it
+ *            is counted lost, with markers where it was. One at a time:
+ *            -EBUSY while one runs (and for SAVE and CLEAR meanwhile,
+ *            which would share the channel or break its count). CONTROL
+ *            only; the other errors are SAVE's.
+ *   REC_STOP -> struct traced_record_status: sends what is left, the
+ *            ledger and the END, and answers with the totals; -ENOENT
+ *            when nothing records. CONTROL.
+ *   REC_STATUS -> struct traced_record_status: the recording running
+ *            (active 1), or the last one (active 0), or all zero. CONTROL.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -225,7 +240,10 @@
 #define TRACED_OP_BULK	     20
 #define TRACED_OP_STACK	     21
 #define TRACED_OP_PROFILE    22
-#define TRACED_OP_LIMIT	     23 /* one past the highest operation */
+#define TRACED_OP_RECORD     23
+#define TRACED_OP_REC_STOP   24
+#define TRACED_OP_REC_STATUS 25
+#define TRACED_OP_LIMIT	     26 /* one past the highest operation */
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 
@@ -513,5 +531,20 @@ struct traced_save_reply {
 };
 
 _Static_assert(sizeof(struct traced_save_reply) == 40, "abi");
+
+/* A recording's totals so far (RECORD, REC_STOP, REC_STATUS). */
+struct traced_record_status {
+	char name[TRACED_SAVE_NAME_MAX]; /* the host file's, without .spoor */
+	uint64_t events;		 /* events in the file */
+	uint64_t lost;			 /* entries lost (markers in the file) */
+	uint64_t bytes;			 /* the file's size */
+	uint64_t chunks;
+	uint64_t started_ns; /* ns since boot when it began */
+	uint64_t ended_ns;   /* when it stopped; 0 while it runs */
+	uint32_t active;     /* 1 while it runs */
+	int32_t error;	     /* -E* that stopped it early (the host refused), else 0 */
+};
+
+_Static_assert(sizeof(struct traced_record_status) == 64 + 48 + 8, "abi");
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-s MS] [-i MS] [-h] [FILTERS]: a client of traced
+ * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-r NAME] [-s MS] [-i MS] [-h] [FILTERS]: a
+ * client of traced
  * (abi/traced.h) that speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
@@ -30,6 +31,11 @@
  *                        for tests that change things in the middle of a dump
  *   -i MS                ends a follow after MS milliseconds without events
  *                        (with -b, then prints what it verified)
+ *   tracecat -r NAME FILTERS  records (abi/traced.h RECORD) into the host
+ *                        file NAME.spoor until tracecat ends: killed (a
+ *                        Ctrl-C), or after -s MS, when it stops the
+ *                        recording itself and prints its totals. It needs
+ *                        the control level (`run -t tracecat -r ...`).
  * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
  * tracecat reads everyone's events: it needs the read-all level (`run -r
  * tracecat`, or -t) and says so otherwise.
@@ -60,6 +66,7 @@ static const char usage[] =
     "          -p page at a time through DUMP, -k KIB bulk pages of KIB KiB\n"
     "  -S      the stats as key=value lines, for scripts\n"
     "  -c      copy the rings out without IPC (needs run -t): a dump's ceiling\n"
+    "  -r NAME record to the host's NAME.spoor until killed, or for -s MS (needs run -t)\n"
     "  -s MS   wait MS ms between pages; -i MS end a follow after MS ms without events\n"
     "  -h      this text\n"
     "tracecat reads everyone's events: run it with run -r (or -t).\n";
@@ -137,10 +144,46 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 
 struct options {
 	bool follow, binary, stats, paged;
-	size_t bulk;	   /* -k: BULK's page size in bytes */
-	uint64_t pause_ns; /* -s: between pages */
-	uint64_t idle_ns;  /* -i: a follow ends after this long without events; 0 never */
+	size_t bulk;	    /* -k: BULK's page size in bytes */
+	uint64_t pause_ns;  /* -s: between pages */
+	uint64_t idle_ns;   /* -i: a follow ends after this long without events; 0 never */
+	const char *record; /* -r: the recording's name */
 };
+
+/*
+ * -r: records f into NAME.spoor. traced ends a recording whose client is
+ * gone, so a kill ends it too; with -s MS, tracecat stops it after MS.
+ */
+static int record(const struct traced_filter *f, const struct options *o)
+{
+	struct traced_save_request req = {.filter = *f};
+	struct traced_record_status r;
+
+	if (strlen(o->record) >= sizeof(req.name)) {
+		printf("tracecat: -r takes a name of at most %zu bytes\n", sizeof(req.name) - 1);
+		return 2;
+	}
+	strcpy(req.name, o->record);
+	long err = traced_request(TRACED_OP_RECORD, 0, &req, sizeof(req), &r, sizeof(r), NULL);
+	if (err) {
+		printf("tracecat: traced refused the recording: %s%s\n", strerror((int)-err),
+		       err == -EACCES ? " (it needs the control level: run -t)" : "");
+		return 1;
+	}
+	printf("tracecat: recording to %s.spoor\n", req.name);
+	for (uint64_t waited = 0; !o->pause_ns || waited < o->pause_ns; waited += FOLLOW_POLL_NS) {
+		sys_sleep_ns(FOLLOW_POLL_NS);
+	}
+	err = traced_request(TRACED_OP_REC_STOP, 0, NULL, 0, &r, sizeof(r), NULL);
+	if (err) {
+		printf("tracecat: the recording ended badly: %s\n", strerror((int)-err));
+		return 1;
+	}
+	printf("tracecat: recorded %llu events, %llu lost, %llu bytes to %s.spoor\n",
+	       (unsigned long long)r.events, (unsigned long long)r.lost,
+	       (unsigned long long)r.bytes, r.name);
+	return 0;
+}
 
 static int run(const struct traced_filter *f, uint32_t ncpus, const struct options *o)
 {
@@ -256,6 +299,8 @@ int main(int argc, char **argv)
 				printf("tracecat: -k takes 4 to %u (KiB)\n", TRACED_BULK_MAX / KIB);
 				return 2;
 			}
+		} else if (!strcmp(argv[first], "-r") && first + 1 < argc) {
+			o.record = argv[++first];
 		} else if (!strcmp(argv[first], "-p")) {
 			o.paged = true;
 		} else if (!strcmp(argv[first], "-f")) {
@@ -284,13 +329,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* A tool that shows what the system does: its own events alone would mislead. */
-	if (st.level < TRACED_LEVEL_READ) {
+	if (st.level < TRACED_LEVEL_READ && !o.record) {
 		printf("tracecat: permission denied (need read-all)\n");
 		return 1;
 	}
 	if (traced_filter_parse(argc - first, argv + first, st.num_cpus, &f, why, sizeof(why))) {
 		printf("tracecat: %s\n", why);
 		return 2;
+	}
+	if (o.record) {
+		return record(&f, &o);
 	}
 	return o.stats ? stats(&f) : run(&f, st.num_cpus, &o);
 }

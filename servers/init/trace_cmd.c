@@ -21,7 +21,6 @@
 #define FOLLOW_POLL_NS 100000000ull
 #define CATEGORIES_MAX 128
 #define LIST_MAX       160 /* a list of verbs, keys or sets, in one line */
-#define LOSSES_MAX     512 /* what losses mean: two lines */
 
 /* The verb's usage error: "trace: usage: trace mode overwrite|drop". */
 static void usage(const struct trace_verb *verb)
@@ -176,6 +175,7 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 	print_tracking(&st);
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
+	trace_record_status();
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];
 		printf(
@@ -195,7 +195,11 @@ static void verb_clear(const struct trace_verb *verb, int argc, char **argv)
 		usage(verb);
 		return;
 	}
-	if (!failed(traced_request(TRACED_OP_CLEAR, 0, NULL, 0, NULL, 0, &now))) {
+	long err = traced_request(TRACED_OP_CLEAR, 0, NULL, 0, NULL, 0, &now);
+	if (err == -EBUSY) {
+		printf("trace: a recording is running (trace record stop ends it); a clear would "
+		       "take events it counts\n");
+	} else if (!failed(err)) {
 		print_mask("cleared every ring", now);
 	}
 }
@@ -575,84 +579,6 @@ static void verb_run(const struct trace_verb *verb, int argc, char **argv)
 	trace_run_report(&f);
 }
 
-#define SAVE_AS "as"
-
-/* The name rule of abi/traced.h's SAVE, checked here to say what is wrong in words. */
-static bool save_name_ok(const char *name)
-{
-	size_t len = strlen(name);
-
-	if (!len || len >= TRACED_SAVE_NAME_MAX || name[0] == '.') {
-		return false;
-	}
-	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-	       len;
-}
-
-/* What a save's losses mean for its filter, as a dump's end says it (abi/traced.h LOSSES). */
-static void print_losses(uint64_t events, uint64_t lost, uint64_t outside, uint64_t early)
-{
-	char text[LOSSES_MAX];
-	const struct traced_losses l = {
-	    .events = events, .lost = lost, .outside = outside, .early = early};
-
-	traced_losses_format(text, sizeof(text), &l);
-	printf("%s", text);
-}
-
-static void verb_save(const struct trace_verb *verb, int argc, char **argv)
-{
-	static uint32_t saves; /* names trace-1, trace-2, ... */
-	struct traced_save_request req = {0};
-	struct traced_save_reply rep;
-
-	bool named = argc >= 3 && !strcmp(argv[argc - 2], SAVE_AS);
-
-	/* Any other "as" is misplaced: said so, not read as a filter. */
-	for (int i = 1; i < (named ? argc - 2 : argc); i++) {
-		if (!strcmp(argv[i], SAVE_AS)) {
-			printf("trace: '%s' takes one NAME, last (%s; usage: trace %s %s)\n",
-			       SAVE_AS, i == argc - 1 ? "none given" : "more words follow it",
-			       verb->name, verb->args);
-			return;
-		}
-	}
-	if (named) {
-		if (!save_name_ok(argv[argc - 1])) {
-			printf("trace: bad name '%s' (up to %d letters, digits, '.', '_' or '-', "
-			       "not starting with '.')\n",
-			       argv[argc - 1], TRACED_SAVE_NAME_MAX - 1);
-			return;
-		}
-		strcpy(req.name, argv[argc - 1]);
-		argc -= 2;
-	}
-	if (!filter_words(argc, argv, &req.filter)) {
-		return;
-	}
-	if (!req.name[0]) {
-		snprintf(req.name, sizeof(req.name), "trace-%u", ++saves);
-	}
-	long err = traced_request(TRACED_OP_SAVE, 0, &req, sizeof(req), &rep, sizeof(rep), NULL);
-	if (err == -ENODEV) {
-		printf("trace: no export channel on this machine (make run connects COM2 and the "
-		       "export window)\n");
-	} else if (err == -ETIMEDOUT) {
-		printf("trace: nothing on the host answers the export channel\n");
-	} else if (err == -EIO) {
-		printf("trace: the host refused %s%s\n", req.name, TTRACE_FILE_SUFFIX);
-	} else if (err == -ENOSPC) {
-		printf("trace: the host refused %s%s: its limit of files or bytes for this run is "
-		       "reached\n",
-		       req.name, TTRACE_FILE_SUFFIX);
-	} else if (!failed(err)) {
-		printf("trace: saved %llu events, %llu lost, %llu bytes to %s%s\n",
-		       (unsigned long long)rep.events, (unsigned long long)rep.lost,
-		       (unsigned long long)rep.bytes, req.name, TTRACE_FILE_SUFFIX);
-		print_losses(rep.events, rep.lost, rep.outside, rep.early);
-	}
-}
-
 /* The aux tags' set names, "syscalls kinds ...", separated by sep. */
 static void tag_names(char *buf, size_t size, const char *sep)
 {
@@ -711,7 +637,10 @@ static const struct trace_verb verbs[] = {
     {"clear", "", "discard every ring's events", verb_clear},
     {"mode", "overwrite|drop", "when a ring is full", verb_mode},
     {"follow", "[FILTERS]", "print events as they come (Ctrl-C or pid=N's end stops)", verb_follow},
-    {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor", verb_save},
+    {"save", "[FILTERS] [as NAME]", "write them to the host: build/traces/NAME.spoor",
+     trace_verb_save},
+    {"record", "[CATS] [FILTERS] [as NAME] | stop",
+     "stream them to the host as they come: build/traces/NAME.spoor", trace_verb_record},
     {"track", "PID...", "record only these processes and what they spawn", verb_track},
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", verb_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program, then its first events and stats", verb_run},

@@ -31,7 +31,7 @@ static long frame_size(uint32_t slot)
 int bulk_page(const struct request *req, struct reply *rep)
 {
 	struct traced_dump_request r;
-	struct dump_piece piece;
+	struct merge_piece piece;
 	long size = frame_size(req->cap);
 
 	if (size < 0) {
@@ -47,7 +47,7 @@ int bulk_page(const struct request *req, struct reply *rep)
 	}
 	piece.out = (uint8_t *)window;
 	piece.max = (size_t)size;
-	bool done = dump_fill(TRACED_OP_DUMP, &r.filter, &r.cursor, r.format, &piece);
+	bool done = merge_fill(MERGE_DUMP, &r.filter, &r.cursor, r.format, &piece);
 	sys_mem_unmap((void *)window, (size_t)size);
 	page_finish(rep, &r.cursor, done, (uint32_t)piece.len, piece.events);
 	rep->len = sizeof(struct traced_dump_reply); /* the data is in the frame */

@@ -161,7 +161,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 {
 	struct traced_dump_request r;
 	uint8_t *out = rep->buf + sizeof(struct traced_dump_reply);
-	struct dump_piece piece = {.out = out, .max = TRACED_PAGE_DATA_MAX};
+	struct merge_piece piece = {.out = out, .max = TRACED_PAGE_DATA_MAX};
 	int err = dump_request(op, req, &r, &piece.scope);
 
 	if (err) {
@@ -176,10 +176,11 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	 * there, neither reused by the writers nor counted lost.
 	 */
 	if (op == TRACED_OP_FOLLOW && !r.cursor.magic) {
-		dump_cursor_start(&r.cursor, true);
+		merge_cursor_start(&r.cursor, true);
 	}
 	const struct traced_cursor acked = r.cursor;
-	bool done = dump_fill(op, &r.filter, &r.cursor, r.format, &piece);
+	uint32_t how = op == TRACED_OP_FOLLOW ? MERGE_FOLLOW : MERGE_DUMP;
+	bool done = merge_fill(how, &r.filter, &r.cursor, r.format, &piece);
 	if (done && r.format == TRACED_FORMAT_TEXT) {
 		char end[TTRACE_LINE_MAX], tail[TAIL_MAX];
 		struct format_buf b = format_buf_start(tail, sizeof(tail));

@@ -1,9 +1,7 @@
 /*
- * traced: maps the trace area init hands it (the trace-read capability in
- * CAP_SLOT_TRACE_READ, trace control in CAP_SLOT_TRACE_CONTROL), refuses
- * an area it cannot read with one line and exit status 1, then serves
- * abi/traced.h on CAP_SLOT_SERVICE: receive, check, dispatch through the
- * table below, reply. Every request is checked before it changes
+ * traced: maps the trace area (state.c), then serves abi/traced.h on
+ * CAP_SLOT_SERVICE: receive, check, dispatch through the table below,
+ * reply. Every request is checked before it changes
  * anything; a malformed one gets an error and traced goes on.
  *
  * The rings are kernel memory: when traced dies, init restarts it and it
@@ -11,100 +9,12 @@
  */
 #include <errno.h>
 #include <spoor.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "abi/naming.h"
 #include "common/trace_names.h"
 #include "traced.h"
 
 #define TRACED_THREADS_MAX 256 /* threads a status reply looks through for tracked ones */
-
-struct traced traced;
-static struct ttrace_uevent_slot uevent_slots[UEVENT_MAX]; /* the decoder's definitions */
-
-uint64_t traced_ns(uint64_t ts)
-{
-	const struct ttrace_header *h = traced.area.hdr;
-	uint64_t d = ts > h->boot_tsc ? ts - h->boot_tsc : 0;
-
-	if (!h->tsc_hz) {
-		return d;
-	}
-	/* d % tsc_hz < tsc_hz, so times 10^9 fits 64 bits for a TSC below 18 GHz */
-	return d / h->tsc_hz * 1000000000ull + d % h->tsc_hz * 1000000000ull / h->tsc_hz;
-}
-
-/* The part of a mapping of size bytes at base that region [off, off + ...) can use. */
-static void *region(uint8_t *base, uint64_t size, uint64_t off, uint64_t *len)
-{
-	*len = off < size ? size - off : 0;
-	return base + (off < size ? off : 0);
-}
-
-static void refuse(const char *what, const char *why)
-{
-	printf("traced: %s: %s; exiting\n", what, why);
-	exit(1);
-}
-
-static void setup(void)
-{
-	struct cap_info info;
-	char why[160];
-	long base = sys_trace_map(CAP_SLOT_TRACE_READ, TTRACE_MAP_AREA, NULL);
-
-	if (base == -ENOMEM) {
-		/* Said once: init does not restart a server that exits so. */
-		printf("traced: the kernel has no trace area (its ttrace: line at boot says why); "
-		       "nothing to serve\n");
-		exit(SERVICE_EXIT_UNAVAILABLE);
-	}
-	if (base < 0) {
-		refuse("cannot map the trace area", strerror((int)-base));
-	}
-	long err = sys_cap_identify(CAP_SLOT_TRACE_READ, &info);
-	if (err) {
-		refuse("cannot size the trace area", strerror((int)-err));
-	}
-	uint8_t *b = (uint8_t *)base;
-	struct ttrace_area *a = &traced.area;
-	a->hdr = (struct ttrace_header *)b;
-	a->hdr_len = info.size;
-	/* Offsets come from the header, which ttrace_area_check() then checks against the mapping.
-	 */
-	a->rings = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->ring_offset : 0,
-			  &a->rings_len);
-	a->aux = region(b, info.size, a->hdr_len >= sizeof(*a->hdr) ? a->hdr->aux_offset : 0,
-			&a->aux_len);
-	long reader = sys_trace_map(CAP_SLOT_TRACE_CONTROL, TTRACE_MAP_READER, NULL);
-	if (reader < 0) {
-		refuse("cannot map the trace reader page", strerror((int)-reader));
-	}
-	a->reader = (struct ttrace_reader *)reader;
-	a->reader_len = TTRACE_PAGE_SIZE;
-	if (ttrace_area_check(a, why, sizeof(why))) {
-		refuse("trace area refused", why);
-	}
-	traced.ncpus = a->hdr->num_cpus;
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		ttrace_ring_get(&traced.ring[i], a, i);
-	}
-	traced.aux_copy_size = a->hdr->aux_ring_size;
-	long copy = sys_mem_map_anon(NULL, traced.aux_copy_size, PROT_READ | PROT_WRITE);
-	if (copy < 0) {
-		refuse("no memory for aux snapshots", strerror((int)-copy));
-	}
-	/* Committed now, as the rest of traced is at spawn: no request may need a frame. */
-	long committed = sys_mem_commit((void *)copy, traced.aux_copy_size);
-	if (committed) {
-		printf("traced: no memory for aux snapshots: %s\n", strerror((int)-committed));
-		exit(EXIT_NO_MEMORY); /* init waits for memory, then starts it again */
-	}
-	traced.aux_copy = (uint64_t *)copy;
-	ttrace_decoder_init(&traced.decoder, &traced.area, uevent_slots);
-}
 
 static int no_body(const struct request *req)
 {
@@ -214,6 +124,10 @@ static int op_clear(const struct request *req, struct reply *rep)
 	if (no_body(req)) {
 		return -EINVAL;
 	}
+	if (record_active()) {
+		return -EBUSY; /* a recording's counts hold only while nothing else moves its rings
+				*/
+	}
 	return control(TTRACE_OP_CLEAR, 0, rep);
 }
 
@@ -306,6 +220,9 @@ static const struct op {
     [TRACED_OP_BULK] = {bulk_page, TRACED_LEVEL_SELF}, /* SELF: scoped, as DUMP */
     [TRACED_OP_STACK] = {op_stack, TRACED_LEVEL_CONTROL},
     [TRACED_OP_PROFILE] = {op_profile, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_RECORD] = {record_start, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_REC_STOP] = {record_stop, TRACED_LEVEL_CONTROL},
+    [TRACED_OP_REC_STATUS] = {record_status, TRACED_LEVEL_CONTROL},
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))
@@ -334,13 +251,19 @@ int main(void)
 	struct ipc_extra x = {.timeout_ns = TIMEOUT_FOREVER, .send_cap = IPC_NO_CAP};
 	long err;
 
-	setup();
+	traced_map();
+	record_resume();
+	x.timeout_ns = record_tick_ns(); /* a resumed recording drains before any request */
 	x.recv_buf = (uint64_t)(uintptr_t)in;
 	x.recv_max = sizeof(in);
 	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 	while (err != -EPIPE) {
 		if (err) {
+			if (err == -ETIMEDOUT) {
+				record_drain(); /* no request this tick: the recording's turn */
+			}
 			m = (struct ipc_regs){0};
+			x.timeout_ns = record_tick_ns();
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}
@@ -370,10 +293,14 @@ int main(void)
 		 * reply has taken its copy: traced's goes before the next
 		 * request, which may be to unregister the event.
 		 */
-		if (!result && rep.cap_delete) {
+		if ((!result && rep.cap_delete) || record_active()) {
 			sys_ipc_reply(&m, &x);
-			sys_cap_delete((int)rep.cap);
+			if (!result && rep.cap_delete) {
+				sys_cap_delete((int)rep.cap);
+			}
+			record_drain(); /* after the reply: the client waits for no chunk */
 			m = (struct ipc_regs){0};
+			x.timeout_ns = record_tick_ns();
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}

@@ -108,7 +108,7 @@ static bool matches(const struct traced_filter *f, const struct scope *tree,
  * all that is still there, and, counted lost, what was overwritten since
  * the clear. What came before it is no dump's: a clear says so.
  */
-void dump_cursor_start(struct traced_cursor *c, bool follow)
+void merge_cursor_start(struct traced_cursor *c, bool follow)
 {
 	c->magic = TRACED_CURSOR_MAGIC;
 	c->ncpus = traced.ncpus;
@@ -547,8 +547,8 @@ static void skip_to_last(struct dump *d)
 	}
 }
 
-bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
-	       struct dump_piece *piece)
+bool merge_fill(uint32_t how, const struct traced_filter *f, struct traced_cursor *c,
+		uint32_t format, struct merge_piece *piece)
 {
 	static struct dump d;
 
@@ -556,7 +556,7 @@ bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor 
 	d.filter = f;
 	d.cursor = c;
 	d.format = format;
-	d.follow = op == TRACED_OP_FOLLOW;
+	d.follow = how == MERGE_FOLLOW;
 	d.out = piece->out;
 	d.max = piece->max;
 	d.scope = piece->scope;
@@ -571,7 +571,7 @@ bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor 
 		d.tree = &tree;
 	}
 	if (!c->magic) {
-		dump_cursor_start(c, d.follow);
+		merge_cursor_start(c, d.follow);
 		if (f->flags & TRACED_F_LAST) {
 			skip_to_last(&d);
 		}

@@ -2,7 +2,7 @@
  * save: SAVE (abi/traced.h) writes one trace file (abi/trace_file.h) to
  * the host through the export channel (export.c). The file is built in
  * the export window itself: the events straight from the merge behind
- * DUMP (dump_fill, binary format), then the aux records and the ledger.
+ * DUMP (merge_fill, binary format), then the aux records and the ledger.
  * When the window fills, its bytes go to the host ("data") and the window
  * starts over; the checksum runs over every byte as it leaves.
  *
@@ -126,12 +126,12 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 			flush(o);
 		}
 		size_t room = o->size - o->used - sizeof(head);
-		struct dump_piece piece = {
+		struct merge_piece piece = {
 		    .out = o->win + o->used + sizeof(head),
 		    .max = room < EVENTS_MAX ? room : EVENTS_MAX,
 		    .scope = scope,
 		};
-		done = dump_fill(TRACED_OP_DUMP, f, c, TRACED_FORMAT_BINARY, &piece);
+		done = merge_fill(MERGE_DUMP, f, c, TRACED_FORMAT_BINARY, &piece);
 		if (!piece.len) {
 			/* An entry below the end is still being written: let its CPU finish it. */
 			if (!done && ++stalls > SAVE_STALLS_MAX) {
@@ -223,8 +223,7 @@ static void put_header(struct out *o, const struct traced_filter *f)
 	put(o, &fh, sizeof(fh));
 }
 
-/* A name the host can use as it is: [A-Za-z0-9._-], not starting with '.', NUL-padded. */
-static bool name_ok(const char *name)
+bool save_name_ok(const char *name)
 {
 	size_t len = strnlen(name, TRACED_SAVE_NAME_MAX);
 
@@ -303,8 +302,11 @@ int save_run(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (!name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
+	if (!save_name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
 		return -EINVAL;
+	}
+	if (record_active()) {
+		return -EBUSY; /* the channel carries one file at a time */
 	}
 	const struct scope *scope;
 	int err = request_scope(req, &scope);

@@ -1,7 +1,7 @@
 /*
  * stats: STATS (abi/traced.h): counts and latencies over the events a
  * DUMP with the same filter returns. The events come from the dump's own
- * merge (dump_fill, binary) a piece at a time and are folded into fixed
+ * merge (merge_fill, binary) a piece at a time and are folded into fixed
  * tables as they pass, so the memory used is the same whatever the
  * window: ROWS rows of at most TRACED_STATS_VALUES distinct values, and
  * TRACED_STATS_THREADS pending halves. The text of the answer is made
@@ -325,9 +325,9 @@ static int compute(const struct traced_stats_request *r, const struct scope *sco
 
 	memset(&st, 0, sizeof(st));
 	for (uint32_t stalls = 0; !done;) {
-		struct dump_piece piece = {
+		struct merge_piece piece = {
 		    .out = piece_buf, .max = sizeof(piece_buf), .scope = scope};
-		done = dump_fill(TRACED_OP_DUMP, &r->filter, &c, TRACED_FORMAT_BINARY, &piece);
+		done = merge_fill(MERGE_DUMP, &r->filter, &c, TRACED_FORMAT_BINARY, &piece);
 		if (!piece.len && !done) {
 			if (++stalls > STALLS_MAX) {
 				return -EBUSY;

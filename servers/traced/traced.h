@@ -1,10 +1,12 @@
 /*
- * traced: the trace server (abi/traced.h is its protocol). main.c maps
- * the trace area and runs the receive -> dispatch -> reply loop; dump.c
- * serves dumps and follows, bulk.c BULK, and merge.c merges the rings
- * into their stream; strings.c lists the aux buffer, uevent_ops.c user
+ * traced: the trace server (abi/traced.h is its protocol). state.c maps
+ * the trace area and holds the state every part reads (struct traced);
+ * main.c runs the receive -> dispatch -> reply loop; merge.c merges the
+ * rings into their stream, which dump.c (DUMP, FOLLOW), bulk.c (BULK),
+ * save.c and stats.c take pieces of; strings.c lists the aux buffer, uevent_ops.c user
  * events, page.c what their paged replies share, save.c writes trace
- * files to the host through export.c's channel (save_aux.c: what a SELF
+ * files to the host through export.c's channel, record.c streams a
+ * recording through it (save_aux.c: what a SELF
  * file keeps of the aux ring), stats.c answers STATS, scope.c finds what
  * a SELF caller may read, tree.c the spawn tree quotas count by. traced is single-threaded:
  * one request at a time, so its state needs no lock.
@@ -34,6 +36,12 @@ struct traced {
 };
 
 extern struct traced traced;
+
+/* Maps the trace area into traced (state.c); exits with one line if it cannot. */
+void traced_map(void);
+
+/* ns since boot of a TSC value (0 before boot). */
+uint64_t traced_ns(uint64_t ts);
 
 /* What an operation gets: the request, who made it, and where its reply goes. */
 struct request {
@@ -86,26 +94,23 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep);
 int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
 		 const struct scope **scope);
 
-/*
- * Starts cursor c of a new dump (follow: a FOLLOW) at each ring's last
- * clear (a follow: at the heads), up to the heads (merge.c).
- */
-void dump_cursor_start(struct traced_cursor *c, bool follow);
-
 /* BULK (bulk.c): one page of a binary DUMP into the caller's frame. 0 or -E*. */
 int bulk_page(const struct request *req, struct reply *rep);
 
 /*
- * The merge behind DUMP and FOLLOW (op), for callers with their own
- * buffer: dump_check() checks a filter and cursor as a request's (0 or
- * -EINVAL); dump_fill() appends the next events of the stream from
+ * The merge (merge.c) behind DUMP (how MERGE_DUMP: up to the heads the
+ * first piece saw) and FOLLOW (MERGE_FOLLOW: without end), for callers
+ * with their own buffer; it knows nothing of requests. dump_check()
+ * (dump.c) checks a filter and cursor as a request's (0 or -EINVAL);
+ * merge_cursor_start() starts cursor c of a new dump at each ring's last
+ * clear (follow: at the heads); merge_fill() appends the next events of the stream from
  * cursor c (zeroed: a new one, which it starts) in format to piece->out,
  * at most piece->max bytes, sets piece->len and piece->events, moves c,
  * and returns whether the stream ended. A false return with nothing
  * added means an entry below the dump's end is still being written: ask
  * again after a yield.
  */
-struct dump_piece {
+struct merge_piece {
 	uint8_t *out;
 	size_t max;
 	size_t len;
@@ -113,9 +118,13 @@ struct dump_piece {
 	const struct scope *scope; /* only events of these pids; NULL: all */
 };
 
+#define MERGE_DUMP   0
+#define MERGE_FOLLOW 1
+
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c);
-bool dump_fill(uint32_t op, const struct traced_filter *f, struct traced_cursor *c, uint32_t format,
-	       struct dump_piece *piece);
+void merge_cursor_start(struct traced_cursor *c, bool follow);
+bool merge_fill(uint32_t how, const struct traced_filter *f, struct traced_cursor *c,
+		uint32_t format, struct merge_piece *piece);
 
 /*
  * What the losses of a finished dump's cursor c mean for its question
@@ -162,6 +171,33 @@ int stats_page(const struct request *req, struct reply *rep);
 int save_run(const struct request *req, struct reply *rep);
 
 /*
+ * A SAVE or RECORD name the host can use as it is: [A-Za-z0-9._-], not
+ * starting with '.', NUL-padded to TRACED_SAVE_NAME_MAX.
+ */
+bool save_name_ok(const char *name);
+
+/*
+ * The recorder (record.c): RECORD, REC_STOP and REC_STATUS, each 0 or
+ * -E*. record_drain() sends what the rings hold while a recording runs
+ * (nothing otherwise); main.c calls it between requests and at least
+ * every record_tick_ns() (TIMEOUT_FOREVER when none runs).
+ */
+#define RECORD_TICK_NS 5000000ull
+int record_start(const struct request *req, struct reply *rep);
+int record_stop(const struct request *req, struct reply *rep);
+int record_status(const struct request *req, struct reply *rep);
+bool record_active(void);
+uint64_t record_tick_ns(void);
+void record_drain(void);
+
+/*
+ * At start: goes on with the recording a killed traced left, if the
+ * export window keeps one of this boot and the host's file is as it was
+ * (record.c: struct keep). Says on the console what it did.
+ */
+void record_resume(void);
+
+/*
  * What a SELF save's aux ring keeps (save_aux.c): save_refs_reset()
  * forgets the last save's references, save_refs_note() takes those of a
  * piece of binary dump (whole slots), and save_aux_blank() blanks, in
@@ -188,8 +224,5 @@ uint32_t tree_of(uint32_t pid);
  */
 int export_open(uint8_t **window, size_t *size);
 int export_request(const char *line);
-
-/* ns since boot of a TSC value (0 before boot). */
-uint64_t traced_ns(uint64_t ts);
 
 #endif

@@ -18,6 +18,12 @@
  * is refused with "error limit: ...", which traced prints on the guest's
  * console.
  *
+ * A recording ("record NAME") is written straight to DIR/NAME.spoor, a
+ * chunk each "data" line, so the file grows while the run goes on and
+ * reads, at every moment between two lines, as the recording so far
+ * (abi/trace_file.h, A RECORDING). Dropped (QEMU gone, a refusal, a new
+ * file begun) it stays as it is: cut after its last whole chunk.
+ *
  * It says nothing while all goes well (the guest reports each save); it
  * prints one line on stderr per refused request, and exits 2 for bad
  * arguments or a channel it cannot open.
@@ -55,8 +61,10 @@ struct receiver {
 	int in, out; /* the guest's lines, our answers */
 	int file;    /* the .part file, or -1 */
 	char name[TTRACE_EXPORT_NAME_MAX];
-	bool replace; /* the begin line allowed replacing NAME.spoor */
-	uint64_t bytes;
+	bool replace;	/* the begin line allowed replacing NAME.spoor */
+	bool recording; /* the file is NAME.spoor itself, growing */
+	uint64_t bytes; /* received into the file (a resumed recording's: since the resume) */
+	uint64_t base;	/* a resumed recording's size when it resumed */
 	uint64_t checksum;
 	/* The run's totals and limits. */
 	uint64_t files_kept, bytes_kept; /* files renamed into place, and their bytes */
@@ -89,7 +97,7 @@ static bool name_ok(const char *name)
 		   len;
 }
 
-/* Drops the file in progress, if any. */
+/* Drops the file in progress, if any: a save's part goes, a recording stays as it is. */
 static void drop(struct receiver *r)
 {
 	char p[4096];
@@ -97,12 +105,17 @@ static void drop(struct receiver *r)
 	if (r->file >= 0) {
 		close(r->file);
 		r->file = -1;
-		path(p, sizeof(p), r, r->name, TTRACE_FILE_SUFFIX ".part");
-		unlink(p);
+		if (r->recording) {
+			r->bytes_kept += r->bytes;
+		} else {
+			path(p, sizeof(p), r, r->name, TTRACE_FILE_SUFFIX ".part");
+			unlink(p);
+		}
 	}
 }
 
-static const char *begin(struct receiver *r, const char *name, bool replace)
+/* Opens NAME.spoor.part for a save, or NAME.spoor itself for a recording. */
+static const char *begin(struct receiver *r, const char *name, bool replace, bool recording)
 {
 	static char why[TTRACE_EXPORT_LINE_MAX];
 	char p[4096];
@@ -123,13 +136,62 @@ static const char *begin(struct receiver *r, const char *name, bool replace)
 	}
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->replace = replace;
-	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX ".part");
-	r->file = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	r->recording = recording;
+	path(p, sizeof(p), r, name, recording ? TTRACE_FILE_SUFFIX : TTRACE_FILE_SUFFIX ".part");
+	/* A recording's file is the one a reader opens: O_EXCL is its never-replace check. */
+	r->file = open(p, O_WRONLY | O_CREAT | (recording && !replace ? O_EXCL : O_TRUNC), 0644);
 	if (r->file < 0) {
+		return errno == EEXIST ? "exists: a file of that name is there already"
+				       : strerror(errno);
+	}
+	r->files_kept += recording; /* it is there from now on */
+	r->bytes = r->base = 0;
+	r->checksum = TTRACE_FNV_OFFSET;
+	return NULL;
+}
+
+/*
+ * A recording a restarted traced goes on with: NAME.spoor, which must be
+ * bytes long (as the guest left it), appended to from there on.
+ */
+static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
+{
+	static char why[TTRACE_EXPORT_LINE_MAX];
+	char p[4096];
+	uint8_t buf[65536];
+	struct stat st;
+
+	drop(r);
+	if (!name_ok(name)) {
+		return "bad name";
+	}
+	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX);
+	int fd = open(p, O_RDWR | O_APPEND);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0) {
+			close(fd);
+		}
 		return strerror(errno);
 	}
+	if ((uint64_t)st.st_size != bytes) {
+		close(fd);
+		snprintf(why, sizeof(why), "size: the file has %lld bytes, not %" PRIu64,
+			 (long long)st.st_size, bytes);
+		return why;
+	}
+	/* The end line's checksum covers the whole file: what is there first. */
+	uint64_t sum = TTRACE_FNV_OFFSET;
+	off_t at = 0;
+	for (ssize_t n; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n) {
+		sum = ttrace_fnv1a(sum, buf, (size_t)n);
+	}
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->file = fd;
+	r->recording = true;
+	r->replace = false;
+	r->base = bytes;
 	r->bytes = 0;
-	r->checksum = TTRACE_FNV_OFFSET;
+	r->checksum = sum;
 	return NULL;
 }
 
@@ -184,9 +246,13 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 	if (r->file < 0) {
 		return "no file begun";
 	}
-	if (bytes != r->bytes || checksum != r->checksum) {
+	if (bytes != r->base + r->bytes || checksum != r->checksum) {
 		drop(r);
 		return "length or checksum differ from what arrived";
+	}
+	if (r->recording) {
+		drop(r); /* whole: it stays where it grew */
+		return NULL;
 	}
 	close(r->file);
 	r->file = -1;
@@ -212,12 +278,15 @@ static void serve(struct receiver *r, const char *line)
 	char how[TTRACE_EXPORT_LINE_MAX];
 	uint64_t a, b;
 	const char *why;
-	int words = sscanf(line, "begin %127s %127s", name, how);
+	bool recording = !strncmp(line, "record ", strlen("record "));
+	int words = sscanf(line, recording ? "record %127s %127s" : "begin %127s %127s", name, how);
 
 	if (words == 1 || (words == 2 && !strcmp(how, "replace"))) {
-		why = begin(r, name, words == 2);
+		why = begin(r, name, words == 2, recording);
 	} else if (words == 2) {
 		why = "unknown request";
+	} else if (sscanf(line, "resume %127s %" SCNu64, name, &a) == 2) {
+		why = resume(r, name, a);
 	} else if (sscanf(line, "data %" SCNu64, &a) == 1) {
 		why = data(r, a);
 	} else if (sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b) == 2) {

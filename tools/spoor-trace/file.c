@@ -4,7 +4,7 @@
  * copied out with memcpy, never read through a cast pointer: the bytes
  * are untrusted and may be misaligned until their section is checked.
  */
-#include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/file_parse.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -18,42 +18,31 @@
 #error "saved traces are little-endian: this reader copies their fields as they are"
 #endif
 
-#define SLOT	  TTRACE_ENTRY_SIZE
-#define HEAD_SIZE sizeof(struct ttrace_file_section)
-
 /* The sections every file has, in their order, after any EVENTS. */
 static const uint32_t required[] = {TTRACE_FILE_AUX_DURABLE, TTRACE_FILE_AUX_RING,
 				    TTRACE_FILE_LEDGER, TTRACE_FILE_END};
 #define NREQUIRED (sizeof(required) / sizeof(required[0]))
-
-struct parser {
-	const uint8_t *d;
-	uint64_t size;
-	struct tfile *f;
-	char *why;
-	size_t why_size;
-};
 
 const char *tfile_section_name(uint32_t t)
 {
 	static const char *const names[] = {
 	    [TTRACE_FILE_EVENTS] = "EVENTS",	 [TTRACE_FILE_AUX_DURABLE] = "AUX_DURABLE",
 	    [TTRACE_FILE_AUX_RING] = "AUX_RING", [TTRACE_FILE_LEDGER] = "LEDGER",
-	    [TTRACE_FILE_END] = "END",
+	    [TTRACE_FILE_END] = "END",		 [TTRACE_FILE_CHUNK] = "CHUNK",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
 }
 
 /* "a" or "an", as said before a section's name. */
-static const char *article(uint32_t t)
+const char *tparse_article(uint32_t t)
 {
-	return t == TTRACE_FILE_LEDGER ? "a" : "an";
+	return t == TTRACE_FILE_LEDGER || t == TTRACE_FILE_CHUNK ? "a" : "an";
 }
 
-static int refuse(struct parser *p, uint64_t at, const char *fmt, ...)
+int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static int refuse(struct parser *p, uint64_t at, const char *fmt, ...)
+int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -75,9 +64,6 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-/* Not a constant: comparing with 0 would be "always false" to the compiler. */
-static const uint16_t own_minor = TTRACE_FILE_VERSION_MINOR;
-
 static int parse_header(struct parser *p, uint64_t *header_size)
 {
 	struct ttrace_file_header *h = &p->f->hdr;
@@ -86,65 +72,61 @@ static int parse_header(struct parser *p, uint64_t *header_size)
 	uint16_t major, minor;
 
 	if (p->size < sizeof(magic)) {
-		return refuse(p, p->size, "the file ends inside its %llu-byte header",
-			      (unsigned long long)ours);
+		return tparse_refuse(p, p->size, "the file ends inside its %llu-byte header",
+				     (unsigned long long)ours);
 	}
 	memcpy(&magic, p->d + offsetof(struct ttrace_file_header, magic), sizeof(magic));
 	if (magic != TTRACE_FILE_MAGIC) {
-		return refuse(p, 0, "magic 0x%08x is not a saved trace's 0x%08x (\"SPTF\")", magic,
-			      TTRACE_FILE_MAGIC);
+		return tparse_refuse(p, 0, "magic 0x%08x is not a saved trace's 0x%08x (\"SPTF\")",
+				     magic, TTRACE_FILE_MAGIC);
 	}
 	if (p->size < offsetof(struct ttrace_file_header, num_cpus)) {
-		return refuse(p, p->size, "the file ends inside its %llu-byte header",
-			      (unsigned long long)ours);
+		return tparse_refuse(p, p->size, "the file ends inside its %llu-byte header",
+				     (unsigned long long)ours);
 	}
 	memcpy(&major, p->d + offsetof(struct ttrace_file_header, version_major), sizeof(major));
 	memcpy(&minor, p->d + offsetof(struct ttrace_file_header, version_minor), sizeof(minor));
 	memcpy(&hsize, p->d + offsetof(struct ttrace_file_header, header_size), sizeof(hsize));
 	if (major != TTRACE_FILE_VERSION_MAJOR) {
-		return refuse(p, offsetof(struct ttrace_file_header, version_major),
-			      "format version %u.%u: this reader reads version %u.x", major, minor,
-			      TTRACE_FILE_VERSION_MAJOR);
-	}
-	if (minor < own_minor) {
-		return refuse(p, offsetof(struct ttrace_file_header, version_minor),
-			      "format version %u.%u is older than this reader's %u.%u", major,
-			      minor, TTRACE_FILE_VERSION_MAJOR, TTRACE_FILE_VERSION_MINOR);
+		return tparse_refuse(p, offsetof(struct ttrace_file_header, version_major),
+				     "format version %u.%u: this reader reads version %u.x", major,
+				     minor, TTRACE_FILE_VERSION_MAJOR);
 	}
 	if (hsize < ours || hsize % 8) {
-		return refuse(p, offsetof(struct ttrace_file_header, header_size),
-			      "header_size %u is not a multiple of 8 from %llu on", hsize,
-			      (unsigned long long)ours);
+		return tparse_refuse(p, offsetof(struct ttrace_file_header, header_size),
+				     "header_size %u is not a multiple of 8 from %llu on", hsize,
+				     (unsigned long long)ours);
 	}
 	if (p->size < hsize) {
-		return refuse(p, p->size, "the file ends inside its %u-byte header", hsize);
+		return tparse_refuse(p, p->size, "the file ends inside its %u-byte header", hsize);
 	}
 	memcpy(h, p->d, sizeof(*h));
 	*header_size = hsize;
 	if (h->num_cpus < 1 || h->num_cpus > TTRACE_MAX_CPUS) {
-		return refuse(p, offsetof(struct ttrace_file_header, num_cpus),
-			      "num_cpus %u is not 1 to %u", h->num_cpus, TTRACE_MAX_CPUS);
+		return tparse_refuse(p, offsetof(struct ttrace_file_header, num_cpus),
+				     "num_cpus %u is not 1 to %u", h->num_cpus, TTRACE_MAX_CPUS);
 	}
 	if (h->aux_durable_size % 8 || h->aux_durable_size > TFILE_AUX_MAX) {
-		return refuse(p, offsetof(struct ttrace_file_header, aux_durable_size),
-			      "aux_durable_size %llu is not a multiple of 8 up to %llu",
-			      (unsigned long long)h->aux_durable_size, TFILE_AUX_MAX);
+		return tparse_refuse(p, offsetof(struct ttrace_file_header, aux_durable_size),
+				     "aux_durable_size %llu is not a multiple of 8 up to %llu",
+				     (unsigned long long)h->aux_durable_size, TFILE_AUX_MAX);
 	}
 	if (!is_pow2(h->aux_ring_size) || h->aux_ring_size < TTRACE_AUX_RING_MIN ||
 	    h->aux_ring_size > TFILE_AUX_MAX) {
-		return refuse(p, offsetof(struct ttrace_file_header, aux_ring_size),
-			      "aux_ring_size %llu is not a power of two from %u to %llu",
-			      (unsigned long long)h->aux_ring_size, TTRACE_AUX_RING_MIN,
-			      TFILE_AUX_MAX);
+		return tparse_refuse(p, offsetof(struct ttrace_file_header, aux_ring_size),
+				     "aux_ring_size %llu is not a power of two from %u to %llu",
+				     (unsigned long long)h->aux_ring_size, TTRACE_AUX_RING_MIN,
+				     TFILE_AUX_MAX);
 	}
 	if (h->trace_version_major != TTRACE_VERSION_MAJOR) {
-		return refuse(p, offsetof(struct ttrace_file_header, trace_version_major),
-			      "events of trace version %u.%u: this reader decodes version %u.x",
-			      h->trace_version_major, h->trace_version_minor, TTRACE_VERSION_MAJOR);
+		return tparse_refuse(
+		    p, offsetof(struct ttrace_file_header, trace_version_major),
+		    "events of trace version %u.%u: this reader decodes version %u.x",
+		    h->trace_version_major, h->trace_version_minor, TTRACE_VERSION_MAJOR);
 	}
 	if (h->entry_size != TTRACE_ENTRY_SIZE) {
-		return refuse(p, offsetof(struct ttrace_file_header, entry_size),
-			      "entry_size %u is not %u", h->entry_size, TTRACE_ENTRY_SIZE);
+		return tparse_refuse(p, offsetof(struct ttrace_file_header, entry_size),
+				     "entry_size %u is not %u", h->entry_size, TTRACE_ENTRY_SIZE);
 	}
 	return 0;
 }
@@ -170,21 +152,21 @@ static int parse_marker(struct parser *p, uint64_t o, const struct ttrace_entry 
 	uint64_t n = e->data[0];
 
 	if (e->ts) {
-		return refuse(p, o, "a loss marker with ts 0x%llx, not 0",
-			      (unsigned long long)e->ts);
+		return tparse_refuse(p, o, "a loss marker with ts 0x%llx, not 0",
+				     (unsigned long long)e->ts);
 	}
 	if (e->ctx) {
-		return refuse(p, o + offsetof(struct ttrace_entry, ctx),
-			      "a loss marker with ctx 0x%02x, not 0", e->ctx);
+		return tparse_refuse(p, o + offsetof(struct ttrace_entry, ctx),
+				     "a loss marker with ctx 0x%02x, not 0", e->ctx);
 	}
 	if (e->cpu >= f->hdr.num_cpus) {
-		return refuse(p, o + offsetof(struct ttrace_entry, cpu),
-			      "a loss marker for cpu %u; the file has %u cpus", e->cpu,
-			      f->hdr.num_cpus);
+		return tparse_refuse(p, o + offsetof(struct ttrace_entry, cpu),
+				     "a loss marker for cpu %u; the file has %u cpus", e->cpu,
+				     f->hdr.num_cpus);
 	}
 	if (f->lost + n < f->lost) {
-		return refuse(p, o + offsetof(struct ttrace_entry, data),
-			      "the loss markers add up past 2^64 entries");
+		return tparse_refuse(p, o + offsetof(struct ttrace_entry, data),
+				     "the loss markers add up past 2^64 entries");
 	}
 	f->lost += n;
 	f->cpu_lost[e->cpu] += n;
@@ -199,27 +181,28 @@ static int parse_event(struct parser *p, uint64_t o, uint64_t end, const struct 
 	uint32_t ncont = TTRACE_NCONT_OF(e->ctx);
 
 	if (e->ts & ~TTRACE_TS_MASK) {
-		return refuse(p, o, "an event with ts 0x%llx: bit 63 is set",
-			      (unsigned long long)e->ts);
+		return tparse_refuse(p, o, "an event with ts 0x%llx: bit 63 is set",
+				     (unsigned long long)e->ts);
 	}
 	if (e->cpu >= f->hdr.num_cpus) {
-		return refuse(p, o + offsetof(struct ttrace_entry, cpu),
-			      "an event on cpu %u; the file has %u cpus", e->cpu, f->hdr.num_cpus);
+		return tparse_refuse(p, o + offsetof(struct ttrace_entry, cpu),
+				     "an event on cpu %u; the file has %u cpus", e->cpu,
+				     f->hdr.num_cpus);
 	}
 	if (e->ctx & ~(TTRACE_CTX_MASK | 3u << TTRACE_CTX_NCONT_SHIFT)) {
-		return refuse(p, o + offsetof(struct ttrace_entry, ctx),
-			      "ctx 0x%02x has bits 6-7 set", e->ctx);
+		return tparse_refuse(p, o + offsetof(struct ttrace_entry, ctx),
+				     "ctx 0x%02x has bits 6-7 set", e->ctx);
 	}
 	if ((1 + ncont) * (uint64_t)SLOT > end - o) {
-		return refuse(p, o, "an event of %u continuations runs past the end of its section",
-			      ncont);
+		return tparse_refuse(
+		    p, o, "an event of %u continuations runs past the end of its section", ncont);
 	}
 	for (uint32_t j = 1; j <= ncont; j++) {
 		uint64_t ts;
 
 		memcpy(&ts, p->d + o + j * SLOT, sizeof(ts));
 		if (ts != (e->ts | TTRACE_TS_CONT)) {
-			return refuse(
+			return tparse_refuse(
 			    p, o + j * SLOT,
 			    "continuation %u of the event at byte %llu has ts 0x%llx, not "
 			    "0x%llx",
@@ -235,11 +218,12 @@ static int parse_event(struct parser *p, uint64_t o, uint64_t end, const struct 
 	}
 	f->events++;
 	f->cpu_events[e->cpu]++;
+	f->cpu_entries[e->cpu] += 1 + ncont;
 	*slots = 1 + ncont;
 	return 0;
 }
 
-static int parse_events(struct parser *p, uint64_t payload, uint64_t size)
+int tparse_events(struct parser *p, uint64_t payload, uint64_t size)
 {
 	uint64_t end = payload + size;
 
@@ -250,7 +234,8 @@ static int parse_events(struct parser *p, uint64_t payload, uint64_t size)
 
 		memcpy(&e, p->d + o, sizeof(e));
 		if (e.ts & TTRACE_TS_CONT) {
-			return refuse(p, o, "a continuation slot where an event should begin");
+			return tparse_refuse(p, o,
+					     "a continuation slot where an event should begin");
 		}
 		err = e.kind == TRACED_KIND_LOST ? parse_marker(p, o, &e)
 						 : parse_event(p, o, end, &e, &slots);
@@ -263,8 +248,7 @@ static int parse_events(struct parser *p, uint64_t payload, uint64_t size)
 }
 
 /* Checks that the len bytes at file offset at are whole aux records from aux position pos. */
-static int parse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len,
-			 const char *what)
+int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, const char *what)
 {
 	for (uint64_t i = 0; i < len;) {
 		struct ttrace_aux_record r = {0};
@@ -275,21 +259,21 @@ static int parse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t l
 		if (len - i < sizeof(r) || !(r.flags & TTRACE_AUX_VALID) || r.pos != pos + i ||
 		    !r.tag || r.len > TTRACE_AUX_LEN_MAX ||
 		    TTRACE_AUX_RECORD_SIZE(r.len) > len - i) {
-			return refuse(p, at + i,
-				      "the %s bytes at aux position %llu are not a record", what,
-				      (unsigned long long)(pos + i));
+			return tparse_refuse(p, at + i,
+					     "the %s bytes at aux position %llu are not a record",
+					     what, (unsigned long long)(pos + i));
 		}
 		i += TTRACE_AUX_RECORD_SIZE(r.len);
 	}
 	return 0;
 }
 
-static int parse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
+int tparse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
 {
 	struct tfile *f = p->f;
 
 	if (size > f->hdr.aux_durable_size) {
-		return refuse(
+		return tparse_refuse(
 		    p, head,
 		    "an AUX_DURABLE section of %llu bytes is larger than aux_durable_size "
 		    "%llu",
@@ -297,7 +281,7 @@ static int parse_durable(struct parser *p, uint64_t head, uint64_t payload, uint
 	}
 	f->durable = p->d + payload;
 	f->durable_size = size;
-	return parse_records(p, payload, 0, size, "AUX_DURABLE");
+	return tparse_records(p, payload, 0, size, "AUX_DURABLE");
 }
 
 static int parse_ring(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
@@ -307,44 +291,47 @@ static int parse_ring(struct parser *p, uint64_t head, uint64_t payload, uint64_
 	const uint64_t at_last = payload + offsetof(struct ttrace_file_aux_ring, last);
 
 	if (size < sizeof(r)) {
-		return refuse(p, head, "an AUX_RING section of %llu bytes is shorter than its head",
-			      (unsigned long long)size);
+		return tparse_refuse(p, head,
+				     "an AUX_RING section of %llu bytes is shorter than its head",
+				     (unsigned long long)size);
 	}
 	memcpy(&r, p->d + payload, sizeof(r));
 	if (r.first % 8 || r.first < f->hdr.aux_durable_size) {
-		return refuse(p, payload,
-			      "AUX_RING first %llu is not a multiple of 8 from aux_durable_size "
-			      "%llu on",
-			      (unsigned long long)r.first,
-			      (unsigned long long)f->hdr.aux_durable_size);
+		return tparse_refuse(
+		    p, payload,
+		    "AUX_RING first %llu is not a multiple of 8 from aux_durable_size "
+		    "%llu on",
+		    (unsigned long long)r.first, (unsigned long long)f->hdr.aux_durable_size);
 	}
 	if (r.last < r.first || r.last - r.first > f->hdr.aux_ring_size) {
-		return refuse(
+		return tparse_refuse(
 		    p, at_last,
 		    "AUX_RING last %llu is not within aux_ring_size %llu after first %llu",
 		    (unsigned long long)r.last, (unsigned long long)f->hdr.aux_ring_size,
 		    (unsigned long long)r.first);
 	}
 	if (r.last - r.first != size - sizeof(r)) {
-		return refuse(p, head,
-			      "an AUX_RING section of %llu bytes does not hold first..last, %llu "
-			      "bytes",
-			      (unsigned long long)size, (unsigned long long)(r.last - r.first));
+		return tparse_refuse(
+		    p, head,
+		    "an AUX_RING section of %llu bytes does not hold first..last, %llu "
+		    "bytes",
+		    (unsigned long long)size, (unsigned long long)(r.last - r.first));
 	}
 	f->ring = p->d + payload + sizeof(r);
 	f->aux_first = r.first;
 	f->aux_last = r.last;
-	return parse_records(p, payload + sizeof(r), r.first, r.last - r.first, "AUX_RING");
+	return tparse_records(p, payload + sizeof(r), r.first, r.last - r.first, "AUX_RING");
 }
 
-static int parse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
+int tparse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
 {
 	struct tfile *f = p->f;
 	const uint64_t want = f->hdr.num_cpus * (uint64_t)sizeof(struct ttrace_file_ledger);
 
 	if (size != want) {
-		return refuse(p, head, "a LEDGER section of %llu bytes; %u cpus take %llu",
-			      (unsigned long long)size, f->hdr.num_cpus, (unsigned long long)want);
+		return tparse_refuse(p, head, "a LEDGER section of %llu bytes; %u cpus take %llu",
+				     (unsigned long long)size, f->hdr.num_cpus,
+				     (unsigned long long)want);
 	}
 	for (uint32_t c = 0; c < f->hdr.num_cpus; c++) {
 		uint64_t at = payload + c * sizeof(struct ttrace_file_ledger);
@@ -356,14 +343,14 @@ static int parse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint6
 		 * overwritten wrapped.
 		 */
 		if (l->stored + l->overwritten + l->dropped + l->cleared != l->emitted) {
-			return refuse(
+			return tparse_refuse(
 			    p, at,
 			    "cpu %u's ledger does not add up: emitted %llu is not stored + "
 			    "overwritten + dropped + cleared",
 			    c, (unsigned long long)l->emitted);
 		}
 		if (l->lost != f->cpu_lost[c]) {
-			return refuse(
+			return tparse_refuse(
 			    p, at + offsetof(struct ttrace_file_ledger, lost),
 			    "cpu %u's ledger counts %llu entries lost, its loss markers %llu", c,
 			    (unsigned long long)l->lost, (unsigned long long)f->cpu_lost[c]);
@@ -372,31 +359,32 @@ static int parse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint6
 	return 0;
 }
 
-static int parse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
+int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
 {
 	struct tfile *f = p->f;
 	struct ttrace_file_end *e = &f->end;
 
 	if (size != sizeof(*e)) {
-		return refuse(p, head, "an END section of %llu bytes, not %zu",
-			      (unsigned long long)size, sizeof(*e));
+		return tparse_refuse(p, head, "an END section of %llu bytes, not %zu",
+				     (unsigned long long)size, sizeof(*e));
 	}
 	memcpy(e, p->d + payload, sizeof(*e));
 	uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, p->d, head);
 	if (e->checksum != sum) {
-		return refuse(p, payload + offsetof(struct ttrace_file_end, checksum),
-			      "checksum 0x%016llx, the bytes before the END section give 0x%016llx",
-			      (unsigned long long)e->checksum, (unsigned long long)sum);
+		return tparse_refuse(
+		    p, payload + offsetof(struct ttrace_file_end, checksum),
+		    "checksum 0x%016llx, the bytes before the END section give 0x%016llx",
+		    (unsigned long long)e->checksum, (unsigned long long)sum);
 	}
 	if (e->events != f->events) {
-		return refuse(p, payload + offsetof(struct ttrace_file_end, events),
-			      "END counts %llu events, the EVENTS sections hold %llu",
-			      (unsigned long long)e->events, (unsigned long long)f->events);
+		return tparse_refuse(p, payload + offsetof(struct ttrace_file_end, events),
+				     "END counts %llu events, the EVENTS sections hold %llu",
+				     (unsigned long long)e->events, (unsigned long long)f->events);
 	}
 	if (e->lost != f->lost) {
-		return refuse(p, payload + offsetof(struct ttrace_file_end, lost),
-			      "END counts %llu entries lost, the loss markers %llu",
-			      (unsigned long long)e->lost, (unsigned long long)f->lost);
+		return tparse_refuse(p, payload + offsetof(struct ttrace_file_end, lost),
+				     "END counts %llu entries lost, the loss markers %llu",
+				     (unsigned long long)e->lost, (unsigned long long)f->lost);
 	}
 	return 0;
 }
@@ -406,19 +394,20 @@ static int check_order(struct parser *p, uint64_t head, uint32_t t, size_t stage
 {
 	if (t == TTRACE_FILE_EVENTS) {
 		if (stage) {
-			return refuse(p, head, "an EVENTS section after the %s section",
-				      tfile_section_name(required[stage - 1]));
+			return tparse_refuse(p, head, "an EVENTS section after the %s section",
+					     tfile_section_name(required[stage - 1]));
 		}
 		return 0;
 	}
 	for (size_t i = 0; i < stage; i++) {
 		if (required[i] == t) {
-			return refuse(p, head, "a second %s section", tfile_section_name(t));
+			return tparse_refuse(p, head, "a second %s section", tfile_section_name(t));
 		}
 	}
 	if (required[stage] != t) {
-		return refuse(p, head, "%s %s section where the %s section should be", article(t),
-			      tfile_section_name(t), tfile_section_name(required[stage]));
+		return tparse_refuse(p, head, "%s %s section where the %s section should be",
+				     tparse_article(t), tfile_section_name(t),
+				     tfile_section_name(required[stage]));
 	}
 	return 0;
 }
@@ -433,33 +422,34 @@ static int parse_sections(struct parser *p, uint64_t off)
 		int err;
 
 		if (stage == NREQUIRED) {
-			return refuse(p, off, "%llu bytes follow the END section",
-				      (unsigned long long)(p->size - off));
+			return tparse_refuse(p, off, "%llu bytes follow the END section",
+					     (unsigned long long)(p->size - off));
 		}
 		if (p->size - off < HEAD_SIZE) {
-			return refuse(p, off,
-				      "the file ends inside a section head (%llu of %zu bytes)",
-				      (unsigned long long)(p->size - off), HEAD_SIZE);
+			return tparse_refuse(
+			    p, off, "the file ends inside a section head (%llu of %zu bytes)",
+			    (unsigned long long)(p->size - off), HEAD_SIZE);
 		}
 		memcpy(&s, p->d + off, sizeof(s));
 		bool known = s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END;
 		const char *name = tfile_section_name(s.type);
 		if (s.type == TTRACE_FILE_EVENTS && s.size % SLOT) {
-			return refuse(p, off,
-				      "an EVENTS section of %llu bytes is not whole %u-byte slots",
-				      (unsigned long long)s.size, SLOT);
+			return tparse_refuse(
+			    p, off, "an EVENTS section of %llu bytes is not whole %u-byte slots",
+			    (unsigned long long)s.size, SLOT);
 		}
 		if (s.size % 8) {
-			return refuse(p, off, "%s %s section of %llu bytes is not a multiple of 8",
-				      known ? article(s.type) : "an", name,
-				      (unsigned long long)s.size);
+			return tparse_refuse(p, off,
+					     "%s %s section of %llu bytes is not a multiple of 8",
+					     known ? tparse_article(s.type) : "an", name,
+					     (unsigned long long)s.size);
 		}
 		if (s.size > p->size - payload) {
-			return refuse(
+			return tparse_refuse(
 			    p, off,
 			    "%s %s section of %llu bytes runs past the end of the file (%llu "
 			    "bytes left)",
-			    known ? article(s.type) : "an", name, (unsigned long long)s.size,
+			    known ? tparse_article(s.type) : "an", name, (unsigned long long)s.size,
 			    (unsigned long long)(p->size - payload));
 		}
 		if (!known) {
@@ -472,19 +462,19 @@ static int parse_sections(struct parser *p, uint64_t off)
 		}
 		switch (s.type) {
 		case TTRACE_FILE_EVENTS:
-			err = parse_events(p, payload, s.size);
+			err = tparse_events(p, payload, s.size);
 			break;
 		case TTRACE_FILE_AUX_DURABLE:
-			err = parse_durable(p, off, payload, s.size);
+			err = tparse_durable(p, off, payload, s.size);
 			break;
 		case TTRACE_FILE_AUX_RING:
 			err = parse_ring(p, off, payload, s.size);
 			break;
 		case TTRACE_FILE_LEDGER:
-			err = parse_ledger(p, off, payload, s.size);
+			err = tparse_ledger(p, off, payload, s.size);
 			break;
 		default:
-			err = parse_end(p, off, payload, s.size);
+			err = tparse_end(p, off, payload, s.size);
 			break;
 		}
 		if (err) {
@@ -494,8 +484,8 @@ static int parse_sections(struct parser *p, uint64_t off)
 		off = payload + s.size;
 	}
 	if (stage < NREQUIRED) {
-		return refuse(p, p->size, "the file ends before its %s section",
-			      tfile_section_name(required[stage]));
+		return tparse_refuse(p, p->size, "the file ends before its %s section",
+				     tfile_section_name(required[stage]));
 	}
 	return 0;
 }
@@ -513,8 +503,19 @@ int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, si
 		why[0] = '\0';
 	}
 	err = parse_header(&p, &header_size);
+	if (!err && f->hdr.flags & ~TTRACE_FILE_F_RECORDING) {
+		err = tparse_refuse(&p, offsetof(struct ttrace_file_header, flags),
+				    "flags 0x%llx: this reader knows 0x%llx",
+				    (unsigned long long)f->hdr.flags,
+				    (unsigned long long)TTRACE_FILE_F_RECORDING);
+	}
 	if (!err) {
-		err = parse_sections(&p, header_size);
+		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? tparse_recording(&p, header_size)
+							     : parse_sections(&p, header_size);
+	}
+	f->aux_span = f->hdr.aux_ring_size;
+	while (f->aux_span && f->aux_span < f->aux_last - f->aux_first) {
+		f->aux_span *= 2;
 	}
 	if (err == -ENOMEM && why_size) {
 		snprintf(why, why_size, "out of memory");
@@ -525,9 +526,47 @@ int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, si
 	return err;
 }
 
+int tfile_read(const char *path, uint8_t **data, size_t *size)
+{
+	FILE *in = fopen(path, "rb");
+	size_t cap = 1 << 16;
+	size_t len = 0;
+	uint8_t *buf = NULL;
+
+	if (!in) {
+		return -errno;
+	}
+	errno = 0;
+	for (;;) {
+		uint8_t *more = realloc(buf, cap);
+		if (!more) {
+			free(buf);
+			fclose(in);
+			return -ENOMEM;
+		}
+		buf = more;
+		len += fread(buf + len, 1, cap - len, in);
+		if (len < cap) {
+			break;
+		}
+		cap *= 2;
+	}
+	int err = ferror(in) ? -(errno ? errno : EIO) : 0;
+	fclose(in);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}
+
 void tfile_free(struct tfile *f)
 {
 	free(f->spans);
+	free(f->ring_own);
+	f->ring_own = NULL;
 	f->spans = NULL;
 	f->nspans = 0;
 }

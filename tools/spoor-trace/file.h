@@ -6,6 +6,12 @@
  * totals and checksum. What it accepts, the converters can walk without
  * another check: tfile_next() cannot fail on a parsed file.
  *
+ * A recording (abi/trace_file.h, A RECORDING) is read chunk by chunk,
+ * each checked by its checksum and running counts; one that ends at a
+ * chunk boundary without its LEDGER and END (still being written, or
+ * the machine stopped) reads up to its last chunk, with ends_early set
+ * and a note saying where it ends. A chunk cut or corrupted is refused.
+ *
  * A refusal is one line saying what is wrong and at which byte of the
  * file, "byte 4136: an EVENTS section of 70 bytes is not whole 64-byte
  * slots"; the caller puts the program and file name in front. Decoding
@@ -44,16 +50,26 @@ struct tfile {
 
 	struct tfile_span *spans; /* the EVENTS sections, in file order */
 	size_t nspans;
-	uint64_t events;		      /* events in them */
-	uint64_t lost;			      /* what their loss markers add up to */
-	uint64_t cpu_lost[TTRACE_MAX_CPUS];   /* the same, per CPU */
-	uint64_t cpu_events[TTRACE_MAX_CPUS]; /* events per CPU */
-	uint64_t first_ts, last_ts;	      /* of the events; 0 when none */
+	uint64_t events;		       /* events in them */
+	uint64_t lost;			       /* what their loss markers add up to */
+	uint64_t cpu_lost[TTRACE_MAX_CPUS];    /* the same, per CPU */
+	uint64_t cpu_events[TTRACE_MAX_CPUS];  /* events per CPU */
+	uint64_t cpu_entries[TTRACE_MAX_CPUS]; /* their entries: heads and continuations */
+	uint64_t first_ts, last_ts;	       /* of the events; 0 when none */
 
 	const uint8_t *durable; /* AUX_DURABLE's bytes: aux positions [0, durable_size) */
 	uint64_t durable_size;
 	const uint8_t *ring; /* AUX_RING's bytes: aux positions [aux_first, aux_last) */
 	uint64_t aux_first, aux_last;
+	uint64_t aux_span; /* a power of two >= aux_ring_size and aux_last - aux_first */
+
+	/* A recording's: its chunks, their aux pieces joined, and where it ends early. */
+	uint64_t chunks;
+	uint8_t *ring_own; /* the joined pieces (ring points here) */
+	struct ttrace_file_chunk_cpu chunk_cpu[TTRACE_MAX_CPUS]; /* the last chunk's counts */
+	uint64_t resumed; /* chunks with TTRACE_CHUNK_F_RESUMED: restarts of traced */
+	bool ends_early;
+	char note[TFILE_WHY_MAX]; /* when ends_early: where and why */
 
 	struct ttrace_file_ledger ledger[TTRACE_MAX_CPUS];
 	struct ttrace_file_end end;
@@ -66,6 +82,9 @@ struct tfile {
  * -ENOMEM.
  */
 int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, size_t why_size);
+
+/* Reads the whole file at path into *data (malloc'd). Returns 0 or -errno. */
+int tfile_read(const char *path, uint8_t **data, size_t *size);
 
 /* Frees what tfile_parse() allocated; f's data stays the caller's. */
 void tfile_free(struct tfile *f);

@@ -5,6 +5,9 @@
  *   spoor-trace text FILE               the lines `trace dump` prints
  *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
  *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
+ *   spoor-trace follow [FILTERS] NAME|FILE
+ *                                       a recording's events as they arrive
+ *                                       (follow.h)
  *   spoor-trace timeline [OPTIONS] FILE OUT.svg
  *                                       an SVG picture of the CPUs; the
  *                                       options choose the window, CPUs
@@ -36,6 +39,7 @@
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
 #include "tools/spoor-trace/flame.h"
+#include "tools/spoor-trace/follow.h"
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/report.h"
 #include "tools/spoor-trace/symbols.h"
@@ -64,6 +68,7 @@ static void print_usage(FILE *to)
 {
 	fprintf(to,
 		"usage: %s text FILE\n"
+		"       %s follow [FILTERS] NAME|FILE   (" FOLLOW_FILTERS ")\n"
 		"       %s [-f] ctf FILE DIR\n"
 		"       %s [-f] perfetto FILE OUT.json\n"
 		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
@@ -71,7 +76,7 @@ static void print_usage(FILE *to)
 		"       %s flamegraph [--folded] FILE\n"
 		"       %s -h|--help\n"
 		"  -f  replace an output that exists (else it is left alone)\n",
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 static int usage(void)
@@ -224,43 +229,6 @@ static const struct command commands[] = {
     {"flamegraph", 1, "[--folded] FILE", run_flamegraph, flame_options},
 };
 
-/* Reads the whole file at path into *data. Returns 0 or -errno. */
-static int read_all(const char *path, uint8_t **data, size_t *size)
-{
-	FILE *in = fopen(path, "rb");
-	size_t cap = 1 << 16;
-	size_t len = 0;
-	uint8_t *buf = NULL;
-
-	if (!in) {
-		return -errno;
-	}
-	errno = 0;
-	for (;;) {
-		uint8_t *more = realloc(buf, cap);
-		if (!more) {
-			free(buf);
-			fclose(in);
-			return -ENOMEM;
-		}
-		buf = more;
-		len += fread(buf + len, 1, cap - len, in);
-		if (len < cap) {
-			break;
-		}
-		cap *= 2;
-	}
-	int err = ferror(in) ? -(errno ? errno : EIO) : 0;
-	fclose(in);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*data = buf;
-	*size = len;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	const struct command *cmd = NULL;
@@ -279,6 +247,9 @@ int main(int argc, char **argv)
 		force = true;
 		argc--;
 		argv++;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "follow")) {
+		return follow_run(prog, argc - 2, argv + 2);
 	}
 	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
@@ -307,7 +278,7 @@ int main(int argc, char **argv)
 			argv[3]);
 		return EXIT_BAD_INPUT;
 	}
-	int err = read_all(file, &data, &size);
+	int err = tfile_read(file, &data, &size);
 	if (err) {
 		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(-err));
 		return EXIT_BAD_INPUT;
@@ -317,6 +288,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, file, why);
 		free(data);
 		return EXIT_BAD_INPUT;
+	}
+	if (f.resumed) {
+		fprintf(stderr,
+			"%s: %s: the recording went on after %llu restarts of traced; what they "
+			"missed is counted lost where it was\n",
+			prog, file, (unsigned long long)f.resumed);
+	}
+	if (f.ends_early) {
+		fprintf(stderr, "%s: %s: %s\n", prog, file, f.note);
 	}
 	if (tview_init(&v, &f)) {
 		fprintf(stderr, "%s: %s: out of memory\n", prog, file);

@@ -29,7 +29,7 @@ int tview_init(struct tview *v, const struct tfile *f)
 {
 	const struct ttrace_file_header *fh = &f->hdr;
 	uint64_t durable = fh->aux_durable_size;
-	uint64_t mask = fh->aux_ring_size - 1;
+	uint64_t mask = f->aux_span - 1; /* a recording's ring copy may pass aux_ring_size */
 
 	memset(v, 0, sizeof(*v));
 	v->file = f;
@@ -47,7 +47,7 @@ int tview_init(struct tview *v, const struct tfile *f)
 	    .tsc_hz = fh->tsc_hz,
 	    .boot_tsc = fh->boot_tsc,
 	    .aux_durable_size = durable,
-	    .aux_ring_size = fh->aux_ring_size,
+	    .aux_ring_size = f->aux_span,
 	    .aux_mask = mask,
 	    .mask = fh->mask,
 	    .mode = fh->mode,
@@ -57,7 +57,7 @@ int tview_init(struct tview *v, const struct tfile *f)
 	};
 	v->area.hdr = &v->hdr;
 	v->area.hdr_len = sizeof(v->hdr);
-	v->area.aux_len = durable + fh->aux_ring_size;
+	v->area.aux_len = durable + f->aux_span;
 	v->area.aux = calloc(1, v->area.aux_len);
 	v->uevents = calloc(UEVENT_MAX, sizeof(*v->uevents));
 	if (!v->area.aux || !v->uevents) {

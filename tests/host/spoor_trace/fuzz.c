@@ -1,8 +1,10 @@
 /*
  * The fuzz test of tools/spoor-trace: FUZZ_FILES files mutated from valid
- * ones (the samples and random traces of gen.h) by a seeded PRNG, with
+ * ones (the samples and random traces of gen.h, as saves and as
+ * recordings of chunks, finished or not) by a seeded PRNG, with
  * bit flips, truncation, byte overwrites, header field and section size
- * edits, and half the time the checksum fixed afterwards, so the edits
+ * edits, and half the time the checksums (END's and every chunk's) fixed
+ * afterwards, so the edits
  * reach the checks past it and the converters. Each file goes to the
  * reader; each one it accepts goes through every converter, into
  * /dev/null. Built with ASan and UBSan that abort on the first report,
@@ -26,7 +28,8 @@
 #include "tools/spoor-trace/view.h"
 
 #define FUZZ_FILES 10000
-#define FUZZ_BASES 12
+#define FUZZ_BASES 16 /* the last RECORDINGS of them recordings */
+#define RECORDINGS 4
 #define FUZZ_SEED  0x5eed5eedull
 
 #define HDR  sizeof(struct ttrace_file_header)
@@ -183,7 +186,13 @@ TEST(spoor_trace_fuzz_mutated_files)
 		} else {
 			gen_random(&g, s + i);
 		}
-		bases[i].buf = gen_file(&g, NULL, &bases[i].len);
+		/* Recordings of chunks of 1 to 4 items, two of them still being written. */
+		if (i >= FUZZ_BASES - RECORDINGS) {
+			size_t k = FUZZ_BASES - i;
+			bases[i].buf = gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL);
+		} else {
+			bases[i].buf = gen_file(&g, NULL, &bases[i].len);
+		}
 		gen_free(&g);
 		feed(bases[i].buf, bases[i].len, null, &accepted);
 	}
@@ -199,6 +208,7 @@ TEST(spoor_trace_fuzz_mutated_files)
 			mutate(buf, &len, &s);
 		}
 		if (gen_rand(&s) % 2) {
+			gen_fix_chunk_sums(buf, len);
 			gen_fix_checksum(buf, len);
 		}
 		/* Exactly len bytes: ASan sees any read past the end. */

@@ -287,6 +287,115 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 	return o.buf;
 }
 
+#define GEN_RING_FIRST 100 /* where a recording's rings start */
+
+/* A recording's chunk of the items [from, to). */
+static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, uint64_t seq,
+		  uint64_t *entries, uint64_t *lost)
+{
+	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK};
+	struct ttrace_file_chunk c = {.seq = seq, .num_cpus = g->hdr.num_cpus, .ns = seq};
+	size_t head = o->len;
+	size_t a = g->starts[from], b = to < g->nstarts ? g->starts[to] : g->nslots;
+
+	put(o, &s, sizeof(s));
+	put(o, &c, sizeof(c));
+	for (size_t i = a; i < b;) {
+		struct ttrace_entry e;
+		memcpy(&e, g->slots + i * SLOT, sizeof(e));
+		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
+		if (e.kind == TRACED_KIND_LOST) {
+			lost[e.cpu] += e.data[0];
+		} else {
+			entries[e.cpu] += n;
+		}
+		i += n;
+	}
+	for (uint32_t k = 0; k < g->hdr.num_cpus; k++) {
+		struct ttrace_file_chunk_cpu cc = {.first = GEN_RING_FIRST,
+						   .next = GEN_RING_FIRST + entries[k] + lost[k],
+						   .entries = entries[k],
+						   .lost = lost[k]};
+		put(o, &cc, sizeof(cc));
+	}
+	if (!seq) {
+		struct ttrace_file_aux_ring r = {.first = g->first, .last = g->last};
+		struct ttrace_file_section rs = {.type = TTRACE_FILE_AUX_RING,
+						 .size = sizeof(r) + g->last - g->first};
+		section(o, TTRACE_FILE_AUX_DURABLE, g->durable, g->durable_len);
+		put(o, &rs, sizeof(rs));
+		put(o, &r, sizeof(r));
+		put(o, g->ring, g->last - g->first);
+	}
+	if (b > a) {
+		section(o, TTRACE_FILE_EVENTS, g->slots + a * SLOT, (b - a) * SLOT);
+	}
+	s.size = o->len + sizeof(uint64_t) - head - sizeof(s);
+	memcpy(o->buf + head, &s, sizeof(s));
+	uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, o->buf, o->len);
+	put(o, &sum, sizeof(sum));
+}
+
+uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+		       size_t **chunk_ends, size_t *nchunks)
+{
+	struct out o = {0};
+	struct ttrace_file_header h = g->hdr;
+	uint64_t entries[TTRACE_MAX_CPUS] = {0}, lost[TTRACE_MAX_CPUS] = {0};
+	size_t n = 0, *ends = grow(NULL, sizeof(*ends) * (g->nstarts / chunk_items + 2));
+
+	h.flags = TTRACE_FILE_F_RECORDING;
+	put(&o, &h, sizeof(h));
+	for (size_t from = 0; !n || from < g->nstarts; from += chunk_items) {
+		size_t to = from + chunk_items < g->nstarts ? from + chunk_items : g->nstarts;
+		chunk(&o, g, from, to, n, entries, lost);
+		ends[n++] = o.len;
+	}
+	if (finished) {
+		struct ttrace_file_ledger l[TTRACE_MAX_CPUS];
+		for (uint32_t c = 0; c < g->hdr.num_cpus; c++) {
+			l[c] = (struct ttrace_file_ledger){
+			    .emitted = GEN_RING_FIRST + entries[c] + lost[c],
+			    .stored = GEN_RING_FIRST + entries[c],
+			    .overwritten = lost[c],
+			    .lost = lost[c],
+			};
+		}
+		section(&o, TTRACE_FILE_LEDGER, l, g->hdr.num_cpus * sizeof(l[0]));
+		struct ttrace_file_end e = {.events = g->events, .lost = g->lost};
+		struct ttrace_file_section s = {.type = TTRACE_FILE_END, .size = sizeof(e)};
+		put(&o, &s, sizeof(s));
+		e.checksum = ttrace_fnv1a(TTRACE_FNV_OFFSET, o.buf, o.len - sizeof(s));
+		put(&o, &e, sizeof(e));
+	}
+	if (chunk_ends) {
+		*chunk_ends = ends;
+		*nchunks = n;
+	} else {
+		free(ends);
+	}
+	*len = o.len;
+	return o.buf;
+}
+
+void gen_fix_chunk_sums(uint8_t *file, size_t len)
+{
+	size_t at = sizeof(struct ttrace_file_header);
+	struct ttrace_file_section s;
+
+	while (at <= len && len - at >= sizeof(s)) {
+		memcpy(&s, file + at, sizeof(s));
+		if (s.size > len - at - sizeof(s) || s.size < sizeof(uint64_t)) {
+			return;
+		}
+		at += sizeof(s) + s.size;
+		if (s.type == TTRACE_FILE_CHUNK) {
+			uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, file, at - sizeof(sum));
+			memcpy(file + at - sizeof(sum), &sum, sizeof(sum));
+		}
+	}
+}
+
 void gen_fix_checksum(uint8_t *file, size_t len)
 {
 	const size_t end = sizeof(struct ttrace_file_section) + sizeof(struct ttrace_file_end);

@@ -69,6 +69,23 @@ void gen_lost(struct gen *g, uint32_t cpu, uint64_t n);
  */
 uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len);
 
+/*
+ * The same trace as a recording (abi/trace_file.h, A RECORDING): chunks
+ * of at most chunk_items events and markers each, the first with the aux
+ * records, each CPU's ring starting at index 100; with finished, LEDGER
+ * and END after them, else the file ends at its last chunk. *chunk_ends
+ * (if not NULL) gets a malloc'd list of the offset after each chunk,
+ * *nchunks their number.
+ */
+uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+		       size_t **chunk_ends, size_t *nchunks);
+
+/*
+ * Sets the checksum of every chunk of a recording whose chunk heads hold
+ * (up to the first that does not), after an edit.
+ */
+void gen_fix_chunk_sums(uint8_t *file, size_t len);
+
 /* Sets the END checksum of a file whose END section ends it, after an edit. */
 void gen_fix_checksum(uint8_t *file, size_t len);
 

@@ -112,7 +112,8 @@ static void other_major(struct file *f, const struct gen *g)
 {
 	(void)g;
 	f->buf[HDR_AT(version_major)] = 2;
-	snprintf(f->want, WANT_MAX, "byte 4: format version 2.0: this reader reads version 1.x");
+	snprintf(f->want, WANT_MAX, "byte 4: format version 2.%u: this reader reads version 1.x",
+		 (unsigned)TTRACE_FILE_VERSION_MINOR);
 }
 
 static void odd_header_size(struct file *f, const struct gen *g)
@@ -429,7 +430,7 @@ static void newer_minor(struct file *f, const struct gen *g)
 	memmove(f->buf + HDR + 8, f->buf + HDR, f->len - HDR);
 	memset(f->buf + HDR, 0xee, 8);
 	f->len += 8;
-	f->buf[HDR_AT(version_minor)] = 1;
+	f->buf[HDR_AT(version_minor)] = TTRACE_FILE_VERSION_MINOR + 1;
 	set32(f, HDR_AT(header_size), HDR + 8);
 	gen_fix_checksum(f->buf, f->len);
 	f->want[0] = '\0';

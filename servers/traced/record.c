@@ -1,0 +1,509 @@
+/*
+ * record: RECORD, REC_STOP and REC_STATUS (abi/traced.h), a recording
+ * (abi/trace_file.h, A RECORDING) streamed to the host through the export
+ * channel (export.c) while the run goes on. The events come from the
+ * merge (merge.c) as a FOLLOW that started at the heads, binary, with its
+ * loss markers; main.c calls record_drain() between requests and every
+ * RECORD_TICK_NS while one runs, and each call sends what the rings hold
+ * as chunks.
+ *
+ * A chunk is built in the export window: the events first, merged into
+ * the window's upper half, then the aux ring's snapshot, so that every
+ * record an event names was written before the snapshot was taken and
+ * goes out in the same chunk, ahead of the events (a name is never
+ * evicted from a recording); then the chunk is assembled at the window's
+ * start: head, each CPU's running counts, the aux piece, the events, the
+ * checksum of the whole file so far. One "data" line sends it: the host
+ * appends whole chunks only.
+ *
+ * The counts are exact because nothing else moves the cursor: CLEAR and
+ * SAVE answer -EBUSY while a recording runs (a clear would take entries
+ * neither recorded nor lost; a save would share the channel).
+ */
+#include <errno.h>
+#include <spoor.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "abi/trace_file.h"
+#include "common/fnv.h"
+#include "traced.h"
+
+#define CHUNK_EVENTS_MAX  (1024 * 1024) /* a chunk's events at most: bytes */
+#define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
+#define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
+#define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
+#define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
+#define SLOT		  TTRACE_ENTRY_SIZE
+#define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
+#define OWNER_THREADS_MAX 256	       /* threads looked through for it */
+
+/*
+ * What a recording needs to go on: kept in the export window's last
+ * bytes too (struct keep), so that a restarted traced resumes it.
+ */
+struct run {
+	struct traced_record_status st;
+	struct traced_filter filter;
+	struct traced_cursor cursor;
+	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
+	uint64_t checksum; /* FNV-1a 64 of the bytes sent so far */
+	uint64_t aux_sent; /* aux positions below it are in the file */
+	uint32_t owner;	   /* the pid that asked: the recording ends with it */
+	uint32_t resumed;  /* the next chunk is the first after a restart */
+};
+
+/*
+ * The window's last KEEP_SIZE bytes while a recording runs: the run as
+ * the host has it (done) and, while a chunk is on its way, as it will be
+ * once the host has it (next). A restarted traced asks the host which
+ * of the two its file matches (abi/trace_file.h, resume).
+ */
+struct keep {
+	uint64_t magic;	   /* KEEP_MAGIC */
+	uint64_t boot_tsc; /* the trace header's: a window from another boot is not ours */
+	uint64_t sending;  /* 1: next is on its way */
+	uint64_t sum;	   /* FNV-1a 64 of done and next */
+	struct run done, next;
+};
+
+#define KEEP_MAGIC 0x7065656b64726372ull /* "rcrdkeep" */
+#define KEEP_SIZE  (16 * 1024)
+_Static_assert(sizeof(struct keep) <= KEEP_SIZE, "the keep fits its room");
+
+static struct recorder {
+	struct run run;
+	uint64_t last_ns;  /* when the last chunk went */
+	uint64_t owner_ns; /* when owner was last looked for */
+	uint8_t *win;
+	size_t win_size;
+	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
+} rec;
+
+bool record_active(void)
+{
+	return rec.run.st.active;
+}
+
+uint64_t record_tick_ns(void)
+{
+	return rec.run.st.active ? RECORD_TICK_NS : TIMEOUT_FOREVER;
+}
+
+/* Entries waiting in the rings past the recorder's cursor. */
+static uint64_t pending(void)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
+		n += __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE) -
+		     rec.run.cursor.next[i];
+	}
+	return n;
+}
+
+/* Sends len bytes at the window's start: 0 or the host's refusal. */
+static struct keep *keep_at(void)
+{
+	return (struct keep *)(rec.win + rec.win_size - KEEP_SIZE);
+}
+
+/* The keep: the run done, and next (NULL: none) while it is on its way. */
+static void keep_write(const struct run *done, const struct run *next)
+{
+	struct keep *k = keep_at();
+
+	k->magic = KEEP_MAGIC;
+	k->boot_tsc = traced.area.hdr->boot_tsc;
+	k->sending = next != NULL;
+	k->done = *done;
+	k->next = next ? *next : *done;
+	k->sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
+}
+
+/*
+ * Sends len bytes at the window's start, which take the run from before
+ * to rec.run: 0 or the host's refusal. The keep says both while they are
+ * on their way: traced may die before the host's answer.
+ */
+static int ship(size_t len, const struct run *before)
+{
+	char line[TTRACE_EXPORT_LINE_MAX];
+
+	rec.run.checksum = ttrace_fnv1a(rec.run.checksum, rec.win, len);
+	rec.run.st.bytes += len;
+	keep_write(before, &rec.run);
+	snprintf(line, sizeof(line), "data %zu\n", len);
+	int err = export_request(line);
+	keep_write(&rec.run, NULL);
+	return err;
+}
+
+static void file_header(struct ttrace_file_header *fh)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+
+	*fh = (struct ttrace_file_header){
+	    .magic = TTRACE_FILE_MAGIC,
+	    .version_major = TTRACE_FILE_VERSION_MAJOR,
+	    .version_minor = TTRACE_FILE_VERSION_MINOR,
+	    .header_size = sizeof(*fh),
+	    .num_cpus = traced.ncpus,
+	    .tsc_hz = h->tsc_hz,
+	    .boot_tsc = h->boot_tsc,
+	    .aux_durable_size = h->aux_durable_size,
+	    .aux_ring_size = h->aux_ring_size,
+	    .mask = __atomic_load_n(&h->mask, __ATOMIC_RELAXED),
+	    .mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED),
+	    .ring_entries = h->ring_entries,
+	    .trace_version_major = h->version_major,
+	    .trace_version_minor = h->version_minor,
+	    .entry_size = TTRACE_ENTRY_SIZE,
+	    .saved_ns = rec.run.st.started_ns,
+	    .filter = rec.run.filter,
+	    .flags = TTRACE_FILE_F_RECORDING,
+	};
+}
+
+/* Adds a binary piece's events and markers to the running counts. */
+static void tally(const uint8_t *data, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		struct ttrace_entry e;
+		memcpy(&e, data + at, sizeof(e));
+		if (e.kind == TRACED_KIND_LOST && !e.ts) {
+			rec.run.cpu[e.cpu].lost += e.data[0];
+			rec.run.st.lost += e.data[0];
+			at += SLOT;
+			continue;
+		}
+		uint32_t slots = 1 + TTRACE_NCONT_OF(e.ctx);
+		rec.run.cpu[e.cpu].entries += slots;
+		rec.run.st.events++;
+		at += slots * SLOT;
+	}
+}
+
+static size_t put(size_t at, const void *p, size_t n)
+{
+	memcpy(rec.win + at, p, n);
+	return at + n;
+}
+
+static size_t put_section(size_t at, uint32_t type, uint64_t size)
+{
+	struct ttrace_file_section s = {.type = type, .size = size};
+
+	return put(at, &s, sizeof(s));
+}
+
+/*
+ * Builds and sends the next chunk: *events gets how many events it took.
+ * 0 or -E* (the host refused, or the aux ring could not be copied).
+ */
+static int chunk(uint64_t *events)
+{
+	uint8_t *scratch = rec.win + rec.win_size / 2;
+	struct merge_piece piece = {.out = scratch, .max = CHUNK_EVENTS_MAX};
+	struct ttrace_aux_view v;
+	size_t at = 0;
+	const struct run before = rec.run;
+
+	merge_fill(MERGE_FOLLOW, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
+	tally(piece.out, piece.len);
+	*events = piece.events;
+	/*
+	 * After the events: every record they name is in the snapshot (see the
+	 * top). Only when the ring has new records: a copy of the whole ring
+	 * a chunk was most of a chunk's cost.
+	 */
+	/* acquire: pairs with the writer's release store of aux_last (AW3) */
+	uint64_t last = __atomic_load_n(&traced.area.hdr->aux_last, __ATOMIC_ACQUIRE);
+	v = (struct ttrace_aux_view){.next = last, .end = last};
+	if (last != rec.run.aux_sent) {
+		int err =
+		    ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+		if (err) {
+			return err;
+		}
+	}
+	uint64_t from = rec.run.aux_sent > v.next ? rec.run.aux_sent : v.next;
+	if (!rec.run.st.chunks) {
+		struct ttrace_file_header fh;
+		file_header(&fh);
+		at = put(at, &fh, sizeof(fh));
+	}
+	size_t head = at;
+	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
+				      .num_cpus = traced.ncpus,
+				      .flags = rec.run.resumed ? TTRACE_CHUNK_F_RESUMED : 0,
+				      .ns = (uint64_t)sys_clock_ns()};
+	rec.run.resumed = 0;
+	at += sizeof(struct ttrace_file_section);
+	at = put(at, &c, sizeof(c));
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		rec.run.cpu[i].next = rec.run.cursor.next[i];
+		at = put(at, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
+	}
+	if (!rec.run.st.chunks) {
+		/* acquire: pairs with the release store of aux_durable_end (AW3) */
+		uint64_t durable =
+		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
+		at = put_section(at, TTRACE_FILE_AUX_DURABLE, durable);
+		at = put(at, traced.area.aux, durable);
+	}
+	if (v.end > from) {
+		struct ttrace_file_aux_ring r = {.first = from, .last = v.end};
+		at = put_section(at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
+		at = put(at, &r, sizeof(r));
+		at = put(at, (const uint8_t *)v.words + (from - v.start), v.end - from);
+		rec.run.aux_sent = v.end;
+	}
+	if (piece.len) {
+		at = put_section(at, TTRACE_FILE_EVENTS, piece.len);
+		at = put(at, scratch, piece.len);
+	}
+	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
+					.size = at + sizeof(uint64_t) - head - sizeof(s)};
+	memcpy(rec.win + head, &s, sizeof(s));
+	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
+	at = put(at, &sum, sizeof(sum));
+	rec.run.st.chunks++;
+	rec.last_ns = (uint64_t)sys_clock_ns();
+	return ship(at, &before);
+}
+
+/* Ends the recording on an error: said once, kept in its status. */
+static void fail(int err)
+{
+	printf("traced: recording %s stopped: %s\n", rec.run.st.name, strerror(-err));
+	rec.run.st.error = err;
+	rec.run.st.active = 0;
+	rec.run.st.ended_ns = (uint64_t)sys_clock_ns();
+	keep_at()->magic = 0; /* nothing to resume */
+}
+
+/* Whether the pid that started the recording still runs (the shell's always does). */
+static bool owner_alive(void)
+{
+	static struct thread_info threads[OWNER_THREADS_MAX];
+	long n = sys_thread_list(threads, OWNER_THREADS_MAX);
+
+	for (long i = 0; i < n; i++) {
+		if (threads[i].pid == rec.run.owner) {
+			return true;
+		}
+	}
+	return n < 0; /* the list unknown: the recording goes on */
+}
+
+void record_drain(void)
+{
+	uint64_t now = (uint64_t)sys_clock_ns();
+
+	if (rec.run.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
+		rec.owner_ns = now;
+		if (!owner_alive()) {
+			static const struct request stop = {0};
+			struct reply ignored = {.buf = (uint8_t *)&rec.scratch_reply};
+			record_stop(&stop,
+				    &ignored); /* a killed tracecat -r: its file ends whole */
+			return;
+		}
+	}
+	for (int n = 0; rec.run.st.active && n < CHUNKS_PER_DRAIN; n++) {
+		uint64_t waiting = pending(), events;
+		if (waiting * SLOT < CHUNK_MIN &&
+		    (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS)) {
+			return;
+		}
+		int err = chunk(&events);
+		if (err) {
+			fail(err);
+		}
+		if (!events) {
+			return; /* a write in progress: the next tick takes it */
+		}
+	}
+}
+
+/* The window's room for one chunk: the header, durable part, aux ring and events. */
+static bool window_fits(void)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+	uint64_t need = sizeof(struct ttrace_file_header) + 4096 + h->aux_durable_size +
+			h->aux_ring_size + traced.ncpus * sizeof(struct ttrace_file_chunk_cpu);
+
+	return rec.win_size / 2 >= CHUNK_EVENTS_MAX + KEEP_SIZE && need <= rec.win_size / 2;
+}
+
+int record_start(const struct request *req, struct reply *rep)
+{
+	struct traced_save_request r;
+	static const struct traced_cursor zero;
+	char line[TTRACE_EXPORT_LINE_MAX];
+
+	if (req->len != sizeof(r)) {
+		return -EINVAL;
+	}
+	memcpy(&r, req->body, sizeof(r));
+	if (!save_name_ok(r.name) || dump_check(TRACED_OP_FOLLOW, &r.filter, &zero)) {
+		return -EINVAL;
+	}
+	if (rec.run.st.active) {
+		return -EBUSY;
+	}
+	int err = export_open(&rec.win, &rec.win_size);
+	if (err) {
+		return err;
+	}
+	memset(&rec.run, 0, sizeof(rec.run));
+	if (!window_fits()) {
+		return -ENOSPC;
+	}
+	snprintf(line, sizeof(line), "record %s replace\n", r.name);
+	err = export_request(line);
+	if (err) {
+		return err;
+	}
+	memset(&rec.run.st, 0, sizeof(rec.run.st));
+	memcpy(rec.run.st.name, r.name, sizeof(rec.run.st.name));
+	rec.run.filter = r.filter;
+	rec.run.checksum = TTRACE_FNV_OFFSET;
+	rec.run.aux_sent = 0;
+	rec.run.st.started_ns = (uint64_t)sys_clock_ns();
+	rec.run.owner = req->pid;
+	rec.owner_ns = rec.run.st.started_ns;
+	rec.run.st.active = 1;
+	memset(&rec.run.cursor, 0, sizeof(rec.run.cursor));
+	merge_cursor_start(&rec.run.cursor, true);
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		rec.run.cpu[i] = (struct ttrace_file_chunk_cpu){.first = rec.run.cursor.next[i],
+								.next = rec.run.cursor.next[i]};
+	}
+	/* The first chunk now: the host has the header and the names at once. */
+	uint64_t events;
+	err = chunk(&events);
+	if (err) {
+		fail(err);
+		return err;
+	}
+	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
+	rep->len = sizeof(rec.run.st);
+	return 0;
+}
+
+/* LEDGER and END after the last chunk, then the end line. */
+static int finish(void)
+{
+	char line[TTRACE_EXPORT_LINE_MAX];
+	size_t at =
+	    put_section(0, TTRACE_FILE_LEDGER, sizeof(struct ttrace_file_ledger) * traced.ncpus);
+
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct ttrace_counts c;
+		ttrace_ring_counts(&traced.ring[i], &c);
+		struct ttrace_file_ledger l = {.emitted = c.emitted,
+					       .stored = c.stored,
+					       .overwritten = c.overwritten,
+					       .dropped = c.dropped,
+					       .cleared = c.cleared,
+					       .lost = rec.run.cpu[i].lost};
+		at = put(at, &l, sizeof(l));
+	}
+	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
+	struct ttrace_file_end end = {
+	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
+	at = put_section(at, TTRACE_FILE_END, sizeof(end));
+	at = put(at, &end, sizeof(end));
+	const struct run before = rec.run;
+	int err = ship(at, &before);
+	if (err) {
+		return err;
+	}
+	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)rec.run.st.bytes,
+		 (unsigned long long)rec.run.checksum);
+	return export_request(line);
+}
+
+int record_stop(const struct request *req, struct reply *rep)
+{
+	if (req->len) {
+		return -EINVAL;
+	}
+	if (!rec.run.st.active) {
+		return -ENOENT;
+	}
+	/* Everything up to the heads as they are now; a write in progress is waited out. */
+	uint64_t events = 0;
+	int err = 0;
+	for (int tries = 0; !err && pending() && tries < STOP_TRIES; tries++) {
+		err = chunk(&events);
+		if (!events) {
+			sys_yield();
+		}
+	}
+	err = err ? err : finish();
+	keep_at()->magic = 0; /* ended: nothing to resume */
+	rec.run.st.active = 0;
+	rec.run.st.ended_ns = (uint64_t)sys_clock_ns();
+	rec.run.st.error = err;
+	if (err) {
+		printf("traced: recording %s stopped: %s\n", rec.run.st.name, strerror(-err));
+	}
+	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
+	rep->len = sizeof(rec.run.st);
+	return err;
+}
+
+void record_resume(void)
+{
+	char line[TTRACE_EXPORT_LINE_MAX];
+	uint8_t *win;
+	size_t size;
+	struct keep k;
+
+	if (export_open(&win, &size) || size < KEEP_SIZE) {
+		return; /* no channel: nothing was recorded through it */
+	}
+	memcpy(&k, win + size - KEEP_SIZE, sizeof(k));
+	if (k.magic != KEEP_MAGIC || k.boot_tsc != traced.area.hdr->boot_tsc ||
+	    k.sum != ttrace_fnv1a(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
+	    !k.done.st.active) {
+		return;
+	}
+	rec.win = win;
+	rec.win_size = size;
+	/* The chunk on its way when traced died either reached the host or not: it knows which. */
+	const struct run *tries[] = {k.sending ? &k.next : NULL, &k.done};
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (!tries[i]) {
+			continue;
+		}
+		snprintf(line, sizeof(line), "resume %s %llu\n", tries[i]->st.name,
+			 (unsigned long long)tries[i]->st.bytes);
+		if (!export_request(line)) {
+			rec.run = *tries[i];
+			rec.run.resumed = 1;
+			rec.owner_ns = rec.last_ns = (uint64_t)sys_clock_ns();
+			keep_write(&rec.run, NULL);
+			printf("traced: recording %s resumed at byte %llu\n", rec.run.st.name,
+			       (unsigned long long)rec.run.st.bytes);
+			return;
+		}
+	}
+	printf("traced: recording %s cannot resume: the host's file is not as it was left\n",
+	       k.done.st.name);
+	keep_at()->magic = 0;
+}
+
+int record_status(const struct request *req, struct reply *rep)
+{
+	if (req->len) {
+		return -EINVAL;
+	}
+	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
+	rep->len = sizeof(rec.run.st);
+	return 0;
+}

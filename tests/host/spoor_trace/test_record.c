@@ -1,0 +1,170 @@
+/*
+ * Tests the reader's side of a recording (abi/trace_file.h, A RECORDING;
+ * tools/spoor-trace/chunks.c): a finished recording reads as the save of
+ * the same events does; one cut at any chunk boundary reads up to that
+ * chunk and says it ends early; one cut inside a chunk, or with a byte
+ * of a chunk changed, is refused at the byte; running counts that do not
+ * match the events are refused; a file of minor 0 is still read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fnv.h"
+#include "gen.h"
+#include "test.h"
+#include "tools/spoor-trace/file.h"
+
+#define CHUNK_ITEMS 5 /* the lossy sample's items make several chunks */
+
+struct parsed {
+	int err;
+	char why[TFILE_WHY_MAX];
+	struct tfile f;
+};
+
+static void parse(const uint8_t *buf, size_t len, struct parsed *p)
+{
+	p->err = tfile_parse(buf, len, &p->f, p->why, sizeof(p->why));
+}
+
+TEST(spoor_trace_recording_reads_as_the_save)
+{
+	struct gen g;
+	size_t slen, rlen;
+	struct parsed s, r;
+
+	gen_sample(&g, true);
+	uint8_t *save = gen_file(&g, NULL, &slen);
+	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, true, &rlen, NULL, NULL);
+	parse(save, slen, &s);
+	parse(rec, rlen, &r);
+	CHECK_EQ_STR(r.why, "", "a finished recording is accepted");
+	CHECK_EQ_INT(r.err, 0, "parse");
+	CHECK(!r.f.ends_early, "a finished recording does not end early");
+	CHECK_EQ_UINT(r.f.events, s.f.events, "the same events");
+	CHECK_EQ_UINT(r.f.lost, s.f.lost, "the same losses");
+	for (uint32_t c = 0; c < g.hdr.num_cpus; c++) {
+		CHECK_EQ_UINT(r.f.cpu_lost[c], s.f.cpu_lost[c], "a cpu's losses");
+		CHECK_EQ_UINT(r.f.chunk_cpu[c].entries + r.f.chunk_cpu[c].lost,
+			      r.f.chunk_cpu[c].next - r.f.chunk_cpu[c].first,
+			      "a cpu's entries + lost = its ring span");
+	}
+	CHECK_EQ_UINT(r.f.aux_last - r.f.aux_first, s.f.aux_last - s.f.aux_first, "the aux ring");
+	CHECK(r.f.chunks > 2, "several chunks: %llu", (unsigned long long)r.f.chunks);
+	tfile_free(&s.f);
+	tfile_free(&r.f);
+	free(save);
+	free(rec);
+	gen_free(&g);
+}
+
+TEST(spoor_trace_recording_cut_at_each_chunk_ends_early)
+{
+	struct gen g;
+	size_t len, *ends, n;
+
+	gen_sample(&g, true);
+	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, false, &len, &ends, &n);
+	for (size_t k = 0; k < n; k++) {
+		struct parsed p;
+		char want[TFILE_WHY_MAX];
+		uint8_t *cut = malloc(ends[k]); /* exactly: ASan sees a read past it */
+		memcpy(cut, rec, ends[k]);
+		parse(cut, ends[k], &p);
+		CHECK_EQ_STR(p.why, "", "cut after a chunk");
+		if (!p.err) {
+			snprintf(want, sizeof(want),
+				 "the recording ends early, after chunk %zu at byte %zu: it has no "
+				 "ledger (still being written, or the machine stopped)",
+				 k + 1, ends[k]);
+			CHECK(p.f.ends_early, "cut after a chunk: ends early");
+			CHECK_EQ_STR(p.f.note, want, "the note");
+			CHECK_EQ_UINT(p.f.chunks, k + 1, "chunks read");
+			tfile_free(&p.f);
+		}
+		free(cut);
+	}
+	free(ends);
+	free(rec);
+	gen_free(&g);
+}
+
+TEST(spoor_trace_recording_cut_or_corrupt_chunk_is_refused_at_its_byte)
+{
+	struct gen g;
+	size_t len, *ends, n;
+	struct parsed p;
+	char want[TFILE_WHY_MAX];
+
+	gen_sample(&g, true);
+	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, true, &len, &ends, &n);
+	/* Cut 8 bytes into chunk 2: its head says more than the file has. */
+	size_t at = ends[1];
+	parse(rec, at + 24, &p);
+	snprintf(want, sizeof(want),
+		 "byte %zu: a CHUNK section of %llu bytes is cut or not a multiple of 8 (8 "
+		 "bytes left)",
+		 at, (unsigned long long)(ends[2] - at - 16));
+	CHECK_EQ_STR(p.why, want, "a cut chunk");
+	/* One byte of chunk 1's events changed: its checksum no longer holds. */
+	rec[ends[1] - 16] ^= 0x40;
+	parse(rec, len, &p);
+	uint64_t sum;
+	memcpy(&sum, rec + ends[1] - 8, sizeof(sum));
+	snprintf(want, sizeof(want),
+		 "byte %zu: chunk 1's checksum 0x%016llx does not match its bytes", ends[1] - 8,
+		 (unsigned long long)sum);
+	CHECK_EQ_STR(p.why, want, "a corrupt chunk");
+	free(ends);
+	free(rec);
+	gen_free(&g);
+}
+
+TEST(spoor_trace_recording_counts_that_miss_entries_are_refused)
+{
+	struct gen g;
+	size_t len, *ends, n;
+	struct parsed p;
+	char want[TFILE_WHY_MAX];
+
+	gen_sample(&g, false);
+	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, false, &len, &ends, &n);
+	/* Chunk 0's cpu 0 says its ring went one entry further than its events. */
+	size_t counts = sizeof(struct ttrace_file_header) + sizeof(struct ttrace_file_section) +
+			sizeof(struct ttrace_file_chunk);
+	struct ttrace_file_chunk_cpu c;
+	memcpy(&c, rec + counts, sizeof(c));
+	c.next++;
+	memcpy(rec + counts, &c, sizeof(c));
+	uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, rec, ends[0] - 8);
+	memcpy(rec + ends[0] - 8, &sum, sizeof(sum));
+	parse(rec, ends[0], &p);
+	snprintf(want, sizeof(want),
+		 "byte %zu: chunk 0: cpu 0's counts (entries %llu, lost 0, ring 100..%llu) do not "
+		 "match its events (%llu entries, 0 lost)",
+		 counts, (unsigned long long)c.entries, (unsigned long long)c.next,
+		 (unsigned long long)c.entries);
+	CHECK_EQ_STR(p.why, want, "counts past the events");
+	free(ends);
+	free(rec);
+	gen_free(&g);
+}
+
+TEST(spoor_trace_reads_a_file_of_minor_0)
+{
+	struct gen g;
+	size_t len;
+	struct parsed p;
+
+	gen_sample(&g, false);
+	g.hdr.version_minor = 0;
+	uint8_t *save = gen_file(&g, NULL, &len);
+	parse(save, len, &p);
+	CHECK_EQ_STR(p.why, "", "a minor-0 save is read");
+	if (!p.err) {
+		tfile_free(&p.f);
+	}
+	free(save);
+	gen_free(&g);
+}

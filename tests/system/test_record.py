@@ -1,0 +1,244 @@
+"""`trace record`: a recording streamed to the host while the run goes on
+(abi/trace_file.h A RECORDING), read back by build/host/spoor-trace.
+
+One machine of this module records twice: 2 million tracegen events on 4
+CPUs at a rate the channel cannot all take (every event in the file or
+counted lost, per CPU, and every payload where it belongs), then 20
+seconds below the sustainable rate (nothing lost). Its other tests check
+the errors; the machines killed in the middle of a recording are their
+own boots."""
+
+import re
+import subprocess
+from collections import defaultdict
+
+import pytest
+
+from spoorlib import END, ROOT, expect_after, expect_count, pid_of, reset_tracing
+
+SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
+RECORDING = re.compile(r"trace: recording to (\S+)\.spoor \(trace record stop ends it\)")
+RECORDED = re.compile(r"trace: recorded (\S+)\.spoor: (\d+) events, (\d+) bytes, (\d+) lost, "
+                      r"\d+ events/s")
+STATUS_LINE = re.compile(r"^recording: (\S+)\.spoor: (\d+) events, (\d+) bytes, (\d+) lost, "
+                         r"(\d+) events/s", re.MULTILINE)
+EVENT = re.compile(r"^\[[ \d.]+\] cpu=(\d+) .* test_tick seq=(\d+)$")
+LOST_LINE = re.compile(r"^# lost (\d+) events on cpu (\d+)$")
+
+CPUS = 4
+BIG_EACH = 500000         # 2 million in all
+BIG_RATE = 500000         # events a second each: more than the channel takes
+SLOW_EACH = 40000         # 20 seconds at SLOW_RATE
+SLOW_RATE = 2000
+LONG = 300
+
+
+def spoor_trace(*args):
+    done = subprocess.run([str(SPOOR_TRACE), *map(str, args)], capture_output=True, text=True,
+                          timeout=LONG)
+    return done.returncode, done.stdout, done.stderr
+
+
+def tally(path, batch):
+    """Reads the recording's text: per CPU (events, lost), after checking that the
+    k-th entry of each CPU (events and lost alike, from 0) is an event with seq
+    k modulo batch, as tracegen makes them (batch None: no check)."""
+    events, lost = defaultdict(int), defaultdict(int)
+    proc = subprocess.Popen([str(SPOOR_TRACE), "text", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    bad = None
+    for line in proc.stdout:
+        m = EVENT.match(line)
+        if m:
+            cpu, seq = int(m.group(1)), int(m.group(2))
+            k = events[cpu] + lost[cpu]
+            if bad is None and batch and seq != k % batch:
+                bad = f"cpu {cpu}'s entry {k} has seq {seq}, not {k % batch}: {line}"
+            events[cpu] += 1
+            continue
+        m = LOST_LINE.match(line)
+        if m:
+            lost[int(m.group(2))] += int(m.group(1))
+    err = proc.stderr.read()
+    assert proc.wait() == 0, err
+    assert bad is None, bad
+    return events, lost, err
+
+
+def run_tracegens(spoor, each, rate):
+    start = len(spoor.console())
+    for cpu in range(CPUS):
+        assert "[started]" in spoor.command(f"run tracegen {each} {cpu} {rate} &")
+    done = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", CPUS, start,
+                        timeout=LONG)
+    assert all(int(got) == int(asked) == each for got, asked in done), done
+
+
+@pytest.fixture(scope="module")
+def machine(machines):
+    return machines.get(smp=CPUS, cmdline="ttrace.ring_kb=1024")
+
+
+@pytest.fixture
+def spoor(shared, machine):
+    """The module's machine, tracing off and nothing recording; tests leave it so."""
+    shared.use(machine)
+    return machine.spoor
+
+
+@pytest.fixture(scope="class")
+def big(machines, machine):
+    """Two million tracegen events on 4 CPUs recorded as big.spoor; yields
+    (spoor, the file, the stop's match, trace status's recording line)."""
+    spoor = machine.spoor
+    reset_tracing(spoor)
+    assert RECORDING.search(spoor.command("trace record test as big"))
+    run_tracegens(spoor, BIG_EACH, BIG_RATE)
+    line = STATUS_LINE.search(spoor.command("trace status"))
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    assert stopped, spoor.console()[-2000:]
+    spoor.command("trace off")
+    yield spoor, spoor.traces / "big.spoor", stopped, line
+
+
+class TestTwoMillionEvents:
+    def test_status_shows_the_recording_while_it_runs(self, shared, machine, big):
+        shared.use(machine)
+        _, _, _, line = big
+        assert line and line.group(1) == "big", line
+        assert int(line.group(2)) > 0 and int(line.group(3)) > 0
+
+    def test_every_event_is_in_the_file_or_counted_lost_per_cpu(self, shared, machine, big):
+        shared.use(machine)
+        _, path, stopped, _ = big
+        assert path.stat().st_size == int(stopped.group(3))
+        events, lost, err = tally(path, BIG_RATE // 1000)
+        assert "ends early" not in err
+        assert sorted(events) == list(range(CPUS)), events
+        for cpu in range(CPUS):
+            assert events[cpu] + lost[cpu] == BIG_EACH, (cpu, events, lost)
+        assert sum(events.values()) == int(stopped.group(2))
+        assert sum(lost.values()) == int(stopped.group(4))
+
+    def test_babeltrace2_discards_what_the_recording_lost(self, shared, machine, big, tmp_path):
+        shared.use(machine)
+        _, path, stopped, _ = big
+        code, _, err = spoor_trace("ctf", path, tmp_path / "ctf")
+        assert code == 0, err
+        bt = subprocess.run(f"babeltrace2 {tmp_path / 'ctf'} 2>&1 | grep 'Tracer discarded'",
+                            shell=True, capture_output=True, text=True, timeout=LONG)
+        discarded = re.findall(r"Tracer discarded (\d+) events?", bt.stdout)
+        assert sum(map(int, discarded)) == int(stopped.group(4))
+
+
+def test_below_the_sustainable_rate_nothing_is_lost_over_20_seconds(spoor):
+    reset_tracing(spoor)
+    assert RECORDING.search(spoor.command("trace record test as slow"))
+    run_tracegens(spoor, SLOW_EACH, SLOW_RATE)
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    spoor.command("trace off")
+    assert stopped and stopped.group(4) == "0", stopped
+    events, lost, _ = tally(spoor.traces / "slow.spoor", SLOW_RATE // 1000)
+    assert all(events[cpu] == SLOW_EACH for cpu in range(CPUS)), events
+    assert not any(lost.values()), lost
+
+
+def test_a_second_recording_a_stop_with_none_and_bad_names_are_refused(spoor):
+    assert spoor.command("trace record stop").strip() == "trace: nothing is recording"
+    assert "trace: bad name '.x'" in spoor.command("trace record as .x")
+    assert "trace: bad name 'a/b'" in spoor.command("trace record as a/b")
+    assert "trace: 'as' takes one NAME" in spoor.command("trace record as")
+    assert RECORDING.search(spoor.command("trace record as first"))
+    out = spoor.command("trace record as second")
+    assert "trace: a recording is running already" in out, out
+    assert "trace: a recording is running" in spoor.command("trace save as during")
+    assert "trace: a recording is running" in spoor.command("trace clear")
+    line = STATUS_LINE.search(spoor.command("trace status"))
+    assert line and line.group(1) == "first", line
+    assert RECORDED.search(spoor.command("trace record stop")).group(1) == "first"
+    assert not (spoor.traces / "second.spoor").exists()
+    assert not (spoor.traces / "during.spoor").exists()
+    code, text, err = spoor_trace("text", spoor.traces / "first.spoor")
+    assert code == 0 and END.search(text), err
+
+
+def test_recording_below_control_is_refused(spoor):
+    out = spoor.command("run tracecat -r mine")
+    assert "tracecat: traced refused the recording: permission denied" in out.lower(), out
+    out = spoor.command("run -r tracecat -r mine")
+    assert "permission denied" in out.lower(), out
+    assert not (spoor.traces / "mine.spoor").exists()
+    out = spoor.command("run -t tracecat -r tc -s 300")
+    assert re.search(r"tracecat: recorded \d+ events, \d+ lost, \d+ bytes to tc\.spoor", out), out
+    code, _, err = spoor_trace("text", spoor.traces / "tc.spoor")
+    assert code == 0, err
+
+
+def test_qemu_killed_mid_recording_leaves_a_file_that_says_it_ends_early(boot, tmp_path):
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=256")
+    spoor.command("trace on test")
+    assert RECORDING.search(spoor.command("trace record as cut"))
+    path = spoor.traces / "cut.spoor"
+    first = path.stat().st_size
+    spoor.command("run tracegen 100000 1 20000 &")
+    # Killed once the file has grown past its first chunk: a real recording's middle.
+    for _ in range(1000):
+        if path.stat().st_size > first:
+            break
+        spoor.command("trace status")
+    assert path.stat().st_size > first
+    spoor.terminate()
+    code, text, err = spoor_trace("text", path)
+    assert code == 0, err
+    assert re.search(r"the recording ends early, after chunk \d+ at byte \d+", err), err
+    assert END.search(text)
+    # Cut inside its last chunk, or with a byte of a chunk changed: one line at the byte.
+    data = path.read_bytes()
+    cut = tmp_path / "cut-more.spoor"
+    cut.write_bytes(data[:-9])
+    code, _, err = spoor_trace("text", cut)
+    assert code != 0 and re.fullmatch(r"\S+: \S+: byte \d+: .*\n", err), err
+    bad = bytearray(data)
+    bad[len(bad) - 16] ^= 0x40
+    cut.write_bytes(bytes(bad))
+    code, _, err = spoor_trace("text", cut)
+    assert code != 0 and re.fullmatch(r"\S+: \S+: byte \d+: chunk \d+'s checksum .*\n", err), err
+
+
+def test_traced_killed_mid_recording_resumes_the_same_file(boot):
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=1024")
+    spoor.command("trace on test")
+    assert RECORDING.search(spoor.command("trace record as gap"))
+    assert "emitted 10000 of 10000" in spoor.command("run tracegen 10000 1 20000")
+    out = spoor.command(f"kill -f {pid_of(spoor, 'traced')}")
+    expect_after(spoor, out, r"init: traced killed, restarting")
+    # Emitted while traced restarts: the rings keep them for the resumed recording.
+    assert "emitted 10000 of 10000" in spoor.command("run tracegen 10000 1")
+    expect_after(spoor, "", r"traced: recording gap resumed at byte \d+")
+    assert "emitted 10000 of 10000" in spoor.command("run tracegen 10000 1 20000")
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    assert stopped and stopped.group(1) == "gap", spoor.console()[-2000:]
+    events, lost, err = tally(spoor.traces / "gap.spoor", None)
+    assert "went on after 1 restarts of traced" in err, err
+    assert events[1] + lost[1] == 30000, (events, lost)
+    # The ring held all that traced missed (16384 entries a CPU): nothing was lost.
+    assert lost[1] == 0 and events[1] == 30000, (events, lost)
+    assert sum(events.values()) == int(stopped.group(2))
+
+
+def test_spoor_trace_follow_prints_a_recording_as_it_grows_until_its_end(spoor):
+    reset_tracing(spoor)
+    assert RECORDING.search(spoor.command("trace record test as followed"))
+    follower = subprocess.Popen([str(SPOOR_TRACE), "follow", "cpu=1", "kind=test_tick",
+                                 str(spoor.traces / "followed.spoor")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert "emitted 3000 of 3000" in spoor.command("run tracegen 3000 1 20000")
+    assert "emitted 500 of 500" in spoor.command("run tracegen 500 0")
+    assert RECORDED.search(spoor.command("trace record stop"))
+    spoor.command("trace off")
+    out, err = follower.communicate(timeout=LONG)
+    assert follower.returncode == 0, err
+    lines = out.splitlines()
+    assert len([l for l in lines if EVENT.match(l)]) == 3000, out[-2000:]
+    assert all(EVENT.match(l).group(1) == "1" for l in lines[:-1]), out[-2000:]
+    assert lines[-1] == "# end of dump: 3000 events, 0 lost", lines[-1]

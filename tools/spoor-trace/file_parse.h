@@ -1,0 +1,41 @@
+/*
+ * file_parse: what file.c (a saved trace's sections) and chunks.c (a
+ * recording's chunks) share of the parser behind tfile_parse(): its
+ * state and the checks of the sections both kinds of file hold. Each
+ * returns 0, -EINVAL with the refusal in p->why, or -ENOMEM.
+ */
+#ifndef SPOOR_TOOLS_SPOOR_TRACE_FILE_PARSE_H
+#define SPOOR_TOOLS_SPOOR_TRACE_FILE_PARSE_H
+
+#include "tools/spoor-trace/file.h"
+
+#define SLOT	  TTRACE_ENTRY_SIZE
+#define HEAD_SIZE sizeof(struct ttrace_file_section)
+
+struct parser {
+	const uint8_t *d;
+	uint64_t size;
+	struct tfile *f;
+	char *why;
+	size_t why_size;
+	uint64_t hashed, sum; /* a recording's: FNV-1a 64 of its bytes [0, hashed) */
+};
+
+/* Puts "byte AT: " and the message in p->why; returns -EINVAL. */
+int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "a" or "an", as said before the name of section type t. */
+const char *tparse_article(uint32_t t);
+
+/* The sections' checks: the payload of size bytes at payload, its head at head. */
+int tparse_events(struct parser *p, uint64_t payload, uint64_t size);
+int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, const char *what);
+int tparse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
+int tparse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
+int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
+
+/* A recording's sections from off (chunks.c). */
+int tparse_recording(struct parser *p, uint64_t off);
+
+#endif

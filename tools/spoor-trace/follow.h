@@ -1,0 +1,24 @@
+/*
+ * follow: `spoor-trace follow [FILTERS] NAME|FILE` prints a recording's
+ * events (abi/trace_file.h, A RECORDING) as the host receives them, as
+ * `trace follow` prints a machine's: first what the file holds, then
+ * each chunk as it arrives, until the recording's end, whose line it
+ * prints last. NAME alone is build/traces/NAME.spoor. FILTERS are the
+ * words of `trace dump` that make sense for a file growing on the host:
+ * cpu=N (given twice, both), pid=N, cat=LIST and kind=LIST; loss lines
+ * of the CPUs shown always show.
+ */
+#ifndef SPOOR_TOOLS_SPOOR_TRACE_FOLLOW_H
+#define SPOOR_TOOLS_SPOOR_TRACE_FOLLOW_H
+
+#define FOLLOW_FILTERS "filters: cpu=N pid=N cat=LIST kind=LIST"
+
+/*
+ * Runs follow on argv[0..argc): FILTERS, then NAME or FILE. Returns the
+ * exit status: 0 at the recording's end, 2 for a bad word, a missing
+ * file or one that is not a recording's (one line), 1 when standard
+ * output fails.
+ */
+int follow_run(const char *prog, int argc, char **argv);
+
+#endif
