@@ -87,8 +87,8 @@ void sched_start(struct thread *t)
 	 * process_exit() finds it); then it is queued already, and runs only
 	 * to exit.
 	 */
-	if (!__atomic_compare_exchange_n(&t->state, &blocked, THREAD_READY, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_compare_exchange_n(&t->state, &blocked, THREAD_READY, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
 		return;
 	}
 	struct cpu *c = t->pin_cpu >= 0 ? &cpus[t->pin_cpu] : least_loaded();

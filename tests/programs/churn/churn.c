@@ -215,7 +215,8 @@ static long status_of(long slot)
  */
 static bool stopped_child(long slot, int i)
 {
-	bool ok = stopped_check("wait on a stopped child", sys_wait((int)slot, NULL, 0), -ETIMEDOUT);
+	bool ok =
+	    stopped_check("wait on a stopped child", sys_wait((int)slot, NULL, 0), -ETIMEDOUT);
 
 	if (i % 2) {
 		ok = ok && stopped_check("start", sys_process_start((int)slot), 0);
@@ -236,12 +237,13 @@ static bool stopped_refusals(void)
 	long running = SPAWN_SELF("churn\0exit");
 	long stopped = SPAWN_SELF_STOPPED("churn\0exit");
 	long no_start = sys_cap_copy((int)stopped, CAP_RIGHT_WAIT | CAP_RIGHT_KILL);
-	bool ok = stopped_check("start of the console", sys_process_start(CAP_SLOT_CONSOLE),
-				-ECAPKIND);
+	bool ok =
+	    stopped_check("start of the console", sys_process_start(CAP_SLOT_CONSOLE), -ECAPKIND);
 
-	ok = ok && stopped_check("start of an empty slot", sys_process_start(CAP_SLOTS - 1), -EBADF);
-	ok = ok && stopped_check("start of a child spawned running", sys_process_start((int)running),
-				 -EINVAL);
+	ok =
+	    ok && stopped_check("start of an empty slot", sys_process_start(CAP_SLOTS - 1), -EBADF);
+	ok = ok && stopped_check("start of a child spawned running",
+				 sys_process_start((int)running), -EINVAL);
 	ok = ok && stopped_check("start without CAP_RIGHT_START", sys_process_start((int)no_start),
 				 -EACCES);
 	ok = ok && stopped_check("start", sys_process_start((int)stopped), 0);
