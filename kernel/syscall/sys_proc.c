@@ -1,8 +1,7 @@
 /*
  * sys_proc: processes and threads — exit, spawn, start (a stopped one),
  * wait, kill (by capability or, within the caller's subtree, by pid),
- * getpid, and thread create,
- * exit, join and detach.
+ * getpid, and thread create, exit, join and detach.
  */
 #include "abi/errno.h"
 #include "abi/proc.h"
