@@ -20,7 +20,7 @@
 #define CAP_KIND_NONE	       0
 #define CAP_KIND_ENDPOINT      1
 #define CAP_KIND_FRAME	       2 /* a memory object: map it, read and write it */
-#define CAP_KIND_PROCESS       3 /* wait for it, kill it */
+#define CAP_KIND_PROCESS       3 /* wait for it, kill it, start it */
 #define CAP_KIND_CONSOLE       4 /* the serial console */
 #define CAP_KIND_TRACE_READ    5 /* the trace header, rings and aux buffer */
 #define CAP_KIND_TRACE_CONTROL 6 /* tracing mask, mode, clear */
@@ -36,7 +36,8 @@
 #define CAP_RIGHT_WAIT	(1u << 3) /* process: wait for its exit status */
 #define CAP_RIGHT_KILL	(1u << 4) /* process: kill it */
 #define CAP_RIGHT_POWER (1u << 5) /* console: power the machine off */
-#define CAP_RIGHTS_ALL	0x3fu
+#define CAP_RIGHT_START (1u << 6) /* process: start it (SPAWN_STOPPED in abi/proc.h) */
+#define CAP_RIGHTS_ALL	0x7fu
 
 /* Well-known slots: where spawn's caller is expected to put these. */
 #define CAP_SLOT_CONSOLE       0 /* every program: its console */

@@ -50,8 +50,19 @@ _Static_assert(sizeof(struct spawn_args) == 48, "abi");
  * segments are committed at spawn (every page gets its frame), so serving
  * never faults for memory; mem_commit (abi/syscalls.def) commits more.
  */
-#define SPAWN_KEPT  (1u << 0)
-#define SPAWN_FLAGS SPAWN_KEPT
+#define SPAWN_KEPT (1u << 0)
+
+/*
+ * SPAWN_STOPPED: the process and its main thread are made, but the thread
+ * does not run until process_start(slot) on the process capability spawn
+ * returned (CAP_RIGHT_START), so the spawner can say the pid, or hand it
+ * on, before the program's first instruction. A stopped process is alive:
+ * wait sees it running, kill (and its parent's end) ends it without it
+ * ever running, and its memory is charged and freed as any other's.
+ * process_start answers -EINVAL once the process was started or killed.
+ */
+#define SPAWN_STOPPED (1u << 1)
+#define SPAWN_FLAGS   (SPAWN_KEPT | SPAWN_STOPPED)
 
 /*
  * Program entry: the main thread starts at the ELF entry point with rsp

@@ -130,6 +130,7 @@ void process_exit(struct process *p, int64_t status)
 		p->status_set = true;
 		p->exit_status = status;
 	}
+	p->unstarted = NULL; /* the kill below wakes it, to exit before its first instruction */
 	list_for_each(pos, &p->threads)
 	{
 		struct thread *t = list_entry(pos, struct thread, proc_node);
@@ -138,6 +139,33 @@ void process_exit(struct process *p, int64_t status)
 		}
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+void process_hold_start(struct process *p, struct thread *t)
+{
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+
+	if (!p->status_set) {
+		p->unstarted = t;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+int process_start(struct process *p)
+{
+	uint64_t flags = spin_lock_irqsave(&p->lock);
+	struct thread *t = p->unstarted;
+
+	/*
+	 * Under the lock, as process_exit() clears it: t cannot have run, so
+	 * it cannot have exited and been freed, and starts exactly once.
+	 */
+	p->unstarted = NULL;
+	if (t) {
+		sched_start(t);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	return t ? 0 : -EINVAL;
 }
 
 int process_add_thread(struct process *p, struct thread *t)

@@ -52,6 +52,7 @@ struct process {
 	uint32_t state;		   /* [L] PROC_* */
 	bool tracked;		   /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
 	uint64_t page_faults;	   /* [a] taken by its threads or by the kernel for it */
+	struct thread *unstarted;  /* [L] a SPAWN_STOPPED process's main thread, until started */
 	bool status_set;	   /* [L] exit_status is final */
 	int64_t exit_status;	   /* [L] */
 	struct waitq exit_wait;	   /* woken when it becomes DEAD */
@@ -79,6 +80,19 @@ void process_put(struct process *p);
  * to exit; the last one out tears the process down.
  */
 void process_exit(struct process *p, int64_t status);
+
+/*
+ * Keeps t, the new main thread of p (spawned SPAWN_STOPPED), from running
+ * until process_start(); nothing if p is ending already (its kill has
+ * woken t, to exit).
+ */
+void process_hold_start(struct process *p, struct thread *t);
+
+/*
+ * Lets the main thread of a process held by process_hold_start() run:
+ * 0, or -EINVAL if it was started already, or was killed before.
+ */
+int process_start(struct process *p);
 
 /*
  * Registers a new thread of p (takes a reference): 0, -EINVAL if p is

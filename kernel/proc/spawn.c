@@ -18,10 +18,11 @@
 #include "mm/usercopy.h"
 #include "proc/loader.h"
 #include "proc/process.h"
+#include "sched/sched.h"
 #include "sched/thread.h"
 #include "trace/ktrace.h"
 
-#define PROCESS_CAP_RIGHTS (CAP_RIGHT_WAIT | CAP_RIGHT_KILL | CAP_RIGHT_GRANT)
+#define PROCESS_CAP_RIGHTS (CAP_RIGHT_WAIT | CAP_RIGHT_KILL | CAP_RIGHT_START | CAP_RIGHT_GRANT)
 
 int spawn_decode(const struct spawn_args *args, struct spawn_request *req)
 {
@@ -201,6 +202,10 @@ int spawn(struct process *parent, const struct spawn_request *req, const struct 
 			if (parent) {
 				cspace_delete(&parent->caps, (uint32_t)slot);
 			}
+		} else if (req->flags & SPAWN_STOPPED) {
+			process_hold_start(p, main_thread);
+		} else {
+			sched_start(main_thread);
 		}
 	}
 	if (err && p) {

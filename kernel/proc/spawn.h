@@ -32,8 +32,9 @@ int spawn_decode(const struct spawn_args *args, struct spawn_request *req);
 struct cap;
 
 /*
- * Starts req's program as a child of parent. Returns the slot of a process
- * capability (wait, kill, grant) in parent's table; -ENOENT (no such
+ * Starts req's program as a child of parent (its main thread held until
+ * process_start() for SPAWN_STOPPED). Returns the slot of a process
+ * capability (wait, kill, start, grant) in parent's table; -ENOENT (no such
  * program), -EBADF, -ECAPKIND, -EACCES (a capability to pass), -EINVAL,
  * -ENOMEM, -ENOSPC, -EAGAIN (parent's tree is full: PROC_TREE_MAX in
  * abi/proc.h), -EPERM (SPAWN_KEPT or mem_limit from other than init).

@@ -79,10 +79,20 @@ static struct cpu *least_loaded(void)
 
 void sched_start(struct thread *t)
 {
-	struct cpu *c = t->pin_cpu >= 0 ? &cpus[t->pin_cpu] : least_loaded();
+	uint32_t blocked = THREAD_BLOCKED;
 
+	/*
+	 * acq_rel: pairs with sched_wake()'s compare-and-swap. A kill may have
+	 * woken the new thread first (it is on its process's list, so
+	 * process_exit() finds it); then it is queued already, and runs only
+	 * to exit.
+	 */
+	if (!__atomic_compare_exchange_n(&t->state, &blocked, THREAD_READY, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		return;
+	}
+	struct cpu *c = t->pin_cpu >= 0 ? &cpus[t->pin_cpu] : least_loaded();
 	t->cpu = c->id;
-	__atomic_store_n(&t->state, THREAD_READY, __ATOMIC_RELEASE);
 	enqueue(c, t);
 }
 

@@ -62,7 +62,10 @@ __attribute__((noreturn)) void sched_handoff(struct thread *next);
 /* Pins the calling thread to cpu (moving it there), or unpins it for -1. */
 void sched_pin(int cpu);
 
-/* Makes a new thread ready on the least loaded CPU. */
+/*
+ * Makes a new thread (BLOCKED on no queue, from thread_create_user) ready
+ * on the least loaded CPU, unless a kill has woken it already.
+ */
 void sched_start(struct thread *t);
 
 /*

@@ -96,7 +96,6 @@ int thread_create_user(struct process *p, uint64_t rip, uint64_t rsp, uint64_t r
 		ttrace_aux_name(TTRACE_AUX_THREAD, t->tid, p->name);
 	}
 	*out = t;
-	sched_start(t);
 	return 0;
 }
 

@@ -78,7 +78,9 @@ static inline uint64_t thread_resume_rsp(const struct thread *t)
 
 /*
  * Creates a user thread of p that will enter user mode at rip with rsp,
- * rdi and rsi as given, and makes it ready; *out is it. 0, -ENOMEM, or
+ * rdi and rsi as given; *out is it, BLOCKED on no queue until the caller
+ * passes it to sched_start() (or a kill wakes it, to exit without ever
+ * entering user mode: sched_return_to_user()). 0, -ENOMEM, or
  * what process_add_thread() answers (-EINVAL: p is ending; -EAGAIN: p
  * holds PROC_THREADS_MAX thread records).
  */

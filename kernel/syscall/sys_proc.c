@@ -1,7 +1,7 @@
 /*
- * sys_proc: processes and threads — exit, spawn, wait, kill (by capability
- * or, within the caller's subtree, by pid), getpid, and thread create,
- * exit, join and detach.
+ * sys_proc: processes and threads — exit, spawn, start (a stopped one),
+ * wait, kill (by capability or, within the caller's subtree, by pid),
+ * getpid, and thread create, exit, join and detach.
  */
 #include "abi/errno.h"
 #include "abi/proc.h"
@@ -14,6 +14,7 @@
 #include "mm/usercopy.h"
 #include "proc/process.h"
 #include "proc/spawn.h"
+#include "sched/sched.h"
 #include "sched/thread.h"
 #include "syscall/syscall.h"
 
@@ -81,6 +82,20 @@ int64_t sys_kill(struct trap_frame *f)
 	return 0;
 }
 
+int64_t sys_process_start(struct trap_frame *f)
+{
+	struct cap c;
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_PROCESS,
+			     CAP_RIGHT_START, &c);
+
+	if (err) {
+		return err;
+	}
+	err = process_start(c.obj);
+	cap_put(&c);
+	return err;
+}
+
 int64_t sys_thread_create(struct trap_frame *f)
 {
 	uint64_t entry = SYSARG0(f);
@@ -91,8 +106,12 @@ int64_t sys_thread_create(struct trap_frame *f)
 	}
 	struct thread *t;
 	int err = thread_create_user(process_current(), entry, stack_top, SYSARG2(f), 0, &t);
-
-	return err ? err : (int64_t)t->tid;
+	if (err) {
+		return err;
+	}
+	uint32_t tid = t->tid; /* before it runs: it may detach itself, exit and be freed */
+	sched_start(t);
+	return tid;
 }
 
 int64_t sys_thread_exit(struct trap_frame *f)

@@ -136,6 +136,15 @@ static inline long sys_wait(int slot, int64_t *status, uint64_t timeout_ns)
 	return __syscall3(wait, slot, status, timeout_ns);
 }
 
+/*
+ * Lets the process in slot, spawned SPAWN_STOPPED, run (CAP_RIGHT_START):
+ * 0, or -EINVAL if it was started already or was killed before.
+ */
+static inline long sys_process_start(int slot)
+{
+	return __syscall1(process_start, slot);
+}
+
 /* Kills the process in slot (CAP_RIGHT_KILL); its status becomes EXIT_KILLED. */
 static inline long sys_kill(int slot)
 {

@@ -198,10 +198,8 @@ static void cmd_run(int argc, char **argv)
 		jobs_start_failed("run", argv[1], err);
 		return;
 	}
-	if (background) {
-		printf("[started] %s (pid %u)\n", job->name, job->pid);
-	} else {
-		jobs_announce(job);
+	jobs_launch(job);
+	if (!background) {
 		jobs_wait_foreground(job);
 	}
 }

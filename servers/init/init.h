@@ -36,16 +36,20 @@ struct job {
 };
 
 /*
- * Starts prog with argv (argc strings), the console and the name service
- * at level (TRACED_LEVEL_*: what traced lets it do), as a tree that may
- * use mem_limit bytes (0: the kernel's default). Returns 0 and fills
- * *job, or -E* (printed by the caller).
+ * Makes prog a process with argv (argc strings), the console and the name
+ * service at level (TRACED_LEVEL_*: what traced lets it do), as a tree
+ * that may use mem_limit bytes (0: the kernel's default), stopped until
+ * jobs_launch(). Returns 0 and fills *job, or -E* (printed by the caller).
  */
 int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_t level,
 	       uint64_t mem_limit, struct job **job);
 
-/* "[pid 3] memtest": a foreground job's pid, said as it starts. */
-void jobs_announce(const struct job *job);
+/*
+ * Says the job's pid, "[pid 3] memtest" in the foreground and "[started]
+ * memtest (pid 3)" in the background, then lets it run: the line comes
+ * before anything the program prints.
+ */
+void jobs_launch(const struct job *job);
 
 /* Waits for a foreground job, killing it on Ctrl-C; prints its status if not 0. */
 void jobs_wait_foreground(struct job *job);

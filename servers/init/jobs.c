@@ -51,6 +51,7 @@ int jobs_start(const char *prog, int argc, char **argv, bool background, uint32_
 	    .ncaps = sizeof(caps) / sizeof(caps[0]),
 	    .caps = (uint64_t)(uintptr_t)caps,
 	    .mem_limit = mem_limit,
+	    .flags = SPAWN_STOPPED, /* jobs_launch() starts it, once its pid is said */
 	};
 	long slot = sys_spawn(&sa);
 	if (slot < 0) {
@@ -76,10 +77,19 @@ static void report(const struct job *job, int64_t status)
 	}
 }
 
-void jobs_announce(const struct job *job)
+void jobs_launch(const struct job *job)
 {
-	printf("[pid %u] %s\n", job->pid, job->name);
-	fflush(stdout); /* before the program's own first line */
+	if (job->background) {
+		printf("[started] %s (pid %u)\n", job->name, job->pid);
+	} else {
+		printf("[pid %u] %s\n", job->pid, job->name);
+	}
+	fflush(stdout); /* all written before the program's first instruction */
+	/*
+	 * It fails only if the job was killed meanwhile (its tree out of
+	 * memory): its wait says so, as for any other end.
+	 */
+	sys_process_start(job->slot);
 }
 
 void jobs_start_failed(const char *who, const char *prog, int err)

@@ -562,7 +562,7 @@ static void verb_run(const struct trace_verb *verb, int argc, char **argv)
 	traced_request(TRACED_OP_UNTRACK, self, NULL, 0, NULL, 0, NULL);
 	if (!err && !started) {
 		f.pid = job->pid;
-		jobs_announce(job);
+		jobs_launch(job); /* untracked now: the shell's line is not in its trace */
 		jobs_wait_foreground(job);
 	}
 	if (added) {

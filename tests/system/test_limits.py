@@ -81,6 +81,18 @@ def test_churn_gives_every_frame_back(spoor, mode, line):
     assert_back_to(spoor, before)
 
 
+def test_stopped_children_start_once_and_die_unstarted_giving_every_frame_back(spoor):
+    before = free_frames(spoor)
+    out = spoor.command("run churn stopped 10", timeout=CHURN_TIMEOUT)
+    assert "churn stopped: 160 children, 80 killed before they ran, 80 started" in out, out
+    assert "exited with status" not in out, out
+    # Never started, they end with their parent.
+    left = re.search(r"^churn stopped: left stopped:((?: \d+)+)$", out, re.MULTILINE)
+    assert left and len(left.group(1).split()) == 8, out
+    assert_gone(spoor, [int(pid) for pid in left.group(1).split()])
+    assert_back_to(spoor, before)
+
+
 def test_threads_nobody_joins_stop_at_the_limit_with_eagain(spoor):
     before = free_frames(spoor)
     out = spoor.command("run churn unjoined", timeout=CHURN_TIMEOUT)

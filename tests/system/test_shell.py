@@ -81,6 +81,21 @@ def test_foreground_run_says_the_pid_it_started(spoor):
     assert re.search(rf"^proc {started.group(1)} ppid={init} hello$", procs, re.MULTILINE), procs
 
 
+# Enough runs that a child printing before the shell's line shows up: before
+# the fix the child ran on another CPU as soon as spawn returned, and a
+# few in 30 printed first.
+ANNOUNCE_RUNS = 30
+
+
+def test_run_says_the_pid_before_the_program_prints(shared):
+    spoor = shared(smp=4)  # idle CPUs for the child to start on at once
+    for _ in range(ANNOUNCE_RUNS):
+        out = spoor.command("run hello")
+        lines = [line for line in out.splitlines()
+                 if re.match(r"^(\[pid \d+\] hello|hello: argc=1)$", line)]
+        assert len(lines) == 2 and lines[0].startswith("[pid "), out
+
+
 def test_strings_procs_shows_each_pid_with_its_parent(spoor):
     traced = [row for row in ps(spoor) if row[2] == "traced"][0]
     procs = spoor.command("trace strings procs")

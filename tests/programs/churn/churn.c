@@ -7,6 +7,11 @@
  *   unjoined     threads nobody joins, until thread_create refuses one; then
  *                one join, and thread_create must succeed again
  *   spawn N      N rounds of BATCH / 2 children that exit at once, each waited for
+ *   stopped N    first process_start's refusals (wrong kind, empty, no right,
+ *                not stopped); then N rounds of BATCH / 2 children spawned
+ *                SPAWN_STOPPED, half killed before they start, half started
+ *                (each start once only); then BATCH / 4 left stopped, their
+ *                pids printed, to end with it
  *   ipc N        N rounds of BATCH endpoints, each served by a thread of its
  *                own: one call carrying a full buffer and a capability
  *   tree         children that sleep, until spawn refuses one; then exits
@@ -133,19 +138,24 @@ static int churn_unjoined(void)
 	return 0;
 }
 
-/* Spawns this program with args (argv strings, NUL-separated, len bytes) and no capability. */
-static long spawn_self(const char *args, size_t len)
+/*
+ * Spawns this program with args (argv strings, NUL-separated, len bytes),
+ * flags (SPAWN_*) and no capability.
+ */
+static long spawn_self(const char *args, size_t len, uint32_t flags)
 {
 	struct spawn_args sa = {
 	    .name = (uint64_t)(uintptr_t) "churn",
 	    .args = (uint64_t)(uintptr_t)args,
 	    .args_len = (uint32_t)len,
+	    .flags = flags,
 	};
 
 	return sys_spawn(&sa);
 }
 
-#define SPAWN_SELF(literal) spawn_self(literal, sizeof(literal))
+#define SPAWN_SELF(literal)	    spawn_self(literal, sizeof(literal), 0)
+#define SPAWN_SELF_STOPPED(literal) spawn_self(literal, sizeof(literal), SPAWN_STOPPED)
 
 /* The pid of the process in slot. */
 static uint32_t pid_in(long slot)
@@ -176,6 +186,106 @@ static int churn_spawn(long rounds)
 		}
 	}
 	printf("churn spawn: %ld children\n", rounds * (BATCH / 2));
+	return 0;
+}
+
+/* One check of churn stopped: got must be want. */
+static bool stopped_check(const char *what, long got, long want)
+{
+	if (got != want) {
+		printf("churn stopped: %s: got %ld, want %ld\n", what, got, want);
+	}
+	return got == want;
+}
+
+/* The wait status of the process in slot, or the error of the wait. */
+static long status_of(long slot)
+{
+	int64_t status;
+	long err = sys_wait((int)slot, &status, TIMEOUT_FOREVER);
+
+	return err ? err : (long)status;
+}
+
+/*
+ * A stopped child never runs by itself: waiting for it times out. Then
+ * half are killed before they start (by capability or by pid), and a
+ * start after that is refused; the other half start once, and a second
+ * start is refused.
+ */
+static bool stopped_child(long slot, int i)
+{
+	bool ok =
+	    stopped_check("wait on a stopped child", sys_wait((int)slot, NULL, 0), -ETIMEDOUT);
+
+	if (i % 2) {
+		ok = ok && stopped_check("start", sys_process_start((int)slot), 0);
+		ok = ok && stopped_check("start again", sys_process_start((int)slot), -EINVAL);
+		ok = ok && stopped_check("status of a started child", status_of(slot), 0);
+		return ok;
+	}
+	long killed = i % 4 ? sys_kill_pid(pid_in(slot)) : sys_kill((int)slot);
+	ok = ok && stopped_check("kill before the start", killed, 0);
+	ok = ok && stopped_check("status of a killed child", status_of(slot), EXIT_KILLED);
+	ok = ok && stopped_check("start after the kill", sys_process_start((int)slot), -EINVAL);
+	return ok;
+}
+
+/* process_start's answers for slots it cannot start. */
+static bool stopped_refusals(void)
+{
+	long running = SPAWN_SELF("churn\0exit");
+	long stopped = SPAWN_SELF_STOPPED("churn\0exit");
+	long no_start = sys_cap_copy((int)stopped, CAP_RIGHT_WAIT | CAP_RIGHT_KILL);
+	bool ok =
+	    stopped_check("start of the console", sys_process_start(CAP_SLOT_CONSOLE), -ECAPKIND);
+
+	ok =
+	    ok && stopped_check("start of an empty slot", sys_process_start(CAP_SLOTS - 1), -EBADF);
+	ok = ok && stopped_check("start of a child spawned running",
+				 sys_process_start((int)running), -EINVAL);
+	ok = ok && stopped_check("start without CAP_RIGHT_START", sys_process_start((int)no_start),
+				 -EACCES);
+	ok = ok && stopped_check("start", sys_process_start((int)stopped), 0);
+	ok = ok && stopped_check("status of the child spawned running", status_of(running), 0);
+	ok = ok && stopped_check("status of the started child", status_of(stopped), 0);
+	sys_cap_delete((int)running);
+	sys_cap_delete((int)stopped);
+	sys_cap_delete((int)no_start);
+	return ok;
+}
+
+static int churn_stopped(long rounds)
+{
+	long slot;
+
+	if (!stopped_refusals()) {
+		return 1;
+	}
+	for (long r = 0; r < rounds; r++) {
+		for (int i = 0; i < BATCH / 2; i++) {
+			slot = SPAWN_SELF_STOPPED("churn\0exit");
+			if (slot < 0) {
+				return fail("spawn", slot);
+			}
+			if (!stopped_child(slot, i)) {
+				return 1;
+			}
+			sys_cap_delete((int)slot);
+		}
+	}
+	printf("churn stopped: %ld children, %ld killed before they ran, %ld started\n",
+	       rounds * (BATCH / 2), rounds * (BATCH / 4), rounds * (BATCH / 4));
+	/* These end with this process, never having run. */
+	printf("churn stopped: left stopped:");
+	for (int i = 0; i < BATCH / 4; i++) {
+		slot = SPAWN_SELF_STOPPED("churn\0exit");
+		if (slot < 0) {
+			return fail("spawn", slot);
+		}
+		printf(" %u", pid_in(slot));
+	}
+	printf("\n");
 	return 0;
 }
 
@@ -374,6 +484,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "ipc")) {
 		return churn_ipc(n);
 	}
+	if (!strcmp(mode, "stopped")) {
+		return churn_stopped(n);
+	}
 	if (!strcmp(mode, "tree")) {
 		return churn_tree();
 	}
@@ -389,7 +502,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "exit")) {
 		return 0;
 	}
-	printf("usage: churn threads|spawn|ipc N, churn unjoined|tree|parent|bomb|sleep, "
+	printf("usage: churn threads|spawn|stopped|ipc N, churn unjoined|tree|parent|bomb|sleep, "
 	       "churn orphans N\n");
 	return 2;
 }
