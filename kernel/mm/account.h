@@ -37,7 +37,7 @@
 struct mem_account {
 	uint64_t used;	/* [a] bytes charged */
 	uint64_t limit; /* [I] bytes: charges past it fail */
-	uint32_t refs;	/* [a] processes using it + charges outstanding */
+	uint64_t refs;	/* [a] processes using it + charges outstanding: one a block, never wraps */
 	uint32_t flags; /* [I] ACCOUNT_* */
 };
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, free_frames, kill_job, pid_of, \
+from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, free_frames, kill_job, pid_of, ps, \
     restarted_pid, start_background
 
 MEM = "128M"
@@ -24,6 +24,7 @@ MEM_TREE = re.compile(r"^\s*(\d+) (\S+)\s+(\d+)K\s+(\S+)$", re.MULTILINE)
 HOLDING = r"memhog: holding (\d+) KiB \(frame_create: out of memory\)"
 ANSWER = r"memhog: {}: (answered|refused: [^\r\n]*)"
 DONE = ANSWER.format("bulk")  # its last line: it is silent from then on
+OOM_LINE = r"out of memory at 0x"  # the kernel's, when a fault finds no frame
 
 
 @pytest.fixture
@@ -181,3 +182,32 @@ def test_server_killed_for_lack_of_memory_is_restarted_with_growing_pauses(boot)
     assert "not restarting" not in spoor.console()
     # Between its meals init, the shell and traced answer.
     assert "trace: mask" in spoor.command("trace status", timeout=HOG_TIMEOUT)
+
+
+def free_and_kept(spoor):
+    mem = spoor.command("mem")
+    free = int(re.search(r"memory: (\d+) of \d+ frames free", mem).group(1))
+    kept = int(re.search(r"(\d+) kept for init and its servers", mem).group(1))
+    return free, kept
+
+
+def test_kernel_heap_records_of_an_ordinary_tree_never_take_the_reserve(spoor):
+    # The tree takes every frame outside the reserve, then makes region
+    # records (kernel heap blocks, charged to it, far under its limit) until
+    # refused: the slabs they need must not come from the reserve either.
+    pid, done = start_background(spoor, "run -m 1G memhog regions 16",
+                                 r"memhog: mapped (\d+) regions \(mem_map_anon: ([^)]*)\)",
+                                 HOG_TIMEOUT)
+    assert done.group(2) == "out of memory", done.group(0)
+    free, kept = free_and_kept(spoor)
+    # The reserve is whole but for what init and traced use meanwhile.
+    assert free + SLACK_FRAMES >= kept, (free, kept)
+    out = spoor.command("trace hist syscall", timeout=HOG_TIMEOUT)
+    assert re.search(r"^# hist syscall: \d+ values", out, re.MULTILINE), out
+    out = spoor.command("trace stats", timeout=HOG_TIMEOUT)
+    assert "traced is not running" not in out and "out of memory" not in out, out
+    # Nobody had to be killed for it: the hog is still there.
+    assert pid in [row[0] for row in ps(spoor)]
+    since = spoor.console().rfind("memhog: mapping, with")
+    assert not re.search(OOM_LINE, spoor.console()[since:]), spoor.console()[since:]
+    kill_job(spoor, pid, "memhog")
