@@ -42,9 +42,10 @@ bool oom_fault(struct process *p, uint64_t cr2, uint64_t rip)
 	} else if (victim) {
 		uint64_t used = __atomic_load_n(&victim->acct->used, __ATOMIC_RELAXED);
 		process_kill_tree(victim, EXIT_NO_MEMORY);
-		if (__atomic_exchange_n(&last_victim, victim->pid, __ATOMIC_RELAXED) != victim->pid) {
-			printk("pid %u (%s) is out of memory at 0x%lx: killed tree %u (%s), the largest "
-			       "user of memory (%lu KiB)\n",
+		uint32_t said = __atomic_exchange_n(&last_victim, victim->pid, __ATOMIC_RELAXED);
+		if (said != victim->pid) {
+			printk("pid %u (%s) is out of memory at 0x%lx: killed tree %u (%s), "
+			       "the largest user of memory (%lu KiB)\n",
 			       p->pid, p->name, cr2, victim->pid, victim->name, used / KIB);
 		}
 	}

@@ -19,11 +19,11 @@
 #include "sched/thread.h"
 #include "trace/ktrace.h"
 
-#define PF_PRESENT   (1u << 0) /* SDM 3A 4.7: page-fault error code */
-#define PF_WRITE     (1u << 1)
-#define PF_USER	     (1u << 2)
-#define PF_RESERVED  (1u << 3)
-#define PF_FETCH     (1u << 4)
+#define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
+#define PF_WRITE    (1u << 1)
+#define PF_USER	    (1u << 2)
+#define PF_RESERVED (1u << 3)
+#define PF_FETCH    (1u << 4)
 
 extern irq_handler_fn irq_handlers[256];
 

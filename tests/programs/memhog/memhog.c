@@ -25,6 +25,13 @@
  *              memhog: mapped N regions (mem_map_anon: ERROR)
  *            and sleeps, holding it all, until killed. Run with a limit
  *            past memory (run -m 1G), nothing but the reserve stops it.
+ *   late P   a tree far under its limit that faults once others took
+ *            everything: it says
+ *              memhog: waiting for memory to run out
+ *            waits until nothing is free outside the reserve, touches P
+ *            new anonymous pages, says
+ *              memhog: touched P new pages
+ *            and sleeps until killed.
  *
  * Children run the same program (modes "eat" and "grab"). Everything the
  * root touches after it starts grabbing (its stack, its tables) is touched
@@ -45,6 +52,7 @@
 #define BULK_BYTES     PAGE_SIZE_USER
 #define GRAB_SETTLE_NS 200000000ull /* between the last refusal and the report */
 #define NEW_PAGES      16	    /* for the kernel to write into, mapped before the grab */
+#define POLL_NS	       100000000ull /* between looks at free memory */
 
 static struct traced_pager pager, bulk_pager;
 static struct traced_stats_request stats_req;
@@ -257,12 +265,37 @@ static void regions(long children)
 	}
 }
 
+static void late(long pages)
+{
+	struct sys_info info;
+
+	touch_stack();
+	long base = sys_mem_map_anon(NULL, (size_t)pages * PAGE_SIZE_USER, PROT_READ | PROT_WRITE);
+	if (base < 0) {
+		printf("memhog: mem_map_anon: %s\n", strerror((int)-base));
+		exit(1);
+	}
+	printf("memhog: waiting for memory to run out\n");
+	do {
+		sys_sleep_ns(POLL_NS);
+		sys_sys_info(&info);
+	} while (info.frames_free > info.frames_reserved);
+	for (long i = 0; i < pages; i++) {
+		*(volatile uint8_t *)(base + i * PAGE_SIZE_USER) = 1;
+	}
+	printf("memhog: touched %ld new pages\n", pages);
+	for (;;) {
+		sys_sleep_ns(SLEEP_NS);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	/* CHILDREN, or late's PAGES */
 	long children = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2 || children < 0 || children > CHILDREN_MAX) {
-		printf("memhog: usage: memhog anon|hold|regions [CHILDREN <= %d]\n", CHILDREN_MAX);
+		printf("memhog: usage: memhog anon|hold|regions|late [N <= %d]\n", CHILDREN_MAX);
 		return 2;
 	}
 	if (!strcmp(argv[1], "anon")) {
@@ -272,6 +305,8 @@ int main(int argc, char **argv)
 		eat();
 	} else if (!strcmp(argv[1], "hold")) {
 		hold(children);
+	} else if (!strcmp(argv[1], "late")) {
+		late(children);
 	} else if (!strcmp(argv[1], "regions")) {
 		regions(children);
 	} else if (!strcmp(argv[1], "region")) {
@@ -287,6 +322,6 @@ int main(int argc, char **argv)
 			sys_sleep_ns(SLEEP_NS);
 		}
 	}
-	printf("memhog: unknown mode '%s' (known: anon hold regions)\n", argv[1]);
+	printf("memhog: unknown mode '%s' (known: anon hold regions late)\n", argv[1]);
 	return 2;
 }
