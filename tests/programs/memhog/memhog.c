@@ -33,7 +33,7 @@
  *              memhog: touched P new pages
  *            and sleeps until killed.
  *
- * Children run the same program (modes "eat" and "grab"). Everything the
+ * Children run the same program (modes "eat", "grab" and "region"). Everything the
  * root touches after it starts grabbing (its stack, its tables) is touched
  * before, so that only the requests it makes can need memory.
  */
