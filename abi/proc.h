@@ -43,7 +43,11 @@ _Static_assert(sizeof(struct spawn_args) == 48, "abi");
  * else half of the machine's frames. Past it the syscall that needed the
  * memory answers -ENOMEM, and a page fault that cannot be served kills the
  * whole tree, with one console line. The last 1/16 of memory is kept for
- * init and the servers it keeps, which no other tree can take.
+ * init and the servers it keeps, which no other tree can take, not even
+ * through the kernel objects it causes. A fault that finds no memory while
+ * its tree is under its limit kills the largest ordinary tree instead
+ * (its own if that is the largest) and is taken again; init never dies
+ * for memory, and a kept server whose tree is the largest dies itself.
  *
  * SPAWN_KEPT (init only, else -EPERM): a server init keeps. Its tree may
  * use the memory kept back and has no limit, and its stack and writable

@@ -735,9 +735,9 @@ void ipc_thread_exit(struct thread *t)
 	}
 }
 
-int endpoint_create(struct endpoint **out)
+int endpoint_create(struct mem_account *a, struct endpoint **out)
 {
-	struct endpoint *ep = kzalloc(sizeof(*ep));
+	struct endpoint *ep = kzalloc_for(a, sizeof(*ep));
 
 	if (!ep) {
 		return -ENOMEM;

@@ -120,8 +120,13 @@ int ipc_fast_collect(struct thread *me);
 /* A page for the thread's message buffer, if it has none. 0 or -ENOMEM. */
 int ipc_buffer_ensure(struct thread *t);
 
-/* Endpoint objects; references are taken per capability (cspace.c). */
-int endpoint_create(struct endpoint **out);
+struct mem_account;
+
+/*
+ * Endpoint objects; references are taken per capability (cspace.c). One is
+ * made for a's tree (uncharged: heap.h kzalloc_for). 0 or -ENOMEM.
+ */
+int endpoint_create(struct mem_account *a, struct endpoint **out);
 void endpoint_get(struct endpoint *ep, uint32_t rights);
 void endpoint_put(struct endpoint *ep, uint32_t rights);
 

@@ -23,7 +23,19 @@
  *
  * ACCOUNT_RESERVE marks the trees that must never fault for memory (init
  * and the servers it keeps): they may take the last frames (pmm.h,
- * PMM_RESERVE_SHARE), which every other tree finds already gone.
+ * PMM_RESERVE_SHARE), which every other tree finds already gone, through
+ * the kernel too: a slab frame for an ordinary tree's heap blocks, or an
+ * uncharged record made for it, is refused rather than taken from the
+ * reserve (pmm_alloc_frames_for, kzalloc_for).
+ *
+ * Out of memory (proc/oom.c): a user fault no frame can be had for kills
+ * one tree, with one console line. An ordinary tree at its limit pays
+ * itself; one under it has the largest ordinary tree killed, and the
+ * fault retried, unless that is its own. Init has the largest tree but
+ * its own killed, ordinary or kept (init restarts a kept one, backing
+ * off), or waits when there is none; a kept server likewise, but it dies
+ * itself when its tree is the largest. So init never dies for memory, and
+ * a kept server eating everything kills no one but itself.
  */
 #ifndef SPOOR_MM_ACCOUNT_H
 #define SPOOR_MM_ACCOUNT_H
@@ -37,7 +49,7 @@
 struct mem_account {
 	uint64_t used;	/* [a] bytes charged */
 	uint64_t limit; /* [I] bytes: charges past it fail */
-	uint32_t refs;	/* [a] processes using it + charges outstanding */
+	uint64_t refs;	/* [a] processes using it + charges outstanding: one a block, never wraps */
 	uint32_t flags; /* [I] ACCOUNT_* */
 };
 

@@ -14,6 +14,7 @@
  */
 #include "mm/heap.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/list.h"
@@ -79,12 +80,17 @@ static unsigned class_for(size_t total)
 	return c;
 }
 
-/* A new slab of class c, every block free; NULL when out of frames. Any lock state. */
-static struct slab *slab_create(unsigned c)
+/*
+ * A new slab of class c for a block made on behalf of a, every block free;
+ * NULL when out of frames, or when only the reserve is left and a may not
+ * use it: a tree's blocks are charged to it, but the frame is the
+ * kernel's, and must not open the reserve to it (pmm.h). Any lock state.
+ */
+static struct slab *slab_create(unsigned c, const struct mem_account *a)
 {
 	uint64_t pa;
 
-	if (pmm_alloc_frames(1, &pa)) {
+	if (pmm_alloc_frames_for(a, 1, &pa)) {
 		return NULL;
 	}
 	struct slab *s = phys_to_virt(pa);
@@ -99,12 +105,12 @@ static struct slab *slab_create(unsigned c)
 	return s;
 }
 
-static void *alloc_large(struct mem_account *a, size_t total)
+static void *alloc_large(struct mem_account *a, bool charged, size_t total)
 {
 	uint64_t frames = PAGE_ALIGN_UP(total) / PAGE_SIZE;
 	uint64_t pa;
 
-	if (pmm_alloc_charged(a, frames, &pa)) {
+	if (charged ? pmm_alloc_charged(a, frames, &pa) : pmm_alloc_frames_for(a, frames, &pa)) {
 		return NULL;
 	}
 	struct block_header *h = phys_to_virt(pa);
@@ -112,26 +118,31 @@ static void *alloc_large(struct mem_account *a, size_t total)
 	return h + 1;
 }
 
-void *kmalloc_charged(struct mem_account *a, size_t size)
+/*
+ * A block made on behalf of a (NULL: the kernel's own), charged to a if
+ * charged; its memory comes from the reserve only if a may use it.
+ */
+static void *alloc(struct mem_account *a, bool charged, size_t size)
 {
 	if (!size || size > SIZE_MAX - PAGE_SIZE) {
 		return NULL;
 	}
 	size_t total = size + sizeof(struct block_header);
 	if (total > class_size[NUM_CLASSES - 1]) {
-		return alloc_large(a, total);
+		return alloc_large(a, charged, total);
 	}
 	unsigned c = class_for(total);
-	if (account_charge(a, class_size[c])) {
+	struct mem_account *payer = charged ? a : NULL;
+	if (account_charge(payer, class_size[c])) {
 		return NULL;
 	}
 	uint64_t flags = spin_lock_irqsave(&heap_lock);
 	if (list_empty(&partial[c])) {
 		/* The frame allocator has its own lock, taken after this one, never around it. */
-		struct slab *fresh = slab_create(c);
+		struct slab *fresh = slab_create(c, a);
 		if (!fresh) {
 			spin_unlock_irqrestore(&heap_lock, flags);
-			account_uncharge(a, class_size[c]);
+			account_uncharge(payer, class_size[c]);
 			return NULL;
 		}
 		list_add_tail(&partial[c], &fresh->node);
@@ -145,33 +156,41 @@ void *kmalloc_charged(struct mem_account *a, size_t size)
 	}
 	spin_unlock_irqrestore(&heap_lock, flags);
 
-	b->header = (struct block_header){.magic = HEAP_MAGIC, .class = (uint16_t)c, .acct = a};
+	b->header = (struct block_header){.magic = HEAP_MAGIC, .class = (uint16_t)c, .acct = payer};
 	return &b->header + 1;
+}
+
+static void *zeroed(void *p, size_t size)
+{
+	if (p) {
+		memset(p, 0, size);
+	}
+	return p;
+}
+
+void *kmalloc_charged(struct mem_account *a, size_t size)
+{
+	return alloc(a, true, size);
 }
 
 void *kmalloc(size_t size)
 {
-	return kmalloc_charged(NULL, size);
+	return alloc(NULL, false, size);
 }
 
 void *kzalloc_charged(struct mem_account *a, size_t size)
 {
-	void *p = kmalloc_charged(a, size);
+	return zeroed(alloc(a, true, size), size);
+}
 
-	if (p) {
-		memset(p, 0, size);
-	}
-	return p;
+void *kzalloc_for(struct mem_account *a, size_t size)
+{
+	return zeroed(alloc(a, false, size), size);
 }
 
 void *kzalloc(size_t size)
 {
-	void *p = kmalloc(size);
-
-	if (p) {
-		memset(p, 0, size);
-	}
-	return p;
+	return zeroed(kmalloc(size), size);
 }
 
 void kfree(void *p)

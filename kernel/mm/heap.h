@@ -25,6 +25,13 @@ struct mem_account;
 void *kmalloc_charged(struct mem_account *a, size_t size);
 void *kzalloc_charged(struct mem_account *a, size_t size);
 
+/*
+ * kzalloc for a record the kernel makes on behalf of a's tree but does not
+ * charge (account.h says which): NULL, rather than memory from the
+ * reserve, when a may not use the reserve (pmm.h).
+ */
+void *kzalloc_for(struct mem_account *a, size_t size);
+
 /* Frees a kmalloc() block; NULL is ignored, a corrupt or double free panics. */
 void kfree(void *p);
 

@@ -145,26 +145,26 @@ void pmm_init(const struct boot_info *bi)
 	reserve_frames = total_frames / PMM_RESERVE_SHARE;
 }
 
-int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
+/*
+ * Takes count contiguous frames for a: -ENOMEM when there are not enough,
+ * or when a may not use the reserve and they would come out of it.
+ */
+static int take(const struct mem_account *a, uint64_t count, uint64_t *first)
 {
-	uint64_t first;
-
-	if (account_charge(a, count * PAGE_SIZE)) {
-		return -ENOMEM;
-	}
 	uint64_t flags = spin_lock_irqsave(&pmm_lock);
 	/* Under the lock: no two allocations may both take the last frame outside the reserve. */
 	int err = !account_may_use_reserve(a) && map.nfree < count + reserve_frames
 		      ? -ENOMEM
-		      : frame_bitmap_alloc(&map, count, &first);
+		      : frame_bitmap_alloc(&map, count, first);
 
 	spin_unlock_irqrestore(&pmm_lock, flags);
-	if (err) {
-		account_uncharge(a, count * PAGE_SIZE);
-		return err;
-	}
-	*phys = first * PAGE_SIZE;
-	TTRACE(mem_frame_alloc, *phys, count);
+	return err;
+}
+
+/* Gives taken frames their first reference and their owner a, which one charge took. */
+static void hand_out(struct mem_account *a, uint64_t first, uint64_t count)
+{
+	TTRACE(mem_frame_alloc, first * PAGE_SIZE, count);
 	for (uint64_t i = 0; i < count; i++) {
 		__atomic_store_n(&frame_refs[first + i], 1, __ATOMIC_RELAXED);
 		frame_owner[first + i] = a;
@@ -173,12 +173,40 @@ int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
 			account_get(a);
 		}
 	}
+}
+
+int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
+{
+	uint64_t first;
+
+	if (account_charge(a, count * PAGE_SIZE)) {
+		return -ENOMEM;
+	}
+	int err = take(a, count, &first);
+	if (err) {
+		account_uncharge(a, count * PAGE_SIZE);
+		return err;
+	}
+	hand_out(a, first, count);
+	*phys = first * PAGE_SIZE;
 	return 0;
+}
+
+int pmm_alloc_frames_for(const struct mem_account *a, uint64_t count, uint64_t *phys)
+{
+	uint64_t first;
+	int err = take(a, count, &first);
+
+	if (!err) {
+		hand_out(NULL, first, count);
+		*phys = first * PAGE_SIZE;
+	}
+	return err;
 }
 
 int pmm_alloc_frames(uint64_t count, uint64_t *phys)
 {
-	return pmm_alloc_charged(NULL, count, phys);
+	return pmm_alloc_frames_for(NULL, count, phys);
 }
 
 void pmm_free_frames(uint64_t phys, uint64_t count)

@@ -42,6 +42,14 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys);
  */
 int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys);
 
+/*
+ * pmm_alloc_frames, uncharged, for something the kernel makes on behalf of
+ * a (a slab for its heap blocks, a record it does not charge): -ENOMEM
+ * when only the reserve is left and a may not use it, so that no tree can
+ * reach the reserve through the kernel.
+ */
+int pmm_alloc_frames_for(const struct mem_account *a, uint64_t count, uint64_t *phys);
+
 /* Frees what pmm_alloc_frames() returned; a double free panics. */
 void pmm_free_frames(uint64_t phys, uint64_t count);
 

@@ -59,7 +59,7 @@ int process_create(const char *name, struct process *parent, uint64_t mem_limit,
 		return -EAGAIN;
 	}
 	struct mem_account *acct = account_for(root, mem_limit, mem_flags);
-	struct process *p = acct ? kzalloc(sizeof(*p)) : NULL;
+	struct process *p = acct ? kzalloc_for(acct, sizeof(*p)) : NULL;
 	if (!p || uvm_init(&p->vm, acct)) {
 		kfree(p);
 		if (acct) {
@@ -458,28 +458,33 @@ void process_kill_tree(struct process *p, int64_t status)
 	spin_unlock_irqrestore(&table_lock, flags);
 }
 
-uint32_t process_kill_largest_tree(void)
+struct process *process_largest_tree(bool kept)
 {
 	struct process *largest = NULL;
 	uint64_t most = 0;
 	struct list *pos;
 	uint64_t flags = spin_lock_irqsave(&table_lock);
 
+	/*
+	 * Every live process, not only roots: a tree being killed keeps its
+	 * memory until its last process is torn down, and stays the largest
+	 * (killed again, to no effect) rather than making way for the next.
+	 */
 	list_for_each(pos, &table)
 	{
 		struct process *p = list_entry(pos, struct process, table_node);
 		uint64_t used = __atomic_load_n(&p->acct->used, __ATOMIC_RELAXED);
-		if (p->tree_root == p && !account_may_use_reserve(p->acct) && used > most) {
-			largest = p;
+		bool init = !p->tree_root->ppid;
+		if (!init && (kept || !account_may_use_reserve(p->acct)) && used > most) {
+			largest = p->tree_root;
 			most = used;
 		}
 	}
-	uint32_t pid = largest ? largest->pid : 0;
 	if (largest) {
-		kill_tree(largest, EXIT_NO_MEMORY);
+		process_get(largest);
 	}
 	spin_unlock_irqrestore(&table_lock, flags);
-	return pid;
+	return largest;
 }
 
 uint32_t process_list_threads(struct thread_info *out, uint32_t max)

@@ -157,12 +157,12 @@ int process_kill_descendant(struct process *caller, uint32_t pid);
 void process_kill_tree(struct process *p, int64_t status);
 
 /*
- * Kills (EXIT_NO_MEMORY) the live tree using the most memory among those
- * that may not use the reserve (account.h), so that init or a kept server
- * short of memory can go on once it is freed. Returns its root's pid, or 0
- * if there was none.
+ * The root of the tree with a live process that uses the most memory
+ * (account.h), init's own excepted, among the ordinary trees or, with
+ * kept, all of them; with a reference for the caller to put. NULL if none
+ * uses any.
  */
-uint32_t process_kill_largest_tree(void);
+struct process *process_largest_tree(bool kept);
 
 /* Fills up to max records about live threads; returns how many. */
 uint32_t process_list_threads(struct thread_info *out, uint32_t max);

@@ -138,7 +138,7 @@ int64_t sys_endpoint_create(struct trap_frame *f)
 	struct endpoint *ep;
 
 	(void)f;
-	int err = endpoint_create(&ep);
+	int err = endpoint_create(process_current()->acct, &ep);
 	if (err) {
 		return err;
 	}

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, free_frames, kill_job, pid_of, \
-    restarted_pid, start_background
+from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, expect_count, free_frames, kill_job, \
+    pid_of, ps, restarted_pid, start_background
 
 MEM = "128M"
 # What free memory may differ by around a hog, as in test_limits.py: a few
@@ -24,6 +24,7 @@ MEM_TREE = re.compile(r"^\s*(\d+) (\S+)\s+(\d+)K\s+(\S+)$", re.MULTILINE)
 HOLDING = r"memhog: holding (\d+) KiB \(frame_create: out of memory\)"
 ANSWER = r"memhog: {}: (answered|refused: [^\r\n]*)"
 DONE = ANSWER.format("bulk")  # its last line: it is silent from then on
+OOM_LINE = r"out of memory at 0x"  # the kernel's, when a fault finds no frame
 
 
 @pytest.fixture
@@ -180,4 +181,76 @@ def test_server_killed_for_lack_of_memory_is_restarted_with_growing_pauses(boot)
         spoor.expect(r"init: restarting starve", timeout=HOG_TIMEOUT)
     assert "not restarting" not in spoor.console()
     # Between its meals init, the shell and traced answer.
+    assert "trace: mask" in spoor.command("trace status", timeout=HOG_TIMEOUT)
+
+
+def free_and_kept(spoor):
+    mem = spoor.command("mem")
+    free = int(re.search(r"memory: (\d+) of \d+ frames free", mem).group(1))
+    kept = int(re.search(r"(\d+) kept for init and its servers", mem).group(1))
+    return free, kept
+
+
+def test_kernel_heap_records_of_an_ordinary_tree_never_take_the_reserve(spoor):
+    # The tree takes every frame outside the reserve, then makes region
+    # records (kernel heap blocks, charged to it, far under its limit) until
+    # refused: the slabs they need must not come from the reserve either.
+    pid, done = start_background(spoor, "run -m 1G memhog regions 16",
+                                 r"memhog: mapped (\d+) regions \(mem_map_anon: ([^)]*)\)",
+                                 HOG_TIMEOUT)
+    assert done.group(2) == "out of memory", done.group(0)
+    free, kept = free_and_kept(spoor)
+    # The reserve is whole but for what init and traced use meanwhile.
+    assert free + SLACK_FRAMES >= kept, (free, kept)
+    out = spoor.command("trace hist syscall", timeout=HOG_TIMEOUT)
+    assert re.search(r"^# hist syscall: \d+ values", out, re.MULTILINE), out
+    out = spoor.command("trace stats", timeout=HOG_TIMEOUT)
+    assert "traced is not running" not in out and "out of memory" not in out, out
+    # Nobody had to be killed for it: the hog is still there.
+    assert pid in [row[0] for row in ps(spoor)]
+    since = spoor.console().rfind("memhog: mapping, with")
+    assert not re.search(OOM_LINE, spoor.console()[since:]), spoor.console()[since:]
+    kill_job(spoor, pid, "memhog")
+
+
+def test_a_tree_under_its_limit_faulting_with_no_memory_left_is_served_by_killing_the_largest(spoor):
+    late, _ = start_background(spoor, "run memhog late 16", r"memhog: waiting for memory to run out")
+    start = len(spoor.console())
+    # Two trees with the default limit take everything outside the reserve:
+    # the first all its half (the largest), the second the rest.
+    hogs = [start_background(spoor, "run memhog hold 0", DONE, HOG_TIMEOUT)[0] for _ in range(2)]
+    # Lines a background program prints may come before the ones waited
+    # for above: they are looked for in the whole console since the start.
+    verdict = rf"pid {late} \(memhog\) (is out of memory at 0x[0-9a-f]+: killed tree (\d+) " \
+              r"\(memhog\), the largest user of memory \(\d+ KiB\)|killed: [^\n]*)"
+    verdict = expect_count(spoor, verdict, 1, start, HOG_TIMEOUT)[0]
+    assert verdict[1] and int(verdict[1]) == hogs[0], verdict
+    expect_count(spoor, r"memhog: touched 16 new pages", 1, start, HOG_TIMEOUT)
+    expect_count(spoor, re.escape(f"[done] memhog (pid {hogs[0]}): killed: out of memory"), 1,
+                 start)
+    # One line says it, and nobody else was killed.
+    assert len(re.findall(OOM_LINE, spoor.console()[start:])) == 1, spoor.console()[start:]
+    alive = [row[0] for row in ps(spoor)]
+    assert late in alive and hogs[1] in alive, alive
+    kill_job(spoor, hogs[1], "memhog")
+    kill_job(spoor, late, "memhog")
+
+
+def test_a_kept_server_eating_everything_kills_neither_init_nor_an_ordinary_tree(boot):
+    # starve is kept by init and eats every frame, the kept ones too: as the
+    # largest user of memory it dies itself each time, and the ordinary tree
+    # started in one of its pauses keeps running.
+    spoor = boot(smp=2, mem="64M", modules=("starve server",), wait_prompt=False)
+    # Its pauses grow 1, 2, 4 s: the ordinary tree starts in a long one.
+    spoor.expect(r"init: starve ran out of memory; restarting it in 4 s", timeout=HOG_TIMEOUT)
+    out = spoor.command("run memtest hold &", timeout=HOG_TIMEOUT)
+    started = re.search(r"\[started\] memtest \(pid (\d+)\)", out)
+    assert started, out
+    expect_after(spoor, out, r"memtest: holding \d+ data pages", HOG_TIMEOUT)
+    start = len(spoor.console())
+    expect_count(spoor, r"pid \d+ \(starve\) killed: out of memory at 0x", 2, start, HOG_TIMEOUT)
+    console = spoor.console()
+    assert "(init) killed" not in console and "(memtest) killed" not in console, console
+    assert "its tree uses the most memory" in console[start:], console[start:]
+    assert int(started.group(1)) in [row[0] for row in ps(spoor)], spoor.console()
     assert "trace: mask" in spoor.command("trace status", timeout=HOG_TIMEOUT)

@@ -10,22 +10,21 @@
 #include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
-#include "mm/account.h"
 #include "mm/memlayout.h"
 #include "mm/usercopy.h"
 #include "mm/uvm.h"
+#include "proc/oom.h"
 #include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
 #include "sched/watchdog.h"
 #include "trace/ktrace.h"
 
-#define PF_PRESENT   (1u << 0) /* SDM 3A 4.7: page-fault error code */
-#define PF_WRITE     (1u << 1)
-#define PF_USER	     (1u << 2)
-#define PF_RESERVED  (1u << 3)
-#define PF_FETCH     (1u << 4)
-#define OOM_RETRY_NS 10000000ull /* while a killed tree's memory comes back */
+#define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
+#define PF_WRITE    (1u << 1)
+#define PF_USER	    (1u << 2)
+#define PF_RESERVED (1u << 3)
+#define PF_FETCH    (1u << 4)
 
 extern irq_handler_fn irq_handlers[256];
 
@@ -100,42 +99,6 @@ static unsigned fault_access(uint64_t error)
 }
 
 /*
- * A legal fault that no frame could be had for. An ordinary tree pays
- * with all of it: over its limit, or with nothing left outside the
- * reserve, every process of it is killed, with one line. Init or a kept
- * server (they may use the reserve) must not die for memory: the largest
- * ordinary tree is killed instead, and the fault is retried after a pause
- * while that tree's memory comes back. Returns false only when there is no
- * such tree left to kill: then p dies like any faulting process.
- */
-static bool out_of_memory(struct process *p, struct trap_frame *f, uint64_t cr2)
-{
-	static uint32_t last_victim; /* [a] said once, though the retries find it again */
-
-	if (!account_may_use_reserve(p->acct)) {
-		bool at_limit = account_at_limit(p->acct);
-		printk("pid %u (%s) killed: out of memory at 0x%lx rip=0x%lx; %s, so its tree (pid "
-		       "%u) is killed\n",
-		       p->pid, p->name, cr2, f->rip,
-		       at_limit ? "its tree is at its limit" : "no memory is left for it",
-		       p->tree_root->pid);
-		TTRACE(proc_fault, p->pid, f->vector, cr2, f->rip);
-		process_kill_tree(p, EXIT_NO_MEMORY);
-		return true;
-	}
-	uint32_t victim = process_kill_largest_tree();
-	if (!victim) {
-		return false;
-	}
-	if (__atomic_exchange_n(&last_victim, victim, __ATOMIC_RELAXED) != victim) {
-		printk("pid %u (%s) is out of memory at 0x%lx: killed the largest tree (pid %u)\n",
-		       p->pid, p->name, cr2, victim);
-	}
-	sched_sleep(OOM_RETRY_NS);
-	return true;
-}
-
-/*
  * A user program's exception: a page fault it may be owed (demand paging,
  * copy on write), or the end of its process with one line saying why.
  */
@@ -154,7 +117,10 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		if (!err) {
 			return;
 		}
-		if (info.no_memory && out_of_memory(p, f, cr2)) {
+		if (info.no_memory) {
+			if (oom_fault(p, cr2, f->rip)) {
+				TTRACE(proc_fault, p->pid, f->vector, cr2, f->rip);
+			}
 			return; /* retried, or the tree is on its way out */
 		}
 		printk("pid %u (%s) killed: %s at 0x%lx (%s, %s) rip=0x%lx\n", p->pid, p->name,
@@ -169,7 +135,7 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 		       name ? name : "reserved exception", f->rip);
 	}
 	TTRACE(proc_fault, p->pid, f->vector, f->vector == EXC_PAGE_FAULT ? cr2 : 0, f->rip);
-	process_exit(p, info.no_memory ? EXIT_NO_MEMORY : EXIT_FAULT(f->vector));
+	process_exit(p, EXIT_FAULT(f->vector));
 }
 
 /*

@@ -16,8 +16,24 @@
  *            saying for each
  *              memhog: stats|hist|bulk: answered | refused: ERROR
  *            and sleeps, holding it all, until killed.
+ *   regions N
+ *            spawns N children; all of them map one page of no access
+ *            after another (mem_map_anon, PROT_NONE: a region record in
+ *            the kernel's heap, no frame), the root only once it has
+ *            taken every frame frame_create gives it, until that is
+ *            refused. It then says
+ *              memhog: mapped N regions (mem_map_anon: ERROR)
+ *            and sleeps, holding it all, until killed. Run with a limit
+ *            past memory (run -m 1G), nothing but the reserve stops it.
+ *   late P   a tree far under its limit that faults once others took
+ *            everything: it says
+ *              memhog: waiting for memory to run out
+ *            waits until nothing is free outside the reserve, touches P
+ *            new anonymous pages, says
+ *              memhog: touched P new pages
+ *            and sleeps until killed.
  *
- * Children run the same program (modes "eat" and "grab"). Everything the
+ * Children run the same program (modes "eat", "grab" and "region"). Everything the
  * root touches after it starts grabbing (its stack, its tables) is touched
  * before, so that only the requests it makes can need memory.
  */
@@ -36,6 +52,7 @@
 #define BULK_BYTES     PAGE_SIZE_USER
 #define GRAB_SETTLE_NS 200000000ull /* between the last refusal and the report */
 #define NEW_PAGES      16	    /* for the kernel to write into, mapped before the grab */
+#define POLL_NS	       100000000ull /* between looks at free memory */
 
 static struct traced_pager pager, bulk_pager;
 static struct traced_stats_request stats_req;
@@ -79,6 +96,21 @@ static void eat(void)
 	}
 	for (uint64_t off = 0;; off += PAGE_SIZE_USER) {
 		*(volatile uint8_t *)(base + off % EAT_REGION) = 1;
+	}
+}
+
+/* Maps pages of no access one at a time until refused; returns how many, and the refusal. */
+static long map_regions(long *refusal)
+{
+	long n = 0;
+
+	for (;;) {
+		long at = sys_mem_map_anon(NULL, PAGE_SIZE_USER, PROT_NONE);
+		if (at < 0) {
+			*refusal = at;
+			return n;
+		}
+		n++;
 	}
 }
 
@@ -216,12 +248,54 @@ static void hold(long children)
 	}
 }
 
+static void regions(long children)
+{
+	long refusal = 0;
+
+	touch_stack();
+	printf("memhog: mapping, with %ld children\n", children);
+	spawn_children(children, "memhog\0region", sizeof("memhog\0region"));
+	grab(&refusal);
+	long n = map_regions(&refusal);
+	sys_sleep_ns(GRAB_SETTLE_NS);
+	n += map_regions(&refusal);
+	printf("memhog: mapped %ld regions (mem_map_anon: %s)\n", n, strerror((int)-refusal));
+	for (;;) {
+		sys_sleep_ns(SLEEP_NS);
+	}
+}
+
+static void late(long pages)
+{
+	struct sys_info info;
+
+	touch_stack();
+	long base = sys_mem_map_anon(NULL, (size_t)pages * PAGE_SIZE_USER, PROT_READ | PROT_WRITE);
+	if (base < 0) {
+		printf("memhog: mem_map_anon: %s\n", strerror((int)-base));
+		exit(1);
+	}
+	printf("memhog: waiting for memory to run out\n");
+	do {
+		sys_sleep_ns(POLL_NS);
+		sys_sys_info(&info);
+	} while (info.frames_free > info.frames_reserved);
+	for (long i = 0; i < pages; i++) {
+		*(volatile uint8_t *)(base + i * PAGE_SIZE_USER) = 1;
+	}
+	printf("memhog: touched %ld new pages\n", pages);
+	for (;;) {
+		sys_sleep_ns(SLEEP_NS);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	/* CHILDREN, or late's PAGES */
 	long children = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2 || children < 0 || children > CHILDREN_MAX) {
-		printf("memhog: usage: memhog anon|hold [CHILDREN <= %d]\n", CHILDREN_MAX);
+		printf("memhog: usage: memhog anon|hold|regions|late [N <= %d]\n", CHILDREN_MAX);
 		return 2;
 	}
 	if (!strcmp(argv[1], "anon")) {
@@ -231,6 +305,16 @@ int main(int argc, char **argv)
 		eat();
 	} else if (!strcmp(argv[1], "hold")) {
 		hold(children);
+	} else if (!strcmp(argv[1], "late")) {
+		late(children);
+	} else if (!strcmp(argv[1], "regions")) {
+		regions(children);
+	} else if (!strcmp(argv[1], "region")) {
+		long refusal;
+		map_regions(&refusal);
+		for (;;) {
+			sys_sleep_ns(SLEEP_NS);
+		}
 	} else if (!strcmp(argv[1], "grab")) {
 		long refusal;
 		grab(&refusal);
@@ -238,6 +322,6 @@ int main(int argc, char **argv)
 			sys_sleep_ns(SLEEP_NS);
 		}
 	}
-	printf("memhog: unknown mode '%s' (known: anon hold)\n", argv[1]);
+	printf("memhog: unknown mode '%s' (known: anon hold regions late)\n", argv[1]);
 	return 2;
 }
