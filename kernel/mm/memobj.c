@@ -30,14 +30,11 @@ int memobj_create(struct mem_account *acct, uint64_t npages, struct memobj **out
 	if (!m) {
 		return -ENOMEM;
 	}
+	if (pmm_alloc_pages(acct, npages, m->frames)) {
+		kfree(m);
+		return -ENOMEM;
+	}
 	for (uint64_t i = 0; i < npages; i++) {
-		if (pmm_alloc_charged(acct, 1, &m->frames[i])) {
-			while (i--) {
-				pmm_frame_unref(m->frames[i]);
-			}
-			kfree(m);
-			return -ENOMEM;
-		}
 		memset(phys_to_virt(m->frames[i]), 0, PAGE_SIZE);
 	}
 	*out = m;

@@ -192,6 +192,36 @@ int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys)
 	return 0;
 }
 
+int pmm_alloc_pages(struct mem_account *a, uint64_t n, uint64_t *phys)
+{
+	if (account_charge(a, n * PAGE_SIZE)) {
+		return -ENOMEM;
+	}
+	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	/* As in take(): under the lock, so the reserve check holds for all n. */
+	if (map.nfree < n + (account_may_use_reserve(a) ? 0 : reserve_frames)) {
+		spin_unlock_irqrestore(&pmm_lock, flags);
+		account_uncharge(a, n * PAGE_SIZE);
+		return -ENOMEM;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		/* nfree >= n free frames are in the bitmap, one at a time always fits */
+		if (frame_bitmap_alloc(&map, 1, &phys[i])) {
+			panic("pmm: %lu frames free but none found", map.nfree);
+		}
+	}
+	spin_unlock_irqrestore(&pmm_lock, flags);
+	for (uint64_t i = 0; i < n; i++) {
+		/* The charge took one reference on a; every other frame takes its own. */
+		if (a && i) {
+			account_get(a);
+		}
+		hand_out(a, phys[i], 1);
+		phys[i] *= PAGE_SIZE;
+	}
+	return 0;
+}
+
 int pmm_alloc_frames_for(const struct mem_account *a, uint64_t count, uint64_t *phys)
 {
 	uint64_t first;

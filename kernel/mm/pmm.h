@@ -43,6 +43,15 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys);
 int pmm_alloc_charged(struct mem_account *a, uint64_t count, uint64_t *phys);
 
 /*
+ * n single frames (not contiguous) for a memory object, charged to a as
+ * pmm_alloc_charged() charges, into phys[0..n): all of them or, with
+ * -ENOMEM, none. They are taken under one hold of the allocator's lock,
+ * so a large object costs one lock handover, not one a frame: CPUs that
+ * make objects at once then take turns per object.
+ */
+int pmm_alloc_pages(struct mem_account *a, uint64_t n, uint64_t *phys);
+
+/*
  * pmm_alloc_frames, uncharged, for something the kernel makes on behalf of
  * a (a slab for its heap blocks, a record it does not charge): -ENOMEM
  * when only the reserve is left and a may not use it, so that no tree can

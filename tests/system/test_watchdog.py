@@ -16,7 +16,7 @@ REPORT_TIMEOUT = 120
 
 def cpu_block(console, cpu):
     """The report's lines for one CPU: its state line and its stack walk."""
-    m = re.search(rf"^cpu {cpu}: (.*)\n(stack walk:\n(?:  #\d+ 0x[0-9a-f]+\n)+)", console,
+    m = re.search(rf"^cpu {cpu}: (.*)\n(stack walk:\n(?:  #\d+ 0x[0-9a-f]+[^\n]*\n)+)", console,
                   re.MULTILINE)
     assert m, console[-4000:]
     return m.group(1), m.group(2)
