@@ -142,28 +142,8 @@ static int ship(size_t len, const struct run *before)
 
 static void file_header(struct ttrace_file_header *fh)
 {
-	const struct ttrace_header *h = traced.area.hdr;
-
-	*fh = (struct ttrace_file_header){
-	    .magic = TTRACE_FILE_MAGIC,
-	    .version_major = TTRACE_FILE_VERSION_MAJOR,
-	    .version_minor = TTRACE_FILE_VERSION_MINOR,
-	    .header_size = sizeof(*fh),
-	    .num_cpus = traced.ncpus,
-	    .tsc_hz = h->tsc_hz,
-	    .boot_tsc = h->boot_tsc,
-	    .aux_durable_size = h->aux_durable_size,
-	    .aux_ring_size = h->aux_ring_size,
-	    .mask = __atomic_load_n(&h->mask, __ATOMIC_RELAXED),
-	    .mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED),
-	    .ring_entries = h->ring_entries,
-	    .trace_version_major = h->version_major,
-	    .trace_version_minor = h->version_minor,
-	    .entry_size = TTRACE_ENTRY_SIZE,
-	    .saved_ns = rec.run.st.started_ns,
-	    .filter = rec.run.filter,
-	    .flags = TTRACE_FILE_F_RECORDING,
-	};
+	save_file_header(fh, &rec.run.filter, rec.run.st.started_ns);
+	fh->flags = TTRACE_FILE_F_RECORDING;
 }
 
 /* Adds a binary piece's events and markers to the running counts. */

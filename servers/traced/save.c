@@ -198,14 +198,16 @@ static void put_ledger(struct out *o, const uint64_t *lost)
 	}
 }
 
-static void put_header(struct out *o, const struct traced_filter *f)
+void save_file_header(struct ttrace_file_header *fh, const struct traced_filter *f,
+		      uint64_t saved_ns)
 {
 	const struct ttrace_header *h = traced.area.hdr;
-	struct ttrace_file_header fh = {
+
+	*fh = (struct ttrace_file_header){
 	    .magic = TTRACE_FILE_MAGIC,
 	    .version_major = TTRACE_FILE_VERSION_MAJOR,
 	    .version_minor = TTRACE_FILE_VERSION_MINOR,
-	    .header_size = sizeof(fh),
+	    .header_size = sizeof(*fh),
 	    .num_cpus = traced.ncpus,
 	    .tsc_hz = h->tsc_hz,
 	    .boot_tsc = h->boot_tsc,
@@ -217,9 +219,16 @@ static void put_header(struct out *o, const struct traced_filter *f)
 	    .trace_version_major = h->version_major,
 	    .trace_version_minor = h->version_minor,
 	    .entry_size = TTRACE_ENTRY_SIZE,
-	    .saved_ns = (uint64_t)sys_clock_ns(),
+	    .saved_ns = saved_ns,
 	    .filter = *f,
 	};
+}
+
+static void put_header(struct out *o, const struct traced_filter *f)
+{
+	struct ttrace_file_header fh;
+
+	save_file_header(&fh, f, (uint64_t)sys_clock_ns());
 	put(o, &fh, sizeof(fh));
 }
 

@@ -171,6 +171,14 @@ int stats_page(const struct request *req, struct reply *rep);
 int save_run(const struct request *req, struct reply *rep);
 
 /*
+ * The file header (abi/trace_file.h) a save or a recording starts with:
+ * the area's geometry and clock as they are now, the filter f, saved_ns.
+ */
+struct ttrace_file_header;
+void save_file_header(struct ttrace_file_header *fh, const struct traced_filter *f,
+		      uint64_t saved_ns);
+
+/*
  * A SAVE or RECORD name the host can use as it is: [A-Za-z0-9._-], not
  * starting with '.', NUL-padded to TRACED_SAVE_NAME_MAX.
  */

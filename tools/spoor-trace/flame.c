@@ -12,6 +12,7 @@
 #include "common/fnv.h"
 #include "tools/spoor-trace/stacks.h"
 #include "tools/spoor-trace/tally.h"
+#include "tools/spoor-trace/xml.h"
 
 #define FOLDED_MAX (STACKS_FRAMES_MAX * (STACKS_NAME_MAX + 1))
 #define SVG_WIDTH  1200
@@ -82,30 +83,6 @@ static bool frame_at(const char *key, uint32_t d, const char **start, size_t *le
 	return true;
 }
 
-/* XML text: the names are C identifiers or hex, but a program's name may hold anything. */
-static void put_escaped(FILE *out, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		switch (s[i]) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(s[i], out);
-			break;
-		}
-	}
-}
-
 /* One box: frame name at depth d, from stack x0 (in counts) for n stacks. */
 static void box(FILE *out, const char *name, size_t len, uint32_t d, uint64_t x0, uint64_t n,
 		long total, uint32_t depth)
@@ -119,7 +96,7 @@ static void box(FILE *out, const char *name, size_t len, uint32_t d, uint64_t x0
 	/* warm colours as FlameGraph's; the kernel's orange, as its --colors=perf does */
 	unsigned red = 205 + (unsigned)(h % 50), green = kernel ? 140 : (unsigned)(h >> 8) % 190;
 	fprintf(out, "<g><title>");
-	put_escaped(out, name, len);
+	xml_text(out, name, len);
 	fprintf(out,
 		" (%llu stacks, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 		"height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
@@ -128,7 +105,7 @@ static void box(FILE *out, const char *name, size_t len, uint32_t d, uint64_t x0
 	if (w > 3 * CHAR_PX) {
 		size_t fit = (size_t)(w / CHAR_PX) - 1;
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + ROW - 4);
-		put_escaped(out, name, len < fit ? len : fit);
+		xml_text(out, name, len < fit ? len : fit);
 		fprintf(out, "%s</text>", len <= fit ? "" : "..");
 	}
 	fprintf(out, "</g>\n");

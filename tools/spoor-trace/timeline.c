@@ -16,6 +16,7 @@
 #include "tools/spoor-trace/runs.h"
 #include "tools/spoor-trace/timeline_look.h"
 #include "tools/spoor-trace/timeline_strip.h"
+#include "tools/spoor-trace/xml.h"
 
 /* Layout, in pixels. */
 #define PLOT_LEFT    64
@@ -249,7 +250,7 @@ static void flush(struct tl *t, struct tl_cpu *c)
 		"<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" "
 		"fill=\"%s\"><title>",
 		run_class_names[r->cls], r->x0, y, w < 0.5 ? 0.5 : w, LANE_HEIGHT, fill);
-	timeline_xml_text(c->runs, title);
+	xml_text(c->runs, title, strlen(title));
 	fprintf(c->runs, ", %.6f to %.6f s since boot (%s)</title></rect>\n", r->start / 1e9,
 		r->end / 1e9, dur);
 	if (w >= (double)strlen(label) * LABEL_CHAR + 6) {
@@ -258,7 +259,7 @@ static void flush(struct tl *t, struct tl_cpu *c)
 			"fill=\"%s\">",
 			r->x0 + w / 2, y + LANE_HEIGHT / 2 + 4,
 			r->cls == RUN_PROG ? "#111" : "#555");
-		timeline_xml_text(c->runs, label);
+		xml_text(c->runs, label, strlen(label));
 		fputs("</text>\n", c->runs);
 	}
 }
@@ -378,7 +379,7 @@ static void legend_cell(FILE *out, struct flow *f, const char *fill, const char 
 			"stroke=\"#999\" stroke-width=\"0.5\"/><text x=\"%.1f\" y=\"%.1f\" "
 			"font-size=\"12\">",
 			f->x, f->y, fill, f->x + 16, f->y + 10);
-		timeline_xml_text(out, text);
+		xml_text(out, text, strlen(text));
 		fputs("</text>\n", out);
 	}
 	f->x += w;
@@ -447,11 +448,11 @@ static void header(struct tl *t, size_t nlanes)
 	len = snprintf(text, sizeof(text), "Spoor trace: %llu events on %u cpus, %llu lost",
 		       (unsigned long long)f->events, f->hdr.num_cpus, (unsigned long long)f->lost);
 	fputs("<title>", t->out);
-	timeline_xml_text(t->out, text);
+	xml_text(t->out, text, strlen(text));
 	fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
 	      "<text x=\"8\" y=\"18\" font-size=\"14\">",
 	      t->out);
-	timeline_xml_text(t->out, text);
+	xml_text(t->out, text, strlen(text));
 	timeline_duration(t->span, dur, sizeof(dur));
 	len = snprintf(text, sizeof(text),
 		       "%s, from %.6f to %.6f s since boot (the axis counts from there); cpu", dur,
@@ -473,7 +474,7 @@ static void header(struct tl *t, size_t nlanes)
 				t->o->pids[i]);
 	}
 	fputs("</text>\n<text x=\"8\" y=\"38\" font-size=\"12\">", t->out);
-	timeline_xml_text(t->out, text);
+	xml_text(t->out, text, strlen(text));
 	fputs("</text>\n", t->out);
 }
 

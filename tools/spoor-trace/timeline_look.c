@@ -1,5 +1,5 @@
 /*
- * timeline_look: colours, times and text for the timeline (see
+ * timeline_look: colours and times for the timeline (see
  * timeline_look.h).
  */
 #include "tools/spoor-trace/timeline_look.h"
@@ -21,32 +21,6 @@ void timeline_colour(const char *name, char *buf)
 
 	snprintf(buf, TIMELINE_FILL_MAX, "hsl(%u,65%%,%u%%)", i % PALETTE_HUES * 45,
 		 52 + i / PALETTE_HUES * 14);
-}
-
-void timeline_xml_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		default:
-			fputc(*s >= ' ' && *s <= '~' ? *s : '?', out);
-			break;
-		}
-	}
 }
 
 /* The units times are shown in, largest first. */

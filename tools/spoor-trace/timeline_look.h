@@ -1,7 +1,7 @@
 /*
  * timeline_look: how the timeline (timeline.h) shows things, apart from
- * what it shows: a program's colour, times as people read them, the time
- * axis, and the XML text of names taken from a trace.
+ * what it shows: a program's colour, times as people read them and the
+ * time axis (names go into the picture through xml.h).
  *
  * A program's colour comes from a hash of its name alone, so the same
  * program has the same colour in every picture, whatever its pid, the
@@ -26,9 +26,6 @@
 
 /* The fill of program name into buf (TIMELINE_FILL_MAX bytes). */
 void timeline_colour(const char *name, char *buf);
-
-/* s as XML text: printable ASCII, the five specials escaped, '?' for the rest. */
-void timeline_xml_text(FILE *out, const char *s);
 
 /* A duration of ns in 3 or 4 digits and a unit: "850 us", "31.2 ms", "1.52 s". */
 void timeline_duration(uint64_t ns, char *buf, size_t size);
