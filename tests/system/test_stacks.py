@@ -209,9 +209,14 @@ def test_profile_on_and_off_under_tracegen_on_4_cpus_keeps_the_ledger_exact(boot
     start = len(spoor.console())
     for cpu in range(4):
         start_job(spoor, f"run tracegen 200000 {cpu}")
+    # tracegen's last line may land inside the echo of a line being typed, so
+    # each flip waits for the shell's answer, not for its own echo.
     for hz in (997, 10000, 100, 5000) * 3:
-        assert f"at {hz} Hz" in spoor.command(f"trace profile {hz}")
-        assert "trace: profiler off" in spoor.command("trace profile off")
+        for line, answer in ((f"trace profile {hz}", f"at {hz} Hz"),
+                             ("trace profile off", "trace: profiler off")):
+            spoor.send(line + "\r")
+            spoor.expect(re.escape(answer))
+            spoor.expect_prompt()
     counts = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
                           timeout=600)
     assert all(int(a) == int(b) for a, b in counts), counts
