@@ -232,6 +232,23 @@ def free_frames(spoor):
     return int(match.group(1))
 
 
+# What free memory may differ by around a program that gave everything back:
+# a few frames for what the shell, traced and the kernel's heap do meanwhile.
+SLACK_FRAMES = 4
+
+
+def assert_free_back_to(spoor, before):
+    """Free memory comes back to within SLACK_FRAMES of before: every frame a
+    program took is freed with it (its last objects go a moment after the
+    shell saw it end, so `mem` is asked again a few times)."""
+    after = free_frames(spoor)
+    for _ in range(PS_POLLS):
+        if abs(after - before) <= SLACK_FRAMES:
+            return
+        after = free_frames(spoor)
+    raise AssertionError(f"{before} frames free before, {after} after")
+
+
 def expect_after(spoor, out, pattern, timeout=COMMAND_TIMEOUT):
     """A line a background program (or init's keeper) prints may come within a
     command's output or after its prompt: returns its match from either."""

@@ -12,16 +12,12 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, free_frames, kill_job, pid_of, ps, \
-    start_background
+from spoorlib import COMMAND_TIMEOUT, PS_POLLS, assert_free_back_to, expect_after, free_frames, \
+    kill_job, pid_of, ps, start_background
 
 # abi/proc.h
 PROC_THREADS_MAX = 64
 PROC_TREE_MAX = 64
-# What free memory may differ by around a churn. The kernel gives back
-# everything a program used: a few frames allow for what the shell and
-# the servers do meanwhile. Before the fix the churns below kept hundreds.
-SLACK_FRAMES = 4
 CHURN_TIMEOUT = 300  # seconds under TCG on a busy host; minutes only if something is wrong
 
 
@@ -40,17 +36,6 @@ def spoor(shared):
     # a baseline taken after it does not move.
     assert "trace: mask" in spoor.command("trace status")
     return spoor
-
-
-def assert_back_to(spoor, before):
-    """Free memory comes back to within SLACK_FRAMES of before (a program's last
-    objects go a moment after the shell saw it end)."""
-    after = free_frames(spoor)
-    for _ in range(PS_POLLS):
-        if abs(after - before) <= SLACK_FRAMES:
-            return
-        after = free_frames(spoor)
-    raise AssertionError(f"{before} frames free before, {after} after")
 
 
 def churn_pids(spoor):
@@ -78,7 +63,7 @@ def test_churn_gives_every_frame_back(spoor, mode, line):
     before = free_frames(spoor)
     out = spoor.command(f"run churn {mode}", timeout=CHURN_TIMEOUT)
     assert re.search(line, out) and "exited with status" not in out, out
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)
 
 
 def test_stopped_children_start_once_and_die_unstarted_giving_every_frame_back(spoor):
@@ -90,7 +75,7 @@ def test_stopped_children_start_once_and_die_unstarted_giving_every_frame_back(s
     left = re.search(r"^churn stopped: left stopped:((?: \d+)+)$", out, re.MULTILINE)
     assert left and len(left.group(1).split()) == 8, out
     assert_gone(spoor, [int(pid) for pid in left.group(1).split()])
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)
 
 
 def test_threads_nobody_joins_stop_at_the_limit_with_eagain(spoor):
@@ -100,7 +85,7 @@ def test_threads_nobody_joins_stop_at_the_limit_with_eagain(spoor):
     assert (f"churn unjoined: thread_create answered EAGAIN (try again) after "
             f"{PROC_THREADS_MAX - 1} threads") in out, out
     assert re.search(r"churn unjoined: after a join, thread_create gave tid \d+", out), out
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)
 
 
 def test_spawn_tree_stops_at_the_limit_with_eagain(spoor):
@@ -110,7 +95,7 @@ def test_spawn_tree_stops_at_the_limit_with_eagain(spoor):
     assert (f"churn tree: spawn answered EAGAIN (try again) after {PROC_TREE_MAX - 1} "
             f"children") in out, out
     assert_gone(spoor, churn_pids(spoor))
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)
 
 
 def test_children_end_with_their_parent(spoor):
@@ -182,4 +167,4 @@ def test_spawn_bomb_stops_at_the_limit_and_dies_with_its_root(spoor):
     finally:
         kill_job(spoor, root, "churn")
     assert_gone(spoor, bomb)
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)

@@ -12,13 +12,10 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_POLLS, expect_after, expect_count, free_frames, kill_job, \
-    pid_of, ps, restarted_pid, start_background
+from spoorlib import COMMAND_TIMEOUT, PS_POLLS, SLACK_FRAMES, assert_free_back_to, expect_after, \
+    expect_count, free_frames, kill_job, pid_of, ps, restarted_pid, start_background
 
 MEM = "128M"
-# What free memory may differ by around a hog, as in test_limits.py: a few
-# frames for what the shell, traced and the kernel's heap do meanwhile.
-SLACK_FRAMES = 4
 HOG_TIMEOUT = 300  # seconds to fill 128 MiB a page at a time under TCG on a busy host
 MEM_TREE = re.compile(r"^\s*(\d+) (\S+)\s+(\d+)K\s+(\S+)$", re.MULTILINE)
 HOLDING = r"memhog: holding (\d+) KiB \(frame_create: out of memory\)"
@@ -43,17 +40,6 @@ def trees(spoor):
             for pid, name, used, limit in rows}
 
 
-def assert_back_to(spoor, before):
-    """Free memory comes back: every frame a tree took was charged to it and is
-    freed with it (its last objects go a moment after the shell saw it end)."""
-    after = free_frames(spoor)
-    for _ in range(PS_POLLS):
-        if abs(after - before) <= SLACK_FRAMES:
-            return
-        after = free_frames(spoor)
-    raise AssertionError(f"{before} frames free before, {after} after")
-
-
 def test_tree_touching_pages_without_end_is_killed_at_its_limit(spoor):
     before = free_frames(spoor)
     out = spoor.command("run -m 8M memhog anon 3", timeout=HOG_TIMEOUT)
@@ -64,7 +50,7 @@ def test_tree_touching_pages_without_end_is_killed_at_its_limit(spoor):
     assert kernel and kernel.group(1) == job.group(1), out
     # The whole tree ends: its children a moment after its root.
     assert any(pid_of(spoor, "memhog") is None for _ in range(PS_POLLS))
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)
 
 
 def test_mem_lists_each_tree_with_its_use_and_limit(spoor):
@@ -142,7 +128,7 @@ def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(sp
     assert pid_of(spoor, "traced") == traced
     console = spoor.console()
     assert "init: traced" not in console and "(init) killed" not in console, console
-    assert_back_to(spoor, before)
+    assert_free_back_to(spoor, before)
     spoor.command("trace off syscall")
 
 
