@@ -98,10 +98,6 @@ $(BUILD)/%.c.o: %.c $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-# The tracepoints' path: a leaf but for a tail call, its frame and padding a good part of
-# its cost (emit.c).
-$(BUILD)/kernel/trace/emit.c.o: KERNEL_CFLAGS += -fomit-frame-pointer -fno-align-loops
-
 $(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@

@@ -37,18 +37,22 @@ static inline uint64_t rdtsc(void)
 }
 
 /*
- * Where TTRACE() below would go if its static branch were on; never
- * called: TTRACE() is the kernel's macro, and nothing here rewrites its NOP.
+ * What TTRACE() below refers to (trace/tracepoint.h): the kinds' words and
+ * the slow path. Its site is a NOP nothing here rewrites, so neither is
+ * ever reached; the slow path writes as the kernel's would.
  */
-void ttrace_emit4(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3)
+const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
+
+void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+		      uint64_t d4)
 {
-	const uint64_t data[] = {d0, d1, d2, d3};
+	const uint64_t data[] = {d0, d1, d2, d3, d4};
 	struct ttrace_event ev = {.ts = rdtsc(),
 				  .pid = BENCH_PID,
 				  .tid = BENCH_TID,
-				  .kind = (uint16_t)(kind_word >> TTRACE_WORD1_KIND_SHIFT),
+				  .kind = (uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT),
 				  .ctx = TTRACE_CTX_KERNEL,
-				  .nwords = 4,
+				  .nwords = (uint8_t)kind_n,
 				  .data = data};
 
 	ttrace_ring_write(ring, &ev);

@@ -22,7 +22,8 @@
 	X(TLB, tlb)                                                                                \
 	X(HEAP, heap)                                                                              \
 	X(TRACEBENCH, tracebench)                                                                  \
-	X(DEADLOCK, deadlock)
+	X(DEADLOCK, deadlock)                                                                      \
+	X(TRACENEST, tracenest)
 
 enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,

@@ -64,6 +64,10 @@ switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool spa
 	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
 	switch_account(c, prev, next);
 	c->current = next;
+	/* what their events carry: prev's context is kept with it until it runs again */
+	prev->trace_ctx = percpu_trace_ctx(c);
+	percpu_set_trace_ctx(next->trace_ctx);
+	c->trace_ids = next->trace_ids;
 	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);
 	c->tss.rsp[0] = c->kstack_top;
 	if (!space_loaded) {

@@ -113,6 +113,7 @@ void thread_init_idle(void)
 	t->cpu = c->id;
 	c->idle = t;
 	c->current = t;
+	c->trace_ids = t->trace_ids;
 	c->kstack_top = (uintptr_t)(c->kstack + KSTACK_SIZE);
 	list_init(&c->rq.ready);
 }

@@ -38,7 +38,7 @@ struct thread {
 	bool on_cpu;	     /* [a] its registers are live on a CPU, not saved */
 	bool killed;	     /* [a] exit at the next return to user mode */
 	uint8_t wake_reason; /* [a] WAKE_* */
-	uint8_t trace_ctx;   /* [o] TTRACE_CTX_SYSCALL or _TRAP: what it is doing in the kernel */
+	uint8_t trace_ctx;   /* [o] its events' context while it is switched out (switch.h) */
 	uint64_t trace_ids;  /* [I] pid | tid << 32, as its trace events carry them (pid 0: idle) */
 	struct process *proc;	  /* [I] NULL for idle threads */
 	uint8_t *kstack;	  /* [I] base of the kernel stack, KSTACK_SIZE bytes */

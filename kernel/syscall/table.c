@@ -4,6 +4,7 @@
 #include "abi/errno.h"
 #include "abi/syscall.h"
 #include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/timer.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
@@ -29,13 +30,10 @@ static inline void run(struct trap_frame *f, uint64_t nr)
 }
 
 /* The start every system call shares: what its events say it is doing, then its entry event. */
-static inline struct thread *enter(const struct trap_frame *f, uint64_t nr)
+static inline void enter(const struct trap_frame *f, uint64_t nr)
 {
-	struct thread *t = thread_current();
-
-	t->trace_ctx = TTRACE_CTX_SYSCALL;
+	percpu_set_trace_ctx(TTRACE_CTX_SYSCALL);
 	TTRACE(syscall_entry, nr, SYSARG0(f), SYSARG1(f), SYSARG2(f));
-	return t;
 }
 
 void syscall_dispatch(struct trap_frame *f)
@@ -50,10 +48,10 @@ void syscall_dispatch(struct trap_frame *f)
 struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f)
 {
 	uint64_t nr = f->rax;
-	struct thread *t = enter(f, nr);
 	struct syscall_leave leave;
 
-	if (!SYSARG2(f) && sys_ipc_fastpath(t, f, nr, &leave)) {
+	enter(f, nr);
+	if (!SYSARG2(f) && sys_ipc_fastpath(thread_current(), f, nr, &leave)) {
 		return leave;
 	}
 	run(f, nr);

@@ -33,7 +33,6 @@
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
 #include "trace/echo.h"
-#include "trace/emit.h"
 #include "trace/name_holds.h"
 #include "trace/profile.h"
 #include "trace/recorder.h"
@@ -47,7 +46,22 @@
 
 uint64_t ttrace_mask;
 
-uint32_t ttrace_emit_extras = 1;
+/* Word 1's kind part for each kind; read by the tracepoints as a memory operand. */
+const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT] = {
+#define TTRACE_KIND(id, name, cat, args) [id] = TTRACE_KIND_WORD(id),
+#include "abi/trace_kinds.def"
+#undef TTRACE_KIND
+};
+
+/*
+ * [control_lock] What the tracepoints cannot do on their straight path
+ * is wanted (tracepoint.h): PID tracking, the echo, call stacks, drop
+ * mode; or its ts would not keep bit 63 clear (tsc_high). The sites of
+ * enabled categories then jump to the slow path instead. Both change
+ * with every other CPU stopped (change_sites()).
+ */
+static bool extras;
+static bool tsc_high; /* [I] the TSC was past 2^62 at boot */
 
 /* [control_lock, a] Kinds whose events carry their call stack (TTRACE_OP_STACK): bit k, kind k. */
 static uint64_t stack_kinds;
@@ -101,8 +115,23 @@ static void change_mask(void *arg)
 	m->mask = m->op == TTRACE_OP_ENABLE ? ttrace_mask | m->cats : ttrace_mask & ~m->cats;
 	__atomic_store_n(&area.hdr->mask, m->mask, __ATOMIC_RELAXED);
 	__atomic_store_n(&ttrace_mask, m->mask, __ATOMIC_RELAXED);
-	static_branches_set(m->mask);
+	static_branches_set(m->mask | (extras ? TTRACE_KEY_EXTRAS : 0));
 	uevent_refresh();
+	spin_unlock_irqrestore(&control_lock, flags);
+}
+
+/*
+ * Every other CPU stopped (smp_stop_others()): points the sites of the
+ * enabled categories at the slow path or the straight one, as extras says
+ * now. A later change of extras brings its own call, so the last one to
+ * run leaves the sites as the last change wants them.
+ */
+static void change_sites(void *unused)
+{
+	(void)unused;
+	uint64_t flags = spin_lock_irqsave(&control_lock);
+
+	static_branches_set(ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0));
 	spin_unlock_irqrestore(&control_lock, flags);
 }
 
@@ -123,18 +152,24 @@ static uint64_t boot_mask(const char *list, const char *what)
 	return mask;
 }
 
-/* control_lock held (or boot): recomputes ttrace_emit_extras from the header. */
-static void update_extras(void)
+/*
+ * control_lock held (or boot): recomputes extras from the header. Returns
+ * true if it changed: the caller then moves the sites (change_sites()),
+ * once it holds no lock. Until then they go on as before: a tracepoint
+ * racing a change of the echo, the tracking or the mode may follow the
+ * old setting, as it may with the mask.
+ */
+static bool update_extras(void)
 {
 	/* relaxed: the header's fields are changed under control_lock, or at boot */
-	uint32_t extras = __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
-			  __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED) ||
-			  __atomic_load_n(&stack_kinds, __ATOMIC_RELAXED) ||
-			  __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP;
+	bool now = tsc_high || __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
+		   __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED) ||
+		   __atomic_load_n(&stack_kinds, __ATOMIC_RELAXED) ||
+		   __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP;
+	bool changed = now != extras;
 
-	/* relaxed: a tracepoint racing the change may take either path; both check what they need
-	 */
-	__atomic_store_n(&ttrace_emit_extras, extras, __ATOMIC_RELAXED);
+	extras = now;
+	return changed;
 }
 
 /*
@@ -210,13 +245,20 @@ void ttrace_init(uint32_t num_cpus)
 	}
 	for (uint32_t i = 0; i < num_cpus; i++) {
 		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
+		/* the context byte too: only this CPU runs yet, in the kernel's context (0) */
 		cpus[i].trace_word1 = (uint64_t)i << TTRACE_WORD1_CPU_SHIFT;
 	}
+	/*
+	 * The straight path keeps bit 63 of the TSC as it comes: at 5 GHz it
+	 * takes 29 years from 2^62 to get there. A TSC set that high already
+	 * leaves the tracepoints on the slow path, which masks it.
+	 */
+	tsc_high = rdtsc() >> 62;
 	/* No cache of user-event definitions: the flight recorder prints them raw. */
 	ttrace_decoder_init(&decoder, &area, NULL);
 	/* relaxed: nothing emits before the mask is set below */
 	__atomic_store_n(&area.hdr->echo, boot_mask(kopts.ttrace_echo, "echo"), __ATOMIC_RELAXED);
-	update_extras();
+	(void)update_extras(); /* the sites are all off yet */
 	/* Only this CPU runs yet: the change needs no other stopped. */
 	smp_stop_others(change_mask,
 			&(struct mask_change){.op = TTRACE_OP_ENABLE,
@@ -284,14 +326,12 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 		nwords = stack_event(with_stack, data, nwords, stack);
 		data = with_stack;
 	}
+	/* the same pid, tid and context the straight path writes (percpu.h) */
 	struct ttrace_event ev = {
-	    .pid = t && t->proc ? t->proc->pid : 0,
-	    .tid = t ? t->tid : 0,
+	    .pid = (uint32_t)c->trace_ids,
+	    .tid = (uint32_t)(c->trace_ids >> 32),
 	    .kind = kind,
-	    .ctx = user		  ? TTRACE_CTX_USER
-		   : c->irq_depth ? TTRACE_CTX_IRQ
-		   : t && t->proc ? t->trace_ctx
-				  : TTRACE_CTX_KERNEL,
+	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(c),
 	    .nwords = nwords,
 	    .data = data,
 	};
@@ -322,10 +362,7 @@ void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 {
 	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
 	uint16_t kind = (uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT);
-	/*
-	 * The tracepoint's ttrace_emitN() jumped here (emit.c), so this
-	 * frame returns straight into the function that has the tracepoint.
-	 */
+	/* The tracepoint's site called this: the frame returns into the function that has it. */
 	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
 				    .user = stack_user_regs()};
 	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
@@ -407,6 +444,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		smp_stop_others(change_mask, &m);
 		return (int)m.mask;
 	}
+	bool move_sites = false;
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 	switch (op) {
 	case TTRACE_OP_MODE:
@@ -419,7 +457,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 			 * (the writer's load in ttrace_ring_reserve() is relaxed).
 			 */
 			__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELAXED);
-			update_extras();
+			move_sites |= update_extras();
 		}
 		break;
 	case TTRACE_OP_CLEAR:
@@ -432,7 +470,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		if (!err) {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->tracking, 1, __ATOMIC_RELAXED);
-			update_extras();
+			move_sites |= update_extras();
 		}
 		break;
 	case TTRACE_OP_UNTRACK:
@@ -440,7 +478,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		break;
 	case TTRACE_OP_UNTRACK_ALL:
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
-		update_extras();
+		move_sites |= update_extras();
 		process_untrack_all();
 		break;
 	case TTRACE_OP_STACK:
@@ -450,7 +488,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		} else {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&stack_kinds, arg, __ATOMIC_RELAXED);
-			update_extras();
+			move_sites |= update_extras();
 		}
 		break;
 	case TTRACE_OP_ECHO:
@@ -459,7 +497,7 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		} else {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->echo, arg, __ATOMIC_RELAXED);
-			update_extras();
+			move_sites |= update_extras();
 		}
 		break;
 	default:
@@ -468,6 +506,9 @@ int ttrace_control(uint32_t op, uint64_t arg)
 	}
 	uint64_t mask = ttrace_mask;
 	spin_unlock_irqrestore(&control_lock, flags);
+	if (move_sites) {
+		smp_stop_others(change_sites, NULL);
+	}
 	return err ? err : (int)mask;
 }
 

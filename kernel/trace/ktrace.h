@@ -16,9 +16,9 @@
  * away. Arguments are the kind's words, in the order abi/trace_kinds.def
  * names them.
  *
- * Context: ttrace_emit1() .. ttrace_emit5() write into the current CPU's ring; it must not
- * be preempted (the kernel never is) and may run in any context,
- * interrupt handlers included.
+ * Context: a tracepoint writes into the current CPU's ring (tracepoint.h);
+ * it must not be preempted (the kernel never is) and may run in any
+ * context, interrupt handlers included.
  */
 #ifndef SPOOR_TRACE_KTRACE_H
 #define SPOOR_TRACE_KTRACE_H
@@ -28,6 +28,7 @@
 
 #include "abi/trace.h"
 #include "arch/x86_64/static_branch.h"
+#include "trace/tracepoint.h"
 
 /* Every kind's category bit, by name: TTRACE_KMASK_mem_pf. */
 enum {
@@ -49,19 +50,6 @@ extern uint64_t ttrace_mask;
 #define TTRACE_WORD1_CTX_SHIFT	56
 #define TTRACE_KIND_WORD(kind)	((uint64_t)(kind) << TTRACE_WORD1_KIND_SHIFT)
 
-/*
- * Writes an event with 1..TTRACE_HEAD_WORDS words (every kernel kind fits
- * one slot) into this CPU's ring; kind_word is TTRACE_KIND_WORD(its kind),
- * ready to go into the entry. The words travel in registers: no array for
- * the call to store and the writer to load again.
- */
-void ttrace_emit1(uint64_t kind_word, uint64_t d0);
-void ttrace_emit2(uint64_t kind_word, uint64_t d0, uint64_t d1);
-void ttrace_emit3(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2);
-void ttrace_emit4(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3);
-void ttrace_emit5(uint64_t kind_word, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
-		  uint64_t d4);
-
 /* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 
@@ -80,19 +68,10 @@ void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
 #define TTRACE_ENABLED 1
 #endif
 
-/* ttrace_emit1 .. ttrace_emit5 by the number of words; more than 5 do not compile. */
-#define TTRACE_NTH_(a, b, c, d, e, n, ...) n
-#define TTRACE_PASTE_(a, b)		   a##b
-#define TTRACE_EMIT_(n)			   TTRACE_PASTE_(ttrace_emit, n)
-
 #if TTRACE_ENABLED
-#define TTRACE(name, ...)                                                                          \
-	do {                                                                                       \
-		if (__builtin_expect(static_branch(TTRACE_KMASK_##name), 0)) {                     \
-			TTRACE_EMIT_(TTRACE_NTH_(__VA_ARGS__, 5, 4, 3, 2, 1, 0))                   \
-			(TTRACE_KIND_WORD(TTRACE_KIND_##name), __VA_ARGS__);                       \
-		}                                                                                  \
-	} while (0)
+#define TTRACE(name, ...) ((void)TTRACE_SITE_(name, __VA_ARGS__))
+/* TTRACE() as an expression: true if the tracepoint was on (tracepoint.h). */
+#define TTRACE_TRIED(name, ...) TTRACE_SITE_(name, __VA_ARGS__)
 #else
 /* Compiled away, but the arguments still type-check. */
 #define TTRACE(name, ...)                                                                          \
@@ -102,6 +81,11 @@ void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
 			(void)ttrace_data_;                                                        \
 		}                                                                                  \
 	} while (0)
+#define TTRACE_TRIED(name, ...)                                                                    \
+	({                                                                                         \
+		TTRACE(name, __VA_ARGS__);                                                         \
+		false;                                                                             \
+	})
 #endif
 
 /*

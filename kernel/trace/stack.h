@@ -1,7 +1,7 @@
 /*
  * stack: call stacks for trace events (abi/trace.h, CALL STACKS). The
  * kernel's frames are walked through the frame pointers every kernel file
- * but emit.c keeps, within the current thread's kernel stack; the user's
+ * keeps, within the current thread's kernel stack; the user's
  * through the thread's saved user registers and its frame pointers, read
  * with the user copy in its no-fault mode: a page that is not there ends
  * the walk instead of being faulted in, so a walk takes no lock, never

@@ -1,5 +1,6 @@
-"""Kernel tracing: the boot banner, early tracing, the panic flight recorder, and
-tracepoints rewritten (static branches) while every CPU runs them."""
+"""Kernel tracing: the boot banner, early tracing, the panic flight recorder,
+tracepoints rewritten (static branches) while every CPU runs them, and
+interrupts nested inside a tracepoint's straight path."""
 
 import re
 
@@ -28,6 +29,25 @@ def test_unknown_trace_category_is_refused_with_the_known_ones(boot):
     spoor.expect(r"ttrace: unknown category 'memm' \(known: mem,sched,syscall,ipc,irq,proc,"
                  r"user,test,prof all\); tracing stays off")
     spoor.expect(r"mask none")
+    spoor.expect(re.escape(PROMPT))
+
+
+def test_interrupts_nested_at_every_instruction_of_a_tracepoint_keep_order_and_ledger(boot):
+    """selftest=tracenest single-steps enabled tracepoints on the boot CPU, so
+    that after every instruction of their straight path a debug exception
+    writes two events of its own, as an interrupt handler would: between the
+    load of head and the reservation, and between the reservation and the
+    commit. Read back with the readers' code, the ring holds every event
+    whole, in index order by time, and the ledger counts each."""
+    spoor = boot(smp=4, cmdline="selftest=tracenest", wait_prompt=False)
+    line = spoor.expect(r"tracenest: [^\r\n]*").group(0)
+    found = re.fullmatch(r"tracenest: ok, (\d+) steps through 8 tracepoints: (\d+) events, "
+                         r"(\d+) nested, timestamps in order, ledger exact, each tracepoint "
+                         r"nested between reserve and commit", line)
+    assert found, line
+    steps, events, nested = map(int, found.groups())
+    # Every tracepoint is stepped through: more than its instructions a step each.
+    assert steps > 8 * 20 and nested == 2 * steps and events == nested + 8, line
     spoor.expect(re.escape(PROMPT))
 
 

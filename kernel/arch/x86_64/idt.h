@@ -17,6 +17,7 @@
 #define VECTOR_SPURIOUS 0xff
 
 #define EXC_DIVIDE	       0
+#define EXC_DEBUG	       1
 #define EXC_NMI		       2
 #define EXC_INVALID_OPCODE     6
 #define EXC_DOUBLE_FAULT       8

@@ -64,10 +64,15 @@ struct cpu {
 	/* Memory (paging.c): the user space whose tables are loaded here, 0 for none. */
 	uint64_t user_pml4; /* [a] published before the CR3 write that loads them */
 
-	/* Tracing (kernel/trace). */
+	/*
+	 * Tracing (kernel/trace). The tracepoints' straight path
+	 * (trace/tracepoint.h) reads these through %gs, one instruction
+	 * each: the ring, and what the events written here now carry.
+	 */
 	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
-	uint32_t irq_depth;	       /* [o] interrupt handlers running: their events are irq */
-	uint64_t trace_word1;	       /* [I] id << 48: this CPU in word 1 of its ring's entries */
+	uint64_t
+	    trace_word1;    /* [o] cpu << 48 | ctx << 56: word 1 of an event here, but seq, kind */
+	uint64_t trace_ids; /* [o] pid | tid << 32 of the current thread (sched/switch.h) */
 	uint32_t usercopy_nofault; /* [o] > 0: a user copy's fault fails at once (stack walks) */
 	uint32_t profile_hz;	   /* [a] the profiler's rate asked for here, 0: off (profile.c) */
 	uint32_t profile_rate;	   /* [o] the rate the timer runs at for it, 0: off */
@@ -94,6 +99,31 @@ static inline struct cpu *this_cpu(void)
 
 	__asm__ volatile("mov %%gs:0, %0" : "=r"(c));
 	return c;
+}
+
+/* Where trace_word1 keeps the context (TTRACE_CTX_*): its top byte, little-endian. */
+#define PERCPU_TRACE_CTX_BYTE 7
+
+/* The context this CPU's events now carry. */
+static inline uint8_t percpu_trace_ctx(const struct cpu *c)
+{
+	return ((const uint8_t *)&c->trace_word1)[PERCPU_TRACE_CTX_BYTE];
+}
+
+/*
+ * Sets the context the events of the CPU running this carry from now on:
+ * one byte store through %gs, which an interrupt cannot split. A handler
+ * that changes it puts it back before it returns, so the code it
+ * interrupted never sees the change.
+ */
+static inline void percpu_set_trace_ctx(uint8_t ctx)
+{
+	/* "memory": C code reads the word too (this_cpu()->trace_word1) */
+	__asm__ volatile("movb %0, %%gs:%c1"
+			 :
+			 : "iq"(ctx),
+			   "i"(__builtin_offsetof(struct cpu, trace_word1) + PERCPU_TRACE_CTX_BYTE)
+			 : "memory");
 }
 
 /*

@@ -20,11 +20,11 @@ extern const struct static_branch_site _static_branches_start[], _static_branche
 /* The NOP static_branch() emits. */
 static const uint8_t nop5[SITE_BYTES] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 
-/* The five bytes site s holds when on. */
-static void jump_to(const struct static_branch_site *s, uint8_t insn[SITE_BYTES])
+/* The five bytes site s holds to jump to target. */
+static void jump_to(const struct static_branch_site *s, uint64_t target, uint8_t insn[SITE_BYTES])
 {
 	/* the target is in the kernel's text, well within 2 GiB of the site */
-	int32_t rel = (int32_t)(s->target - (s->code + SITE_BYTES));
+	int32_t rel = (int32_t)(target - (s->code + SITE_BYTES));
 
 	insn[0] = OP_JMP_REL32;
 	memcpy(insn + 1, &rel, sizeof(rel));
@@ -41,7 +41,7 @@ void static_branches_set(uint64_t mask)
 		uint8_t want[SITE_BYTES];
 
 		if (s->key & mask) {
-			jump_to(s, want);
+			jump_to(s, s->alt_key & mask ? s->alt_target : s->target, want);
 		} else {
 			memcpy(want, nop5, SITE_BYTES);
 		}

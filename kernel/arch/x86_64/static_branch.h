@@ -24,12 +24,21 @@
 
 /* One entry of .static_branches, as the asm below lays it out. */
 struct static_branch_site {
-	uint64_t code;	 /* the 5 bytes: a NOP (off) or a jmp rel32 to target (on) */
-	uint64_t target; /* the work */
-	uint64_t key;	 /* on while the mask has any of these bits */
+	uint64_t code;	     /* the 5 bytes: a NOP (off) or a jmp rel32 to target or alt_target */
+	uint64_t target;     /* the work */
+	uint64_t key;	     /* on while the mask has any of these bits */
+	uint64_t alt_target; /* the alternative work */
+	uint64_t alt_key;    /* on and with these bits too: jump to alt_target; 0 for none */
 };
 
-_Static_assert(sizeof(struct static_branch_site) == 24, "the .quad triple below");
+_Static_assert(sizeof(struct static_branch_site) == 40, "the .quad lines below");
+
+/* Where a site of static_branch_alt() jumps. */
+enum static_branch_way {
+	STATIC_BRANCH_OFF, /* nowhere: key is off */
+	STATIC_BRANCH_ON,  /* to the work */
+	STATIC_BRANCH_ALT, /* to the alternative work: alt_key is on too */
+};
 
 /* True while key's site is on. key must be a compile-time constant. */
 static inline __attribute__((always_inline)) bool static_branch(uint64_t key)
@@ -38,7 +47,7 @@ static inline __attribute__((always_inline)) bool static_branch(uint64_t key)
 	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
 		     ".pushsection .static_branches, \"a\"\n\t"
 		     ".balign 8\n\t"
-		     ".quad 1b, %l[on], %c0\n\t"
+		     ".quad 1b, %l[on], %c0, %l[on], 0\n\t"
 		     ".popsection"
 		     :
 		     : "i"(key)
@@ -50,8 +59,34 @@ on:
 }
 
 /*
- * Turns every site on whose key meets mask, every other one off; a site
- * already as wanted is not written. Interrupts off, and no other CPU
+ * Where key's site goes: nowhere while key is off, else to the alternative
+ * while alt_key is on too, else to the work. Both keys must be
+ * compile-time constants. The compiler turns the cases of a switch on the
+ * result into the jump's targets: nothing is tested at run time.
+ */
+static inline __attribute__((always_inline)) enum static_branch_way
+static_branch_alt(uint64_t key, uint64_t alt_key)
+{
+	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		     ".pushsection .static_branches, \"a\"\n\t"
+		     ".balign 8\n\t"
+		     ".quad 1b, %l[on], %c0, %l[alt], %c1\n\t"
+		     ".popsection"
+		     :
+		     : "i"(key), "i"(alt_key)
+		     :
+		     : on, alt);
+	return STATIC_BRANCH_OFF;
+on:
+	return STATIC_BRANCH_ON;
+alt:
+	return STATIC_BRANCH_ALT;
+}
+
+/*
+ * Turns every site on whose key meets mask, to its alternative where its
+ * alt_key meets mask too, every other one off; a site already as wanted
+ * is not written. Interrupts off, and no other CPU
  * running kernel code (inside smp_stop_others(), or before the others
  * start).
  */

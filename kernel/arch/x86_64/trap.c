@@ -19,6 +19,7 @@
 #include "sched/thread.h"
 #include "sched/watchdog.h"
 #include "trace/ktrace.h"
+#include "trace/nest_test.h"
 
 #define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
 #define PF_WRITE    (1u << 1)
@@ -107,7 +108,7 @@ static void user_exception(struct trap_frame *f, uint64_t cr2)
 	struct process *p = process_current();
 	struct uvm_fault_info info = {0};
 
-	thread_current()->trace_ctx = TTRACE_CTX_TRAP;
+	percpu_set_trace_ctx(TTRACE_CTX_TRAP);
 	irq_enable();
 	if (f->vector == EXC_PAGE_FAULT) {
 		TTRACE(mem_pf_entry, cr2, f->rip, f->error);
@@ -181,6 +182,10 @@ void trap_dispatch(struct trap_frame *f)
 		if (f->vector == EXC_NMI && watchdog_nmi(f)) {
 			return;
 		}
+		/* selftest=tracenest stepping through a tracepoint: the nested events */
+		if (f->vector == EXC_DEBUG && !from_user(f) && ttrace_nest_step()) {
+			return;
+		}
 		uint64_t cr2 = read_cr2(); /* before anything can fault again */
 		if (from_user(f) && f->vector != EXC_NMI && f->vector != EXC_MACHINE_CHECK) {
 			user_exception(f, cr2);
@@ -192,9 +197,11 @@ void trap_dispatch(struct trap_frame *f)
 		}
 		return;
 	}
-	struct cpu *c = this_cpu();
 	irq_handler_fn fn = irq_handlers[f->vector];
-	c->irq_depth++;
+	/* the handler's events are the interrupt's; the interrupted code's context comes back after
+	 */
+	uint8_t ctx = percpu_trace_ctx(this_cpu());
+	percpu_set_trace_ctx(TTRACE_CTX_IRQ);
 	TTRACE(irq_entry, f->vector);
 	if (fn) {
 		fn(f);
@@ -203,7 +210,7 @@ void trap_dispatch(struct trap_frame *f)
 		       percpu_current_id());
 	}
 	TTRACE(irq_exit, f->vector);
-	c->irq_depth--;
+	percpu_set_trace_ctx(ctx);
 	/* Spurious interrupts are not in service, so they take no EOI (SDM 3A 11.9). */
 	if (f->vector != VECTOR_SPURIOUS) {
 		apic_eoi();

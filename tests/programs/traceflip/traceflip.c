@@ -1,12 +1,15 @@
 /*
  * traceflip: turns every trace category but test on, then off, over and
  * over until killed, through traced as `trace on` and `trace off` do (run
- * it with `run -t`). Each change rewrites the kernel's tracepoints with
- * the other CPUs stopped (static branches), so a test runs this beside
- * busy programs to show the rewriting safe. The test category is left as
- * it is: its events come from the trace_test syscall, which reads the
- * mask rather than a tracepoint, and a test that keeps it on knows
- * exactly how many tracegen emits. After its first round it prints
+ * it with `run -t`). Between the two it asks for the call stacks of one
+ * kind no test emits, and stops asking after them: while any stack is
+ * asked for, every enabled tracepoint takes the slow path. Each change
+ * rewrites the kernel's tracepoints with the other CPUs stopped (static
+ * branches), so a test runs this beside busy programs to show the
+ * rewriting safe, between off, the straight path and the slow one. The
+ * test category is left as it is: a test that keeps it on knows exactly
+ * how many events tracegen emits, and gets them all whichever path they
+ * take. After its first round it prints
  *   traceflip: flipping
  * and on an error, the request that failed (exit 1).
  */
@@ -21,24 +24,32 @@
 
 #define FLIPPED (TTRACE_CAT_ALL & ~TTRACE_CAT(TEST))
 
-static void flip(uint32_t op)
+/* A kind with a stack asked for: a process's fault, which none of the test's programs has. */
+#define STACKED (1ull << TTRACE_KIND_proc_fault)
+
+static void request(uint32_t op, uint64_t arg, const char *what)
 {
-	long err = traced_request(op, FLIPPED, NULL, 0, NULL, 0, NULL);
+	long err = traced_request(op, arg, NULL, 0, NULL, 0, NULL);
 
 	if (err) {
-		printf("traceflip: %s: %s\n", op == TRACED_OP_ENABLE ? "enable" : "disable",
-		       strerror((int)-err));
+		printf("traceflip: %s: %s\n", what, strerror((int)-err));
 		exit(1);
 	}
 }
 
+static void round_trip(void)
+{
+	request(TRACED_OP_ENABLE, FLIPPED, "enable");
+	request(TRACED_OP_STACK, STACKED, "stack on");
+	request(TRACED_OP_DISABLE, FLIPPED, "disable");
+	request(TRACED_OP_STACK, 0, "stack off");
+}
+
 int main(void)
 {
-	flip(TRACED_OP_ENABLE);
-	flip(TRACED_OP_DISABLE);
+	round_trip();
 	printf("traceflip: flipping\n");
 	for (;;) {
-		flip(TRACED_OP_ENABLE);
-		flip(TRACED_OP_DISABLE);
+		round_trip();
 	}
 }

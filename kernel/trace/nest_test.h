@@ -1,0 +1,23 @@
+/*
+ * nest_test: selftest=tracenest, interrupts nested inside the tracepoints'
+ * straight path (tracepoint.h), at every instruction of it.
+ */
+#ifndef SPOOR_TRACE_NEST_TEST_H
+#define SPOOR_TRACE_NEST_TEST_H
+
+#include <stdbool.h>
+
+/*
+ * Single-steps a few enabled tracepoints on the boot CPU, each step's
+ * debug exception writing events of its own in between, then checks the
+ * ring and prints one line: "tracenest: ok, ..." or "tracenest: FAILED: ...".
+ */
+void ttrace_nest_test(void);
+
+/*
+ * A debug exception from the kernel: if ttrace_nest_test() is stepping,
+ * writes the nested events and returns true; else false (not ours).
+ */
+bool ttrace_nest_step(void);
+
+#endif

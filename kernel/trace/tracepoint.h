@@ -1,0 +1,178 @@
+/*
+ * tracepoint: what TTRACE() (ktrace.h) compiles to at each site.
+ *
+ * A site is one static branch with an alternative (static_branch.h):
+ *  - off, its category disabled: a 5-byte NOP;
+ *  - on: a jump to the straight path below, written out at the site (no
+ *    call, no frame, no argument moved into place);
+ *  - on while an extra is on too, anything the straight path does not do
+ *    (PID tracking, the echo, drop mode, call stacks) or cannot trust (a
+ *    TSC too high to keep bit 63 clear): a jump to a call of
+ *    ttrace_emit_slow(), which checks all of it.
+ * ttrace_control() moves every site between the three with every other
+ * CPU stopped, so the straight path tests nothing: that it runs says the
+ * category is on and no extra is.
+ *
+ * The straight path writes an event of one slot (every kernel kind fits
+ * one) into this CPU's ring in overwrite mode, W1-W3 of abi/trace.h:
+ *  W1. Load the low half of head (the index, if nothing nests), read the
+ *      TSC, then add 1 to head with xadd, one instruction an interrupt on
+ *      this CPU cannot split, without a lock (only this CPU writes head).
+ *      The ts is read between the two, so a ring's timestamps rise with
+ *      its indices: if an interrupt's events moved head in between (the
+ *      index xadd gave is not the one loaded), they hold the indices below
+ *      ours and were written whole before the handler returned, so the ts
+ *      becomes the one the event just below ours was published with. An
+ *      interrupt after the xadd takes the indices after ours, and reads
+ *      its ts after ours.
+ *  W2. Store TTRACE_TS_WRITING, then word 1 (seq, kind, cpu and the
+ *      context, from struct cpu), word 2 (pid, tid) and the five data
+ *      words. Every store on x86 is a release; the asm's "memory" clobber
+ *      keeps the compiler from moving any of the site's accesses across.
+ *  W3. Store the ts, with bit 1 flipped if the slot held that very ts (a
+ *      clock that stood still for a lap).
+ * The rare turns (a nested interrupt, a ts that stood still) are out of
+ * line in .text.unlikely.
+ */
+#ifndef SPOOR_TRACE_TRACEPOINT_H
+#define SPOOR_TRACE_TRACEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi/trace.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/static_branch.h"
+
+/*
+ * The static key of the extras: a bit no category has. ttrace_control()
+ * adds it to the mask it hands static_branches_set() while any extra is on.
+ * (A key is an asm immediate: below 2^31.)
+ */
+#define TTRACE_KEY_EXTRAS (1ull << 30)
+
+_Static_assert(TTRACE_CAT_ALL < TTRACE_KEY_EXTRAS, "a bit no category has");
+
+/* TTRACE_KIND_WORD(k) for each kind k (ktrace.c): word 1's kind, as a memory operand. */
+extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
+
+/*
+ * The full path for a tracepoint's event, for sites while an extra is on:
+ * kind_n is TTRACE_KIND_WORD(kind) with its number of words in the low
+ * byte, d0..d4 the words (zero past them). Checks PID tracking, the echo,
+ * the ring's mode, and walks the stack when asked. Called from the site
+ * itself, so its frame returns into the function that has the tracepoint.
+ */
+void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+		      uint64_t d4);
+
+/* The byte offsets the straight path reads through %gs. */
+#define TTRACE_PERCPU_STATE offsetof(struct cpu, trace_ring.state)
+#define TTRACE_PERCPU_SLOTS offsetof(struct cpu, trace_ring.slots)
+#define TTRACE_PERCPU_MASK  offsetof(struct cpu, trace_ring.index_mask)
+#define TTRACE_PERCPU_WORD1 offsetof(struct cpu, trace_word1)
+#define TTRACE_PERCPU_IDS   offsetof(struct cpu, trace_ids)
+
+_Static_assert(offsetof(struct ttrace_cpu, head) == 0, "(%[hp]) is head");
+_Static_assert(TTRACE_ENTRY_SIZE == 1 << 6 && TTRACE_HEAD_WORDS == 5, "the slot's stores below");
+_Static_assert(TTRACE_TS_WRITING == UINT64_MAX && TTRACE_TS_CONT == 1, "$-1, $-2 below");
+
+/*
+ * The straight path (see the top): an event of kind with the words d0..d4
+ * (zero past its own), on this CPU, not preempted. Any context.
+ */
+static inline __attribute__((always_inline)) void
+ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3, uint64_t d4)
+{
+	uint64_t head_p, w;
+
+	/*
+	 * inline: for GCC's inliner the asm is as small as can be (else it
+	 * counts its lines), so a site costs the function that has it no
+	 * inlining it had before.
+	 */
+	__asm__ volatile inline(
+	    /* W1 */
+	    "mov %%gs:%c[state], %[hp]\n\t"
+	    "mov (%[hp]), %k[w]\n\t"
+	    "rdtsc\n\t"
+	    "shl $32, %%rdx\n\t"
+	    "or %%rax, %%rdx\n\t"
+	    "and $-2, %%rdx\n\t"
+	    "mov $1, %%eax\n\t"
+	    "xadd %%rax, (%[hp])\n\t"
+	    "cmp %%eax, %k[w]\n\t"
+	    "jne .Lttrace_nested%=\n"
+	    ".Lttrace_reserved%=:\n\t"
+	    /* word 1 from its seq (in w), the kind and this CPU's part; the slot of the index */
+	    "or %[kind], %[w]\n\t"
+	    "or %%gs:%c[word1], %[w]\n\t"
+	    "and %%gs:%c[mask], %%eax\n\t"
+	    "shl $6, %%rax\n\t"
+	    "add %%gs:%c[slots], %%rax\n\t"
+	    "cmp %%rdx, (%%rax)\n\t"
+	    "je .Lttrace_stood%=\n"
+	    ".Lttrace_fresh%=:\n\t"
+	    /* W2 */
+	    "movq $-1, (%%rax)\n\t"
+	    "mov %[w], 8(%%rax)\n\t"
+	    "mov %%gs:%c[ids], %[w]\n\t"
+	    "mov %[w], 16(%%rax)\n\t"
+	    "movq %[d0], 24(%%rax)\n\t"
+	    "movq %[d1], 32(%%rax)\n\t"
+	    "movq %[d2], 40(%%rax)\n\t"
+	    "movq %[d3], 48(%%rax)\n\t"
+	    "movq %[d4], 56(%%rax)\n\t"
+	    /* W3 */
+	    "mov %%rdx, (%%rax)\n\t"
+	    ".pushsection .text.unlikely, \"ax\"\n"
+	    /* Nested events took the indices below ours (rax): the ts of the last of them. */
+	    ".Lttrace_nested%=:\n\t"
+	    "mov %%eax, %k[w]\n\t"
+	    "lea -1(%%rax), %%rdx\n\t"
+	    "and %%gs:%c[mask], %%edx\n\t"
+	    "shl $6, %%rdx\n\t"
+	    "add %%gs:%c[slots], %%rdx\n\t"
+	    "mov (%%rdx), %%rdx\n\t"
+	    "and $-2, %%rdx\n\t"
+	    "jmp .Lttrace_reserved%=\n"
+	    /* The slot holds this ts already (W3). */
+	    ".Lttrace_stood%=:\n\t"
+	    "xor $2, %%rdx\n\t"
+	    "jmp .Lttrace_fresh%=\n\t"
+	    ".popsection"
+	    /* cppcheck-suppress uninitvar ; outputs of an asm it does not parse (asm inline) */
+	    : [hp] "=&r"(head_p), [w] "=&r"(w)
+	    : [kind] "m"(ttrace_kind_words[kind]), [state] "i"(TTRACE_PERCPU_STATE),
+	      [slots] "i"(TTRACE_PERCPU_SLOTS), [mask] "i"(TTRACE_PERCPU_MASK),
+	      [word1] "i"(TTRACE_PERCPU_WORD1), [ids] "i"(TTRACE_PERCPU_IDS), [d0] "re"(d0),
+	      [d1] "re"(d1), [d2] "re"(d2), [d3] "re"(d3), [d4] "re"(d4)
+	    : "rax", "rdx", "cc", "memory");
+}
+
+/* The words of a tracepoint, padded with zeros to five; more than five do not compile. */
+#define TTRACE_WORDS_(...)		     TTRACE_FIVE_(__VA_ARGS__, 0, 0, 0, 0, 0)
+#define TTRACE_FIVE_(a, b, c, d, e, ...)     a, b, c, d, e
+#define TTRACE_COUNT_(a, b, c, d, e, n, ...) n
+#define TTRACE_NWORDS_(...)		     TTRACE_COUNT_(__VA_ARGS__, 5, 4, 3, 2, 1, 0)
+
+/*
+ * A tracepoint's site, as an expression: true if it was on (its event
+ * written, or handed to the slow path, which may still leave it out).
+ * The words are evaluated only on the way taken.
+ */
+#define TTRACE_SITE_(name, ...)                                                                    \
+	({                                                                                         \
+		enum static_branch_way ttrace_way_ =                                               \
+		    static_branch_alt(TTRACE_KMASK_##name, TTRACE_KEY_EXTRAS);                     \
+		if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0)) {                        \
+			ttrace_write_here(TTRACE_KIND_##name, TTRACE_WORDS_(__VA_ARGS__));         \
+		} else if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ALT, 0)) {                \
+			ttrace_emit_slow(TTRACE_KIND_WORD(TTRACE_KIND_##name) |                    \
+					     TTRACE_NWORDS_(__VA_ARGS__),                          \
+					 TTRACE_WORDS_(__VA_ARGS__));                              \
+		}                                                                                  \
+		ttrace_way_ != STATIC_BRANCH_OFF;                                                  \
+	})
+
+#endif
