@@ -7,6 +7,7 @@
 #include "bench/loops.h"
 
 #include "abi/trace.h"
+#include "arch/x86_64/cpu.h"
 #include "bench/lttng_probe.h"
 #include "trace/ktrace.h"
 #include "trace/ring_write.h"
@@ -26,15 +27,6 @@ static struct ttrace_ring *ring;
 static union ttrace_slot *floor_slots;
 static uint64_t floor_entries;
 static uint64_t floor_head;
-
-/* As kernel/arch/x86_64/cpu.h reads the TSC (loops.c cannot include a kernel arch header). */
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /*
  * What TTRACE() below refers to (trace/tracepoint.h): the kinds' words and
