@@ -35,14 +35,14 @@ static uint64_t floor_head;
  */
 const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
 
-void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4)
 {
 	const uint64_t data[] = {d0, d1, d2, d3, d4};
 	struct ttrace_event ev = {.ts = rdtsc(),
 				  .pid = BENCH_PID,
 				  .tid = BENCH_TID,
-				  .kind = (uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT),
+				  .kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT),
 				  .ctx = TTRACE_CTX_KERNEL,
 				  .nwords = (uint8_t)kind_n,
 				  .data = data};

@@ -357,11 +357,11 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	return stored;
 }
 
-void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4)
 {
 	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
-	uint16_t kind = (uint16_t)(kind_n >> TTRACE_WORD1_KIND_SHIFT);
+	uint16_t kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT);
 	/* The tracepoint's site called this: the frame returns into the function that has it. */
 	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
 				    .user = stack_user_regs()};

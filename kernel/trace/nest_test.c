@@ -3,14 +3,14 @@
  * (tracepoint.h) must leave a ring in index order by time, with every
  * event whole and counted, whatever interrupt lands wherever inside it.
  * Under emulation an interrupt arrives only between translated blocks, so
- * waiting for one to land inside the path proves nothing; instead the
- * boot CPU single-steps (RFLAGS.TF) through a few enabled tracepoints
- * with interrupts masked, and the debug exception after each instruction
- * writes two events, as an interrupt handler's irq_entry and irq_exit.
- * So an interrupt's events fall between every two instructions of each
- * tracepoint: between its load of head and its reservation (the path then
- * takes the ts below its own), and between its reservation and its
- * commit. Then the ring is read back with the readers' own code.
+ * waiting for one to land inside the path proves little; instead the boot
+ * CPU single-steps (RFLAGS.TF) through an enabled tracepoint with
+ * interrupts masked, once per instruction on the way: in pass k the debug
+ * exception after the k-th step writes two events, as an interrupt
+ * handler's irq_entry and irq_exit would. So some pass nests between the
+ * load of head and the exchange (which fails, and the path reads the
+ * clock again), and some between the reservation and the commit. Then
+ * the ring is read back with the readers' own code.
  */
 #include "trace/nest_test.h"
 
@@ -21,34 +21,56 @@
 #include "lib/printk.h"
 #include "trace/ktrace.h"
 
-#define STEPPED_TRACEPOINTS 8
-#define RFLAGS_TF	    (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
-#define READ_BATCH	    32
+#define PASSES_MAX 200	       /* far more steps than a tracepoint's path takes */
+#define RFLAGS_TF  (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
+#define READ_BATCH 32
 
-static bool stepping; /* [o] the boot CPU, while it steps */
-static uint64_t steps;
+/* [o] the boot CPU's, while it steps. */
+static bool stepping;
+static uint32_t nest_at; /* the step after which this pass's events are written */
+static uint32_t steps;	 /* steps taken in this pass */
+static bool nested;	 /* this pass's events are written */
+static uint32_t inside;	 /* passes whose events came between the tracepoint's reserve and commit */
 static struct ttrace_record batch[READ_BATCH];
+
+/*
+ * Whether the last index reserved on this CPU's ring is not written yet:
+ * the tracepoint stepped through has reserved its slot and not committed
+ * it. (Before it reserves, the last index is the last pass's, written.)
+ */
+static bool reserved_unwritten(const struct ttrace_ring *r)
+{
+	/* relaxed: this CPU's own ring, which only this CPU writes */
+	uint64_t last = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED) - 1;
+	const union ttrace_slot *s = ttrace_ring_slot(r, last);
+	uint64_t ts = __atomic_load_n(&s->word[0], __ATOMIC_RELAXED);
+	uint64_t seq = __atomic_load_n(&s->word[1], __ATOMIC_RELAXED) & UINT32_MAX;
+
+	return ts == TTRACE_TS_WRITING || seq != (last & UINT32_MAX);
+}
 
 bool ttrace_nest_step(void)
 {
 	if (!stepping) {
 		return false;
 	}
-	steps++;
-	uint8_t ctx = percpu_trace_ctx(this_cpu());
-	percpu_set_trace_ctx(TTRACE_CTX_IRQ);
-	TTRACE(irq_entry, EXC_DEBUG);
-	TTRACE(irq_exit, EXC_DEBUG);
-	percpu_set_trace_ctx(ctx);
+	if (steps++ == nest_at) {
+		uint8_t ctx = percpu_trace_ctx(this_cpu());
+
+		inside += reserved_unwritten(&this_cpu()->trace_ring);
+		percpu_set_trace_ctx(TTRACE_CTX_IRQ);
+		TTRACE(irq_entry, EXC_DEBUG);
+		TTRACE(irq_exit, EXC_DEBUG);
+		percpu_set_trace_ctx(ctx);
+		nested = true;
+	}
 	return true;
 }
 
-/* The tracepoints stepped through, with TF set around the call. */
-static __attribute__((noinline)) void stepped(void)
+/* The tracepoint stepped through, with TF set around the call. */
+static __attribute__((noinline)) void stepped(uint64_t pass)
 {
-	for (uint64_t i = 0; i < STEPPED_TRACEPOINTS; i++) {
-		TTRACE(test_tick, i);
-	}
+	TTRACE(test_tick, pass);
 }
 
 static void set_tf(bool on)
@@ -64,7 +86,7 @@ static void set_tf(bool on)
 struct findings {
 	const char *wrong;
 	uint64_t index; /* where */
-	uint64_t events, ticks, nested, nested_inside;
+	uint64_t events, ticks, nested;
 };
 
 /* Keeps the first thing found wrong, and where. */
@@ -76,24 +98,19 @@ static void found(struct findings *f, const char *wrong, uint64_t index)
 	}
 }
 
-/* One event, read in index order after prev_ts (the one before it), against the rules. */
-static void check_event(struct findings *f, const struct ttrace_record *e, uint64_t *prev_ts,
-			const struct ttrace_record *next)
+/* One event, read in index order after prev (NULL for the first), against the rules. */
+static void check_event(struct findings *f, const struct ttrace_record *prev,
+			const struct ttrace_record *e)
 {
 	f->events++;
-	if (e->ts < *prev_ts) {
+	if (prev && e->ts < prev->ts) {
 		found(f, "a timestamp below the one before it", e->index);
 	}
-	*prev_ts = e->ts;
 	if (e->kind == TTRACE_KIND_test_tick) {
 		if (e->data[0] != f->ticks || e->ncont) {
 			found(f, "a tracepoint's event with the wrong words", e->index);
 		}
 		f->ticks++;
-		/* the step after the reservation nests before the commit */
-		if (next && next->kind == TTRACE_KIND_irq_entry) {
-			f->nested_inside++;
-		}
 	} else if (e->kind == TTRACE_KIND_irq_entry || e->kind == TTRACE_KIND_irq_exit) {
 		if (e->data[0] != EXC_DEBUG || e->ctx != TTRACE_CTX_IRQ) {
 			found(f, "a nested event with the wrong words or context", e->index);
@@ -108,25 +125,18 @@ static void check_event(struct findings *f, const struct ttrace_record *e, uint6
 static void check_ring(struct findings *f, const struct ttrace_ring *r, uint64_t from, uint64_t to)
 {
 	struct ttrace_cursor c;
-	uint64_t prev_ts = 0;
+	struct ttrace_record prev;
+	bool first = true;
 	size_t n;
 
 	ttrace_cursor_init(&c, from);
 	c.end = to;
-	/* one event of lookahead: whether the step after a reservation nested */
-	struct ttrace_record pending;
-	bool have = false;
 	while ((n = ttrace_ring_read(r, &c, batch, READ_BATCH)) > 0) {
 		for (size_t i = 0; i < n; i++) {
-			if (have) {
-				check_event(f, &pending, &prev_ts, &batch[i]);
-			}
-			pending = batch[i];
-			have = true;
+			check_event(f, first ? NULL : &prev, &batch[i]);
+			prev = batch[i];
+			first = false;
 		}
-	}
-	if (have) {
-		check_event(f, &pending, &prev_ts, NULL);
 	}
 	if (c.lost || c.cleared || c.index != to) {
 		found(f, "entries lost or skipped", c.index);
@@ -148,40 +158,45 @@ void ttrace_nest_test(void)
 	/* Interrupts masked from the first count to the last: only the steps' events nest. */
 	uint64_t flags = irq_save();
 	int err = ttrace_ring_counts(r, &before);
-	stepping = true;
-	set_tf(true);
-	stepped();
-	set_tf(false);
-	stepping = false;
+	uint32_t passes = 0;
+	inside = 0;
+	do {
+		nest_at = passes++;
+		steps = 0;
+		nested = false;
+		stepping = true;
+		set_tf(true);
+		stepped(passes - 1);
+		set_tf(false);
+		stepping = false;
+	} while (nested && passes < PASSES_MAX); /* the last pass took fewer steps than nest_at */
 	err = err ? err : ttrace_ring_counts(r, &after);
 	irq_restore(flags);
 	ttrace_control(TTRACE_OP_DISABLE, cats & ~saved);
-	if (err) {
-		printk("tracenest: FAILED: no counts\n");
+	if (err || nested) {
+		printk("tracenest: FAILED: %s\n", err ? "no counts" : "steps without end");
 		return;
 	}
-	uint64_t from = before.head;
-	check_ring(&f, r, from, after.head);
-	if (!f.wrong && (f.ticks != STEPPED_TRACEPOINTS || f.nested != 2 * steps ||
-			 f.events != after.head - from)) {
-		f.wrong = "events missing or extra";
+	check_ring(&f, r, before.head, after.head);
+	if (f.ticks != passes || f.nested != 2 * (passes - 1) ||
+	    f.events != after.head - before.head) {
+		found(&f, "events missing or extra", after.head);
 	}
-	if (!f.wrong &&
-	    (after.emitted - before.emitted != f.events ||
-	     after.overwritten != before.overwritten || after.dropped != before.dropped)) {
-		f.wrong = "a ledger that does not add up";
+	if (after.emitted - before.emitted != f.events || after.overwritten != before.overwritten ||
+	    after.dropped != before.dropped) {
+		found(&f, "a ledger that does not add up", after.head);
 	}
-	if (!f.wrong && f.nested_inside != STEPPED_TRACEPOINTS) {
-		f.wrong = "a tracepoint no step nested into between reserve and commit";
+	if (!inside) {
+		found(&f, "no pass nested between a reservation and its commit", after.head);
 	}
 	if (f.wrong) {
 		printk("tracenest: FAILED: %s (index %lu; %lu events, %lu tracepoints, %lu nested, "
-		       "%lu steps)\n",
-		       f.wrong, f.index, f.events, f.ticks, f.nested, steps);
+		       "%u passes)\n",
+		       f.wrong, f.index, f.events, f.ticks, f.nested, passes);
 		return;
 	}
-	printk("tracenest: ok, %lu steps through %u tracepoints: %lu events, %lu nested, "
-	       "timestamps in order, ledger exact, each tracepoint nested between reserve and "
-	       "commit\n",
-	       steps, STEPPED_TRACEPOINTS, f.events, f.nested);
+	printk("tracenest: ok, %u passes through a tracepoint, an interrupt's events after the "
+	       "k-th step of pass k, %u of them between its reserve and commit: %lu events, "
+	       "timestamps in order, ledger exact\n",
+	       passes, inside, f.events);
 }

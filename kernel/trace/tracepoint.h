@@ -15,24 +15,22 @@
  *
  * The straight path writes an event of one slot (every kernel kind fits
  * one) into this CPU's ring in overwrite mode, W1-W3 of abi/trace.h:
- *  W1. Load the low half of head (the index, if nothing nests), read the
- *      TSC, then add 1 to head with xadd, one instruction an interrupt on
- *      this CPU cannot split, without a lock (only this CPU writes head).
- *      The ts is read between the two, so a ring's timestamps rise with
- *      its indices: if an interrupt's events moved head in between (the
- *      index xadd gave is not the one loaded), they hold the indices below
- *      ours and were written whole before the handler returned, so the ts
- *      becomes the one the event just below ours was published with. An
- *      interrupt after the xadd takes the indices after ours, and reads
- *      its ts after ours.
+ *  W1. Load head, read the TSC, then move head on from the value loaded
+ *      with cmpxchg, one instruction an interrupt on this CPU cannot
+ *      split, without a lock (only this CPU writes head). The ts is read
+ *      between the load and the exchange, so a ring's timestamps rise
+ *      with its indices: an interrupt whose events move head in between
+ *      makes the exchange fail, and the TSC is read again after them. An
+ *      interrupt after the exchange takes the indices after ours, and
+ *      reads its ts after ours.
  *  W2. Store TTRACE_TS_WRITING, then word 1 (seq, kind, cpu and the
  *      context, from struct cpu), word 2 (pid, tid) and the five data
  *      words. Every store on x86 is a release; the asm's "memory" clobber
  *      keeps the compiler from moving any of the site's accesses across.
  *  W3. Store the ts, with bit 1 flipped if the slot held that very ts (a
  *      clock that stood still for a lap).
- * The rare turns (a nested interrupt, a ts that stood still) are out of
- * line in .text.unlikely.
+ * The rare turns (an exchange an interrupt made fail, a ts that stood
+ * still) are out of line in .text.unlikely.
  */
 #ifndef SPOOR_TRACE_TRACEPOINT_H
 #define SPOOR_TRACE_TRACEPOINT_H
@@ -58,12 +56,14 @@ extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
 
 /*
  * The full path for a tracepoint's event, for sites while an extra is on:
- * kind_n is TTRACE_KIND_WORD(kind) with its number of words in the low
- * byte, d0..d4 the words (zero past them). Checks PID tracking, the echo,
- * the ring's mode, and walks the stack when asked. Called from the site
- * itself, so its frame returns into the function that has the tracepoint.
+ * kind_n is the kind << TTRACE_SLOW_KIND_SHIFT with its number of words
+ * below (a 32-bit immediate: each site sets it up), d0..d4 the words
+ * (zero past them). Checks PID tracking, the echo, the ring's mode, and
+ * walks the stack when asked. Called from the site itself, so its frame
+ * returns into the function that has the tracepoint.
  */
-void ttrace_emit_slow(uint64_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+#define TTRACE_SLOW_KIND_SHIFT 8
+void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4);
 
 /* The byte offsets the straight path reads through %gs. */
@@ -94,17 +94,18 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	__asm__ volatile inline(
 	    /* W1 */
 	    "mov %%gs:%c[state], %[hp]\n\t"
-	    "mov (%[hp]), %k[w]\n\t"
+	    "mov (%[hp]), %[w]\n"
+	    ".Lttrace_reserve%=:\n\t"
 	    "rdtsc\n\t"
 	    "shl $32, %%rdx\n\t"
 	    "or %%rax, %%rdx\n\t"
 	    "and $-2, %%rdx\n\t"
-	    "mov $1, %%eax\n\t"
-	    "xadd %%rax, (%[hp])\n\t"
-	    "cmp %%eax, %k[w]\n\t"
-	    "jne .Lttrace_nested%=\n"
-	    ".Lttrace_reserved%=:\n\t"
-	    /* word 1 from its seq (in w), the kind and this CPU's part; the slot of the index */
+	    "mov %[w], %%rax\n\t"
+	    "lea 1(%[w]), %[w]\n\t"
+	    "cmpxchg %[w], (%[hp])\n\t"
+	    "jne .Lttrace_again%=\n\t"
+	    /* word 1 from the index's low half (seq), the kind and this CPU's part; its slot */
+	    "mov %%eax, %k[w]\n\t"
 	    "or %[kind], %[w]\n\t"
 	    "or %%gs:%c[word1], %[w]\n\t"
 	    "and %%gs:%c[mask], %%eax\n\t"
@@ -126,16 +127,10 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	    /* W3 */
 	    "mov %%rdx, (%%rax)\n\t"
 	    ".pushsection .text.unlikely, \"ax\"\n"
-	    /* Nested events took the indices below ours (rax): the ts of the last of them. */
-	    ".Lttrace_nested%=:\n\t"
-	    "mov %%eax, %k[w]\n\t"
-	    "lea -1(%%rax), %%rdx\n\t"
-	    "and %%gs:%c[mask], %%edx\n\t"
-	    "shl $6, %%rdx\n\t"
-	    "add %%gs:%c[slots], %%rdx\n\t"
-	    "mov (%%rdx), %%rdx\n\t"
-	    "and $-2, %%rdx\n\t"
-	    "jmp .Lttrace_reserved%=\n"
+	    /* An interrupt's events moved head: from where they left it, with a new ts. */
+	    ".Lttrace_again%=:\n\t"
+	    "mov %%rax, %[w]\n\t"
+	    "jmp .Lttrace_reserve%=\n"
 	    /* The slot holds this ts already (W3). */
 	    ".Lttrace_stood%=:\n\t"
 	    "xor $2, %%rdx\n\t"
@@ -168,7 +163,7 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 		if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0)) {                        \
 			ttrace_write_here(TTRACE_KIND_##name, TTRACE_WORDS_(__VA_ARGS__));         \
 		} else if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ALT, 0)) {                \
-			ttrace_emit_slow(TTRACE_KIND_WORD(TTRACE_KIND_##name) |                    \
+			ttrace_emit_slow(TTRACE_KIND_##name << TTRACE_SLOW_KIND_SHIFT |            \
 					     TTRACE_NWORDS_(__VA_ARGS__),                          \
 					 TTRACE_WORDS_(__VA_ARGS__));                              \
 		}                                                                                  \

@@ -20,11 +20,17 @@ extern const struct static_branch_site _static_branches_start[], _static_branche
 /* The NOP static_branch() emits. */
 static const uint8_t nop5[SITE_BYTES] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 
-/* The five bytes site s holds to jump to target. */
-static void jump_to(const struct static_branch_site *s, uint64_t target, uint8_t insn[SITE_BYTES])
+/* The address an entry's field holds as an offset from itself. */
+static uintptr_t address(const int32_t *field)
+{
+	return (uintptr_t)field + (uintptr_t)(intptr_t)*field;
+}
+
+/* The five bytes the site at code holds to jump to target. */
+static void jump_to(uintptr_t code, uintptr_t target, uint8_t insn[SITE_BYTES])
 {
 	/* the target is in the kernel's text, well within 2 GiB of the site */
-	int32_t rel = (int32_t)(target - (s->code + SITE_BYTES));
+	int32_t rel = (int32_t)(target - (code + SITE_BYTES));
 
 	insn[0] = OP_JMP_REL32;
 	memcpy(insn + 1, &rel, sizeof(rel));
@@ -38,16 +44,18 @@ void static_branches_set(uint64_t mask)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct static_branch_site *s = &_static_branches_start[i];
+		uintptr_t code = address(&s->code);
 		uint8_t want[SITE_BYTES];
 
 		if (s->key & mask) {
-			jump_to(s, s->alt_key & mask ? s->alt_target : s->target, want);
+			jump_to(code, address(s->alt_key & mask ? &s->alt_target : &s->target),
+				want);
 		} else {
 			memcpy(want, nop5, SITE_BYTES);
 		}
-		if (memcmp((const void *)s->code, want, SITE_BYTES)) {
+		if (memcmp((const void *)code, want, SITE_BYTES)) {
 			/* The text is mapped read-only; its direct-map alias is writable. */
-			memcpy(phys_to_virt(virt_to_phys((const void *)s->code)), want, SITE_BYTES);
+			memcpy(phys_to_virt(virt_to_phys((const void *)code)), want, SITE_BYTES);
 		}
 	}
 }

@@ -7,7 +7,8 @@
  *
  * compiles to a NOP where the test would be, the work out of the straight
  * path. The NOP's address, the work's and the site's key (a compile-time
- * mask of bits) go into the section .static_branches, which kernel.ld
+ * mask of bits below 2^31) go into the section .static_branches, which
+ * kernel.ld
  * gathers between _static_branches_start and _static_branches_end.
  * static_branches_set() then makes every site whose key meets a mask a
  * jump to its work, and every other site the NOP again.
@@ -22,16 +23,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* One entry of .static_branches, as the asm below lays it out. */
+/*
+ * One entry of .static_branches, as the asm below lays it out: addresses
+ * as offsets from the field that holds them (the kernel's text is within
+ * 2 GiB of its tables), 20 bytes a site.
+ */
 struct static_branch_site {
-	uint64_t code;	     /* the 5 bytes: a NOP (off) or a jmp rel32 to target or alt_target */
-	uint64_t target;     /* the work */
-	uint64_t key;	     /* on while the mask has any of these bits */
-	uint64_t alt_target; /* the alternative work */
-	uint64_t alt_key;    /* on and with these bits too: jump to alt_target; 0 for none */
+	int32_t code;	    /* the 5 bytes: a NOP (off) or a jmp rel32 to target or alt_target */
+	int32_t target;	    /* the work */
+	int32_t alt_target; /* the alternative work */
+	uint32_t key;	    /* on while the mask has any of these bits */
+	uint32_t alt_key;   /* on and with these bits too: jump to alt_target; 0 for none */
 };
 
-_Static_assert(sizeof(struct static_branch_site) == 40, "the .quad lines below");
+_Static_assert(sizeof(struct static_branch_site) == 20, "the .long lines below");
 
 /* Where a site of static_branch_alt() jumps. */
 enum static_branch_way {
@@ -46,8 +51,8 @@ static inline __attribute__((always_inline)) bool static_branch(uint64_t key)
 	/* nopl 0x0(%rax,%rax,1), the 5-byte NOP of SDM 2B "NOP" */
 	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
 		     ".pushsection .static_branches, \"a\"\n\t"
-		     ".balign 8\n\t"
-		     ".quad 1b, %l[on], %c0, %l[on], 0\n\t"
+		     ".balign 4\n\t"
+		     ".long 1b - ., %l[on] - ., %l[on] - ., %c0, 0\n\t"
 		     ".popsection"
 		     :
 		     : "i"(key)
@@ -69,8 +74,8 @@ static_branch_alt(uint64_t key, uint64_t alt_key)
 {
 	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
 		     ".pushsection .static_branches, \"a\"\n\t"
-		     ".balign 8\n\t"
-		     ".quad 1b, %l[on], %c0, %l[alt], %c1\n\t"
+		     ".balign 4\n\t"
+		     ".long 1b - ., %l[on] - ., %l[alt] - ., %c0, %c1\n\t"
 		     ".popsection"
 		     :
 		     : "i"(key), "i"(alt_key)
