@@ -2,8 +2,10 @@
  * ktrace: the area, the emit path, the aux writer lock, control, the trace
  * capabilities' memory and the panic-time flight recorder.
  *
- * Lock order: control_lock (mask, mode, clear) and aux_lock (every aux
- * write, from thread context only) are leaves. The emit path takes none.
+ * Lock order: control_mutex (each ttrace_control(), held across its
+ * stops of the other CPUs), then control_lock (mask, mode, clear), a
+ * leaf, as aux_lock (every aux write, from thread context only) is. The
+ * emit path takes none.
  * The mask changes with every other CPU stopped (smp_stop_others()),
  * together with the tracepoints' static branches.
  */
@@ -29,6 +31,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/thread.h"
+#include "sched/wait.h"
 #include "trace/area_init.h"
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
@@ -75,6 +78,12 @@ static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names
 static struct name_holds names;	      /* [aux_lock] the program names kept */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
+/*
+ * Serialises ttrace_control(): each change and the moves of the sites it
+ * brings (change_sites()) run as one, so the sites always end as the last
+ * change left extras.
+ */
+static struct mutex control_mutex = {.wq = WAITQ_INIT(control_mutex.wq)};
 
 /* Lays out the header for ring_kb and aux_kb; returns the area's size, or 0. */
 static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring_kb,
@@ -155,9 +164,9 @@ static uint64_t boot_mask(const char *list, const char *what)
 /*
  * control_lock held (or boot): recomputes extras from the header. Returns
  * true if it changed: the caller then moves the sites (change_sites()),
- * once it holds no lock. Until then they go on as before: a tracepoint
- * racing a change of the echo, the tracking or the mode may follow the
- * old setting, as it may with the mask.
+ * once it holds no lock. An extra coming on has had the sites moved
+ * first (control()); one going off leaves them on the slow path until
+ * they move, which costs time, not events.
  */
 static bool update_extras(void)
 {
@@ -241,6 +250,7 @@ void ttrace_init(uint32_t num_cpus)
 	    memobj_wrap(phys, PAGE_ALIGN_UP(size) / PAGE_SIZE, &area_obj) ||
 	    memobj_wrap(phys + h.reader_offset, h.reader_bytes / PAGE_SIZE, &reader_obj)) {
 		printk("ttrace: cannot prepare the trace area; tracing is off\n");
+		area = (struct ttrace_area){0}; /* ttrace_control() refuses without one */
 		return;
 	}
 	for (uint32_t i = 0; i < num_cpus; i++) {
@@ -417,12 +427,33 @@ void ttrace_proc_freed(uint32_t pid)
 	spin_unlock_irqrestore(&aux_lock, flags);
 }
 
-int ttrace_control(uint32_t op, uint64_t arg)
+/* Whether op with arg may turn an extra on, if it passes its checks. */
+static bool may_add_extra(uint32_t op, uint64_t arg)
+{
+	return op == TTRACE_OP_TRACK || (op == TTRACE_OP_MODE && arg == TTRACE_MODE_DROP) ||
+	       ((op == TTRACE_OP_ECHO || op == TTRACE_OP_STACK) && arg);
+}
+
+/* ttrace_control(), control_mutex held. */
+static int control(uint32_t op, uint64_t arg)
 {
 	int err = 0;
 
-	if (!area.hdr) {
-		return -ENOMEM;
+	if (may_add_extra(op, arg)) {
+		/*
+		 * The sites go to the slow path before the setting takes
+		 * effect, so no straight path runs past it (overwriting in
+		 * drop mode, recording an untracked pid). If op then fails,
+		 * update_extras() below brings them back.
+		 */
+		uint64_t flags = spin_lock_irqsave(&control_lock);
+		bool move = !extras;
+
+		extras = true;
+		spin_unlock_irqrestore(&control_lock, flags);
+		if (move) {
+			smp_stop_others(change_sites, NULL);
+		}
 	}
 	if (op == TTRACE_OP_PROFILE) {
 		uint32_t hz = TTRACE_PROFILE_HZ(arg);
@@ -510,6 +541,17 @@ int ttrace_control(uint32_t op, uint64_t arg)
 		smp_stop_others(change_sites, NULL);
 	}
 	return err ? err : (int)mask;
+}
+
+int ttrace_control(uint32_t op, uint64_t arg)
+{
+	if (!area.hdr) {
+		return -ENOMEM;
+	}
+	mutex_lock(&control_mutex);
+	int ret = control(op, arg);
+	mutex_unlock(&control_mutex);
+	return ret;
 }
 
 struct memobj *ttrace_area_object(void)

@@ -50,6 +50,8 @@ extern uint64_t ttrace_mask;
 #define TTRACE_WORD1_CTX_SHIFT	56
 #define TTRACE_KIND_WORD(kind)	((uint64_t)(kind) << TTRACE_WORD1_KIND_SHIFT)
 
+_Static_assert(TTRACE_WORD1_CTX_SHIFT == 8 * PERCPU_TRACE_CTX_BYTE, "struct cpu's trace_word1");
+
 /* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 
@@ -113,9 +115,11 @@ void ttrace_proc_freed(uint32_t pid);
  * Returns the mask in force afterwards (>= 0), -EINVAL for an unknown op,
  * mode or category bit, -ENOENT for a pid no live process has (TRACK,
  * UNTRACK), or -ENOMEM when boot left tracing without an area. Lock
- * order: the control lock, then the process table's. ENABLE and DISABLE
- * stop every other CPU while they change the tracepoints: callers follow
- * smp_stop_others()'s rules (interrupts on, no spinlock held).
+ * order: the control lock, then the process table's. ENABLE and DISABLE,
+ * and the changes that turn the first of tracking, echo, stacks or drop
+ * mode on or the last off, stop every other CPU while they rewrite the
+ * tracepoints: callers follow smp_stop_others()'s rules (interrupts on,
+ * no spinlock held) and may sleep (one change at a time).
  */
 int ttrace_control(uint32_t op, uint64_t arg);
 

@@ -10,7 +10,10 @@
  * handler's irq_entry and irq_exit would. So some pass nests between the
  * load of head and the exchange (which fails, and the path reads the
  * clock again), and some between the reservation and the commit. Then
- * the ring is read back with the readers' own code.
+ * the ring is read back with the readers' own code. It tests the straight
+ * path, so it wants no extra on (no ttrace.echo= beside it): the slow
+ * path reads the clock with interrupts masked, which a debug exception
+ * ignores.
  */
 #include "trace/nest_test.h"
 
@@ -27,22 +30,28 @@
 
 /* [o] the boot CPU's, while it steps. */
 static bool stepping;
-static uint32_t nest_at; /* the step after which this pass's events are written */
-static uint32_t steps;	 /* steps taken in this pass */
-static bool nested;	 /* this pass's events are written */
-static uint32_t inside;	 /* passes whose events came between the tracepoint's reserve and commit */
+static uint32_t nest_at;   /* the step after which this pass's events are written */
+static uint32_t steps;	   /* steps taken in this pass */
+static bool nested;	   /* this pass's events are written */
+static uint64_t pass_head; /* the ring's head when this pass began */
+static uint32_t inside; /* passes whose events came between the tracepoint's reserve and commit */
 static struct ttrace_record batch[READ_BATCH];
 
 /*
- * Whether the last index reserved on this CPU's ring is not written yet:
- * the tracepoint stepped through has reserved its slot and not committed
- * it. (Before it reserves, the last index is the last pass's, written.)
+ * Whether the tracepoint stepped through has reserved its slot and not
+ * committed it: an index was reserved in this pass, and the last one is
+ * not written yet. (This pass's nested events come after the check.)
  */
 static bool reserved_unwritten(const struct ttrace_ring *r)
 {
 	/* relaxed: this CPU's own ring, which only this CPU writes */
-	uint64_t last = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED) - 1;
+	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
+	uint64_t last = head - 1;
 	const union ttrace_slot *s = ttrace_ring_slot(r, last);
+
+	if (head == pass_head) {
+		return false;
+	}
 	uint64_t ts = __atomic_load_n(&s->word[0], __ATOMIC_RELAXED);
 	uint64_t seq = __atomic_load_n(&s->word[1], __ATOMIC_RELAXED) & UINT32_MAX;
 
@@ -87,6 +96,9 @@ struct findings {
 	const char *wrong;
 	uint64_t index; /* where */
 	uint64_t events, ticks, nested;
+	uint64_t ids;	  /* the pid and tid every event must carry (this CPU's, as stepped) */
+	uint8_t cpu;	  /* this CPU */
+	uint8_t tick_ctx; /* the context the stepped tracepoint ran in */
 };
 
 /* Keeps the first thing found wrong, and where. */
@@ -106,14 +118,18 @@ static void check_event(struct findings *f, const struct ttrace_record *prev,
 	if (prev && e->ts < prev->ts) {
 		found(f, "a timestamp below the one before it", e->index);
 	}
+	if (e->cpu != f->cpu || e->pid != (uint32_t)f->ids || e->tid != f->ids >> 32 || e->ncont ||
+	    e->data[1] || e->data[2] || e->data[3] || e->data[4]) {
+		found(f, "an event with the wrong cpu, pid, tid or words", e->index);
+	}
 	if (e->kind == TTRACE_KIND_test_tick) {
-		if (e->data[0] != f->ticks || e->ncont) {
-			found(f, "a tracepoint's event with the wrong words", e->index);
+		if (e->data[0] != f->ticks || e->ctx != f->tick_ctx) {
+			found(f, "a tracepoint's event with the wrong word or context", e->index);
 		}
 		f->ticks++;
 	} else if (e->kind == TTRACE_KIND_irq_entry || e->kind == TTRACE_KIND_irq_exit) {
 		if (e->data[0] != EXC_DEBUG || e->ctx != TTRACE_CTX_IRQ) {
-			found(f, "a nested event with the wrong words or context", e->index);
+			found(f, "a nested event with the wrong word or context", e->index);
 		}
 		f->nested++;
 	} else {
@@ -149,7 +165,9 @@ void ttrace_nest_test(void)
 	uint64_t saved = ttrace_mask;
 	struct ttrace_ring *r = &this_cpu()->trace_ring;
 	struct ttrace_counts before, after;
-	struct findings f = {0};
+	struct findings f = {.ids = this_cpu()->trace_ids,
+			     .cpu = (uint8_t)this_cpu()->id,
+			     .tick_ctx = percpu_trace_ctx(this_cpu())};
 
 	if (ttrace_control(TTRACE_OP_ENABLE, cats) < 0) {
 		printk("tracenest: FAILED: no tracing to test\n");
@@ -164,6 +182,8 @@ void ttrace_nest_test(void)
 		nest_at = passes++;
 		steps = 0;
 		nested = false;
+		/* relaxed: this CPU's own ring */
+		pass_head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
 		stepping = true;
 		set_tf(true);
 		stepped(passes - 1);

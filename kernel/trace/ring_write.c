@@ -9,8 +9,9 @@
  * add reserves it, one load reads the ts the slot held, nine stores
  * write it, with no loop and no copy. Drop mode's reservation and events
  * with continuations (user events) take the out-of-line paths below.
- * (The kernel's tracepoints take the same steps in their own
- * instructions, written out at each site: trace/tracepoint.h.)
+ * (The kernel's tracepoints write the same entries with instructions of
+ * their own at each site, reserving by compare-and-exchange so as to read
+ * the clock in between: trace/tracepoint.h.)
  */
 #include "trace/ring_write.h"
 

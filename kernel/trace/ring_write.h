@@ -12,9 +12,9 @@
  * ring's CPU, without a lock (Linux's local_t), so a handler's write
  * nests inside an interrupted one and takes the indices after it. (The
  * kernel keeps timestamps in index order: its tracepoints read the clock
- * between loading head and the add, and take the ts below theirs if an
- * interrupt's events came in between, tracepoint.h; its other events
- * reserve with interrupts off, ktrace.c.)
+ * between loading head and an exchange that an interrupt's event makes
+ * fail, tracepoint.h; its other events reserve with interrupts off,
+ * ktrace.c.)
  * An event of one slot, as every kernel kind is, takes
  * a straight path; events with continuations an out-of-line one. No
  * locks, no locked instructions, no allocation, never blocks.

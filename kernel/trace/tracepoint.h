@@ -4,7 +4,7 @@
  * A site is one static branch with an alternative (static_branch.h):
  *  - off, its category disabled: a 5-byte NOP;
  *  - on: a jump to the straight path below, written out at the site (no
- *    call, no frame, no argument moved into place);
+ *    call, no frame, the words stored from wherever the site has them);
  *  - on while an extra is on too, anything the straight path does not do
  *    (PID tracking, the echo, drop mode, call stacks) or cannot trust (a
  *    TSC too high to keep bit 63 clear): a jump to a call of
@@ -145,7 +145,7 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	    : "rax", "rdx", "cc", "memory");
 }
 
-/* The words of a tracepoint, padded with zeros to five; more than five do not compile. */
+/* The words of a tracepoint, padded with zeros to five (TTRACE_SITE_ refuses more). */
 #define TTRACE_WORDS_(...)		     TTRACE_FIVE_(__VA_ARGS__, 0, 0, 0, 0, 0)
 #define TTRACE_FIVE_(a, b, c, d, e, ...)     a, b, c, d, e
 #define TTRACE_COUNT_(a, b, c, d, e, n, ...) n
@@ -158,6 +158,9 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
  */
 #define TTRACE_SITE_(name, ...)                                                                    \
 	({                                                                                         \
+		_Static_assert(sizeof((uint64_t[]){__VA_ARGS__}) <=                                \
+				   TTRACE_HEAD_WORDS * sizeof(uint64_t),                           \
+			       "a tracepoint has at most five words");                             \
 		enum static_branch_way ttrace_way_ =                                               \
 		    static_branch_alt(TTRACE_KMASK_##name, TTRACE_KEY_EXTRAS);                     \
 		if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0)) {                        \

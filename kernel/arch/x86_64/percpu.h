@@ -70,9 +70,9 @@ struct cpu {
 	 * each: the ring, and what the events written here now carry.
 	 */
 	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
-	uint64_t
-	    trace_word1;    /* [o] cpu << 48 | ctx << 56: word 1 of an event here, but seq, kind */
-	uint64_t trace_ids; /* [o] pid | tid << 32 of the current thread (sched/switch.h) */
+	/* [o] cpu << 48 | ctx << 56: word 1 of the events written here, but seq and kind */
+	uint64_t trace_word1;
+	uint64_t trace_ids;	   /* [o] pid | tid << 32 of the current thread (sched/switch.h) */
 	uint32_t usercopy_nofault; /* [o] > 0: a user copy's fault fails at once (stack walks) */
 	uint32_t profile_hz;	   /* [a] the profiler's rate asked for here, 0: off (profile.c) */
 	uint32_t profile_rate;	   /* [o] the rate the timer runs at for it, 0: off */

@@ -8,10 +8,20 @@
  * compiles to a NOP where the test would be, the work out of the straight
  * path. The NOP's address, the work's and the site's key (a compile-time
  * mask of bits below 2^31) go into the section .static_branches, which
- * kernel.ld
- * gathers between _static_branches_start and _static_branches_end.
- * static_branches_set() then makes every site whose key meets a mask a
- * jump to its work, and every other site the NOP again.
+ * kernel.ld gathers between _static_branches_start and
+ * _static_branches_end. static_branches_set() then makes every site whose
+ * key meets a mask a jump to its work, and every other site the NOP again.
+ *
+ * A site may also have an alternative, work for while a second key meets
+ * the mask too:
+ *
+ *	switch (static_branch_alt(KEY, ALT_KEY)) {
+ *	case STATIC_BRANCH_ON: the work; break;
+ *	case STATIC_BRANCH_ALT: the same work, the careful way; break;
+ *	}
+ *
+ * The tracepoints keep their straight path free of tests for what is
+ * rarely on this way (trace/tracepoint.h): one jump, to one or the other.
  *
  * Every site starts off: the NOP is what the compiler emitted. The code is
  * changed through the direct map, which aliases the read-only kernel text

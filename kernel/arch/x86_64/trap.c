@@ -198,8 +198,7 @@ void trap_dispatch(struct trap_frame *f)
 		return;
 	}
 	irq_handler_fn fn = irq_handlers[f->vector];
-	/* the handler's events are the interrupt's; the interrupted code's context comes back after
-	 */
+	/* the handler's events are the interrupt's; the interrupted code's come back after */
 	uint8_t ctx = percpu_trace_ctx(this_cpu());
 	percpu_set_trace_ctx(TTRACE_CTX_IRQ);
 	TTRACE(irq_entry, f->vector);
