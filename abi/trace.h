@@ -239,7 +239,7 @@
 
 #define TTRACE_MAGIC	     0x43525454u /* "TTRC" */
 #define TTRACE_VERSION_MAJOR 1
-#define TTRACE_VERSION_MINOR 2
+#define TTRACE_VERSION_MINOR 3
 #define TTRACE_SHARED_LAYOUT 1 /* struct ttrace_entry, ttrace_cont, ttrace_aux_record */
 #define TTRACE_CPU_LAYOUT    1 /* struct ttrace_cpu, ttrace_reader_cpu, the rings */
 
@@ -495,7 +495,12 @@ struct ttrace_header {
 	uint64_t aux_last;	  /* [A] end of the newest record in the ring */
 	uint64_t aux_evicted;	  /* [A] records the ring has overwritten */
 	uint64_t echo;		  /* [C] categories echoed on the console (TTRACE_OP_ECHO) */
-	uint64_t reserved1[9];	  /* zero */
+
+	/* Minor 3 on. */
+	uint64_t stack_kinds;  /* [C] kinds whose events carry their call stack (TTRACE_OP_STACK) */
+	uint32_t profile_hz;   /* [C] the profiler's rate (TTRACE_OP_PROFILE); 0: off */
+	uint32_t profile_cpus; /* [C] the CPUs it samples, bit c for CPU c; 0: off */
+	uint64_t reserved1[7]; /* zero */
 
 	struct ttrace_cpu cpu[TTRACE_MAX_CPUS];
 
@@ -534,7 +539,10 @@ _Static_assert(offsetof(struct ttrace_header, aux_first) == 0x98, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_last) == 0xa0, "abi");
 _Static_assert(offsetof(struct ttrace_header, aux_evicted) == 0xa8, "abi");
 _Static_assert(offsetof(struct ttrace_header, echo) == 0xb0, "abi");
-_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xb8, "abi");
+_Static_assert(offsetof(struct ttrace_header, stack_kinds) == 0xb8, "abi");
+_Static_assert(offsetof(struct ttrace_header, profile_hz) == 0xc0, "abi");
+_Static_assert(offsetof(struct ttrace_header, profile_cpus) == 0xc4, "abi");
+_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xc8, "abi");
 _Static_assert(offsetof(struct ttrace_header, cpu) == 0x100, "abi");
 _Static_assert(offsetof(struct ttrace_header, clear_log) == 0x300, "abi");
 _Static_assert(sizeof(struct ttrace_header) <= TTRACE_PAGE_SIZE, "abi");
@@ -647,13 +655,15 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      "ttrace: echo skipped N events" says how many.
  *   TTRACE_OP_STACK    arg: kind bits (bit k for kind k, user excepted):
  *                      from then on each event of those kinds carries
- *                      its call stack (CALL STACKS); 0 for none.
+ *                      its call stack (CALL STACKS); 0 for none. The
+ *                      header's stack_kinds says which.
  *   TTRACE_OP_PROFILE  arg: TTRACE_PROFILE_ARG(hz, cpus): every CPU in
  *                      cpus takes a timer interrupt hz times a second
  *                      and records a prof_sample with its stack (while
  *                      the prof category is on: PROFILE turns it on, or
  *                      off for hz 0). hz TTRACE_PROFILE_HZ_MIN..MAX;
- *                      cpus a nonempty set of the running CPUs.
+ *                      cpus a nonempty set of the running CPUs. The
+ *                      header's profile_hz and profile_cpus say which.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */

@@ -215,7 +215,7 @@
 #include "abi/trace.h"
 
 #define TRACED_NAME	 "traced"
-#define TRACED_PROTOCOL	 2    /* 2: the cursor tells losses apart */
+#define TRACED_PROTOCOL	 3 /* 2: the cursor tells losses apart; 3: STATUS says stacks, profiler */
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
 #define TRACED_OP_STATUS     1
@@ -283,10 +283,13 @@ struct traced_status {
 	uint32_t tracking; /* 1: PID tracking is on */
 	uint32_t ntracked; /* live tracked processes; tracked[] holds the first of them */
 	uint32_t tracked[TRACED_TRACKED_MAX];
-	uint64_t echo; /* the categories the kernel echoes on its console */
+	uint64_t echo;	       /* the categories the kernel echoes on its console */
+	uint64_t stack_kinds;  /* the kinds whose events carry their call stack (STACK) */
+	uint32_t profile_hz;   /* the profiler's rate, 0: off (PROFILE) */
+	uint32_t profile_cpus; /* the CPUs it samples, bit c for CPU c */
 };
 
-_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 8, "abi");
+_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 24, "abi");
 _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*

@@ -66,10 +66,7 @@ const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT] = {
 static bool extras;
 static bool tsc_high; /* [I] the TSC was past 2^62 at boot */
 
-/* [control_lock, a] Kinds whose events carry their call stack (TTRACE_OP_STACK): bit k, kind k. */
-static uint64_t stack_kinds;
-
-_Static_assert(TTRACE_KIND_LIMIT <= 64, "stack_kinds: a bit a kind");
+_Static_assert(TTRACE_KIND_LIMIT <= 64, "the header's stack_kinds: a bit a kind");
 
 static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
@@ -173,7 +170,7 @@ static bool update_extras(void)
 	/* relaxed: the header's fields are changed under control_lock, or at boot */
 	bool now = tsc_high || __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
 		   __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED) ||
-		   __atomic_load_n(&stack_kinds, __ATOMIC_RELAXED) ||
+		   __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) ||
 		   __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP;
 	bool changed = now != extras;
 
@@ -376,7 +373,7 @@ void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
 				    .user = stack_user_regs()};
 	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
-	bool stacked = __atomic_load_n(&stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
+	bool stacked = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
 
 	emit(kind, data, (uint8_t)kind_n, false, stacked ? &start : NULL);
 }
@@ -462,6 +459,10 @@ static int control(uint32_t op, uint64_t arg)
 		if (err) {
 			return err;
 		}
+		/* relaxed: for readers to report, as the mask */
+		__atomic_store_n(&area.hdr->profile_hz, hz, __ATOMIC_RELAXED);
+		__atomic_store_n(&area.hdr->profile_cpus, hz ? TTRACE_PROFILE_CPUS(arg) : 0,
+				 __ATOMIC_RELAXED);
 		/* the samples' category follows: on with the profiler, off without it */
 		op = hz ? TTRACE_OP_ENABLE : TTRACE_OP_DISABLE;
 		arg = TTRACE_CAT(PROF);
@@ -518,7 +519,7 @@ static int control(uint32_t op, uint64_t arg)
 			err = -EINVAL;
 		} else {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
-			__atomic_store_n(&stack_kinds, arg, __ATOMIC_RELAXED);
+			__atomic_store_n(&area.hdr->stack_kinds, arg, __ATOMIC_RELAXED);
 			move_sites |= update_extras();
 		}
 		break;

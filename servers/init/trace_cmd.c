@@ -175,6 +175,7 @@ static void verb_status(const struct trace_verb *verb, int argc, char **argv)
 	print_tracking(&st);
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
+	trace_prof_status(&st);
 	trace_record_status();
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];

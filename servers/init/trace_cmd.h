@@ -58,6 +58,10 @@ void trace_verb_hist(const struct trace_verb *verb, int argc, char **argv);
 void trace_verb_stack(const struct trace_verb *verb, int argc, char **argv);
 void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv);
 
+/* trace status's lines for the two: "stacks: KINDS|off", "profile: CPUS at HZ Hz|off". */
+struct traced_status;
+void trace_prof_status(const struct traced_status *st);
+
 /* `trace top [SECONDS]`: the hottest kernel functions of the profiler's samples (trace_top.c). */
 void trace_verb_top(const struct trace_verb *verb, int argc, char **argv);
 

@@ -97,6 +97,30 @@ void trace_verb_stack(const struct trace_verb *verb, int argc, char **argv)
 	printf("trace: call stacks on %s\n", names);
 }
 
+void trace_prof_status(const struct traced_status *st)
+{
+	char names[NAMES_MAX];
+	uint32_t every = (uint32_t)((1ull << st->num_cpus) - 1);
+
+	kinds_format(st->stack_kinds, names, sizeof(names));
+	printf("stacks: %s\n", st->stack_kinds ? names : "off");
+	if (!st->profile_hz) {
+		printf("profile: off\n");
+		return;
+	}
+	if (st->profile_cpus == every) {
+		printf("profile: every cpu at %u Hz\n", st->profile_hz);
+		return;
+	}
+	printf("profile: cpu");
+	for (uint32_t c = 0; c < st->num_cpus; c++) {
+		if (st->profile_cpus >> c & 1) {
+			printf(" %u", c);
+		}
+	}
+	printf(" at %u Hz\n", st->profile_hz);
+}
+
 /* A CPU word: a number below the CPU count. */
 static bool cpu_word(const char *w, uint32_t num_cpus, uint32_t *cpu)
 {

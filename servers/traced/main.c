@@ -74,6 +74,9 @@ static int op_status(const struct request *req, struct reply *rep)
 	st.pid = req->pid;
 	st.tracking = __atomic_load_n(&h->tracking, __ATOMIC_RELAXED);
 	st.echo = __atomic_load_n(&h->echo, __ATOMIC_RELAXED);
+	st.stack_kinds = __atomic_load_n(&h->stack_kinds, __ATOMIC_RELAXED);
+	st.profile_hz = __atomic_load_n(&h->profile_hz, __ATOMIC_RELAXED);
+	st.profile_cpus = __atomic_load_n(&h->profile_cpus, __ATOMIC_RELAXED);
 	tracked_list(&st);
 	memcpy(rep->buf, &st, sizeof(st));
 	rep->len = sizeof(st);

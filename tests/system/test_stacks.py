@@ -72,6 +72,29 @@ def test_stack_choice_is_said_and_refused_for_unknown_names(spoor):
     assert "trace: call stacks off" in spoor.command("trace stack off")
 
 
+def status_line(spoor, name):
+    """trace status's line that starts with name: its rest."""
+    out = spoor.command("trace status")
+    m = re.search(rf"^{name}: (.*?)\r*$", out, re.MULTILINE)
+    assert m, out
+    return m.group(1)
+
+
+def test_status_says_which_kinds_carry_stacks_and_where_the_profiler_samples(spoor):
+    assert status_line(spoor, "stacks") == "off"
+    assert status_line(spoor, "profile") == "off"
+    spoor.command("trace stack on mem_pf,mem_cow")
+    spoor.command("trace profile 500 1")
+    assert status_line(spoor, "stacks") == "mem_pf,mem_cow"
+    assert status_line(spoor, "profile") == "cpu 1 at 500 Hz"
+    spoor.command("trace profile")
+    assert status_line(spoor, "profile") == "every cpu at 997 Hz"
+    spoor.command("trace stack off")
+    spoor.command("trace profile off")
+    assert status_line(spoor, "stacks") == "off"
+    assert status_line(spoor, "profile") == "off"
+
+
 def test_memtest_page_fault_stack_names_its_function_and_the_kernel_fault_path(spoor):
     spoor.command("trace stack on mem_pf")
     spoor.command("trace on mem")
