@@ -55,6 +55,23 @@ int ttrace_header_init(struct ttrace_header *h, const struct ttrace_geometry *g)
 	return 0;
 }
 
+void ttrace_area_place(struct ttrace_area *a, void *base, const struct ttrace_header *h)
+{
+	uint8_t *b = base;
+
+	*(struct ttrace_header *)base = *h;
+	*a = (struct ttrace_area){
+	    .hdr = (struct ttrace_header *)base,
+	    .reader = (struct ttrace_reader *)(b + h->reader_offset),
+	    .rings = (union ttrace_slot *)(b + h->ring_offset),
+	    .aux = (uint64_t *)(b + h->aux_offset),
+	    .hdr_len = h->header_bytes,
+	    .reader_len = h->reader_bytes,
+	    .rings_len = h->ring_bytes * h->num_cpus,
+	    .aux_len = h->aux_durable_size + h->aux_ring_size,
+	};
+}
+
 int ttrace_area_init(const struct ttrace_area *a)
 {
 	struct ttrace_header *h = a->hdr;

@@ -37,6 +37,13 @@ struct ttrace_geometry {
 int ttrace_header_init(struct ttrace_header *h, const struct ttrace_geometry *g);
 
 /*
+ * Puts the header h that ttrace_header_init() filled at base, and sets *a
+ * to the area that starts there, each region where h says. base has
+ * h->area_size bytes.
+ */
+void ttrace_area_place(struct ttrace_area *a, void *base, const struct ttrace_header *h);
+
+/*
  * Prepares the regions of an area whose header ttrace_header_init()
  * filled: marks every ring slot never written, zeroes the reader page and
  * empties the aux buffer. Returns 0, or -EINVAL if ttrace_area_check()

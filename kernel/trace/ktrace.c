@@ -230,18 +230,7 @@ void ttrace_init(uint32_t num_cpus)
 		    AREA_MIN_KB);
 		return;
 	}
-	uint8_t *base = phys_to_virt(phys);
-	memcpy(base, &h, sizeof(h));
-	area = (struct ttrace_area){
-	    .hdr = (struct ttrace_header *)base,
-	    .reader = (struct ttrace_reader *)(base + h.reader_offset),
-	    .rings = (union ttrace_slot *)(base + h.ring_offset),
-	    .aux = (uint64_t *)(base + h.aux_offset),
-	    .hdr_len = h.header_bytes,
-	    .reader_len = h.reader_bytes,
-	    .rings_len = h.ring_bytes * num_cpus,
-	    .aux_len = h.aux_durable_size + h.aux_ring_size,
-	};
+	ttrace_area_place(&area, phys_to_virt(phys), &h);
 	name_holds_init(&names, &area);
 	if (ttrace_area_init(&area) || ttrace_aux_write_names(&area, rdtsc()) ||
 	    memobj_wrap(phys, PAGE_ALIGN_UP(size) / PAGE_SIZE, &area_obj) ||

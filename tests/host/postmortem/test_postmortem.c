@@ -45,18 +45,7 @@ static void guest_make(struct guest *g)
 
 	g->ram = calloc(1, RAM_BYTES);
 	CHECK(g->ram && !ttrace_header_init(&h, &geo), "guest");
-	uint8_t *base = g->ram + AREA_PHYS;
-	memcpy(base, &h, sizeof(h));
-	g->a = (struct ttrace_area){
-	    .hdr = (struct ttrace_header *)base,
-	    .reader = (struct ttrace_reader *)(base + h.reader_offset),
-	    .rings = (union ttrace_slot *)(base + h.ring_offset),
-	    .aux = (uint64_t *)(base + h.aux_offset),
-	    .hdr_len = h.header_bytes,
-	    .reader_len = h.reader_bytes,
-	    .rings_len = h.ring_bytes * NCPUS,
-	    .aux_len = h.aux_durable_size + h.aux_ring_size,
-	};
+	ttrace_area_place(&g->a, g->ram + AREA_PHYS, &h);
 	CHECK(!ttrace_area_init(&g->a) && !ttrace_aux_write_names(&g->a, 1000), "area init");
 }
 
