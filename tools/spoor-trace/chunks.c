@@ -189,18 +189,10 @@ int tparse_recording(struct parser *p, uint64_t off)
 	while (off < p->size) {
 		struct ttrace_file_section s;
 		uint64_t payload = off + HEAD_SIZE;
-		int err;
-
-		if (stage == 2) {
-			return tparse_refuse(p, off, "%llu bytes follow the END section",
-					     (unsigned long long)(p->size - off));
+		int err = tparse_section_head(p, off, stage == 2, &s);
+		if (err) {
+			return err;
 		}
-		if (p->size - off < HEAD_SIZE) {
-			return tparse_refuse(
-			    p, off, "the file ends inside a section head (%llu of %zu bytes)",
-			    (unsigned long long)(p->size - off), HEAD_SIZE);
-		}
-		memcpy(&s, p->d + off, sizeof(s));
 		if (s.size % 8 || s.size > p->size - payload) {
 			return tparse_refuse(
 			    p, off,

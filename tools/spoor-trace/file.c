@@ -59,6 +59,21 @@ int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int tparse_section_head(struct parser *p, uint64_t off, bool ended, struct ttrace_file_section *s)
+{
+	if (ended) {
+		return tparse_refuse(p, off, "%llu bytes follow the END section",
+				     (unsigned long long)(p->size - off));
+	}
+	if (p->size - off < HEAD_SIZE) {
+		return tparse_refuse(p, off,
+				     "the file ends inside a section head (%llu of %zu bytes)",
+				     (unsigned long long)(p->size - off), HEAD_SIZE);
+	}
+	memcpy(s, p->d + off, sizeof(*s));
+	return 0;
+}
+
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -419,18 +434,10 @@ static int parse_sections(struct parser *p, uint64_t off)
 	while (off < p->size) {
 		struct ttrace_file_section s;
 		uint64_t payload = off + HEAD_SIZE;
-		int err;
-
-		if (stage == NREQUIRED) {
-			return tparse_refuse(p, off, "%llu bytes follow the END section",
-					     (unsigned long long)(p->size - off));
+		int err = tparse_section_head(p, off, stage == NREQUIRED, &s);
+		if (err) {
+			return err;
 		}
-		if (p->size - off < HEAD_SIZE) {
-			return tparse_refuse(
-			    p, off, "the file ends inside a section head (%llu of %zu bytes)",
-			    (unsigned long long)(p->size - off), HEAD_SIZE);
-		}
-		memcpy(&s, p->d + off, sizeof(s));
 		bool known = s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END;
 		const char *name = tfile_section_name(s.type);
 		if (s.type == TTRACE_FILE_EVENTS && s.size % SLOT) {

@@ -28,6 +28,13 @@ int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
 /* "a" or "an", as said before the name of section type t. */
 const char *tparse_article(uint32_t t);
 
+/*
+ * The section head at off, into *s: refused if the END section came
+ * before it (ended) or the file ends inside it. Its payload is not
+ * checked yet.
+ */
+int tparse_section_head(struct parser *p, uint64_t off, bool ended, struct ttrace_file_section *s);
+
 /* The sections' checks: the payload of size bytes at payload, its head at head. */
 int tparse_events(struct parser *p, uint64_t payload, uint64_t size);
 int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, const char *what);
