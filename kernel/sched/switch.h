@@ -65,7 +65,7 @@ switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool spa
 	switch_account(c, prev, next);
 	c->current = next;
 	/* what their events carry: prev's context is kept with it until it runs again */
-	prev->trace_ctx = percpu_trace_ctx(c);
+	prev->trace_ctx = percpu_trace_ctx();
 	percpu_set_trace_ctx(next->trace_ctx);
 	c->trace_ids = next->trace_ids;
 	c->kstack_top = (uintptr_t)(next->kstack + KSTACK_SIZE);

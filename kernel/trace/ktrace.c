@@ -327,7 +327,7 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	    .pid = (uint32_t)c->trace_ids,
 	    .tid = (uint32_t)(c->trace_ids >> 32),
 	    .kind = kind,
-	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(c),
+	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
 	    .nwords = nwords,
 	    .data = data,
 	};

@@ -64,7 +64,7 @@ bool ttrace_nest_step(void)
 		return false;
 	}
 	if (steps++ == nest_at) {
-		uint8_t ctx = percpu_trace_ctx(this_cpu());
+		uint8_t ctx = percpu_trace_ctx();
 
 		inside += reserved_unwritten(&this_cpu()->trace_ring);
 		percpu_set_trace_ctx(TTRACE_CTX_IRQ);
@@ -167,7 +167,7 @@ void ttrace_nest_test(void)
 	struct ttrace_counts before, after;
 	struct findings f = {.ids = this_cpu()->trace_ids,
 			     .cpu = (uint8_t)this_cpu()->id,
-			     .tick_ctx = percpu_trace_ctx(this_cpu())};
+			     .tick_ctx = percpu_trace_ctx()};
 
 	if (ttrace_control(TTRACE_OP_ENABLE, cats) < 0) {
 		printk("tracenest: FAILED: no tracing to test\n");

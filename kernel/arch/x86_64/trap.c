@@ -199,7 +199,7 @@ void trap_dispatch(struct trap_frame *f)
 	}
 	irq_handler_fn fn = irq_handlers[f->vector];
 	/* the handler's events are the interrupt's; the interrupted code's come back after */
-	uint8_t ctx = percpu_trace_ctx(this_cpu());
+	uint8_t ctx = percpu_trace_ctx();
 	percpu_set_trace_ctx(TTRACE_CTX_IRQ);
 	TTRACE(irq_entry, f->vector);
 	if (fn) {
