@@ -6,13 +6,14 @@
  * FINDING THE AREA. The kernel allocates the area as one physically
  * contiguous run of frames, page aligned, starting with struct
  * ttrace_header (abi/trace.h). The finder looks at the start of every
- * page of the dump for TTRACE_MAGIC, copies the area the header
- * describes into memory of its own and keeps the first copy that
- * common/trace_header.c's checks accept (the same checks traced makes
- * on its mapping). Nothing else in memory is both page aligned and a
- * whole valid area, so no note from the kernel is needed. The copy is
- * frozen: the ring and aux readers (common/) then run on it exactly as
- * on a live area, with no writer.
+ * page of the dump for TTRACE_MAGIC and checks the header there alone
+ * with common/trace_header.c's checks (the same checks traced makes on
+ * its mapping), and that the dump holds every byte of the regions it
+ * names, copying nothing: a hostile guest may start every page with the
+ * magic. The first that passes is copied, only its regions, into memory
+ * of its own and checked again. The copy is frozen: the ring and aux
+ * readers (common/) then run on it exactly as on a live area, with no
+ * writer.
  *
  * Bad dumps: every error is one line in why, never a crash. A dump cut
  * short (a segment past the file's end) is read as far as it goes; an

@@ -6,8 +6,10 @@
  * bad dumps give one line, never a crash.
  */
 #include <elf.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/trace_ring.h"
 #include "rand.h"
@@ -28,10 +30,12 @@
 /* A guest: its RAM (the area inside it, contiguous as the kernel allocates it). */
 struct guest {
 	uint8_t *ram;
+	uint64_t ram_bytes;
 	struct ttrace_area a;
 };
 
-static void guest_make(struct guest *g)
+/* A guest of ram_bytes of RAM whose trace area is at area_phys. */
+static void guest_make_at(struct guest *g, uint64_t ram_bytes, uint64_t area_phys)
 {
 	struct ttrace_geometry geo = {
 	    .num_cpus = NCPUS,
@@ -43,10 +47,16 @@ static void guest_make(struct guest *g)
 	};
 	struct ttrace_header h;
 
-	g->ram = calloc(1, RAM_BYTES);
+	g->ram = calloc(1, ram_bytes);
+	g->ram_bytes = ram_bytes;
 	CHECK(g->ram && !ttrace_header_init(&h, &geo), "guest");
-	ttrace_area_place(&g->a, g->ram + AREA_PHYS, &h);
+	ttrace_area_place(&g->a, g->ram + area_phys, &h);
 	CHECK(!ttrace_area_init(&g->a) && !ttrace_aux_write_names(&g->a, 1000), "area init");
+}
+
+static void guest_make(struct guest *g)
+{
+	guest_make_at(g, RAM_BYTES, AREA_PHYS);
 }
 
 /* n events on cpu, of 1..3 slots, timestamps interleaving with the other CPU's. */
@@ -77,7 +87,8 @@ static void guest_events(struct guest *g, uint32_t cpu, uint32_t n)
  */
 static uint8_t *core_make(const struct guest *g, size_t *len)
 {
-	const uint64_t seg_start[2] = {0, 0x100000}, seg_len[2] = {0xa0000, RAM_BYTES - 0x100000};
+	const uint64_t seg_start[2] = {0, 0x100000},
+		       seg_len[2] = {0xa0000, g->ram_bytes - 0x100000};
 	size_t head = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr);
 	size_t size = head + seg_len[0] + seg_len[1];
 	uint8_t *core = calloc(1, size);
@@ -348,6 +359,58 @@ TEST(postmortem_fuzzed_dumps_never_crash)
 	CHECK(written > 100 && refused > 100, "%u files written, %u dumps refused", written,
 	      refused);
 	free(c);
+	free(core);
+	free(g.ram);
+}
+
+/* Ends the test run with a failure when a test does not finish in time. */
+static void timed_out(int sig)
+{
+	static const char say[] = "FAIL: the post-mortem reader did not finish in time\n";
+
+	(void)sig;
+	(void)!write(STDOUT_FILENO, say, sizeof(say) - 1);
+	_exit(1);
+}
+
+/*
+ * A hostile guest fills its memory with pages that start with the magic
+ * and name an area of most of the dump, in a geometry no reader accepts:
+ * each is refused from its header alone, without copying what it names,
+ * so the real area after them is found while a copy of every page's
+ * area would take hours. SIGALRM ends the run if it takes more than a
+ * minute (the reader needs well under a second).
+ */
+TEST(postmortem_refuses_a_dump_full_of_forged_headers_quickly)
+{
+	const uint64_t ram = 64ull << 20, real = ram - (4ull << 20);
+	struct guest g;
+	struct extract_result res;
+	struct tfile f;
+	char why[WHY] = "";
+	size_t len;
+
+	guest_make_at(&g, ram, real);
+	guest_events(&g, 0, 5);
+	struct ttrace_header forged = *g.a.hdr;
+	forged.area_size = 40ull << 20;
+	forged.ring_entries = 3;
+	for (uint64_t p = 0x100000; p < real; p += TTRACE_PAGE_SIZE) {
+		memcpy(g.ram + p, &forged, sizeof(forged));
+	}
+	uint8_t *core = core_make(&g, &len);
+	signal(SIGALRM, timed_out);
+	alarm(60);
+	int rc = extract(core, len, &res, &f, why);
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	CHECK(rc == 0, "extract: %s", why);
+	CHECK_EQ_UINT(found_phys, real, "the real area's address");
+	if (!rc) {
+		CHECK_EQ_UINT(f.cpu_events[0], 5, "cpu 0's events");
+		tfile_free(&f);
+	}
+	free(res.bytes);
 	free(core);
 	free(g.ram);
 }
