@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/spoor-postmortem/ksym.h"
 #include "tools/spoor-postmortem/why.h"
 
 int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, size_t why_size)
@@ -175,35 +176,98 @@ static int take_area(const struct dump *d, uint64_t paddr, struct ttrace_area *a
 	return 0;
 }
 
-int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, uint64_t *phys,
-		   char *why, size_t why_size)
-{
-	char last[200] = "";
-	uint64_t refused = 0, last_at = 0;
+/* What a scan of every page found: the areas that pass, and the last refusal. */
+struct scan {
+	uint64_t skip;	     /* a page not to count (the recorded area), or UINT64_MAX */
+	uint32_t passed;     /* pages whose header passes check_header() */
+	uint64_t first;	     /* the first of them */
+	uint32_t refused;    /* pages with the magic whose header does not */
+	uint64_t refused_at; /* the last of them */
+	char why[200];	     /* and why */
+};
 
+/* Checks the header at every page that starts with the magic, copying nothing. */
+static void scan(const struct dump *d, struct scan *sc)
+{
 	for (uint32_t i = 0; i < d->nseg; i++) {
 		const struct dump_segment *s = &d->seg[i];
 		uint64_t first =
 		    (s->paddr + TTRACE_PAGE_SIZE - 1) & ~(uint64_t)(TTRACE_PAGE_SIZE - 1);
 		for (uint64_t p = first; p - s->paddr + sizeof(uint32_t) <= s->len;
 		     p += TTRACE_PAGE_SIZE) {
+			struct ttrace_header h;
+			uint64_t len;
 			uint32_t magic;
 			memcpy(&magic, d->bytes + s->offset + (p - s->paddr), sizeof(magic));
-			if (magic != TTRACE_MAGIC) {
+			if (magic != TTRACE_MAGIC || p == sc->skip) {
 				continue;
 			}
-			if (!take_area(d, p, a, copy, last, sizeof(last))) {
-				*phys = p;
-				return 0;
+			if (check_header(d, p, &h, &len, sc->why, sizeof(sc->why))) {
+				sc->refused++;
+				sc->refused_at = p;
+			} else if (!sc->passed++) {
+				sc->first = p;
 			}
-			refused++;
-			last_at = p;
 		}
 	}
-	if (refused) {
+}
+
+/* Takes the area at the address the kernel recorded at guest physical record, and no other. */
+static int take_recorded(const struct dump *d, uint64_t record, struct ttrace_area *a,
+			 uint8_t **copy, struct dump_area *where, char *why, size_t why_size)
+{
+	char refusal[200];
+	uint64_t at;
+
+	if (read_phys(d, record, &at, sizeof(at))) {
+		return why_fail(
+		    why, why_size,
+		    "the dump lacks the kernel's record of its trace area (%s at 0x%llx)",
+		    TTRACE_AREA_SYMBOL, (unsigned long long)record);
+	}
+	if (!at) {
+		return why_fail(why, why_size,
+				"the kernel made no trace area (%s is 0: tracing was off)",
+				TTRACE_AREA_SYMBOL);
+	}
+	struct scan sc = {.skip = at};
+	scan(d, &sc);
+	if (take_area(d, at, a, copy, refusal, sizeof(refusal))) {
+		return why_fail(
+		    why, why_size,
+		    "the trace area the kernel made, at 0x%llx, is not usable (is kernel.elf "
+		    "the kernel that ran?): %s; %u other page%s pass%s as trace areas, "
+		    "not taken",
+		    (unsigned long long)at, refusal, sc.passed, sc.passed == 1 ? "" : "s",
+		    sc.passed == 1 ? "es" : "");
+	}
+	*where = (struct dump_area){.phys = at, .others = sc.passed};
+	return 0;
+}
+
+int dump_find_area(const struct dump *d, const uint64_t *record, struct ttrace_area *a,
+		   uint8_t **copy, struct dump_area *where, char *why, size_t why_size)
+{
+	if (record) {
+		return take_recorded(d, *record, a, copy, where, why, why_size);
+	}
+	struct scan sc = {.skip = UINT64_MAX};
+	scan(d, &sc);
+	if (sc.passed > 1) {
+		return why_fail(
+		    why, why_size,
+		    "%u pages hold trace areas that pass the checks, the first at 0x%llx: "
+		    "only kernel.elf tells which one the kernel made",
+		    sc.passed, (unsigned long long)sc.first);
+	}
+	if (sc.passed) {
+		*where = (struct dump_area){.phys = sc.first};
+		return take_area(d, sc.first, a, copy, why, why_size);
+	}
+	if (sc.refused) {
 		return why_fail(why, why_size,
 				"no usable trace area in the dump: the header at 0x%llx: %s",
-				(unsigned long long)last_at, last);
+				(unsigned long long)sc.refused_at, sc.why);
 	}
 	return why_fail(why, why_size,
 			"no trace area in the dump (no page starts with its magic)%s",
