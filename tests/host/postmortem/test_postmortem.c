@@ -431,27 +431,13 @@ TEST(postmortem_refuses_a_dump_full_of_forged_headers_quickly)
 	free(g.ram);
 }
 
-/*
- * A program plants a whole valid area (forged proc_fault events of pid 1)
- * in its memory, below the kernel's: the area the kernel's record names
- * is taken and the other counted; without kernel.elf two areas pass and
- * none is taken; with the kernel's damaged, the forged one is not taken
- * either.
- */
-TEST(postmortem_takes_the_area_the_kernel_recorded_not_a_forged_one)
+/* A program's forgery: a whole valid area at phys of g's RAM, its events proc_fault of pid 1. */
+static void plant_forged_area(struct guest *g, uint64_t phys)
 {
-	const uint64_t fake_phys = 0x100000, record = 0x180000;
-	struct guest g;
 	struct ttrace_area fake;
 	struct ttrace_ring r;
-	struct extract_result res;
-	struct tfile f;
-	char why[WHY] = "";
-	size_t len;
 
-	guest_make(&g);
-	guest_events(&g, 0, 10);
-	area_make(g.ram, fake_phys, &fake);
+	area_make(g->ram, phys, &fake);
 	ttrace_ring_get(&r, &fake, 0);
 	for (uint32_t i = 0; i < 40; i++) {
 		uint64_t data[] = {1, 14, 0, 0x401000};
@@ -464,7 +450,26 @@ TEST(postmortem_takes_the_area_the_kernel_recorded_not_a_forged_one)
 					  .data = data};
 		CHECK(ttrace_ring_write(&r, &ev), "a forged write");
 	}
-	uint64_t at = AREA_PHYS;
+}
+
+/*
+ * A program plants a whole valid area in its memory, below the kernel's:
+ * the area the kernel's record names is taken and the other counted;
+ * without kernel.elf two areas pass and none is taken; with the kernel's
+ * damaged, the forged one is not taken either.
+ */
+TEST(postmortem_takes_the_area_the_kernel_recorded_not_a_forged_one)
+{
+	const uint64_t record = 0x180000, at = AREA_PHYS;
+	struct extract_result res;
+	struct tfile f;
+	char why[WHY] = "";
+	struct guest g;
+	size_t len;
+
+	guest_make(&g);
+	guest_events(&g, 0, 10);
+	plant_forged_area(&g, 0x100000);
 	memcpy(g.ram + record, &at, sizeof(at));
 	uint8_t *core = core_make(&g, &len);
 	CHECK(extract_by(core, len, &record, &res, &f, why) == 0, "extract: %s", why);
