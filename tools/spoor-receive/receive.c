@@ -373,14 +373,14 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 		return NULL;
 	}
 	struct stat st;
-	int err = fstat(r->file, &st); /* the inode the rename keeps */
+	int err = fstat(r->file, &st) ? errno : 0; /* the inode the rename keeps */
 	close(r->file);
 	r->file = -1;
 	path(from, sizeof(from), r, r->name, TTRACE_FILE_SUFFIX ".part");
 	path(to, sizeof(to), r, r->name, TTRACE_FILE_SUFFIX);
 	if (err || (r->replace && !replaceable(r, r->name, to))) {
 		unlink(from);
-		return err ? strerror(errno) : EXISTS_NOT_OURS;
+		return err ? strerror(err) : EXISTS_NOT_OURS;
 	}
 	/* renameat2() through syscall(): glibc gained its wrapper only in 2.28. */
 	if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to,
