@@ -236,10 +236,9 @@ static int take_recorded(const struct dump *d, uint64_t record, struct ttrace_ar
 		return why_fail(
 		    why, why_size,
 		    "the trace area the kernel made, at 0x%llx, is not usable (is kernel.elf "
-		    "the kernel that ran?): %s; %u other page%s pass%s as trace areas, "
-		    "not taken",
-		    (unsigned long long)at, refusal, sc.passed, sc.passed == 1 ? "" : "s",
-		    sc.passed == 1 ? "es" : "");
+		    "the kernel that ran?): %s; %u other %s, not taken",
+		    (unsigned long long)at, refusal, sc.passed,
+		    sc.passed == 1 ? "page passes as a trace area" : "pages pass as trace areas");
 	}
 	*where = (struct dump_area){.phys = at, .others = sc.passed};
 	return 0;

@@ -157,10 +157,10 @@ static int convert(const char *dump_path, const char *kernel, const char *out, b
 	}
 	printf(", from the trace area at 0x%llx", (unsigned long long)where.phys);
 	if (where.others) {
-		printf(
-		    "; %u other page%s pass%s as trace areas, not taken (the kernel's record names "
-		    "this one)",
-		    where.others, where.others == 1 ? "" : "s", where.others == 1 ? "es" : "");
+		printf("; %u other %s, not taken (the kernel's record names this one)",
+		       where.others,
+		       where.others == 1 ? "page passes as a trace area"
+					 : "pages pass as trace areas");
 	}
 	if (res.partial) {
 		printf("; partial: a clear was stopped half-way, the ledger may be off by it");
