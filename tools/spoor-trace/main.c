@@ -5,6 +5,8 @@
  *   spoor-trace text FILE               the lines `trace dump` prints
  *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
  *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
+ *   spoor-trace tracedat FILE OUT.dat   ftrace's trace.dat (trace-cmd report,
+ *                                       KernelShark; tracedat.h)
  *   spoor-trace follow [FILTERS] NAME|FILE
  *                                       a recording's events as they arrive
  *                                       (follow.h)
@@ -45,6 +47,7 @@
 #include "tools/spoor-trace/symbols.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
+#include "tools/spoor-trace/tracedat.h"
 #include "tools/spoor-trace/view.h"
 
 #define EXIT_BAD_INPUT 2
@@ -71,12 +74,13 @@ static void print_usage(FILE *to)
 		"       %s follow [FILTERS] NAME|FILE   (" FOLLOW_FILTERS ")\n"
 		"       %s [-f] ctf FILE DIR\n"
 		"       %s [-f] perfetto FILE OUT.json\n"
+		"       %s [-f] tracedat FILE OUT.dat\n"
 		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
 		"       %s report FILE\n"
 		"       %s flamegraph [--folded] FILE\n"
 		"       %s -h|--help\n"
 		"  -f  replace an output that exists (else it is left alone)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 static int usage(void)
@@ -148,6 +152,29 @@ static int run_perfetto(struct tview *v, const char *file, const char *out)
 {
 	(void)file;
 	return to_file(v, out, perfetto_convert);
+}
+
+static int run_tracedat(struct tview *v, const char *file, const char *path)
+{
+	FILE *out = fopen(path, "w");
+	int err;
+
+	if (!out) {
+		return output_failed(path, -errno);
+	}
+	err = tracedat_convert(v, out, stderr);
+	if (fclose(out) && !err) {
+		err = -EIO;
+	}
+	if (err) {
+		remove(path); /* a trace.dat cut short would mislead its readers */
+	}
+	if (err == -E2BIG) {
+		fprintf(stderr, "%s: %s: more event classes than ftrace's 16-bit IDs number\n",
+			prog, file);
+		return EXIT_BAD_INPUT;
+	}
+	return err ? output_failed(path, err) : 0;
 }
 
 /* What the timeline's options chose: set by timeline_options(), read by run_timeline(). */
@@ -224,6 +251,7 @@ static const struct command commands[] = {
     {"text", 1, "FILE", run_text, NULL},
     {"ctf", 2, "FILE DIR", run_ctf, NULL},
     {"perfetto", 2, "FILE OUT.json", run_perfetto, NULL},
+    {"tracedat", 2, "FILE OUT.dat", run_tracedat, NULL},
     {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", run_timeline, timeline_options},
     {"report", 1, "FILE", run_report, NULL},
     {"flamegraph", 1, "[--folded] FILE", run_flamegraph, flame_options},

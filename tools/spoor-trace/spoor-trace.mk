@@ -16,6 +16,8 @@
 #                                     the JSON loads in Chrome DevTools' trace
 #                                     engine (npm, installed under build/host/devtools
 #                                     at the versions package-lock.json pins)
+#   build/host/spoor_trace/check_tracedat  the trace.dat read back by libtracecmd
+#                                     (read_tracedat), trace-cmd report and KernelShark
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
 SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
@@ -97,8 +99,27 @@ $(SPOOR_TRACE_CHECK_STACKS): tests/host/spoor_trace/check_stacks.py $(SPOOR_TRAC
 		'$(SPOOR_TRACE_GEN)' > $@
 	chmod +x $@
 
+# libtracecmd and libtraceevent read the trace.dat back (Debian libtracecmd-dev,
+# libtraceevent-dev, libtracefs-dev: pkg-config finds them).
+SPOOR_TRACE_READ_TRACEDAT := $(SPOOR_TRACE_TEST_DIR)/read_tracedat
+SPOOR_TRACE_CHECK_TRACEDAT := $(SPOOR_TRACE_TEST_DIR)/check_tracedat
+$(SPOOR_TRACE_READ_TRACEDAT): tests/host/spoor_trace/read_tracedat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(shell pkg-config --cflags libtracecmd) -o $@ $< \
+		$(shell pkg-config --libs libtracecmd)
+
+$(SPOOR_TRACE_CHECK_TRACEDAT): tests/host/spoor_trace/check_tracedat.py $(SPOOR_TRACE) \
+		$(SPOOR_TRACE_GEN) $(SPOOR_TRACE_READ_TRACEDAT)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' '$(SPOOR_TRACE_READ_TRACEDAT)' > $@
+	chmod +x $@
+
+# The system tests read a saved trace back through libtracecmd too.
+test-system: $(SPOOR_TRACE_READ_TRACEDAT)
+
 HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
-	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS)
+	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS) $(SPOOR_TRACE_CHECK_TRACEDAT)
 
 -include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
 	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d

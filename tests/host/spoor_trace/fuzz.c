@@ -25,6 +25,7 @@
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
+#include "tools/spoor-trace/tracedat.h"
 #include "tools/spoor-trace/view.h"
 
 #define FUZZ_FILES 10000
@@ -162,6 +163,7 @@ static void feed(const uint8_t *buf, size_t len, FILE *null, size_t *accepted)
 	CHECK_EQ_INT(ctf_convert(&v, "fuzz", null, streams), 0, "ctf");
 	CHECK_EQ_INT(perfetto_convert(&v, null), 0, "perfetto");
 	CHECK_EQ_INT(timeline_convert(&v, null), 0, "timeline");
+	CHECK_EQ_INT(tracedat_convert(&v, null, null), 0, "tracedat");
 	tview_fini(&v);
 	tfile_free(&f);
 }
