@@ -41,7 +41,8 @@ SPOOR_TRACE_LIB_OBJS := $(patsubst %,$(BUILD)/host/%.o,\
 	$(filter-out tools/spoor-trace/main.c,$(SPOOR_TRACE_SRCS)) $(SPOOR_TRACE_COMMON) \
 	tests/host/spoor_trace/gen.c tests/host/spoor_trace/gen_stacks.c)
 SPOOR_TRACE_UNIT_OBJS := $(patsubst %,$(BUILD)/host/%.o,tests/host/runner.c \
-	$(filter-out %/gen.c %/gen_stacks.c %/fuzz.c %/gen_main.c,$(sort $(wildcard tests/host/spoor_trace/*.c))))
+	$(filter-out %/gen.c %/gen_stacks.c %/fuzz.c %/gen_main.c %/read_tracedat.c,\
+	$(sort $(wildcard tests/host/spoor_trace/*.c))))
 SPOOR_TRACE_UNIT := $(SPOOR_TRACE_TEST_DIR)/run_tests
 SPOOR_TRACE_FUZZ := $(SPOOR_TRACE_TEST_DIR)/fuzz
 SPOOR_TRACE_GEN := $(SPOOR_TRACE_TEST_DIR)/gen
