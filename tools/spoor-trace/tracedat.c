@@ -294,7 +294,7 @@ static int write_file(struct td *t, FILE *out)
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }
 
-int tracedat_convert(struct tview *v, FILE *out, FILE *notes)
+int tracedat_convert(struct tview *v, FILE *out, uint64_t *unplaced)
 {
 	struct td *t = calloc(1, sizeof(*t));
 	int err;
@@ -317,13 +317,8 @@ int tracedat_convert(struct tview *v, FILE *out, FILE *notes)
 	if (!err) {
 		err = write_file(t, out);
 	}
-	for (uint32_t c = 0; !err && c < v->file->hdr.num_cpus; c++) {
-		if (t->cpu[c].lost) {
-			fprintf(notes,
-				"cpu %u lost %llu events and kept none: trace.dat has no page to "
-				"mark them on\n",
-				c, (unsigned long long)t->cpu[c].lost);
-		}
+	for (uint32_t c = 0; unplaced && c < TTRACE_MAX_CPUS; c++) {
+		unplaced[c] = t->cpu[c].lost;
 	}
 	for (uint32_t c = 0; c < TTRACE_MAX_CPUS; c++) {
 		free(t->cpu[c].pages);

@@ -21,22 +21,24 @@
  *     with the event abi/trace_file.h LOSS PLACEMENT puts the loss at
  *     (the first event its CPU kept after it, else the CPU's last event,
  *     which then starts a page of its own). A CPU that kept no event
- *     has no page to carry its loss: the converter says so in one line;
+ *     has no page to carry its loss: the converter hands it back;
  *   - no kallsyms, printk formats or options: Spoor's names travel in
  *     the events.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_TRACEDAT_H
 #define SPOOR_TOOLS_SPOOR_TRACE_TRACEDAT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tools/spoor-trace/view.h"
 
 /*
- * Writes v's events as trace.dat to out, and to notes one line for each
- * loss the format cannot carry. Returns 0, -ENOMEM, -E2BIG (more event
- * classes than ftrace's 16-bit IDs number), or -EIO if out failed.
+ * Writes v's events as trace.dat to out, and into unplaced (NULL, or
+ * TTRACE_MAX_CPUS counts) what each CPU lost that the format cannot
+ * carry. Returns 0, -ENOMEM, -E2BIG (more event classes than ftrace's
+ * 16-bit IDs number), or -EIO if out failed.
  */
-int tracedat_convert(struct tview *v, FILE *out, FILE *notes);
+int tracedat_convert(struct tview *v, FILE *out, uint64_t *unplaced);
 
 #endif

@@ -4,7 +4,7 @@
     check_tracedat.py SPOOR_TRACE GEN READ_TRACEDAT [SCREENSHOT.png]
 
 writes test traces with GEN (the sample, the lossy sample, an empty one,
-random ones), converts each with `spoor-trace tracedat` and checks that
+one whose second CPU lost events and kept none, random ones), converts each with `spoor-trace tracedat` and checks that
 
 - libtracecmd and libtraceevent (READ_TRACEDAT, a C program linked with
   them) read every kind's format and the text's events: per CPU the same
@@ -156,7 +156,7 @@ def check_file(tool, reader, path, workdir):
         g[0] == w[0] and g[2] == w[2] and abs(g[1] - w[1]) <= 1 for g, w in zip(got, places))
     assert ok, f"libtracecmd: missed events (cpu, us, count) at {got}, the text's rule {places}"
     for cpu in sorted({c for c, _, _ in losses} - kept):
-        assert re.search(rf"^spoor-trace: cpu {cpu} lost \d+ events and kept none", r.stderr,
+        assert re.search(rf"^spoor-trace: .*: cpu {cpu} lost \d+ events and kept none", r.stderr,
                          re.MULTILINE), f"tracedat: no word on cpu {cpu}'s loss: {r.stderr!r}"
     check_report(dat, text, places)
 
@@ -208,7 +208,8 @@ def main(argv):
             return 1
     with tempfile.TemporaryDirectory(prefix="spoor-tracedat-check.") as workdir:
         files = []
-        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"])] + [
+        for name, args in [("sample", ["sample"]), ("lossy", ["lossy"]), ("empty", ["empty"]),
+                           ("lonely", ["lonely"])] + [
             (f"random{n}", ["random", str(n)]) for n in range(1, 9)
         ]:
             path = os.path.join(workdir, name + ".spoor")
