@@ -447,7 +447,8 @@ def check_command_line(tool, workdir, good):
 
 def check_no_overwrite(tool, workdir, good):
     """Each converter leaves an output that exists alone, unless -f, which replaces it."""
-    for command, name in (("perfetto", "kept.json"), ("timeline", "kept.svg"), ("ctf", "kept-ctf")):
+    for command, name in (("perfetto", "kept.json"), ("timeline", "kept.svg"), ("ctf", "kept-ctf"),
+                          ("tracedat", "kept.dat")):
         out = os.path.join(workdir, name)
         r = run([tool, command, good, out])
         assert r.returncode == 0, f"{command} to a new {name}: exit {r.returncode}: {r.stderr}"

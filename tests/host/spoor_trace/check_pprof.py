@@ -44,7 +44,8 @@ def check_top(tool, trace, profile, env):
     report = run([tool, "report", trace], env=env)
     mine = [(int(m.group(1)), int(m.group(2)), m.group(3).removesuffix("_[k]"))
             for m in map(REPORT_ROW.match, report.splitlines()) if m]
-    top = run(["go", "tool", "pprof", "-top", profile], env=env)
+    top = run(["go", "tool", "pprof", "-top", "-nodefraction=0", "-edgefraction=0", profile],
+              env=env)
     theirs = [(int(m.group(1)), int(m.group(2)), m.group(3))
               for m in map(TOP_ROW.match, top.splitlines()) if m]
     assert mine and by_count(theirs) == by_count(mine), f"pprof -top:\n{top}\nreport:\n{report}"
