@@ -55,7 +55,11 @@ static int locations(struct pprof_build *b, struct tview *v, const struct ttrace
 	if (!s->locations) {
 		return -ENOMEM;
 	}
-	int64_t id = 0;
+	/*
+	 * The program's mapping before the kernel's: pprof takes the first
+	 * mapping for the profile's main file.
+	 */
+	int64_t id = st.nuser ? pprof_mapping(b, comm, comm, st.frames[st.nkernel]) : 0;
 	for (uint32_t i = 0; i < st.nkernel && id >= 0; i++) {
 		struct ttrace_frame f = {st.frames[i], "kernel", true, !(sample && !i)};
 		id = frame_location(b, v, &f);
@@ -105,6 +109,9 @@ int pprof_convert(struct tview *v, FILE *out)
 			s.type = PPROF_EVENTS;
 			s.event = pprof_string(&b, k ? k->name : name);
 		}
+		uint64_t ns = tview_ns(v, rec->ts);
+		b.first_ns = b.nsamples && b.first_ns < ns ? b.first_ns : ns;
+		b.last_ns = b.nsamples && b.last_ns > ns ? b.last_ns : ns;
 		if (s.event < 0) {
 			free(s.locations);
 			err = -ENOMEM;

@@ -20,7 +20,8 @@
  *     named by the call before it), or, when nothing names it, a function
  *     called by the address in hex, as report shows it;
  *   - labels "pid" and "tid" (numbers) on every sample, so pprof's
- *     -tagfocus picks a program or a thread.
+ *     -tagfocus picks a program or a thread;
+ *   - the duration: from the first sample or stacked event to the last.
  * Mappings say they have functions, files and lines: pprof needs no
  * binaries to read the profile.
  */

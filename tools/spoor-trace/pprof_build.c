@@ -69,7 +69,7 @@ int64_t pprof_string(struct pprof_build *b, const char *s)
 	return row < 0 ? -ENOMEM : row;
 }
 
-static int64_t mapping(struct pprof_build *b, const char *module, const char *file, uint64_t addr)
+int64_t pprof_mapping(struct pprof_build *b, const char *module, const char *file, uint64_t addr)
 {
 	int added;
 	long row = intern(&b->mapping_keys, module, &added);
@@ -122,7 +122,7 @@ int64_t pprof_location(struct pprof_build *b, const char *module, const char *fi
 	if (!added) {
 		return row + 1;
 	}
-	int64_t m = mapping(b, module, file, addr);
+	int64_t m = pprof_mapping(b, module, file, addr);
 	int64_t f = m < 0 ? m : function(b, name, src);
 	if (f < 0 || room((void **)&b->locations, (size_t)row, sizeof(*b->locations))) {
 		return -ENOMEM;
@@ -332,6 +332,7 @@ int pprof_build_write(struct pprof_build *b, FILE *out)
 	pr->location = p.location_ptrs;
 	pr->n_function = b->function_keys.len;
 	pr->function = p.function_ptrs;
+	pr->duration_nanos = (int64_t)(b->last_ns - b->first_ns);
 	pr->n_string_table = b->strings.len;
 	pr->string_table = p.strings;
 

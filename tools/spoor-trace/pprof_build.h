@@ -43,6 +43,7 @@ struct pprof_build {
 	struct pprof_location *locations;
 	struct pprof_sample *samples;
 	size_t nsamples, samples_cap;
+	uint64_t first_ns, last_ns; /* the samples' span: the profile's duration */
 };
 
 /* An empty profile. Returns 0 or -ENOMEM. */
@@ -51,6 +52,12 @@ void pprof_build_fini(struct pprof_build *b);
 
 /* The index of string s, added when new; -ENOMEM. */
 int64_t pprof_string(struct pprof_build *b, const char *s);
+
+/*
+ * The id of the mapping of module (its file named file), added when new,
+ * its range grown to hold addr. -ENOMEM.
+ */
+int64_t pprof_mapping(struct pprof_build *b, const char *module, const char *file, uint64_t addr);
 
 /*
  * The id of the location at addr of module (a mapping named file), its

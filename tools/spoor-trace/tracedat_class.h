@@ -10,8 +10,9 @@
  *     has them and where trace-cmd's and KernelShark's scheduling code
  *     looks for them; they carry Linux's fields first (prev_comm prev_pid
  *     prev_prio prev_state next_comm next_pid next_prio; comm pid prio
- *     target_cpu), then Spoor's fields, one whose name Linux's took with
- *     "spoor_" in front (spoor_prev_state). prev_state is Linux's task
+ *     target_cpu, which is Spoor's cpu of sched_wakeup), then Spoor's
+ *     other fields, one whose name Linux's took with "spoor_" in front
+ *     (spoor_prev_state). prev_state is Linux's task
  *     state, which trace-cmd prints as a letter and KernelShark reads to
  *     tell a preempted task from a sleeping one: running and ready are
  *     runnable (0), blocked and sleeping wait (S, 1), exited is X; the
