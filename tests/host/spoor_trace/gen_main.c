@@ -44,9 +44,9 @@ int main(int argc, char **argv)
 	} else if (argc == 4 && !strcmp(argv[2], "random")) {
 		gen_random(&g, strtoull(argv[3], NULL, 0));
 	} else {
-		fprintf(stderr, "usage: gen OUT.spoor sample|lossy|empty|lonely|random SEED|timeline "
-				"1|2|3|stacks A0 A1 A2 A3
-");
+		fprintf(stderr,
+			"usage: gen OUT.spoor sample|lossy|empty|lonely|random SEED|timeline "
+			"1|2|3|stacks A0 A1 A2 A3\n");
 		return 2;
 	}
 	uint8_t *file = gen_file(&g, NULL, &len);
