@@ -17,6 +17,7 @@
 #include "mm/memobj.h"
 #include "mm/pmm.h"
 #include "mm/zero_page.h"
+#include "sched/sched.h"
 #include "trace/ktrace.h"
 
 #define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
@@ -249,8 +250,23 @@ int uvm_init(struct vm *vm, struct mem_account *acct)
 	return vmm_space_init(&vm->as);
 }
 
+/* A mapped frame of a space being destroyed: a page's worth of work done. */
+static void release_frame(uint64_t pa)
+{
+	frame_put(pa);
+	sched_preempt_point();
+}
+
+/*
+ * A space may hold a million regions and as many pages as memory has: its
+ * teardown frees the records a batch at a time and lets others run between
+ * batches (preemption points), holding no lock in between, so it neither
+ * keeps the heap's lock from the other CPUs nor keeps its own CPU.
+ */
 void uvm_destroy(struct vm *vm)
 {
+	void *batch[KFREE_BATCH_MAX];
+	size_t n = 0;
 	struct list *node;
 
 	while ((node = list_pop(&vm->regions))) {
@@ -258,9 +274,14 @@ void uvm_destroy(struct vm *vm)
 		if (r->obj) {
 			memobj_put(r->obj);
 		}
-		kfree(r);
+		batch[n++] = r;
+		if (n == KFREE_BATCH_MAX || list_empty(&vm->regions)) {
+			kfree_batch(batch, n);
+			n = 0;
+			sched_preempt_point();
+		}
 	}
-	vmm_space_destroy(&vm->as, frame_put);
+	vmm_space_destroy(&vm->as, release_frame);
 	vm->rss_pages = 0;
 }
 

@@ -121,6 +121,23 @@ static inline void sched_syscall_return(void)
 	}
 }
 
+/*
+ * A preemption point, for the kernel loops whose length user space
+ * chooses (a long console write, a large commit or copy, the teardown of a
+ * large address space): schedules if this CPU was asked to, because others
+ * wait for it or because the lockup detector waits for its progress
+ * (watchdog.h). The kernel is not preemptible otherwise, so a system call
+ * that loops without one holds its CPU until it returns. The caller holds
+ * no spinlock and has interrupts on; it may hold mutexes. One load when
+ * nothing is asked.
+ */
+static inline void sched_preempt_point(void)
+{
+	if (__builtin_expect(__atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED), 0)) {
+		schedule();
+	}
+}
+
 /* Asks the CPU running t (if another) to look at it soon. */
 void sched_kick(struct thread *t);
 
