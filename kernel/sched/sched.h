@@ -3,9 +3,11 @@
  *
  * A thread runs until it blocks, yields, or its CPU's timer tick finds
  * others waiting; preemption happens only on the way back to user mode
- * (the kernel itself is not preemptible). Woken threads go back to the CPU
- * they last ran on; a CPU with nothing to run steals from the busiest one,
- * and new threads start on the least loaded CPU.
+ * and at the preemption points of the kernel's long loops
+ * (sched_preempt_point()): the kernel is not preemptible otherwise.
+ * Woken threads go back to the CPU they last ran on; a CPU with nothing
+ * to run steals from the busiest one, and new threads start on the least
+ * loaded CPU.
  *
  * Lock order: a wait queue's lock, then the timer lock, then run queue
  * locks. A CPU never holds two run queue locks except through trylock.
