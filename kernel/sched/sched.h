@@ -131,11 +131,16 @@ static inline void sched_syscall_return(void)
  * (watchdog.h). The kernel is not preemptible otherwise, so a system call
  * that loops without one holds its CPU until it returns. The caller holds
  * no spinlock and has interrupts on; it may hold mutexes. One load when
- * nothing is asked.
+ * nothing is asked. The idle thread does not stop here: it runs kmain's
+ * last steps (start_init(), which loads a program) and leaves the CPU only
+ * from its loop.
  */
 static inline void sched_preempt_point(void)
 {
-	if (__builtin_expect(__atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED), 0)) {
+	struct cpu *c = this_cpu(); /* ours until we schedule: nothing else moves us */
+
+	if (__builtin_expect(__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED), 0) &&
+	    c->current != c->idle) {
 		schedule();
 	}
 }
