@@ -46,8 +46,10 @@ PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
 TEST_PROGRAM_DIRS := $(sort $(wildcard tests/programs/*/))
 PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
 TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(d:/=)))
+# A program is every .c file of its folder's tree, so a new file needs no list.
+program_srcs = $(sort $(shell find $(1) -name '*.c'))
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
-	$(patsubst %,$(BUILD)/user/%.o,$(wildcard $(d)*.c)))
+	$(patsubst %,$(BUILD)/user/%.o,$(call program_srcs,$(d))))
 
 # Host unit tests: common/ and the kernel's pure files compiled natively
 # with sanitizers. KERNEL_PURE lists the kernel files the host tests
@@ -128,13 +130,13 @@ $(BUILD)/libc.a: $(LIBC_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# A program is every .c file of its folder ($(1)), linked after crt0 with
-# libc into the folder $(2).
+# A program is every .c file of its folder's tree ($(1)), linked after
+# crt0 with libc into the folder $(2).
 define program_rule
-$(2)/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+$(2)/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(call program_srcs,$(1))) \
 		$(BUILD)/libc.a libc/arch/x86_64/user.ld
 	@mkdir -p $(2)
-	$(LD) $(USER_LDFLAGS) -o $$@ $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+	$(LD) $(USER_LDFLAGS) -o $$@ $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(call program_srcs,$(1))) \
 		$(BUILD)/libc.a
 endef
 $(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/bin)))
