@@ -1,8 +1,15 @@
 /*
  * traced: maps the trace area (state.c), then serves abi/traced.h on
  * CAP_SLOT_SERVICE: receive, check, dispatch through the table below,
- * reply. Every request is checked before it changes
- * anything; a malformed one gets an error and traced goes on.
+ * reply. Every request is checked before it changes anything; a
+ * malformed one gets an error and traced goes on.
+ *
+ * Each file of this folder has a header of its name that says what it
+ * offers. The operations (dump, bulk, strings, uevents, stats, save,
+ * record) sit above the stream they take pieces of (merge), and above
+ * what they share: the paged replies (page), the caller's scope (scope),
+ * the trace file's header (file), the export channel (export) and the
+ * mapped area (state). No file calls back into one that calls it.
  *
  * The rings are kernel memory: when traced dies, init restarts it and it
  * maps the same rings again; nothing recorded meanwhile is lost.
@@ -12,7 +19,15 @@
 #include <string.h>
 
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/bulk.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/record.h"
+#include "servers/traced/request.h"
+#include "servers/traced/save.h"
+#include "servers/traced/state.h"
+#include "servers/traced/stats.h"
+#include "servers/traced/strings.h"
+#include "servers/traced/uevents.h"
 
 #define TRACED_THREADS_MAX 256 /* threads a status reply looks through for tracked ones */
 
@@ -206,7 +221,7 @@ static const struct op {
     [TRACED_OP_DISABLE] = {op_disable, TRACED_LEVEL_CONTROL},
     [TRACED_OP_MODE] = {op_mode, TRACED_LEVEL_CONTROL},
     [TRACED_OP_CLEAR] = {op_clear, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_DUMP] = {op_dump, TRACED_LEVEL_SELF}, /* SELF: scoped (request_scope) */
+    [TRACED_OP_DUMP] = {op_dump, TRACED_LEVEL_SELF}, /* SELF: scoped (scope_request) */
     [TRACED_OP_FOLLOW] = {op_follow, TRACED_LEVEL_SELF},
     [TRACED_OP_STRINGS] = {strings_page, TRACED_LEVEL_READ},
     [TRACED_OP_MAP] = {op_map, TRACED_LEVEL_CONTROL},
