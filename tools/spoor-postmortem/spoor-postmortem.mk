@@ -1,6 +1,7 @@
 # spoor-postmortem: the trace of a stopped machine, read from its memory
 # (tools/spoor-postmortem/); the top Makefile includes this file. Built
-# like spoor-trace: its .c files and the common/ readers in one run.
+# like spoor-trace, with HOST_TOOL_CFLAGS: its .c files and the common/
+# readers in one run.
 # `make postmortem` runs it on the machine `make run` or `make debug`
 # started (RUN=build/traces), or on another run folder or a dump (RUN=PATH).
 
@@ -11,7 +12,7 @@ SPOOR_POSTMORTEM_HDRS := $(wildcard tools/spoor-postmortem/*.h common/*.h abi/*.
 $(SPOOR_POSTMORTEM): $(SPOOR_POSTMORTEM_SRCS) $(wildcard common/*.c) $(SPOOR_POSTMORTEM_HDRS) \
 		tools/spoor-postmortem/spoor-postmortem.mk
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -I. -o $@ $(SPOOR_POSTMORTEM_SRCS) \
+	$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(SPOOR_POSTMORTEM_SRCS) \
 		$(wildcard common/*.c)
 
 HOST_TOOLS += $(SPOOR_POSTMORTEM)

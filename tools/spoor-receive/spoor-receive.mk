@@ -4,6 +4,6 @@ SPOOR_RECEIVE := $(BUILD)/host/spoor-receive
 $(SPOOR_RECEIVE): tools/spoor-receive/receive.c abi/trace_file.h abi/traced.h abi/trace.h \
 		common/fnv.h tools/spoor-receive/spoor-receive.mk
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -o $@ tools/spoor-receive/receive.c
+	$(CC) $(HOST_TOOL_CFLAGS) -o $@ tools/spoor-receive/receive.c
 
 HOST_TOOLS += $(SPOOR_RECEIVE)

@@ -18,7 +18,6 @@
 #                                     at the versions package-lock.json pins)
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
-SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
 # elfutils (Debian libdw-dev, libelf-dev) names the addresses of call stacks.
 SPOOR_TRACE_LIBS := -ldw -lelf
 SPOOR_TRACE_SRCS := $(sort $(wildcard tools/spoor-trace/*.c))
@@ -28,7 +27,7 @@ SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.de
 $(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) \
 		tools/spoor-trace/spoor-trace.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_LIBS)
+	$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_LIBS)
 
 HOST_TOOLS += $(SPOOR_TRACE)
 
