@@ -83,8 +83,7 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 		printf("trace: %s\n", why);
 		return;
 	}
-	if (verb_failed(traced_request(on ? TRACED_OP_ENABLE : TRACED_OP_DISABLE, mask, NULL, 0,
-				       NULL, 0, &now))) {
+	if (verb_failed(traced_op(on ? TRACED_OP_ENABLE : TRACED_OP_DISABLE, mask, &now))) {
 		return;
 	}
 	char what[CATEGORIES_MAX + 16];
@@ -117,7 +116,7 @@ void control_clear(const struct verb *verb, int argc, char **argv)
 		verb_usage(verb);
 		return;
 	}
-	long err = traced_request(TRACED_OP_CLEAR, 0, NULL, 0, NULL, 0, &now);
+	long err = traced_op(TRACED_OP_CLEAR, 0, &now);
 	if (err == -EBUSY) {
 		printf("trace: a recording is running (trace record stop ends it); a clear would "
 		       "take events it counts\n");
@@ -135,7 +134,7 @@ void control_mode(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	mode = strcmp(argv[1], "drop") ? TTRACE_MODE_OVERWRITE : TTRACE_MODE_DROP;
-	if (!verb_failed(traced_request(TRACED_OP_MODE, mode, NULL, 0, NULL, 0, NULL))) {
+	if (!verb_failed(traced_op(TRACED_OP_MODE, mode, NULL))) {
 		printf("trace: mode %s\n", argv[1]);
 	}
 }
@@ -160,7 +159,7 @@ void control_echo(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	uint64_t echo = on ? st.echo | cats : st.echo & ~cats;
-	if (verb_failed(traced_request(TRACED_OP_ECHO, echo, NULL, 0, NULL, 0, NULL))) {
+	if (verb_failed(traced_op(TRACED_OP_ECHO, echo, NULL))) {
 		return;
 	}
 	ttrace_category_format(echo, names, sizeof(names));

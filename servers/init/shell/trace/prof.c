@@ -81,7 +81,7 @@ void prof_stack(const struct verb *verb, int argc, char **argv)
 	if (on && !kinds_parse(argv[2], &kinds)) {
 		return;
 	}
-	long err = traced_request(TRACED_OP_STACK, kinds, NULL, 0, NULL, 0, NULL);
+	long err = traced_op(TRACED_OP_STACK, kinds, NULL);
 	if (verb_failed(err)) {
 		return;
 	}
@@ -143,7 +143,7 @@ void prof_profile(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	if (argc == 2 && !strcmp(argv[1], "off")) {
-		if (!verb_failed(traced_request(TRACED_OP_PROFILE, 0, NULL, 0, NULL, 0, NULL))) {
+		if (!verb_failed(traced_op(TRACED_OP_PROFILE, 0, NULL))) {
 			printf("trace: profiler off\n");
 		}
 		return;
@@ -173,8 +173,7 @@ void prof_profile(const struct verb *verb, int argc, char **argv)
 		all = false;
 	}
 	uint32_t cpus = all ? (uint32_t)((1ull << st.num_cpus) - 1) : 1u << cpu;
-	long err =
-	    traced_request(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL, 0, NULL, 0, NULL);
+	long err = traced_op(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL);
 	if (verb_failed(err)) {
 		return;
 	}

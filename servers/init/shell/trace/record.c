@@ -59,7 +59,7 @@ static void stop(void)
 		return;
 	}
 	if (added) {
-		traced_request(TRACED_OP_DISABLE, added, NULL, 0, NULL, 0, NULL);
+		traced_op(TRACED_OP_DISABLE, added, NULL);
 		added = 0;
 	}
 	if (!export_failed(err, r.name)) {
@@ -98,14 +98,13 @@ void record_verb(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	uint64_t adding = cats & ~st.mask;
-	if (adding &&
-	    verb_failed(traced_request(TRACED_OP_ENABLE, adding, NULL, 0, NULL, 0, NULL))) {
+	if (adding && verb_failed(traced_op(TRACED_OP_ENABLE, adding, NULL))) {
 		return;
 	}
 	long err = traced_request(TRACED_OP_RECORD, 0, &req, sizeof(req), &r, sizeof(r), NULL);
 	if (err) {
 		if (adding) {
-			traced_request(TRACED_OP_DISABLE, adding, NULL, 0, NULL, 0, NULL);
+			traced_op(TRACED_OP_DISABLE, adding, NULL);
 		}
 		if (err == -EBUSY) {
 			printf(

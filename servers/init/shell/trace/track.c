@@ -34,8 +34,7 @@ static void track_pids(int argc, char **argv, bool on)
 		if (!pid_word(argv[i], &pid)) {
 			return;
 		}
-		long err = traced_request(on ? TRACED_OP_TRACK : TRACED_OP_UNTRACK, pid, NULL, 0,
-					  NULL, 0, NULL);
+		long err = traced_op(on ? TRACED_OP_TRACK : TRACED_OP_UNTRACK, pid, NULL);
 		if (err == -ENOENT) {
 			printf("trace: no process %u\n", pid);
 			return;
@@ -63,8 +62,7 @@ void track_untrack(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	if (argc == 2 && !strcmp(argv[1], "all")) {
-		if (!verb_failed(traced_request(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL, 0,
-						NULL, 0, NULL))) {
+		if (!verb_failed(traced_op(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL))) {
 			printf("trace: tracking off: every process is traced\n");
 		}
 		return;
