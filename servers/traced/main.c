@@ -142,9 +142,9 @@ static int op_clear(const struct request *req, struct reply *rep)
 	if (no_body(req)) {
 		return -EINVAL;
 	}
+	/* A recording's counts hold only while nothing else moves its rings. */
 	if (record_active()) {
-		return -EBUSY; /* a recording's counts hold only while nothing else moves its rings
-				*/
+		return -EBUSY;
 	}
 	return control(TTRACE_OP_CLEAR, 0, rep);
 }

@@ -36,7 +36,7 @@
 #include "servers/traced/request.h"
 #include "servers/traced/state.h"
 
-#define CHUNK_EVENTS_MAX  (1024 * 1024) /* a chunk's events at most: bytes */
+#define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
 #define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
