@@ -3,9 +3,7 @@
  * the filters pass written to the host as NAME.spoor in one go.
  */
 #include <errno.h>
-#include <spoor.h>
 #include <stdio.h>
-#include <string.h>
 #include <trace_client.h>
 
 #include "abi/trace_file.h"
