@@ -1,5 +1,6 @@
 /*
- * commands: the shell's verbs, one function each, found through a table.
+ * commands: the shell's commands, one function each, found through one
+ * table; `trace` and its verbs live in trace/ (trace/verbs.c's table).
  */
 #include <errno.h>
 #include <spoor.h>
@@ -8,7 +9,12 @@
 #include <string.h>
 
 #include "abi/traced.h"
-#include "init.h"
+#include "servers/init/jobs.h"
+#include "servers/init/services.h"
+#include "servers/init/shell/commands.h"
+#include "servers/init/shell/trace/stats.h"
+#include "servers/init/shell/trace/verbs.h"
+#include "servers/init/words.h"
 
 #define THREADS_MAX	256 /* as many as the kernel lists at once */
 #define KIB_PER_PAGE	4
@@ -16,6 +22,7 @@
 #define RESTART_USAGE	"restart SERVER"
 #define KILL_USAGE	"kill [-f] PID"
 #define TRACE_VERBS_MAX 160
+#define ARGS_MAX	16
 
 struct command {
 	const char *name;
@@ -247,7 +254,7 @@ static void cmd_kill(int argc, char **argv)
 	}
 }
 
-/* restart SERVER: a server init keeps, started again now (init.h services_restart). */
+/* restart SERVER: a server init keeps, started again now (services_restart()). */
 static void cmd_restart(int argc, char **argv)
 {
 	uint32_t pid;
@@ -292,7 +299,7 @@ static const struct command commands[] = {
      cmd_kill},
     {"restart", RESTART_USAGE ": start a server init keeps again (one it gave up on too)",
      cmd_restart},
-    {"trace", NULL, cmd_trace}, /* the usage comes from trace_cmd.c's list of verbs */
+    {"trace", NULL, verbs_run}, /* the usage comes from trace/verbs.c's list of verbs */
     {"halt", "power the machine off", cmd_halt},
 };
 
@@ -302,10 +309,10 @@ static void cmd_help(int argc, char **argv)
 {
 	char verbs[TRACE_VERBS_MAX];
 
-	if (argc == 3 && !strcmp(argv[1], "trace") && trace_stats_help(argv[2])) {
+	if (argc == 3 && !strcmp(argv[1], "trace") && stats_help(argv[2])) {
 		return;
 	}
-	trace_verbs_format(verbs, sizeof(verbs), "|");
+	verbs_format(verbs, sizeof(verbs), "|");
 	for (size_t i = 0; i < NUM_COMMANDS; i++) {
 		if (commands[i].usage) {
 			printf("  %-7s %s\n", commands[i].name, commands[i].usage);

@@ -1,5 +1,5 @@
 /*
- * trace_top: the shell's `trace top [SECONDS]`, the kernel functions the
+ * top: the shell's `trace top [SECONDS]`, the kernel functions the
  * profiler's samples (trace profile) found running most in the last
  * SECONDS, named by the symbol table the kernel links in (sys_ksym): an
  * answer in the guest, without the host's tools.
@@ -11,7 +11,8 @@
 #include <trace_client.h>
 
 #include "abi/trace.h"
-#include "trace_cmd.h"
+#include "servers/init/shell/trace/top.h"
+#include "servers/init/shell/trace/verb.h"
 
 #define TOP_SECONDS	5    /* the window when none is given */
 #define TOP_SECONDS_MAX 3600 /* an hour: more than any ring holds at 997 Hz */
@@ -93,7 +94,7 @@ static int by_count(const void *a, const void *b)
 	return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->name, y->name);
 }
 
-void trace_verb_top(const struct trace_verb *verb, int argc, char **argv)
+void top_verb(const struct verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
 	static struct tally t;
@@ -102,7 +103,7 @@ void trace_verb_top(const struct trace_verb *verb, int argc, char **argv)
 	long seconds = TOP_SECONDS;
 
 	if (argc > 2) {
-		printf("trace: usage: trace %s %s\n", verb->name, verb->args);
+		verb_usage(verb);
 		return;
 	}
 	if (argc == 2) {
@@ -114,7 +115,7 @@ void trace_verb_top(const struct trace_verb *verb, int argc, char **argv)
 			return;
 		}
 	}
-	if (trace_failed(traced_status(&st))) {
+	if (verb_failed(traced_status(&st))) {
 		return;
 	}
 	f.kinds[TTRACE_KIND_prof_sample / 64] = 1ull << (TTRACE_KIND_prof_sample % 64);
@@ -127,7 +128,7 @@ void trace_verb_top(const struct trace_verb *verb, int argc, char **argv)
 	for (uint32_t flags = 0; !(flags & TRACED_DUMP_DONE);) {
 		const uint8_t *data;
 		size_t len;
-		if (trace_failed(traced_pager_next(&pager, &data, &len, &flags))) {
+		if (verb_failed(traced_pager_next(&pager, &data, &len, &flags))) {
 			return;
 		}
 		scan(&t, (const char *)data, len);

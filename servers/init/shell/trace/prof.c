@@ -1,5 +1,5 @@
 /*
- * trace_prof: the shell's `trace stack` (call stacks on chosen events) and
+ * prof: the shell's `trace stack` (call stacks on chosen events) and
  * `trace profile` (the sampling profiler), both CONTROL operations of
  * traced (abi/traced.h STACK, PROFILE; abi/trace.h CALL STACKS).
  */
@@ -10,14 +10,10 @@
 
 #include "abi/trace.h"
 #include "common/trace_names.h"
-#include "trace_cmd.h"
+#include "servers/init/shell/trace/prof.h"
+#include "servers/init/shell/trace/verb.h"
 
 #define NAMES_MAX 512
-
-static void usage(const struct trace_verb *verb)
-{
-	printf("trace: usage: trace %s %s\n", verb->name, verb->args);
-}
 
 /* The kinds a comma list of kind and category names stands for; false, said why, if bad. */
 static bool kinds_parse(char *list, uint64_t *kinds)
@@ -72,21 +68,21 @@ static void kinds_format(uint64_t kinds, char *buf, size_t size)
 }
 
 /* stack on KINDS|CATS / stack off: which kinds' events carry their call stack. */
-void trace_verb_stack(const struct trace_verb *verb, int argc, char **argv)
+void prof_stack(const struct verb *verb, int argc, char **argv)
 {
 	char names[NAMES_MAX];
 	uint64_t kinds = 0;
 	bool on = argc == 3 && !strcmp(argv[1], "on");
 
 	if (!on && !(argc == 2 && !strcmp(argv[1], "off"))) {
-		usage(verb);
+		verb_usage(verb);
 		return;
 	}
 	if (on && !kinds_parse(argv[2], &kinds)) {
 		return;
 	}
-	long err = traced_request(TRACED_OP_STACK, kinds, NULL, 0, NULL, 0, NULL);
-	if (trace_failed(err)) {
+	long err = traced_op(TRACED_OP_STACK, kinds, NULL);
+	if (verb_failed(err)) {
 		return;
 	}
 	if (!kinds) {
@@ -97,7 +93,7 @@ void trace_verb_stack(const struct trace_verb *verb, int argc, char **argv)
 	printf("trace: call stacks on %s\n", names);
 }
 
-void trace_prof_status(const struct traced_status *st)
+void prof_status(const struct traced_status *st)
 {
 	char names[NAMES_MAX];
 	uint32_t every = (uint32_t)((1ull << st->num_cpus) - 1);
@@ -136,23 +132,23 @@ static bool cpu_word(const char *w, uint32_t num_cpus, uint32_t *cpu)
 }
 
 /* profile [HZ] [CPU|all] / profile off: the sampling profiler. */
-void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv)
+void prof_profile(const struct verb *verb, int argc, char **argv)
 {
 	struct traced_status st;
 	uint32_t hz = TTRACE_PROFILE_HZ_DEFAULT, cpu = 0;
 	bool all = true;
 
 	if (argc > 3 || (argc == 3 && !strcmp(argv[1], "off"))) {
-		usage(verb);
+		verb_usage(verb);
 		return;
 	}
 	if (argc == 2 && !strcmp(argv[1], "off")) {
-		if (!trace_failed(traced_request(TRACED_OP_PROFILE, 0, NULL, 0, NULL, 0, NULL))) {
+		if (!verb_failed(traced_op(TRACED_OP_PROFILE, 0, NULL))) {
 			printf("trace: profiler off\n");
 		}
 		return;
 	}
-	if (trace_failed(traced_status(&st))) {
+	if (verb_failed(traced_status(&st))) {
 		return;
 	}
 	if (argc >= 2) {
@@ -177,9 +173,8 @@ void trace_verb_profile(const struct trace_verb *verb, int argc, char **argv)
 		all = false;
 	}
 	uint32_t cpus = all ? (uint32_t)((1ull << st.num_cpus) - 1) : 1u << cpu;
-	long err =
-	    traced_request(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL, 0, NULL, 0, NULL);
-	if (trace_failed(err)) {
+	long err = traced_op(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL);
+	if (verb_failed(err)) {
 		return;
 	}
 	if (all) {

@@ -1,5 +1,5 @@
 /*
- * trace_stats: the shell's `trace stats` and `trace hist`, and their
+ * stats: the shell's `trace stats` and `trace hist`, and their
  * legend (`help trace stats`). traced makes the answer's text
  * (servers/traced/stats.c, by the rules of abi/traced.h STATS); the shell
  * pages it out.
@@ -8,30 +8,31 @@
 #include <string.h>
 #include <trace_client.h>
 
-#include "init.h"
-#include "trace_cmd.h"
+#include "servers/init/shell/trace/listing.h"
+#include "servers/init/shell/trace/stats.h"
+#include "servers/init/shell/trace/verb.h"
 
 #define LEGEND_LIST_MAX 64 /* the outcome names in one line */
 
-void trace_print_stats(const struct traced_stats_request *r)
+void stats_print(const struct traced_stats_request *r)
 {
 	static struct traced_pager pager;
 
 	traced_pager_stats(&pager, r);
-	trace_print_listing(&pager);
+	listing_print(&pager);
 }
 
-void trace_verb_stats(const struct trace_verb *verb, int argc, char **argv)
+void stats_verb(const struct verb *verb, int argc, char **argv)
 {
 	struct traced_stats_request r = {.form = TRACED_STATS_TABLE};
 
 	(void)verb;
-	if (trace_filter_words(argc, argv, &r.filter)) {
-		trace_print_stats(&r);
+	if (verb_filters(argc, argv, &r.filter)) {
+		stats_print(&r);
 	}
 }
 
-void trace_verb_hist(const struct trace_verb *verb, int argc, char **argv)
+void stats_hist(const struct verb *verb, int argc, char **argv)
 {
 	struct traced_stats_request r;
 	char why[WHY_MAX];
@@ -42,9 +43,9 @@ void trace_verb_hist(const struct trace_verb *verb, int argc, char **argv)
 		printf("trace: %s\n", why);
 		return;
 	}
-	/* trace_filter_words() skips its first word, as it skips the verb. */
-	if (trace_filter_words(argc - used, argv + used, &r.filter)) {
-		trace_print_stats(&r);
+	/* verb_filters() skips its first word, as it skips the verb. */
+	if (verb_filters(argc - used, argv + used, &r.filter)) {
+		stats_print(&r);
 	}
 }
 
@@ -91,7 +92,7 @@ static void legend(void)
 	       outcomes, (unsigned)TRACED_STATS_VALUES);
 }
 
-bool trace_stats_help(const char *verb)
+bool stats_help(const char *verb)
 {
 	if (strcmp(verb, "stats") && strcmp(verb, "hist")) {
 		return false;

@@ -1,5 +1,5 @@
 /*
- * `trace record [CATS] [FILTERS] [as NAME]` and `trace record stop`: a
+ * record: `trace record [CATS] [FILTERS] [as NAME]` and `trace record stop`: a
  * recording streamed to the host while the run goes on (abi/traced.h
  * RECORD, REC_STOP). CATS, when given, are turned on for the recording
  * and those it turned on go off again at its stop, as `trace run` does.
@@ -12,7 +12,9 @@
 #include <trace_client.h>
 
 #include "abi/trace_file.h"
-#include "trace_cmd.h"
+#include "servers/init/shell/trace/export.h"
+#include "servers/init/shell/trace/record.h"
+#include "servers/init/shell/trace/verb.h"
 
 #define STOP_WORD "stop"
 
@@ -34,7 +36,7 @@ static void print_totals(const char *what, const struct traced_record_status *r)
 	       (unsigned long long)r->lost, (unsigned long long)rate(r));
 }
 
-void trace_record_status(void)
+void record_status(void)
 {
 	struct traced_record_status r;
 
@@ -57,15 +59,15 @@ static void stop(void)
 		return;
 	}
 	if (added) {
-		traced_request(TRACED_OP_DISABLE, added, NULL, 0, NULL, 0, NULL);
+		traced_op(TRACED_OP_DISABLE, added, NULL);
 		added = 0;
 	}
-	if (!trace_export_failed(err, r.name)) {
+	if (!export_failed(err, r.name)) {
 		print_totals("trace: recorded", &r);
 	}
 }
 
-void trace_verb_record(const struct trace_verb *verb, int argc, char **argv)
+void record_verb(const struct verb *verb, int argc, char **argv)
 {
 	static uint32_t records; /* names record-1, record-2, ... */
 	struct traced_save_request req = {0};
@@ -78,7 +80,7 @@ void trace_verb_record(const struct trace_verb *verb, int argc, char **argv)
 		stop();
 		return;
 	}
-	if (!trace_name_words(verb, &argc, argv, req.name)) {
+	if (!export_name(verb, &argc, argv, req.name)) {
 		return;
 	}
 	/* CATS first, if the first word reads as categories; the rest are filters. */
@@ -86,31 +88,30 @@ void trace_verb_record(const struct trace_verb *verb, int argc, char **argv)
 	if (has_cats) {
 		argv[1] = argv[0];
 	}
-	if (!trace_filter_words(argc - has_cats, argv + has_cats, &req.filter)) {
+	if (!verb_filters(argc - has_cats, argv + has_cats, &req.filter)) {
 		return;
 	}
 	if (!req.name[0]) {
 		snprintf(req.name, sizeof(req.name), "record-%u", ++records);
 	}
-	if (trace_failed(traced_status(&st))) {
+	if (verb_failed(traced_status(&st))) {
 		return;
 	}
 	uint64_t adding = cats & ~st.mask;
-	if (adding &&
-	    trace_failed(traced_request(TRACED_OP_ENABLE, adding, NULL, 0, NULL, 0, NULL))) {
+	if (adding && verb_failed(traced_op(TRACED_OP_ENABLE, adding, NULL))) {
 		return;
 	}
 	long err = traced_request(TRACED_OP_RECORD, 0, &req, sizeof(req), &r, sizeof(r), NULL);
 	if (err) {
 		if (adding) {
-			traced_request(TRACED_OP_DISABLE, adding, NULL, 0, NULL, 0, NULL);
+			traced_op(TRACED_OP_DISABLE, adding, NULL);
 		}
 		if (err == -EBUSY) {
 			printf(
 			    "trace: a recording is running already (trace status shows it; trace "
 			    "record stop ends it)\n");
 		} else {
-			trace_export_failed(err, req.name);
+			export_failed(err, req.name);
 		}
 		return;
 	}

@@ -1,5 +1,5 @@
 /*
- * uevent_ops: traced's side of user-defined events (abi/uevent.h). The
+ * uevents: traced's side of user-defined events (abi/uevent.h). The
  * kernel keeps the events, their definitions and counters; traced
  * registers them for clients, turns them on and off by name and lists
  * them. Dumps decode their events with the definitions the kernel wrote
@@ -16,7 +16,11 @@
 #include <string.h>
 
 #include "common/format.h"
-#include "traced.h"
+#include "servers/traced/page.h"
+#include "servers/traced/request.h"
+#include "servers/traced/state.h"
+#include "servers/traced/tree.h"
+#include "servers/traced/uevents.h"
 
 static struct uevent_info info; /* one INFO answer at a time: traced is single-threaded */
 
@@ -199,7 +203,7 @@ int uevents_list(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (r.tag || r.reserved || listing_cursor_check(&r.cursor, UEVENT_MAX, 0)) {
+	if (r.tag || r.reserved || page_listing_check(&r.cursor, UEVENT_MAX, 0)) {
 		return -EINVAL;
 	}
 	for (id = (uint32_t)r.cursor.next[0]; id < UEVENT_MAX; id++) {
@@ -231,7 +235,7 @@ int uevents_list(const struct request *req, struct reply *rep)
 					active, busy, UEVENT_MAX);
 		done = append(out, &len, TRACED_PAGE_DATA_MAX, line, (size_t)n);
 	}
-	listing_cursor_at(&r.cursor, id);
+	page_listing_at(&r.cursor, id);
 	page_finish(rep, &r.cursor, done, (uint32_t)len, count);
 	return 0;
 }

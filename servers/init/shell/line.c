@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "init.h"
+#include "servers/init/console.h"
+#include "servers/init/jobs.h"
+#include "servers/init/shell/line.h"
 
 #define CTRL_U		 0x15
 #define BACKSPACE	 0x08
