@@ -36,13 +36,12 @@ struct sdt_header {
 
 _Static_assert(sizeof(struct sdt_header) == 36, "ACPI 6.4 5.2.6");
 
-#define MADT_LAPIC		  0
-#define MADT_IOAPIC		  1
-#define MADT_ISO		  2
-#define MADT_LAPIC_OVERRIDE	  5
-#define MADT_LAPIC_ENABLED	  (1u << 0)
-#define MADT_LAPIC_ONLINE_CAPABLE (1u << 1)
-#define MADT_ENTRIES_OFFSET	  44 /* header, LAPIC address, flags */
+#define MADT_LAPIC	    0
+#define MADT_IOAPIC	    1
+#define MADT_ISO	    2
+#define MADT_LAPIC_OVERRIDE 5
+#define MADT_LAPIC_ENABLED  (1u << 0)
+#define MADT_ENTRIES_OFFSET 44 /* header, LAPIC address, flags */
 
 #define FADT_DSDT     40 /* ACPI 6.4 5.2.9: byte offsets in the FADT */
 #define FADT_PM1A_CNT 64
@@ -115,7 +114,13 @@ static void parse_madt(const struct sdt_header *madt)
 		}
 		if (type == MADT_LAPIC && len >= 8) {
 			uint32_t flags = rd32(madt, off + 4);
-			if (flags & (MADT_LAPIC_ENABLED | MADT_LAPIC_ONLINE_CAPABLE)) {
+			/*
+			 * Only an enabled CPU is there to start. One that is
+			 * online capable but not enabled is absent: a slot a
+			 * hypervisor can plug a CPU into later (ACPI 6.4
+			 * 5.2.12.2), which would never answer INIT-SIPI-SIPI.
+			 */
+			if (flags & MADT_LAPIC_ENABLED) {
 				if (m->ncpus < MAX_CPUS) {
 					m->apic_ids[m->ncpus++] = rd8(madt, off + 3);
 				}
