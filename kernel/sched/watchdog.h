@@ -28,8 +28,9 @@
  * instruction pointer, frame pointer and flags, its running thread and
  * the spinlock it waits for (spinlock.h). The stack walk is the panic
  * block's (panic_stack_walk()). A CPU that does not answer the NMI within
- * WATCHDOG_NMI_WAIT_MS is said so. Then the machine goes on, the stuck
- * CPUs as they were, or panics with ttrace.watchdog_panic=1.
+ * WATCHDOG_NMI_WAIT_MS is said so; its NMI, when it comes, is counted and
+ * ignored. Then the machine goes on, the stuck CPUs as they were, or
+ * panics with ttrace.watchdog_panic=1.
  */
 #ifndef SPOOR_SCHED_WATCHDOG_H
 #define SPOOR_SCHED_WATCHDOG_H
@@ -38,10 +39,23 @@
 
 #include "arch/x86_64/idt.h"
 
+/* What the lockup detector knows of a CPU now. */
+struct watchdog_cpu {
+	uint64_t stuck_ns;  /* no progress for this long, past half the limit; else (or off) 0 */
+	bool irqs_masked;   /* stuck, and it has taken no timer interrupt for as long */
+	uint32_t late_nmis; /* the detector's NMIs it took after the report stopped waiting */
+};
+
 /* From the timer interrupt, f its frame: records progress, looks at the others. */
 void watchdog_tick(const struct trap_frame *f);
 
-/* From the NMI handler: true if the NMI was the detector's question, now answered. */
+/*
+ * From the NMI handler: true if the NMI was the detector's, answered, or
+ * come after the report stopped waiting for it (counted, and ignored).
+ */
 bool watchdog_nmi(const struct trap_frame *f);
+
+/* Fills *s for the CPU of id cpu (for `cpus`: sys_info); all 0 with the detector off. */
+void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s);
 
 #endif

@@ -6,7 +6,7 @@ hung machine is debugged (README, Debugging a hang)."""
 
 import re
 
-from spoorlib import EXIT_KERNEL_FAILURE, events_in
+from spoorlib import EXIT_KERNEL_FAILURE, PS_POLLS, events_in
 from test_postmortem import by_cpu, check_converters_on, postmortem, text_of, SAVED
 
 ANNOUNCED = re.compile(r"selftest deadlock: cpu (\d) takes lock A \((0x[0-9a-f]+)\) then B "
@@ -77,3 +77,23 @@ def test_watchdog_panic_setting_panics_after_the_report(boot):
                  allow_panic=True)
     spoor.expect(r"KERNEL PANIC on cpu 0: watchdog: a cpu is stuck", allow_panic=True)
     assert spoor.wait_exit() == EXIT_KERNEL_FAILURE
+
+
+def test_an_nmi_after_the_report_stopped_waiting_is_counted_and_the_machine_goes_on(boot):
+    # inject=latenmi: the last CPU (deadlocked, interrupts masked) takes the
+    # detector's NMI 200 ms late, after the report's 100 ms wait.
+    spoor = boot(smp=4, cmdline="selftest=deadlock ttrace.watchdog=3 inject=latenmi",
+                 wait_prompt=False)
+    spoor.expect(r"cpu 3: did not answer the NMI in 100 ms", timeout=REPORT_TIMEOUT,
+                 allow_panic=True)
+    spoor.expect(r"WATCHDOG: going on \(ttrace.watchdog_panic=1 panics instead\)", allow_panic=True)
+    # The late NMI is counted, not taken for a stray one (which panics).
+    for _ in range(PS_POLLS):
+        out = spoor.command("cpus")
+        late = re.search(r"^cpu 3: .*, (\d+) late lockup NMIs? ignored$", out, re.MULTILINE)
+        if late:
+            break
+    assert late and late.group(1) == "1", out
+    assert re.search(r"^cpu 2: stuck for \d+\.\d{3} s, interrupts masked, running tid [1-9]\d*, "
+                     r"\d+ ready$", out, re.MULTILINE), out
+    assert "traced" in spoor.command("ps")
