@@ -16,11 +16,12 @@
 
 #define WATCHDOG_NMI_WAIT_MS 100
 
-/* A CPU's state as its NMI answer left it. */
+/* A CPU's state as its NMI answer (or the reporter's own tick) left it. */
 struct snapshot {
 	uint64_t rip, rbp, rflags, cs;
 	struct thread *thread;
 	const struct spinlock *spinning_on;
+	uint32_t holder; /* spinning_on's owner as it was seen: a CPU's id + 1, 0 for none */
 };
 
 enum { ASK_NONE, ASK_PENDING, ASK_ANSWERED };
@@ -46,7 +47,25 @@ struct watch {
 };
 
 static struct watch watches[MAX_CPUS];
-static uint32_t reporting; /* [a] 1 while a CPU reports: one report at a time */
+static uint32_t reporting;		/* [a] 1 while a CPU reports: one report at a time */
+static struct snapshot snaps[MAX_CPUS]; /* [reporting] the CPUs' states, for the report */
+
+/* Fills *s with the state of c, which runs this, interrupted at f. */
+static void take_snapshot(struct snapshot *s, const struct trap_frame *f, const struct cpu *c)
+{
+	const struct spinlock *l = __atomic_load_n(&c->spinning_on, __ATOMIC_RELAXED);
+
+	*s = (struct snapshot){
+	    .rip = f->rip,
+	    .rbp = f->rbp,
+	    .rflags = f->rflags,
+	    .cs = f->cs,
+	    .thread = c->current,
+	    .spinning_on = l,
+	    /* relaxed: the owner may change meanwhile; the report names the one seen */
+	    .holder = l ? __atomic_load_n(&l->owner, __ATOMIC_RELAXED) : 0,
+	};
+}
 
 bool watchdog_nmi(const struct trap_frame *f)
 {
@@ -72,14 +91,7 @@ bool watchdog_nmi(const struct trap_frame *f)
 		__atomic_add_fetch(&w->nmi_late, 1, __ATOMIC_RELAXED);
 		return true;
 	}
-	w->snap = (struct snapshot){
-	    .rip = f->rip,
-	    .rbp = f->rbp,
-	    .rflags = f->rflags,
-	    .cs = f->cs,
-	    .thread = c->current,
-	    .spinning_on = __atomic_load_n(&c->spinning_on, __ATOMIC_RELAXED),
-	};
+	take_snapshot(&w->snap, f, c);
 	/* release: the snapshot is seen whole by the reporter's acquire load */
 	__atomic_store_n(&w->ask, ASK_ANSWERED, __ATOMIC_RELEASE);
 	return true;
@@ -135,22 +147,46 @@ static uint64_t silent_cpus(uint32_t me, uint64_t now, uint64_t limit)
 	return silent;
 }
 
-static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck, uint64_t now)
+/*
+ * Who runs on CPU i, as thread t: "idle" only when it idles, which a
+ * stuck CPU does not (it may be stuck in an interrupt of its idle thread).
+ */
+static void print_thread(uint32_t i, const struct thread *t, bool stuck)
 {
-	const struct thread *t = s->thread;
-
-	printk("cpu %u: ", i);
-	if (!t || t == cpus[i].idle) {
+	if (!t || (t == cpus[i].idle && !stuck)) {
 		printk("idle");
+	} else if (t == cpus[i].idle) {
+		printk("kernel tid %u (the idle thread, not idling)", t->tid);
 	} else if (t->proc) {
 		printk("pid %u tid %u (%s)", t->proc->pid, t->tid, t->proc->name);
 	} else {
 		printk("kernel tid %u", t->tid);
 	}
+}
+
+/* CPU i's lines, from snaps[i]; have: the CPUs whose snapshot the report has. */
+static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck, uint64_t now)
+{
+	const struct snapshot *s = &snaps[i];
+
+	printk("cpu %u: ", i);
+	print_thread(i, s->thread, stuck >> i & 1);
 	printk(", rip 0x%016lx%s, interrupts %s", s->rip, (s->cs & 3) == 3 ? " (user)" : "",
 	       s->rflags & RFLAGS_IF ? "on" : "masked");
 	if (s->spinning_on) {
 		printk(", spinning on lock %p", (const void *)s->spinning_on);
+	}
+	if (s->spinning_on && s->holder) {
+		/*
+		 * A spinlock is its CPU's rather than a thread's (a run
+		 * queue's goes across a switch): the holder's thread is the
+		 * one its CPU runs.
+		 */
+		uint32_t h = s->holder - 1;
+		printk(" held by cpu %u", h);
+		if (h < ncpus && have >> h & 1 && snaps[h].thread) {
+			printk(" (tid %u)", snaps[h].thread->tid);
+		}
 	}
 	if (stuck & (1ull << i)) {
 		uint64_t ms = (now - watches[i].progress_tsc) / (timer_tsc_hz() / 1000);
@@ -165,6 +201,9 @@ static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck, uint
 /* The report of the CPUs in stuck, by this CPU (me), from its timer interrupt f. */
 static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint64_t now)
 {
+	uint64_t have = 1ull << me;
+	size_t recorded = 0;
+
 	printk("\nWATCHDOG:");
 	for (uint32_t i = 0; i < ncpus; i++) {
 		if (stuck & (1ull << i)) {
@@ -173,29 +212,33 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint
 	}
 	printk(" stuck: no schedule or return to user (ttrace.watchdog=%lu)\n", kopts.watchdog_s);
 	uint64_t asked = ask_others(me);
+	take_snapshot(&snaps[me], f, &cpus[me]);
 	for (uint32_t i = 0; i < ncpus; i++) {
-		if (i == me) {
-			struct snapshot own = {
-			    .rip = f->rip,
-			    .rbp = f->rbp,
-			    .rflags = f->rflags,
-			    .cs = f->cs,
-			    .thread = cpus[i].current,
-			};
-			print_cpu(i, &own, stuck, now);
-		} else if (!(asked >> i & 1)) {
-			printk("cpu %u: has not taken the NMI of an earlier report yet\n", i);
-		} else if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
-			print_cpu(i, &watches[i].snap, stuck, now);
-		} else {
-			printk("cpu %u: did not answer the NMI in %u ms\n", i,
-			       WATCHDOG_NMI_WAIT_MS);
+		/* acquire: pairs with the release store of ASK_ANSWERED in watchdog_nmi() */
+		if (asked >> i & 1 &&
+		    __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
+			snaps[i] = watches[i].snap;
+			have |= 1ull << i;
 		}
 		/* relaxed: an NMI that comes after this is late (watchdog_nmi()) */
 		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);
 	}
 	for (uint32_t i = 0; i < ncpus; i++) {
-		ttrace_flight_recorder(i);
+		if (have >> i & 1) {
+			print_cpu(i, have, stuck, now);
+		} else if (asked >> i & 1) {
+			printk("cpu %u: did not answer the NMI in %u ms\n", i,
+			       WATCHDOG_NMI_WAIT_MS);
+		} else {
+			printk("cpu %u: has not taken the NMI of an earlier report yet\n", i);
+		}
+	}
+	for (uint32_t i = 0; i < ncpus; i++) {
+		recorded += ttrace_flight_recorder(i);
+	}
+	if (!recorded) {
+		printk("WATCHDOG: the flight recorder is empty: boot with ttrace=all (or "
+		       "ttrace=CATS, a list of categories) to fill it\n");
 	}
 	if (kopts.watchdog_panic) {
 		panic("watchdog: a cpu is stuck (ttrace.watchdog_panic=1)");

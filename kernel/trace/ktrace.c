@@ -603,14 +603,14 @@ void ttrace_panic_dump(uint32_t cpu)
 	ttrace_flight_recorder(cpu);
 }
 
-void ttrace_flight_recorder(uint32_t cpu)
+size_t ttrace_flight_recorder(uint32_t cpu)
 {
 	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
 	static char line[256];
 	uint64_t skipped;
 
 	if (!area.hdr || cpu >= area.hdr->num_cpus || !ring_of(cpu)) {
-		return;
+		return 0;
 	}
 	size_t n = recorder_read(ring_of(cpu), FLIGHT_RECORDER_EVENTS * 4, records,
 				 FLIGHT_RECORDER_EVENTS * 4, &skipped);
@@ -624,4 +624,5 @@ void ttrace_flight_recorder(uint32_t cpu)
 		ttrace_format_event(line, sizeof(line), &records[i], &decoder);
 		printk("  %s\n", line);
 	}
+	return n - first;
 }

@@ -24,6 +24,7 @@
 #define SPOOR_TRACE_KTRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "abi/trace.h"
@@ -150,9 +151,10 @@ void ttrace_panic_dump(uint32_t cpu);
 
 /*
  * The last events of cpu's ring, decoded: the flight recorder part of the
- * panic block, and of the lockup detector's report. Lock-free, as above;
- * one caller at a time (its buffers are static).
+ * panic block, and of the lockup detector's report. Returns how many it
+ * printed. Lock-free, as above; one caller at a time (its buffers are
+ * static).
  */
-void ttrace_flight_recorder(uint32_t cpu);
+size_t ttrace_flight_recorder(uint32_t cpu);
 
 #endif
