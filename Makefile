@@ -57,9 +57,9 @@ USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
 HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
 	-fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -MMD -MP -Ikernel -I. -Itests/host
-KERNEL_PURE := kernel/init/cmdline.c kernel/mm/frame_bitmap.c kernel/trace/area_init.c \
-	kernel/trace/aux_write.c kernel/trace/name_holds.c kernel/trace/ring_write.c \
-	kernel/trace/recorder.c
+KERNEL_PURE := kernel/arch/x86_64/madt.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c \
+	kernel/trace/area_init.c kernel/trace/aux_write.c kernel/trace/name_holds.c \
+	kernel/trace/ring_write.c kernel/trace/recorder.c
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
