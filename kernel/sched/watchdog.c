@@ -300,8 +300,9 @@ void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s)
 	const struct watch *w = &watches[cpu];
 	uint64_t now = rdtsc();
 	uint64_t half = kopts.watchdog_s * timer_tsc_hz() / 2;
-	/* relaxed: times and a count, to print; acquire: armed's partner in watchdog_tick() */
+	/* acquire: pairs with the release store of armed in watchdog_tick(): progress_tsc is set */
 	bool armed = __atomic_load_n(&w->armed, __ATOMIC_ACQUIRE);
+	/* relaxed: times and a count, only printed */
 	int64_t silent = (int64_t)(now - __atomic_load_n(&w->progress_tsc, __ATOMIC_RELAXED));
 	int64_t tickless = (int64_t)(now - __atomic_load_n(&w->tick_tsc, __ATOMIC_RELAXED));
 
