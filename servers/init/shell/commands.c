@@ -70,8 +70,24 @@ static void cmd_cpus(int argc, char **argv)
 	       uptime_words(info.uptime_ns, up, sizeof(up)));
 	for (uint32_t i = 0; i < info.ncpus && i < SYS_INFO_CPUS; i++) {
 		uint64_t busy_pct = info.uptime_ns ? info.cpu_busy_ns[i] * 100 / info.uptime_ns : 0;
-		printf("cpu %u: busy %3llu%%, running tid %u, %u ready\n", i,
-		       (unsigned long long)busy_pct, info.cpu_running_tid[i], info.cpu_ready[i]);
+		uint32_t stuck_ms = info.cpu_stuck_ms[i], late = info.cpu_late_nmis[i];
+
+		/* A stuck CPU's busy share means nothing: it may be stuck in the idle thread. */
+		if (stuck_ms) {
+			printf(
+			    "cpu %u: stuck for %u.%03u s, interrupts %s, running tid %u, %u ready",
+			    i, stuck_ms / 1000, stuck_ms % 1000,
+			    info.cpu_flags[i] & SYS_CPU_IRQS_MASKED ? "masked" : "on",
+			    info.cpu_running_tid[i], info.cpu_ready[i]);
+		} else {
+			printf("cpu %u: busy %3llu%%, running tid %u, %u ready", i,
+			       (unsigned long long)busy_pct, info.cpu_running_tid[i],
+			       info.cpu_ready[i]);
+		}
+		if (late) {
+			printf(", %u late lockup NMI%s ignored", late, late == 1 ? "" : "s");
+		}
+		printf("\n");
 	}
 }
 
