@@ -14,6 +14,13 @@
  * path, so it wants no extra on (no ttrace.echo= beside it): the slow
  * path reads the clock with interrupts masked, which a debug exception
  * ignores.
+ *
+ * The steps of a whole pass also tell which path the tracepoint takes:
+ * the straight path is a few dozen instructions, the slow one a call of
+ * hundreds. So the test then makes each control operation that would
+ * move the sites to the slow path fail, and checks that a tracepoint
+ * still takes exactly as many steps as before: a failed operation leaves
+ * the sites where they were.
  */
 #include "trace/nest_test.h"
 
@@ -27,6 +34,7 @@
 #define PASSES_MAX 200	       /* far more steps than a tracepoint's path takes */
 #define RFLAGS_TF  (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
 #define READ_BATCH 32
+#define NO_PID	   UINT32_MAX /* a pid no process has: TTRACE_OP_TRACK fails */
 
 /* [o] the boot CPU's, while it steps. */
 static bool stepping;
@@ -89,6 +97,59 @@ static void set_tf(bool on)
 	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
 	flags = on ? flags | RFLAGS_TF : flags & ~RFLAGS_TF;
 	__asm__ volatile("pushq %0; popfq" : : "r"(flags) : "memory", "cc");
+}
+
+/*
+ * One pass through the tracepoint, stepped, with the events written after
+ * step nest_at (UINT32_MAX: none). Interrupts masked by the caller.
+ */
+static void step_pass(uint32_t at, uint64_t pass, const struct ttrace_ring *r)
+{
+	nest_at = at;
+	steps = 0;
+	nested = false;
+	/* relaxed: this CPU's own ring */
+	pass_head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
+	stepping = true;
+	set_tf(true);
+	stepped(pass);
+	set_tf(false);
+	stepping = false;
+}
+
+/* The control operations that would move the sites to the slow path, each made to fail. */
+static const struct {
+	const char *name;
+	uint32_t op;
+	uint64_t arg;
+} failing_ops[] = {
+    {"TRACK", TTRACE_OP_TRACK, NO_PID},
+    {"STACK", TTRACE_OP_STACK, 1ull << TTRACE_KIND_user}, /* user events carry no stack */
+    {"ECHO", TTRACE_OP_ECHO, ~(uint64_t)TTRACE_CAT_ALL},  /* no such category */
+};
+
+/*
+ * Makes each of failing_ops fail, then steps through the tracepoint once:
+ * it must take the straight steps a pass took before. Returns the name of
+ * the first operation that did not fail or moved the sites, or NULL.
+ */
+static const char *failed_ops_move_sites(uint32_t straight, const struct ttrace_ring *r)
+{
+	for (size_t i = 0; i < sizeof(failing_ops) / sizeof(failing_ops[0]); i++) {
+		if (ttrace_control(failing_ops[i].op, failing_ops[i].arg) >= 0) {
+			return failing_ops[i].name;
+		}
+		uint64_t flags = irq_save();
+		step_pass(UINT32_MAX, 0, r);
+		irq_restore(flags);
+		if (steps != straight) {
+			printk(
+			    "tracenest: a failed %s: %u steps through the tracepoint, %u before\n",
+			    failing_ops[i].name, steps, straight);
+			return failing_ops[i].name;
+		}
+	}
+	return NULL;
 }
 
 /* What the checks found; NULL: nothing wrong. */
@@ -179,22 +240,21 @@ void ttrace_nest_test(void)
 	uint32_t passes = 0;
 	inside = 0;
 	do {
-		nest_at = passes++;
-		steps = 0;
-		nested = false;
-		/* relaxed: this CPU's own ring */
-		pass_head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
-		stepping = true;
-		set_tf(true);
-		stepped(passes - 1);
-		set_tf(false);
-		stepping = false;
+		passes++;
+		step_pass(passes - 1, passes - 1, r);
 	} while (nested && passes < PASSES_MAX); /* the last pass took fewer steps than nest_at */
+	uint32_t straight = steps; /* the last pass stepped through the whole tracepoint */
 	err = err ? err : ttrace_ring_counts(r, &after);
 	irq_restore(flags);
+	const char *moved = err || nested ? NULL : failed_ops_move_sites(straight, r);
 	ttrace_control(TTRACE_OP_DISABLE, cats & ~saved);
 	if (err || nested) {
 		printk("tracenest: FAILED: %s\n", err ? "no counts" : "steps without end");
+		return;
+	}
+	if (moved) {
+		printk("tracenest: FAILED: a failed %s left the tracepoints on the slow path\n",
+		       moved);
 		return;
 	}
 	check_ring(&f, r, before.head, after.head);
@@ -219,4 +279,7 @@ void ttrace_nest_test(void)
 	       "k-th step of pass k, %u of them between its reserve and commit: %lu events, "
 	       "timestamps in order, ledger exact\n",
 	       passes, inside, f.events);
+	printk("tracenest: a failed TRACK, STACK and ECHO each leave the tracepoint on its "
+	       "straight path: %u steps\n",
+	       straight);
 }

@@ -10,7 +10,9 @@
 /*
  * Single-steps a few enabled tracepoints on the boot CPU, each step's
  * debug exception writing events of its own in between, then checks the
- * ring and prints one line: "tracenest: ok, ..." or "tracenest: FAILED: ...".
+ * ring, and that control operations that fail leave the tracepoint on its
+ * straight path. Prints "tracenest: ok, ..." and "tracenest: a failed
+ * TRACK, ...", or "tracenest: FAILED: ...".
  */
 void ttrace_nest_test(void);
 
