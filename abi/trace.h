@@ -152,6 +152,13 @@
  *      stop), else count the event's 1 + ncont entries lost and skip them.
  *      Otherwise the copy is exactly event i: return it; i += 1 + ncont,
  *      synced.
+ *  R6. A reader held up at i below H (a slot being written, or a clear in
+ *      progress) waits a bounded while of its choosing for i to move; if
+ *      it does not, the write (or the clear) may never end, its CPU
+ *      wedged or stopped. Then it skips: i + 1, or H - N if lapped;
+ *      counts what it skipped lost, not synced, and says so. If the write
+ *      completes after all, the entry is this reader's loss though the
+ *      ledger counts it stored.
  *  A reader never returns a slot it did not validate this way, so never a
  *  torn or lapped record. An orphan continuation can be misjudged only if
  *  a write stalls while N further entries are reserved on its CPU; the

@@ -385,6 +385,37 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 	return n;
 }
 
+enum ttrace_wait ttrace_ring_wait(const struct ttrace_ring *r, struct ttrace_cursor *c,
+				  uint64_t now, uint64_t patience)
+{
+	/* acquire: pairs with the writer's release reservation (W1) */
+	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_ACQUIRE);
+	uint64_t i = c->index;
+
+	if (i >= head || i >= c->end) {
+		c->waiting = false;
+		return TTRACE_WAIT_NONE;
+	}
+	if (!c->waiting || c->wait_index != i) {
+		c->waiting = true;
+		c->wait_index = i;
+		c->wait_since = now;
+	}
+	if (now - c->wait_since < patience) {
+		return TTRACE_WAIT_MORE;
+	}
+	uint64_t to = head - i > r->entries ? head - r->entries : i + 1;
+
+	to = to < c->end ? to : c->end;
+	c->lost += to - i;
+	c->stuck += to - i;
+	c->index = to;
+	c->synced = false;
+	c->settled = false;
+	c->waiting = false;
+	return TTRACE_WAIT_SKIPPED;
+}
+
 int ttrace_ring_publish_tail(const struct ttrace_ring *r, uint64_t index)
 {
 	if (!r->tail) {

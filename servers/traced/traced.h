@@ -106,9 +106,10 @@ int bulk_page(const struct request *req, struct reply *rep);
  * clear (follow: at the heads); merge_fill() appends the next events of the stream from
  * cursor c (zeroed: a new one, which it starts) in format to piece->out,
  * at most piece->max bytes, sets piece->len and piece->events, moves c,
- * and returns whether the stream ended. A false return with nothing
- * added means an entry below the dump's end is still being written: ask
- * again after a yield.
+ * and returns whether the stream ended. A dump's false return comes with
+ * a full piece: an entry held up below the end (a write or a clear in
+ * progress) is waited for a while, then skipped as lost, within the call.
+ * A follower's may come with nothing added: nothing new yet.
  */
 struct merge_piece {
 	uint8_t *out;
