@@ -71,7 +71,7 @@ _Static_assert(TTRACE_KIND_LIMIT <= 64, "the header's stack_kinds: a bit a kind"
 static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
 static struct memobj *reader_obj;     /* [I] */
-static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names */
+static struct ttrace_decoder decoder; /* the flight recorder's: one caller at a time */
 static struct name_holds names;	      /* [aux_lock] the program names kept */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
@@ -253,6 +253,7 @@ void ttrace_init(uint32_t num_cpus)
 	tsc_high = rdtsc() >> 62;
 	/* No cache of user-event definitions: the flight recorder prints them raw. */
 	ttrace_decoder_init(&decoder, &area, NULL);
+	echo_init(&area);
 	/* relaxed: nothing emits before the mask is set below */
 	__atomic_store_n(&area.hdr->echo, boot_mask(kopts.ttrace_echo, "echo"), __ATOMIC_RELAXED);
 	(void)update_extras(); /* the sites are all off yet */
@@ -282,7 +283,7 @@ static void echo(const struct ttrace_event *ev, uint32_t cpu)
 	for (uint32_t i = 0; i < ev->nwords; i++) {
 		rec.data[i] = ev->data[i];
 	}
-	echo_event(&rec, &decoder);
+	echo_event(&rec);
 }
 
 void ttrace_tick(void)

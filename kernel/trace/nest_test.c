@@ -21,20 +21,34 @@
  * move the sites to the slow path fail, and checks that a tracepoint
  * still takes exactly as many steps as before: a failed operation leaves
  * the sites where they were.
+ *
+ * Last, the same stepping puts another CPU's echo (trace/echo.h) inside
+ * this CPU's, every few instructions in turn, for two programs whose pids
+ * share a slot of a decoder's name cache: each line must still name its
+ * own program.
  */
 #include "trace/nest_test.h"
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
+#include "common/trace_decoder.h"
 #include "common/trace_ring.h"
 #include "lib/printk.h"
+#include "lib/string.h"
+#include "trace/echo.h"
 #include "trace/ktrace.h"
 
-#define PASSES_MAX 200	       /* far more steps than a tracepoint's path takes */
-#define RFLAGS_TF  (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
-#define READ_BATCH 32
-#define NO_PID	   UINT32_MAX /* a pid no process has: TTRACE_OP_TRACK fails */
+#define PASSES_MAX  200		/* far more steps than a tracepoint's path takes */
+#define RFLAGS_TF   (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
+#define READ_BATCH  32
+#define NO_PID	    UINT32_MAX /* a pid no process has: TTRACE_OP_TRACK fails */
+#define ECHO_STRIDE 16	       /* the echo test nests after every 16th step */
+#define ECHO_PASSES 1000       /* far more than an echo's steps / ECHO_STRIDE */
+#define ECHO_LINE   256
+/* Two programs whose pids share a slot of a decoder's name cache. */
+#define ECHO_PID_A 1000
+#define ECHO_PID_B (ECHO_PID_A + TTRACE_DECODER_COMMS)
 
 /* [o] the boot CPU's, while it steps. */
 static bool stepping;
@@ -43,6 +57,7 @@ static uint32_t steps;	   /* steps taken in this pass */
 static bool nested;	   /* this pass's events are written */
 static uint64_t pass_head; /* the ring's head when this pass began */
 static uint32_t inside; /* passes whose events came between the tracepoint's reserve and commit */
+static void (*nest_fn)(void); /* what happens after step nest_at */
 static struct ttrace_record batch[READ_BATCH];
 
 /*
@@ -72,16 +87,22 @@ bool ttrace_nest_step(void)
 		return false;
 	}
 	if (steps++ == nest_at) {
-		uint8_t ctx = percpu_trace_ctx();
-
-		inside += reserved_unwritten(&this_cpu()->trace_ring);
-		percpu_set_trace_ctx(TTRACE_CTX_IRQ);
-		TTRACE(irq_entry, EXC_DEBUG);
-		TTRACE(irq_exit, EXC_DEBUG);
-		percpu_set_trace_ctx(ctx);
+		nest_fn();
 		nested = true;
 	}
 	return true;
+}
+
+/* The ring test's nested events: an interrupt handler's. */
+static void nest_events(void)
+{
+	uint8_t ctx = percpu_trace_ctx();
+
+	inside += reserved_unwritten(&this_cpu()->trace_ring);
+	percpu_set_trace_ctx(TTRACE_CTX_IRQ);
+	TTRACE(irq_entry, EXC_DEBUG);
+	TTRACE(irq_exit, EXC_DEBUG);
+	percpu_set_trace_ctx(ctx);
 }
 
 /* The tracepoint stepped through, with TF set around the call. */
@@ -100,19 +121,20 @@ static void set_tf(bool on)
 }
 
 /*
- * One pass through the tracepoint, stepped, with the events written after
- * step nest_at (UINT32_MAX: none). Interrupts masked by the caller.
+ * One pass through fn(arg), stepped, with nest() run after step at
+ * (UINT32_MAX: never). Interrupts masked by the caller.
  */
-static void step_pass(uint32_t at, uint64_t pass, const struct ttrace_ring *r)
+static void step_pass(void (*fn)(uint64_t), uint64_t arg, uint32_t at, void (*nest)(void))
 {
 	nest_at = at;
+	nest_fn = nest;
 	steps = 0;
 	nested = false;
 	/* relaxed: this CPU's own ring */
-	pass_head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
+	pass_head = __atomic_load_n(&this_cpu()->trace_ring.state->head, __ATOMIC_RELAXED);
 	stepping = true;
 	set_tf(true);
-	stepped(pass);
+	fn(arg);
 	set_tf(false);
 	stepping = false;
 }
@@ -133,14 +155,14 @@ static const struct {
  * it must take the straight steps a pass took before. Returns the name of
  * the first operation that did not fail or moved the sites, or NULL.
  */
-static const char *failed_ops_move_sites(uint32_t straight, const struct ttrace_ring *r)
+static const char *failed_ops_move_sites(uint32_t straight)
 {
 	for (size_t i = 0; i < sizeof(failing_ops) / sizeof(failing_ops[0]); i++) {
 		if (ttrace_control(failing_ops[i].op, failing_ops[i].arg) >= 0) {
 			return failing_ops[i].name;
 		}
 		uint64_t flags = irq_save();
-		step_pass(UINT32_MAX, 0, r);
+		step_pass(stepped, 0, UINT32_MAX, nest_events);
 		irq_restore(flags);
 		if (steps != straight) {
 			printk(
@@ -149,6 +171,68 @@ static const char *failed_ops_move_sites(uint32_t straight, const struct ttrace_
 			return failing_ops[i].name;
 		}
 	}
+	return NULL;
+}
+
+static char echo_line[2][ECHO_LINE]; /* the stepped echo's, the nested one's */
+static const char *echo_wrong;	     /* the first line that named the other program */
+
+/* The echo of a test_tick of pid on cpu, into line; false if it does not name want. */
+static bool echo_names(char *line, uint32_t pid, uint32_t cpu, const char *want)
+{
+	struct ttrace_record rec = {.ts = rdtsc() & TTRACE_TS_MASK,
+				    .pid = pid,
+				    .tid = pid,
+				    .kind = TTRACE_KIND_test_tick,
+				    .cpu = (uint8_t)cpu};
+	static const char key[] = " comm=";
+	const char *p = line;
+	size_t n = strlen(want);
+
+	echo_format(line, ECHO_LINE, &rec);
+	while (*p && strncmp(p, key, sizeof(key) - 1)) {
+		p++;
+	}
+	p += *p ? sizeof(key) - 1 : 0;
+	return !strncmp(p, want, n) && p[n] == ' ';
+}
+
+/* The echo stepped through: this CPU's, of program A. */
+static __attribute__((noinline)) void echo_stepped(uint64_t cpu)
+{
+	if (!echo_names(echo_line[0], ECHO_PID_A, (uint32_t)cpu, "alpha") && !echo_wrong) {
+		echo_wrong = echo_line[0];
+	}
+}
+
+/* The nested echo: another CPU's, of program B. */
+static void echo_nested(void)
+{
+	if (!echo_names(echo_line[1], ECHO_PID_B, (this_cpu()->id + 1) % ncpus, "beta") &&
+	    !echo_wrong) {
+		echo_wrong = echo_line[1];
+	}
+}
+
+/*
+ * Another CPU's echo inside this CPU's, after every ECHO_STRIDE-th step
+ * in turn. Returns the first line that named the wrong program, or NULL.
+ */
+static const char *echoes_mix_names(void)
+{
+	uint32_t passes = 0;
+
+	ttrace_aux_name(TTRACE_AUX_PROC, ECHO_PID_A, "alpha");
+	ttrace_aux_name(TTRACE_AUX_PROC, ECHO_PID_B, "beta");
+	echo_wrong = NULL;
+	do {
+		uint64_t flags = irq_save();
+		step_pass(echo_stepped, this_cpu()->id, passes++ * ECHO_STRIDE, echo_nested);
+		irq_restore(flags);
+		if (echo_wrong) {
+			return echo_wrong;
+		}
+	} while (nested && passes < ECHO_PASSES);
 	return NULL;
 }
 
@@ -241,12 +325,12 @@ void ttrace_nest_test(void)
 	inside = 0;
 	do {
 		passes++;
-		step_pass(passes - 1, passes - 1, r);
+		step_pass(stepped, passes - 1, passes - 1, nest_events);
 	} while (nested && passes < PASSES_MAX); /* the last pass took fewer steps than nest_at */
 	uint32_t straight = steps; /* the last pass stepped through the whole tracepoint */
 	err = err ? err : ttrace_ring_counts(r, &after);
 	irq_restore(flags);
-	const char *moved = err || nested ? NULL : failed_ops_move_sites(straight, r);
+	const char *moved = err || nested ? NULL : failed_ops_move_sites(straight);
 	ttrace_control(TTRACE_OP_DISABLE, cats & ~saved);
 	if (err || nested) {
 		printk("tracenest: FAILED: %s\n", err ? "no counts" : "steps without end");
@@ -282,4 +366,11 @@ void ttrace_nest_test(void)
 	printk("tracenest: a failed TRACK, STACK and ECHO each leave the tracepoint on its "
 	       "straight path: %u steps\n",
 	       straight);
+	const char *wrong = ncpus > 1 ? echoes_mix_names() : NULL;
+	if (wrong) {
+		printk("tracenest: FAILED: another cpu's echo inside this one's: %s\n", wrong);
+		return;
+	}
+	printk("tracenest: echoes of two cpus, one inside the other, each name their own "
+	       "program\n");
 }

@@ -56,6 +56,11 @@ def test_interrupts_nested_at_every_instruction_of_a_tracepoint_keep_order_and_l
     line = spoor.expect(r"(tracenest: [^\r\n]*)\r*\n").group(1)
     assert re.fullmatch(r"tracenest: a failed TRACK, STACK and ECHO each leave the tracepoint "
                         r"on its straight path: \d+ steps", line), line
+    # Another CPU's echo stepped into this CPU's, every 16th instruction in turn,
+    # for two programs whose pids share a slot of a decoder's name cache.
+    line = spoor.expect(r"(tracenest: [^\r\n]*)\r*\n").group(1)
+    assert line == "tracenest: echoes of two cpus, one inside the other, each name their own " \
+                   "program", line
     spoor.expect(re.escape(PROMPT))
 
 
