@@ -25,6 +25,14 @@
  * off its host CPU for tens of milliseconds.
  */
 #define STUCK_NS 200000000ull
+/*
+ * The first millisecond of it yields: a write in progress ends within
+ * microseconds. After that, one that holds a source up may never end: it
+ * sleeps a tick at a time, not to fill this CPU's ring with its yields'
+ * events (traced's own are traced) meanwhile.
+ */
+#define YIELD_NS 1000000ull
+#define SLEEP_NS 10000000ull
 
 /* Events a source reads ahead at a time, at most: tracecat -c's batch (make bench). */
 #define BATCH 64
@@ -180,13 +188,15 @@ static void peek(struct dump *d, uint32_t i)
 	 * so that one write that never completes cannot blind every reader.
 	 */
 	while (!n && s->ahead.index < s->end) {
-		enum ttrace_wait w = ttrace_ring_wait(&traced.ring[i], &s->ahead,
-						      (uint64_t)sys_clock_ns(), STUCK_NS);
+		uint64_t now = (uint64_t)sys_clock_ns();
+		enum ttrace_wait w = ttrace_ring_wait(&traced.ring[i], &s->ahead, now, STUCK_NS);
 		if (w == TTRACE_WAIT_NONE) {
 			break;
 		}
-		if (w == TTRACE_WAIT_MORE) {
+		if (w == TTRACE_WAIT_MORE && now - s->ahead.wait_since < YIELD_NS) {
 			sys_yield();
+		} else if (w == TTRACE_WAIT_MORE) {
+			sys_sleep_ns(SLEEP_NS);
 		}
 		n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, 1);
 	}
