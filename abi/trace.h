@@ -89,7 +89,8 @@
  * or the end of an event it read are; a position it jumped to is not).
  * With N = ring_entries:
  *  R1. Load cpu[c].clear_index (acquire: pairs with the release store in
- *      a clear), then cpu[c].head as H (acquire: pairs with W1). If
+ *      a clear), then cpu[c].head as H (acquire: pairs with W1; and
+ *      sequentially consistent, for R2). If
  *      i < clear_index, the entries up to it are gone, and count as the
  *      ledger counts them (ACCOUNTING): take clear_index, cleared and the
  *      CLEAR LOG as one snapshot (the seqlock of CLEAR). A cursor that
@@ -107,9 +108,13 @@
  *      much of it was overwritten first is kept nowhere). Then
  *      i = clear_index, synced, settled with the snapshot's cleared.
  *  R2. If i >= H, nothing more is written yet. If H - i > N, entries from
- *      i on are gone: reload clear_index (acquire); if i is below it now,
- *      a clear let the writer reuse them: go to R1. Otherwise the entries
- *      up to H - N were overwritten: count them lost, i = H - N, not
+ *      i on are gone: load clear_seq (sequentially consistent, as the
+ *      load of head that showed it), then reload clear_index (acquire);
+ *      if i is below it now, a clear let the writer reuse them: go to R1.
+ *      If clear_seq is odd, a clear is taking head meanwhile and may count
+ *      some of them cleared: stop and retry later, as for a slot being
+ *      written. Otherwise the entries up to H - N were overwritten: count
+ *      them lost, i = H - N, not
  *      synced; settled if a snapshot as in R1 shows clear_index <= i (no
  *      entry below i can be cleared any more).
  *      A reader may stop at an end of its own (a head value: a dump up to
@@ -143,10 +148,17 @@
  *      reload head as H2. If
  *      H2 - i > N, a writer reserved one of the event's slots again and may
  *      have written into the copy (it would have been seen: W2): discard
- *      the copy; reload clear_index as in R2 and go to R1 if i is below
- *      it, else count the event's 1 + ncont entries lost and skip them.
+ *      the copy; check clear_seq and clear_index as in R2 (go to R1, or
+ *      stop), else count the event's 1 + ncont entries lost and skip them.
  *      Otherwise the copy is exactly event i: return it; i += 1 + ncont,
  *      synced.
+ *  R6. A reader held up at i below H (a slot being written, or a clear in
+ *      progress) waits a bounded while of its choosing for i to move; if
+ *      it does not, the write (or the clear) may never end, its CPU
+ *      wedged or stopped. Then it skips: i + 1, or H - N if lapped;
+ *      counts what it skipped lost, not synced, and says so. If the write
+ *      completes after all, the entry is this reader's loss though the
+ *      ledger counts it stored.
  *  A reader never returns a slot it did not validate this way, so never a
  *  torn or lapped record. An orphan continuation can be misjudged only if
  *  a write stalls while N further entries are reserved on its CPU; the
@@ -166,8 +178,12 @@
  * and the clear's entry in the log, clear_log[c].clear[(n - 1) %
  * TTRACE_CLEAR_LOG] for the n-th clear of the ring, = {lo, h}. The stores
  * sit inside cpu[c].clear_seq going odd, then even (a seqlock): clear_seq
- * is stored odd (relaxed), the fields with release, clear_seq even with
- * release. So clear_seq / 2 clears have ended when it is even.
+ * is stored odd and head loaded, both sequentially consistent (so the
+ * store is seen before the load; pairs with the readers' loads of head,
+ * then clear_seq, in R2 and ACCOUNTING: whoever loads a head newer than h
+ * sees the clear in progress), the fields are stored with release,
+ * clear_seq even with release. So clear_seq / 2
+ * clears have ended when it is even.
  *
  * THE CLEAR LOG keeps each ring's last TTRACE_CLEAR_LOG clears, {from,
  * to}: the entries [from, to) that clear discarded while they were
@@ -177,8 +193,9 @@
  * where head was when it ran.
  *
  * ACCOUNTING, in entries, for each CPU, from one consistent snapshot: load
- * clear_seq (acquire), clear_index and cleared (acquire), then head and
- * dropped, then clear_seq again; retry while it was odd or changed. Then
+ * clear_seq (acquire), clear_index and cleared (acquire), then head
+ * (sequentially consistent) and dropped, then clear_seq again
+ * (sequentially consistent); retry while it was odd or changed. Then
  *   emitted     = head + dropped
  *   lo          = max(head - N if head > N, else 0; clear_index)
  *   stored      = head - lo          (readable, or being written)

@@ -38,20 +38,25 @@ int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 	do {
 		/*
 		 * acquire: pairs with the release store that makes clear_seq
-		 * even in ttrace_ring_clear()
+		 * even in ttrace_ring_clear_end()
 		 */
 		seq = __atomic_load_n(&s->clear_seq, __ATOMIC_ACQUIRE);
 		/*
 		 * acquire: pairs with the release stores in
-		 * ttrace_ring_clear(); the loads below stay after
+		 * ttrace_ring_clear_end(); the loads below stay after
 		 */
 		clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
 		cleared = __atomic_load_n(&s->cleared, __ATOMIC_ACQUIRE);
-		/* relaxed: counters; head is at least clear, read after it */
-		head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+		/*
+		 * seq_cst, head and clear_seq again: pairs with the seq_cst store
+		 * and load in ttrace_ring_clear_begin(). If head is newer than
+		 * the one a clear took, that clear shows in clear_seq (a plain
+		 * load on x86: free). head is at least clear, read after it.
+		 */
+		head = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
+		/* relaxed: a counter */
 		dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
-		/* relaxed: the acquire loads above keep this one after them */
-		torn = (seq & 1) || __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED) != seq;
+		torn = (seq & 1) || __atomic_load_n(&s->clear_seq, __ATOMIC_SEQ_CST) != seq;
 	} while (torn && ++tries < COUNTS_TRIES);
 
 	uint64_t lo = ttrace_ring_oldest(head, r->entries, clear);
@@ -162,18 +167,37 @@ static enum copy_result copy_event(const struct ttrace_ring *r, uint64_t i,
 	return COPY_EVENT;
 }
 
+/* What became of entries a reader found gone (R2, R5). */
+enum gone {
+	GONE_OVERWRITTEN, /* reserved again: lost */
+	GONE_CLEARED,	  /* a clear came past them: R1 splits them */
+	GONE_CLEARING	  /* a clear is taking head now: ask again once it ends */
+};
+
 /*
  * Entries from i on are gone (R2, R5). If a clear allowed their reuse, it
  * is visible now (the acquire load of head or of a slot word that showed
  * the reuse pairs with the writer's release stores, made after it read
- * clear_index with acquire): returns true with *clear updated, and R1
- * splits them. Otherwise they were overwritten.
+ * clear_index with acquire): *clear is updated, and R1 splits them. A
+ * clear that has taken a head above i but not yet published clear_index
+ * counts some of them cleared too, so until it ends they are neither.
+ * Otherwise they were overwritten.
  */
-static bool cleared_meanwhile(const struct ttrace_ring *r, uint64_t i, uint64_t *clear)
+static enum gone gone_how(const struct ttrace_ring *r, uint64_t i, uint64_t *clear)
 {
-	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() */
+	/*
+	 * seq_cst: pairs with the seq_cst store and load in
+	 * ttrace_ring_clear_begin(), after the seq_cst load of head that
+	 * showed these entries gone: a clear that took an older head shows
+	 * here. It is acquire too: the load of clear_index stays after it.
+	 */
+	uint32_t seq = __atomic_load_n(&r->state->clear_seq, __ATOMIC_SEQ_CST);
+	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear_end() */
 	*clear = __atomic_load_n(&r->state->clear_index, __ATOMIC_ACQUIRE);
-	return i < *clear;
+	if (i < *clear) {
+		return GONE_CLEARED;
+	}
+	return seq & 1 ? GONE_CLEARING : GONE_OVERWRITTEN;
 }
 
 /* What the clears of one ring left, as one snapshot. */
@@ -293,10 +317,13 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			struct ttrace_record *out, size_t max)
 {
 	const struct ttrace_cpu *s = r->state;
-	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear() (R1) */
+	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear_end() (R1) */
 	uint64_t clear = __atomic_load_n(&s->clear_index, __ATOMIC_ACQUIRE);
-	/* acquire: pairs with the drop-mode release compare-and-swap in ttrace_ring_reserve() */
-	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+	/*
+	 * acquire: pairs with the writer's release reservation (W1); seq_cst
+	 * for gone_how()
+	 */
+	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
 	size_t n = 0;
 
 	while (n < max && c->index < head && c->index < c->end) {
@@ -308,7 +335,12 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			continue;
 		}
 		if (head - i > r->entries) { /* R2 */
-			if (!cleared_meanwhile(r, i, &clear)) {
+			enum gone how = gone_how(r, i, &clear);
+
+			if (how == GONE_CLEARING) {
+				break;
+			}
+			if (how == GONE_OVERWRITTEN) {
 				uint64_t to = head - r->entries;
 
 				c->index = to < c->end ? to : c->end;
@@ -321,17 +353,22 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 		enum copy_result got = copy_event(r, i, &out[n], &nslots);
 
 		/*
-		 * acquire: as above; copy_event's acquire loads keep it after
+		 * seq_cst: as above; copy_event's acquire loads keep it after
 		 * them (R5).
 		 */
-		head = __atomic_load_n(&s->head, __ATOMIC_ACQUIRE);
+		head = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
 		if (got == COPY_EVENT && head - i <= r->entries) {
 			out[n++].index = i;
 			c->index = i + nslots;
 			c->synced = true;
 			c->settled = false;
 		} else if (got == COPY_EVENT || got == COPY_LAPPED) {
-			if (!cleared_meanwhile(r, i, &clear)) {
+			enum gone how = gone_how(r, i, &clear);
+
+			if (how == GONE_CLEARING) {
+				break;
+			}
+			if (how == GONE_OVERWRITTEN) {
 				c->lost += nslots;
 				c->index = i + nslots;
 				c->synced = true;
@@ -346,6 +383,37 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 		}
 	}
 	return n;
+}
+
+enum ttrace_wait ttrace_ring_wait(const struct ttrace_ring *r, struct ttrace_cursor *c,
+				  uint64_t now, uint64_t patience)
+{
+	/* acquire: pairs with the writer's release reservation (W1) */
+	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_ACQUIRE);
+	uint64_t i = c->index;
+
+	if (i >= head || i >= c->end) {
+		c->waiting = false;
+		return TTRACE_WAIT_NONE;
+	}
+	if (!c->waiting || c->wait_index != i) {
+		c->waiting = true;
+		c->wait_index = i;
+		c->wait_since = now;
+	}
+	if (now - c->wait_since < patience) {
+		return TTRACE_WAIT_MORE;
+	}
+	uint64_t to = head - i > r->entries ? head - r->entries : i + 1;
+
+	to = to < c->end ? to : c->end;
+	c->lost += to - i;
+	c->stuck += to - i;
+	c->index = to;
+	c->synced = false;
+	c->settled = false;
+	c->waiting = false;
+	return TTRACE_WAIT_SKIPPED;
 }
 
 int ttrace_ring_publish_tail(const struct ttrace_ring *r, uint64_t index)

@@ -80,13 +80,17 @@ int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c);
  * cleared split the skipped entries as the ledger does (abi/trace.h, R1).
  */
 struct ttrace_cursor {
-	uint64_t index;	  /* the next entry to read */
-	uint64_t end;	  /* the reader stops here, a head value (UINT64_MAX: never) */
-	uint64_t lost;	  /* entries overwritten before they were read */
-	uint64_t cleared; /* entries skipped because a clear discarded them */
-	uint64_t below;	  /* if settled: the ledger's cleared entries below index */
-	bool synced;	  /* index is known to start an event */
-	bool settled;	  /* no entry below index can be cleared any more */
+	uint64_t index;	     /* the next entry to read */
+	uint64_t end;	     /* the reader stops here, a head value (UINT64_MAX: never) */
+	uint64_t lost;	     /* entries overwritten before they were read */
+	uint64_t cleared;    /* entries skipped because a clear discarded them */
+	uint64_t below;	     /* if settled: the ledger's cleared entries below index */
+	uint64_t stuck;	     /* of lost: entries skipped by ttrace_ring_wait() */
+	uint64_t wait_index; /* while waiting: where the reader is held up */
+	uint64_t wait_since; /* while waiting: since when, by the caller's clock */
+	bool waiting;	     /* ttrace_ring_wait() found it held up at wait_index */
+	bool synced;	     /* index is known to start an event */
+	bool settled;	     /* no entry below index can be cleared any more */
 };
 
 /*
@@ -127,6 +131,32 @@ struct ttrace_record {
  */
 size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 			struct ttrace_record *out, size_t max);
+
+/*
+ * What ttrace_ring_read() stopping short leaves a reader to do (R6 of
+ * abi/trace.h): a slot whose write never completes (its CPU wedged or
+ * stopped inside a tracepoint) or a clear that never ends would hold
+ * every reader there for ever, blind to all that follows.
+ */
+enum ttrace_wait {
+	TTRACE_WAIT_NONE,    /* not held up: at its end, or at the head (nothing more yet) */
+	TTRACE_WAIT_MORE,    /* held up below the head for less than the patience: read again */
+	TTRACE_WAIT_SKIPPED, /* held up for the patience or longer: skipped, counted lost */
+};
+
+/*
+ * The rule every reader applies when ttrace_ring_read() returned fewer
+ * events than asked: if c is held up below ring r's head and its end,
+ * and has been at that index since patience ago (now and patience in any
+ * unit of the caller's clock that only grows; 0 and 0 skip at once, for
+ * readers of stopped CPUs or frozen memory), it skips what holds it up:
+ * the slot (or, lapped while a clear is in progress, up to head less a
+ * ring), adding it to c->lost and c->stuck, not synced. A write that
+ * completes later is then this reader's loss, though the ledger counts it
+ * stored; every reader says how many it skipped this way.
+ */
+enum ttrace_wait ttrace_ring_wait(const struct ttrace_ring *r, struct ttrace_cursor *c,
+				  uint64_t now, uint64_t patience);
 
 /*
  * The streaming reader tells the writer it is done with every entry below

@@ -10,7 +10,8 @@
  *                  shootdown, heap checks kmalloc/kfree, tracebench
  *                  measures what a tracepoint costs (make bench),
  *                  deadlock deadlocks the last two CPUs (needs smp=3 or
- *                  more) for the lockup detector
+ *                  more) for the lockup detector, tracewedge wedges the
+ *                  last CPU inside a write to its ring (needs smp=2)
  *   ttrace=CATS    categories traced from boot: a comma list of mem sched
  *                  syscall ipc irq proc user test, or all
  *   ttrace.echo=CATS  categories whose events the kernel also prints on

@@ -19,6 +19,7 @@
 #include "mm/vmm.h"
 #include "trace/bench.h"
 #include "trace/nest_test.h"
+#include "trace/wedge_test.h"
 
 #define SELFTEST_FAULT_ADDR   0xdead0000ul /* unmapped in the kernel's tables */
 #define SELFTEST_NONCANONICAL 0x8000000000000000ul
@@ -159,6 +160,7 @@ static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_DEADLOCK] = selftest_deadlock,
     [SELFTEST_TRACEBENCH] = ttrace_bench,
     [SELFTEST_TRACENEST] = ttrace_nest_test,
+    [SELFTEST_TRACEWEDGE] = ttrace_wedge_test,
 };
 
 void selftest_run(uint32_t kind)

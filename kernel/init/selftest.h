@@ -23,7 +23,8 @@
 	X(HEAP, heap)                                                                              \
 	X(TRACEBENCH, tracebench)                                                                  \
 	X(DEADLOCK, deadlock)                                                                      \
-	X(TRACENEST, tracenest)
+	X(TRACENEST, tracenest)                                                                    \
+	X(TRACEWEDGE, tracewedge)
 
 enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,

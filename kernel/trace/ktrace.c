@@ -72,7 +72,7 @@ _Static_assert(TTRACE_KIND_LIMIT <= 64, "the header's stack_kinds: a bit a kind"
 static struct ttrace_area area;	      /* [I] after ttrace_init() */
 static struct memobj *area_obj;	      /* [I] */
 static struct memobj *reader_obj;     /* [I] */
-static struct ttrace_decoder decoder; /* [I] the flight recorder's syscall names */
+static struct ttrace_decoder decoder; /* the flight recorder's: one caller at a time */
 static struct name_holds names;	      /* [aux_lock] the program names kept */
 static struct spinlock aux_lock = SPINLOCK_INIT;
 static struct spinlock control_lock = SPINLOCK_INIT;
@@ -163,8 +163,9 @@ static uint64_t boot_mask(const char *list, const char *what)
  * control_lock held (or boot): recomputes extras from the header. Returns
  * true if it changed: the caller then moves the sites (change_sites()),
  * once it holds no lock. An extra coming on has had the sites moved
- * first (control()); one going off leaves them on the slow path until
- * they move, which costs time, not events.
+ * first (control()); one going off, or one whose operation failed, leaves
+ * them on the slow path until they move back, which costs time, not
+ * events.
  */
 static bool update_extras(void)
 {
@@ -250,6 +251,7 @@ void ttrace_init(uint32_t num_cpus)
 	tsc_high = rdtsc() >> 62;
 	/* No cache of user-event definitions: the flight recorder prints them raw. */
 	ttrace_decoder_init(&decoder, &area, NULL);
+	echo_init(&area);
 	/* relaxed: nothing emits before the mask is set below */
 	__atomic_store_n(&area.hdr->echo, boot_mask(kopts.ttrace_echo, "echo"), __ATOMIC_RELAXED);
 	(void)update_extras(); /* the sites are all off yet */
@@ -308,7 +310,7 @@ static void echo(const struct ttrace_event *ev, uint32_t cpu)
 	for (uint32_t i = 0; i < ev->nwords; i++) {
 		rec.data[i] = ev->data[i];
 	}
-	echo_event(&rec, &decoder);
+	echo_event(&rec);
 }
 
 void ttrace_tick(void)
@@ -440,25 +442,60 @@ void ttrace_proc_freed(uint32_t pid)
 	spin_unlock_irqrestore(&aux_lock, flags);
 }
 
-/* Whether op with arg may turn an extra on, if it passes its checks. */
+/* Whether op with arg turns an extra on, if it passes its checks. */
 static bool may_add_extra(uint32_t op, uint64_t arg)
 {
 	return op == TTRACE_OP_TRACK || (op == TTRACE_OP_MODE && arg == TTRACE_MODE_DROP) ||
 	       ((op == TTRACE_OP_ECHO || op == TTRACE_OP_STACK) && arg);
 }
 
-/* ttrace_control(), control_mutex held. */
+/* The kinds TTRACE_OP_STACK accepts: kernel kinds (a kind 0 is none); user events excepted. */
+#define STACK_KINDS (((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)
+
+/*
+ * The checks of op's argument that need no other state: 0, or -EINVAL
+ * (-ENOENT for a pid no process can have). Which process a TRACK names
+ * is checked as it is tracked, under the process table's lock.
+ */
+static int check(uint32_t op, uint64_t arg)
+{
+	switch (op) {
+	case TTRACE_OP_ENABLE:
+	case TTRACE_OP_DISABLE:
+	case TTRACE_OP_ECHO:
+		return arg & ~TTRACE_CAT_ALL ? -EINVAL : 0;
+	case TTRACE_OP_MODE:
+		return arg != TTRACE_MODE_OVERWRITE && arg != TTRACE_MODE_DROP ? -EINVAL : 0;
+	case TTRACE_OP_TRACK:
+	case TTRACE_OP_UNTRACK:
+		return arg > UINT32_MAX ? -ENOENT : 0;
+	case TTRACE_OP_STACK:
+		return arg & ~STACK_KINDS ? -EINVAL : 0;
+	case TTRACE_OP_CLEAR:
+	case TTRACE_OP_UNTRACK_ALL:
+	case TTRACE_OP_PROFILE:
+		return 0; /* PROFILE's rate and CPUs: profile_set() checks them first */
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * ttrace_control(), control_mutex held. Checks op's argument, then
+ * changes. An op that turns an extra on moves the sites to the slow path
+ * first, so no straight path runs past its effect (overwriting in drop
+ * mode, recording an untracked pid); if it then fails after all (a TRACK
+ * of a pid no live process has), update_extras() finds the extras as
+ * they were and the sites move back.
+ */
 static int control(uint32_t op, uint64_t arg)
 {
-	int err = 0;
+	int err = check(op, arg);
 
+	if (err) {
+		return err;
+	}
 	if (may_add_extra(op, arg)) {
-		/*
-		 * The sites go to the slow path before the setting takes
-		 * effect, so no straight path runs past it (overwriting in
-		 * drop mode, recording an untracked pid). If op then fails,
-		 * update_extras() below brings them back.
-		 */
 		uint64_t flags = spin_lock_irqsave(&control_lock);
 		bool move = !extras;
 
@@ -486,27 +523,18 @@ static int control(uint32_t op, uint64_t arg)
 	if (op == TTRACE_OP_ENABLE || op == TTRACE_OP_DISABLE) {
 		struct mask_change m = {.op = op, .cats = arg};
 
-		if (arg & ~TTRACE_CAT_ALL) {
-			return -EINVAL;
-		}
 		smp_stop_others(change_mask, &m);
 		return (int)m.mask;
 	}
-	bool move_sites = false;
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 	switch (op) {
 	case TTRACE_OP_MODE:
-		if (arg != TTRACE_MODE_OVERWRITE && arg != TTRACE_MODE_DROP) {
-			err = -EINVAL;
-		} else {
-			/*
-			 * relaxed: the mode orders nothing either. A write racing
-			 * the change may use either mode, and both count exactly
-			 * (the writer's load in ttrace_ring_reserve() is relaxed).
-			 */
-			__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELAXED);
-			move_sites |= update_extras();
-		}
+		/*
+		 * relaxed: the mode orders nothing either. A write racing
+		 * the change may use either mode, and both count exactly
+		 * (the writer's load in ttrace_ring_reserve() is relaxed).
+		 */
+		__atomic_store_n(&area.hdr->mode, (uint32_t)arg, __ATOMIC_RELAXED);
 		break;
 	case TTRACE_OP_CLEAR:
 		for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
@@ -516,44 +544,30 @@ static int control(uint32_t op, uint64_t arg)
 		}
 		break;
 	case TTRACE_OP_TRACK:
-		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, true);
+		err = process_set_tracked((uint32_t)arg, true);
 		if (!err) {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->tracking, 1, __ATOMIC_RELAXED);
-			move_sites |= update_extras();
 		}
 		break;
 	case TTRACE_OP_UNTRACK:
-		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, false);
+		err = process_set_tracked((uint32_t)arg, false);
 		break;
 	case TTRACE_OP_UNTRACK_ALL:
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
-		move_sites |= update_extras();
 		process_untrack_all();
 		break;
 	case TTRACE_OP_STACK:
-		if (arg &
-		    ~(((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)) {
-			err = -EINVAL;
-		} else {
-			/* relaxed: orders nothing, as the mask (change_mask()) */
-			__atomic_store_n(&area.hdr->stack_kinds, arg, __ATOMIC_RELAXED);
-			move_sites |= update_extras();
-		}
+		/* relaxed: orders nothing, as the mask (change_mask()) */
+		__atomic_store_n(&area.hdr->stack_kinds, arg, __ATOMIC_RELAXED);
 		break;
 	case TTRACE_OP_ECHO:
-		if (arg & ~TTRACE_CAT_ALL) {
-			err = -EINVAL;
-		} else {
-			/* relaxed: orders nothing, as the mask (change_mask()) */
-			__atomic_store_n(&area.hdr->echo, arg, __ATOMIC_RELAXED);
-			move_sites |= update_extras();
-		}
-		break;
-	default:
-		err = -EINVAL;
+		/* relaxed: orders nothing, as the mask (change_mask()) */
+		__atomic_store_n(&area.hdr->echo, arg, __ATOMIC_RELAXED);
 		break;
 	}
+	/* whatever op did or failed to do: the sites follow the extras now in force */
+	bool move_sites = update_extras();
 	uint64_t mask = ttrace_mask;
 	spin_unlock_irqrestore(&control_lock, flags);
 	if (move_sites) {

@@ -14,19 +14,41 @@
  * path, so it wants no extra on (no ttrace.echo= beside it): the slow
  * path reads the clock with interrupts masked, which a debug exception
  * ignores.
+ *
+ * The steps of a whole pass also tell which path the tracepoint takes:
+ * the straight path is a few dozen instructions, the slow one a call of
+ * hundreds. So the test then makes each control operation that would
+ * move the sites to the slow path fail, and checks that a tracepoint
+ * still takes exactly as many steps as before: a failed operation leaves
+ * the sites where they were.
+ *
+ * Last, the same stepping puts another CPU's echo (trace/echo.h) inside
+ * this CPU's, every few instructions in turn, for two programs whose pids
+ * share a slot of a decoder's name cache: each line must still name its
+ * own program.
  */
 #include "trace/nest_test.h"
 
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
+#include "common/trace_decoder.h"
 #include "common/trace_ring.h"
 #include "lib/printk.h"
+#include "lib/string.h"
+#include "trace/echo.h"
 #include "trace/ktrace.h"
 
-#define PASSES_MAX 200	       /* far more steps than a tracepoint's path takes */
-#define RFLAGS_TF  (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
-#define READ_BATCH 32
+#define PASSES_MAX  200		/* far more steps than a tracepoint's path takes */
+#define RFLAGS_TF   (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
+#define READ_BATCH  32
+#define NO_PID	    UINT32_MAX /* a pid no process has: TTRACE_OP_TRACK fails */
+#define ECHO_STRIDE 16	       /* the echo test nests after every 16th step */
+#define ECHO_PASSES 1000       /* far more than an echo's steps / ECHO_STRIDE */
+#define ECHO_LINE   256
+/* Two programs whose pids share a slot of a decoder's name cache. */
+#define ECHO_PID_A 1000
+#define ECHO_PID_B (ECHO_PID_A + TTRACE_DECODER_COMMS)
 
 /* [o] the boot CPU's, while it steps. */
 static bool stepping;
@@ -35,6 +57,7 @@ static uint32_t steps;	   /* steps taken in this pass */
 static bool nested;	   /* this pass's events are written */
 static uint64_t pass_head; /* the ring's head when this pass began */
 static uint32_t inside; /* passes whose events came between the tracepoint's reserve and commit */
+static void (*nest_fn)(void); /* what happens after step nest_at */
 static struct ttrace_record batch[READ_BATCH];
 
 /*
@@ -64,16 +87,22 @@ bool ttrace_nest_step(void)
 		return false;
 	}
 	if (steps++ == nest_at) {
-		uint8_t ctx = percpu_trace_ctx();
-
-		inside += reserved_unwritten(&this_cpu()->trace_ring);
-		percpu_set_trace_ctx(TTRACE_CTX_IRQ);
-		TTRACE(irq_entry, EXC_DEBUG);
-		TTRACE(irq_exit, EXC_DEBUG);
-		percpu_set_trace_ctx(ctx);
+		nest_fn();
 		nested = true;
 	}
 	return true;
+}
+
+/* The ring test's nested events: an interrupt handler's. */
+static void nest_events(void)
+{
+	uint8_t ctx = percpu_trace_ctx();
+
+	inside += reserved_unwritten(&this_cpu()->trace_ring);
+	percpu_set_trace_ctx(TTRACE_CTX_IRQ);
+	TTRACE(irq_entry, EXC_DEBUG);
+	TTRACE(irq_exit, EXC_DEBUG);
+	percpu_set_trace_ctx(ctx);
 }
 
 /* The tracepoint stepped through, with TF set around the call. */
@@ -89,6 +118,122 @@ static void set_tf(bool on)
 	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
 	flags = on ? flags | RFLAGS_TF : flags & ~RFLAGS_TF;
 	__asm__ volatile("pushq %0; popfq" : : "r"(flags) : "memory", "cc");
+}
+
+/*
+ * One pass through fn(arg), stepped, with nest() run after step at
+ * (UINT32_MAX: never). Interrupts masked by the caller.
+ */
+static void step_pass(void (*fn)(uint64_t), uint64_t arg, uint32_t at, void (*nest)(void))
+{
+	nest_at = at;
+	nest_fn = nest;
+	steps = 0;
+	nested = false;
+	/* relaxed: this CPU's own ring */
+	pass_head = __atomic_load_n(&this_cpu()->trace_ring.state->head, __ATOMIC_RELAXED);
+	stepping = true;
+	set_tf(true);
+	fn(arg);
+	set_tf(false);
+	stepping = false;
+}
+
+/* The control operations that would move the sites to the slow path, each made to fail. */
+static const struct {
+	const char *name;
+	uint32_t op;
+	uint64_t arg;
+} failing_ops[] = {
+    {"TRACK", TTRACE_OP_TRACK, NO_PID},
+    {"STACK", TTRACE_OP_STACK, 1ull << TTRACE_KIND_user}, /* user events carry no stack */
+    {"ECHO", TTRACE_OP_ECHO, ~(uint64_t)TTRACE_CAT_ALL},  /* no such category */
+};
+
+/*
+ * Makes each of failing_ops fail, then steps through the tracepoint once:
+ * it must take the straight steps a pass took before. Returns the name of
+ * the first operation that did not fail or moved the sites, or NULL.
+ */
+static const char *failed_ops_move_sites(uint32_t straight)
+{
+	for (size_t i = 0; i < sizeof(failing_ops) / sizeof(failing_ops[0]); i++) {
+		if (ttrace_control(failing_ops[i].op, failing_ops[i].arg) >= 0) {
+			return failing_ops[i].name;
+		}
+		uint64_t flags = irq_save();
+		step_pass(stepped, 0, UINT32_MAX, nest_events);
+		irq_restore(flags);
+		if (steps != straight) {
+			printk(
+			    "tracenest: a failed %s: %u steps through the tracepoint, %u before\n",
+			    failing_ops[i].name, steps, straight);
+			return failing_ops[i].name;
+		}
+	}
+	return NULL;
+}
+
+static char echo_line[2][ECHO_LINE]; /* the stepped echo's, the nested one's */
+static const char *echo_wrong;	     /* the first line that named the other program */
+
+/* The echo of a test_tick of pid on cpu, into line; false if it does not name want. */
+static bool echo_names(char *line, uint32_t pid, uint32_t cpu, const char *want)
+{
+	struct ttrace_record rec = {.ts = rdtsc() & TTRACE_TS_MASK,
+				    .pid = pid,
+				    .tid = pid,
+				    .kind = TTRACE_KIND_test_tick,
+				    .cpu = (uint8_t)cpu};
+	static const char key[] = " comm=";
+	const char *p = line;
+	size_t n = strlen(want);
+
+	echo_format(line, ECHO_LINE, &rec);
+	while (*p && strncmp(p, key, sizeof(key) - 1)) {
+		p++;
+	}
+	p += *p ? sizeof(key) - 1 : 0;
+	return !strncmp(p, want, n) && p[n] == ' ';
+}
+
+/* The echo stepped through: this CPU's, of program A. */
+static __attribute__((noinline)) void echo_stepped(uint64_t cpu)
+{
+	if (!echo_names(echo_line[0], ECHO_PID_A, (uint32_t)cpu, "alpha") && !echo_wrong) {
+		echo_wrong = echo_line[0];
+	}
+}
+
+/* The nested echo: another CPU's, of program B. */
+static void echo_nested(void)
+{
+	if (!echo_names(echo_line[1], ECHO_PID_B, (this_cpu()->id + 1) % ncpus, "beta") &&
+	    !echo_wrong) {
+		echo_wrong = echo_line[1];
+	}
+}
+
+/*
+ * Another CPU's echo inside this CPU's, after every ECHO_STRIDE-th step
+ * in turn. Returns the first line that named the wrong program, or NULL.
+ */
+static const char *echoes_mix_names(void)
+{
+	uint32_t passes = 0;
+
+	ttrace_aux_name(TTRACE_AUX_PROC, ECHO_PID_A, "alpha");
+	ttrace_aux_name(TTRACE_AUX_PROC, ECHO_PID_B, "beta");
+	echo_wrong = NULL;
+	do {
+		uint64_t flags = irq_save();
+		step_pass(echo_stepped, this_cpu()->id, passes++ * ECHO_STRIDE, echo_nested);
+		irq_restore(flags);
+		if (echo_wrong) {
+			return echo_wrong;
+		}
+	} while (nested && passes < ECHO_PASSES);
+	return NULL;
 }
 
 /* What the checks found; NULL: nothing wrong. */
@@ -179,22 +324,21 @@ void ttrace_nest_test(void)
 	uint32_t passes = 0;
 	inside = 0;
 	do {
-		nest_at = passes++;
-		steps = 0;
-		nested = false;
-		/* relaxed: this CPU's own ring */
-		pass_head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
-		stepping = true;
-		set_tf(true);
-		stepped(passes - 1);
-		set_tf(false);
-		stepping = false;
+		passes++;
+		step_pass(stepped, passes - 1, passes - 1, nest_events);
 	} while (nested && passes < PASSES_MAX); /* the last pass took fewer steps than nest_at */
+	uint32_t straight = steps; /* the last pass stepped through the whole tracepoint */
 	err = err ? err : ttrace_ring_counts(r, &after);
 	irq_restore(flags);
+	const char *moved = err || nested ? NULL : failed_ops_move_sites(straight);
 	ttrace_control(TTRACE_OP_DISABLE, cats & ~saved);
 	if (err || nested) {
 		printk("tracenest: FAILED: %s\n", err ? "no counts" : "steps without end");
+		return;
+	}
+	if (moved) {
+		printk("tracenest: FAILED: a failed %s left the tracepoints on the slow path\n",
+		       moved);
 		return;
 	}
 	check_ring(&f, r, before.head, after.head);
@@ -219,4 +363,14 @@ void ttrace_nest_test(void)
 	       "k-th step of pass k, %u of them between its reserve and commit: %lu events, "
 	       "timestamps in order, ledger exact\n",
 	       passes, inside, f.events);
+	printk("tracenest: a failed TRACK, STACK and ECHO each leave the tracepoint on its "
+	       "straight path: %u steps\n",
+	       straight);
+	const char *wrong = ncpus > 1 ? echoes_mix_names() : NULL;
+	if (wrong) {
+		printk("tracenest: FAILED: another cpu's echo inside this one's: %s\n", wrong);
+		return;
+	}
+	printk("tracenest: echoes of two cpus, one inside the other, each name their own "
+	       "program\n");
 }

@@ -10,7 +10,11 @@
 /*
  * Single-steps a few enabled tracepoints on the boot CPU, each step's
  * debug exception writing events of its own in between, then checks the
- * ring and prints one line: "tracenest: ok, ..." or "tracenest: FAILED: ...".
+ * ring, that control operations that fail leave the tracepoint on its
+ * straight path, and that another CPU's echo stepped into this CPU's
+ * leaves each line its own program's name. Prints "tracenest: ok, ...",
+ * "tracenest: a failed TRACK, ..." and "tracenest: echoes ...", or
+ * "tracenest: FAILED: ...".
  */
 void ttrace_nest_test(void);
 

@@ -11,20 +11,19 @@ size_t recorder_read(const struct ttrace_ring *r, uint64_t window, struct ttrace
 	/* relaxed: the CPUs are stopped; R1-R5 check whatever this finds */
 	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_RELAXED);
 
-	*skipped = 0;
 	ttrace_cursor_init_last(&c, r, window);
+	c.end = head;
+	/*
+	 * The reader stops below head only at a slot whose writer will never
+	 * commit (or a clear that will never end): with every CPU stopped,
+	 * there is nothing to wait for.
+	 */
 	while (n < max) {
 		n += ttrace_ring_read(r, &c, out + n, max - n);
-		if (n == max || c.index >= head) {
+		if (n == max || ttrace_ring_wait(r, &c, 0, 0) != TTRACE_WAIT_SKIPPED) {
 			break;
 		}
-		/*
-		 * The reader stopped below head: a slot whose writer will never
-		 * commit. What follows it is whole; the slot is not an event.
-		 */
-		c.index++;
-		c.synced = false;
-		(*skipped)++;
 	}
+	*skipped = c.stuck;
 	return n;
 }

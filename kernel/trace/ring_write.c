@@ -192,7 +192,7 @@ static __attribute__((noinline)) bool reserve_drop(struct ttrace_ring *r, uint32
 		 */
 		uint64_t keep = r->tail ? __atomic_load_n(r->tail, __ATOMIC_ACQUIRE) : 0;
 		/*
-		 * acquire: pairs with the release store in ttrace_ring_clear().
+		 * acquire: pairs with the release store in ttrace_ring_clear_end().
 		 * Cleared entries may be reused; through the release stores
 		 * below, a reader that sees them reused sees this clear too.
 		 */
@@ -293,31 +293,52 @@ bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev)
 	return true;
 }
 
-void ttrace_ring_clear(struct ttrace_ring *r)
+void ttrace_ring_clear_begin(struct ttrace_ring *r, struct ttrace_clearing *c)
 {
 	struct ttrace_cpu *s = r->state;
 	/* relaxed: only clears store these three, and callers serialise them */
-	uint32_t seq = __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED);
 	uint64_t old = __atomic_load_n(&s->clear_index, __ATOMIC_RELAXED);
-	uint64_t cleared = __atomic_load_n(&s->cleared, __ATOMIC_RELAXED);
 
-	/* relaxed: the release stores below keep it before them */
-	__atomic_store_n(&s->clear_seq, seq + 1, __ATOMIC_RELAXED);
-	/* relaxed: any recent value will do; later entries are kept */
-	uint64_t head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
-	uint64_t from = ttrace_ring_oldest(head, r->entries, old);
-	struct ttrace_clear *logged = &r->log->clear[seq / 2 % TTRACE_CLEAR_LOG];
+	c->seq = __atomic_load_n(&s->clear_seq, __ATOMIC_RELAXED);
+	c->cleared = __atomic_load_n(&s->cleared, __ATOMIC_RELAXED);
+	/*
+	 * seq_cst, the store and the load of head: the odd clear_seq is seen
+	 * before head is loaded (x86 would let a plain load pass the store).
+	 * Pairs with the seq_cst loads of head, then clear_seq, in the
+	 * readers' ttrace_ring_counts() and lap check: one that loads a head
+	 * newer than this clear's then sees the clear in progress, not the
+	 * clear_index and cleared of before it (its overwritten would go
+	 * back, its lost take what the ledger counts cleared). Any recent
+	 * head will do; later entries are kept.
+	 */
+	__atomic_store_n(&s->clear_seq, c->seq + 1, __ATOMIC_SEQ_CST);
+	c->head = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
+	c->from = ttrace_ring_oldest(c->head, r->entries, old);
+}
+
+void ttrace_ring_clear_end(struct ttrace_ring *r, const struct ttrace_clearing *c)
+{
+	struct ttrace_cpu *s = r->state;
+	struct ttrace_clear *logged = &r->log->clear[c->seq / 2 % TTRACE_CLEAR_LOG];
 
 	/*
 	 * release, each of the four: pairs with the acquire loads in
 	 * ttrace_ring_counts() and the reader's clear_snapshot(), and keeps
 	 * the odd clear_seq before it
 	 */
-	__atomic_store_n(&logged->from, from, __ATOMIC_RELEASE);
-	__atomic_store_n(&logged->to, head, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->cleared, cleared + head - from, __ATOMIC_RELEASE);
+	__atomic_store_n(&logged->from, c->from, __ATOMIC_RELEASE);
+	__atomic_store_n(&logged->to, c->head, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->cleared, c->cleared + c->head - c->from, __ATOMIC_RELEASE);
 	/* release, too: ttrace_ring_read() (R1) then reads a head at least this one */
-	__atomic_store_n(&s->clear_index, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->clear_index, c->head, __ATOMIC_RELEASE);
 	/* release: pairs with the acquire load of clear_seq in ttrace_ring_counts() */
-	__atomic_store_n(&s->clear_seq, seq + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->clear_seq, c->seq + 2, __ATOMIC_RELEASE);
+}
+
+void ttrace_ring_clear(struct ttrace_ring *r)
+{
+	struct ttrace_clearing c;
+
+	ttrace_ring_clear_begin(r, &c);
+	ttrace_ring_clear_end(r, &c);
 }

@@ -82,4 +82,21 @@ void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttra
 /* Discards every entry reserved so far, counting the stored ones as cleared. */
 void ttrace_ring_clear(struct ttrace_ring *r);
 
+/* A clear between its two halves: what the first found, for the second to store. */
+struct ttrace_clearing {
+	uint32_t seq;	  /* clear_seq before the clear: even */
+	uint64_t head;	  /* the head it clears up to */
+	uint64_t from;	  /* the oldest entry still stored then */
+	uint64_t cleared; /* the ledger's count before it */
+};
+
+/*
+ * The two halves of ttrace_ring_clear(), for tests that pause a clear
+ * mid-way, as reserve and commit are for writes: begin makes clear_seq
+ * odd and takes head, end stores what the clear leaves and makes
+ * clear_seq even. Between them, counts and readers wait for the clear.
+ */
+void ttrace_ring_clear_begin(struct ttrace_ring *r, struct ttrace_clearing *c);
+void ttrace_ring_clear_end(struct ttrace_ring *r, const struct ttrace_clearing *c);
+
 #endif

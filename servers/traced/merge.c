@@ -20,8 +20,21 @@
 #include "servers/traced/scope.h"
 #include "servers/traced/state.h"
 
-/* A write in progress takes microseconds: yielding this often covers it many times over. */
-#define STALL_RETRIES 1000
+/*
+ * How long a source waits at an entry below its end that does not move (a
+ * write or a clear in progress) before it skips it as lost: a write takes
+ * microseconds, but under emulation on a busy host the writing CPU may be
+ * off its host CPU for tens of milliseconds.
+ */
+#define STUCK_NS 200000000ull
+/*
+ * The first millisecond of it yields: a write in progress ends within
+ * microseconds. After that, one that holds a source up may never end: it
+ * sleeps a tick at a time, not to fill this CPU's ring with its yields'
+ * events (traced's own are traced) meanwhile.
+ */
+#define YIELD_NS 1000000ull
+#define SLEEP_NS 10000000ull
 
 /* Events a source reads ahead at a time, at most: tracecat -c's batch (make bench). */
 #define BATCH 64
@@ -44,7 +57,7 @@ struct source {
 	uint64_t end;	      /* stop at this index */
 	uint64_t prev_ts;     /* the last event merged (prev_known): losses after it are later */
 	bool prev_known;
-	bool stalled;  /* an entry below end is still being written */
+	bool stalled;  /* a follower at the head: nothing new yet */
 	bool finished; /* nothing more below end */
 };
 
@@ -68,7 +81,6 @@ struct dump {
 	const struct scope *scope; /* a SELF caller's processes; NULL: all */
 	const struct scope *tree;  /* TRACED_F_TREE: the filter's pid and descendants */
 	bool all;		   /* no filter and no scope: every event matches */
-	uint32_t stalled;	   /* sources stalled */
 	uint32_t unflushed;	   /* sources finished or stalled with skipped entries to report */
 	uint64_t matches;
 	uint32_t page_events;
@@ -130,7 +142,7 @@ void merge_cursor_start(struct traced_cursor *c, bool follow)
 
 static void sources_init(struct dump *d)
 {
-	d->stalled = d->unflushed = 0;
+	d->unflushed = 0;
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		struct source *s = &d->src[i];
 		ttrace_cursor_init(&s->ahead, d->cursor->next[i]);
@@ -172,6 +184,24 @@ static void peek(struct dump *d, uint32_t i)
 		s->ahead.lost = s->ahead.cleared = 0;
 		n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, 1);
 	}
+	/*
+	 * Held up below its end, by a write or a clear in progress: wait a
+	 * while for it, then skip it as lost (the rule of common/trace_ring.h),
+	 * so that one write that never completes cannot blind every reader.
+	 */
+	while (!n && s->ahead.index < s->end) {
+		uint64_t now = (uint64_t)sys_clock_ns();
+		enum ttrace_wait w = ttrace_ring_wait(&traced.ring[i], &s->ahead, now, STUCK_NS);
+		if (w == TTRACE_WAIT_NONE) {
+			break;
+		}
+		if (w == TTRACE_WAIT_MORE && now - s->ahead.wait_since < YIELD_NS) {
+			sys_yield();
+		} else if (w == TTRACE_WAIT_MORE) {
+			sys_sleep_ns(SLEEP_NS);
+		}
+		n = ttrace_ring_read(&traced.ring[i], &s->ahead, s->rec, 1);
+	}
 	s->next = 0;
 	s->n = (uint32_t)n;
 	if (n == 1) {
@@ -186,15 +216,15 @@ static void peek(struct dump *d, uint32_t i)
 	}
 	/*
 	 * No event: at end, the reader stopped there (an event starts at a
-	 * head value), where the next page's cursor must stay. What it
-	 * skipped on the way still gets reported: only what was overwritten,
-	 * not what a clear discarded (someone asked for that).
+	 * head value), where the next page's cursor must stay; or a follower
+	 * is at the head. What it skipped on the way still gets reported:
+	 * only what was overwritten, not what a clear discarded (someone
+	 * asked for that).
 	 */
 	if (s->ahead.index >= s->end) {
 		s->finished = true;
 	} else {
-		s->stalled = true; /* a write in progress, or nothing new for a follower */
-		d->stalled++;
+		s->stalled = true;
 	}
 	d->unflushed += s->ahead.index != s->at;
 }
@@ -487,13 +517,6 @@ static bool merge(struct dump *d)
 			break;
 		}
 		/*
-		 * A dump waits for an entry still being written below its end:
-		 * it may be older than every event the other CPUs offer.
-		 */
-		if (d->stalled && !d->follow) {
-			return false;
-		}
-		/*
 		 * A run of source i's events: until the runner-up's next event
 		 * comes first, or i's read-ahead runs out. No source reads
 		 * meanwhile, so the other sources' next events stay what
@@ -511,9 +534,6 @@ static bool merge(struct dump *d)
 			}
 		} while (has_event(&d->src[i]) && !count_reached(d) &&
 			 (runner < 0 || before(d, (uint32_t)i, (uint32_t)runner)));
-	}
-	if (d->stalled && !d->follow) {
-		return false; /* a write below end is in progress: the client asks again */
 	}
 	return !d->follow;
 }
@@ -534,14 +554,7 @@ static void skip_to_last(struct dump *d)
 	d->counting = true;
 	d->matches = 0;
 	sources_init(d);
-	/* Counting emits nothing, so it stops early only at an entry still being written. */
-	for (int tries = 0; !merge(d) && tries < STALL_RETRIES; tries++) {
-		sys_yield();
-		for (uint32_t i = 0; i < traced.ncpus; i++) {
-			d->src[i].stalled = false;
-		}
-		d->stalled = 0;
-	}
+	(void)merge(d); /* counting emits nothing: it runs to the end at once */
 	d->counting = false;
 	d->cursor->skip = d->matches > d->filter->count ? d->matches - d->filter->count : 0;
 	if (d->matches >= d->filter->count) {

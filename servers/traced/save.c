@@ -37,7 +37,6 @@
 /* An EVENTS section is filled in one go when this much of the window is left. */
 #define EVENTS_ROOM_MIN (64 * 1024)
 #define EVENTS_MAX	(1024 * 1024) /* one section's payload at most */
-#define SAVE_STALLS_MAX 1000 /* yields to wait out one write in progress: microseconds each */
 
 /* The allowance of saves below CONTROL: a burst, then one more each refill. */
 #define SAVE_BURST     TRACED_SAVE_BURST
@@ -131,7 +130,7 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 	struct ttrace_file_section head = {.type = TTRACE_FILE_EVENTS};
 	bool done = false;
 
-	for (uint32_t stalls = 0; !o->err && !done;) {
+	while (!o->err && !done) {
 		if (o->size - o->used < sizeof(head) + EVENTS_ROOM_MIN) {
 			flush(o);
 		}
@@ -141,16 +140,11 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 		    .max = room < EVENTS_MAX ? room : EVENTS_MAX,
 		    .scope = scope,
 		};
+		/* Each piece is full, or the last: the merge waits out (or skips) writes itself. */
 		done = merge_fill(MERGE_DUMP, f, c, TRACED_FORMAT_BINARY, &piece);
 		if (!piece.len) {
-			/* An entry below the end is still being written: let its CPU finish it. */
-			if (!done && ++stalls > SAVE_STALLS_MAX) {
-				o->err = -EBUSY;
-			}
-			sys_yield();
-			continue;
+			break;
 		}
-		stalls = 0;
 		count_lost(piece.out, piece.len, lost);
 		if (scope) {
 			save_aux_note(piece.out, piece.len);

@@ -32,7 +32,6 @@
 #define PIECE	    65536 /* bytes of merged events folded at a time */
 #define TEXT_MAX    32768 /* the answer's text */
 #define BAR_WIDTH   52	  /* a histogram bar at its longest, as bpftrace draws it */
-#define STALLS_MAX  1000  /* yields to wait out one write in progress */
 #define NO_TID	    0	  /* a pending slot that holds nothing */
 #define UNKNOWN	    (TRACED_STATS_ANY - 1) /* a row key only the missing half would tell */
 #define UNKNOWN_KEY "unknown"		   /* its word: `help trace stats` explains it */
@@ -322,31 +321,25 @@ static void fold_piece(const uint8_t *data, size_t len)
 	}
 }
 
-/* Runs the window through the tables. 0, or -EBUSY if a write never finished. */
-static int compute(const struct traced_stats_request *r, const struct scope *scope)
+/*
+ * Runs the window through the tables. Each piece is full, or the last:
+ * the merge waits out (or skips) writes in progress itself.
+ */
+static void compute(const struct traced_stats_request *r, const struct scope *scope)
 {
 	static uint8_t piece_buf[PIECE];
 	struct traced_cursor c = {0};
 	bool done = false;
 
 	memset(&st, 0, sizeof(st));
-	for (uint32_t stalls = 0; !done;) {
+	while (!done) {
 		struct merge_piece piece = {
 		    .out = piece_buf, .max = sizeof(piece_buf), .scope = scope};
 		done = merge_fill(MERGE_DUMP, &r->filter, &c, TRACED_FORMAT_BINARY, &piece);
-		if (!piece.len && !done) {
-			if (++stalls > STALLS_MAX) {
-				return -EBUSY;
-			}
-			sys_yield();
-			continue;
-		}
-		stalls = 0;
 		fold_piece(piece_buf, piece.len);
 	}
 	flush_pending(); /* first halves the window ends before their second */
 	st.window = c;
-	return 0;
 }
 
 /* The answer as it is made: text cut at TEXT_MAX (the rows are bounded well below). */
@@ -563,10 +556,7 @@ int stats_page(const struct request *req, struct reply *rep)
 		return err;
 	}
 	if (!r.cursor.magic || !same_question(&r)) {
-		err = compute(&r, scope);
-		if (err) {
-			return err;
-		}
+		compute(&r, scope);
 		out = format_buf_start(kept.text, sizeof(kept.text));
 		if (r.form == TRACED_STATS_HIST) {
 			print_hist(&r);

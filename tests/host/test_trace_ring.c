@@ -659,6 +659,52 @@ TEST(trace_ring_reader_waits_for_an_entry_being_written)
 	test_area_put(&g.a);
 }
 
+/*
+ * A clear paused between taking head and publishing clear_index, while
+ * the writer laps the ring past a streaming reader: the entries the
+ * reader missed below the clear's head are the clear's (the ledger counts
+ * them cleared), so the reader waits for the clear to end rather than
+ * count them lost, then splits them as the ledger does.
+ */
+TEST(trace_ring_reader_waits_for_a_clear_paused_mid_way)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX];
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_clearing clearing;
+	struct ttrace_counts counts;
+	struct ttrace_cursor c;
+	struct ttrace_area a;
+	struct ttrace_ring r;
+	uint32_t t = 0;
+
+	ring_area(&a, 1, ENTRIES, false);
+	ttrace_ring_get(&r, &a, 0);
+	for (; t < 10; t++) {
+		struct ttrace_event ev = make_event(t, 1, data);
+		CHECK(ttrace_ring_write(&r, &ev), "write %u", t);
+	}
+	ttrace_cursor_init(&c, 0);
+	CHECK_EQ_UINT(ttrace_ring_read(&r, &c, out, 5), 5, "the reader reads 0..4");
+	ttrace_ring_clear_begin(&r, &clearing);
+	CHECK_EQ_UINT(clearing.head, 10, "the clear takes head 10");
+	for (; t < 10 + ENTRIES; t++) {
+		struct ttrace_event ev = make_event(t, 1, data);
+		CHECK(ttrace_ring_write(&r, &ev), "write %u", t);
+	}
+	CHECK_EQ_UINT(ttrace_ring_read(&r, &c, out, READ_MAX), 0, "lapped, the clear in progress");
+	CHECK_EQ_UINT(c.lost + c.cleared, 0, "nothing counted before the clear ends");
+	CHECK_EQ_UINT(c.index, 5, "the cursor waits");
+	ttrace_ring_clear_end(&r, &clearing);
+	CHECK_EQ_UINT(ttrace_ring_read(&r, &c, out, READ_MAX), ENTRIES, "the lap after the clear");
+	check_record(&out[0], 10, 10, 1, 0, "the first entry after the clear");
+	CHECK_EQ_INT(ttrace_ring_counts(&r, &counts), 0, "counts");
+	CHECK_EQ_UINT(counts.cleared, 10, "the ledger: the clear took 0..9");
+	CHECK_EQ_UINT(counts.overwritten, 0, "and nothing was overwritten");
+	CHECK_EQ_UINT(c.cleared, 5, "the reader: 5..9 cleared, as the ledger has them");
+	CHECK_EQ_UINT(c.lost, counts.overwritten, "none lost");
+	test_area_put(&a);
+}
+
 TEST(trace_ring_never_publishes_the_ts_a_slot_already_holds)
 {
 	uint64_t data[TTRACE_EVENT_WORDS_MAX] = {0};

@@ -51,6 +51,16 @@ def test_interrupts_nested_at_every_instruction_of_a_tracepoint_keep_order_and_l
     # The straight path alone is 28 instructions, stores included, and the last
     # pass steps past the end without nesting.
     assert passes > 28 and inside >= 10 and events == passes + 2 * (passes - 1), line
+    # A control operation that fails leaves the sites where they were: the
+    # tracepoint still takes the straight path's steps, not the slow path's call.
+    line = spoor.expect(r"(tracenest: [^\r\n]*)\r*\n").group(1)
+    assert re.fullmatch(r"tracenest: a failed TRACK, STACK and ECHO each leave the tracepoint "
+                        r"on its straight path: \d+ steps", line), line
+    # Another CPU's echo stepped into this CPU's, every 16th instruction in turn,
+    # for two programs whose pids share a slot of a decoder's name cache.
+    line = spoor.expect(r"(tracenest: [^\r\n]*)\r*\n").group(1)
+    assert line == "tracenest: echoes of two cpus, one inside the other, each name their own " \
+                   "program", line
     spoor.expect(re.escape(PROMPT))
 
 

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import DUMP_TIMEOUT, END, KERNEL_LOW, LOST, VERIFIED, dump, expect_after, expect_count, \
-    pid_of, ps, reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
+from spoorlib import DUMP_TIMEOUT, END, KERNEL_LOW, LOST, VERIFIED, dump, events_in, expect_after, \
+    expect_count, pid_of, ps, reset_tracing, restarted_pid, spawned_pid, status, user_address, verified
 
 
 @pytest.fixture
@@ -604,3 +604,30 @@ def test_shell_says_when_traced_is_gone_for_good(boot):
         raise AssertionError("init kept restarting a server that died at once")
     out = spoor.command("trace status")
     assert "trace: traced is not running" in out, out
+
+
+WEDGED = re.compile(r"selftest tracewedge: cpu 1 stops writing index (\d+) of its ring")
+
+
+def test_a_write_that_never_completes_is_skipped_counted_lost_and_said(boot):
+    """selftest=tracewedge wedges CPU 1 inside a write to its ring: the slot stays
+    being written while its head has passed it, as a hang leaves it. Dumps, stats
+    and saves wait a while for it, then skip it and count it lost, in place."""
+    spoor = boot(smp=2, cmdline="ttrace=all ttrace.watchdog=0 selftest=tracewedge",
+                 wait_prompt=False)
+    spoor.expect(WEDGED.pattern)
+    spoor.expect_prompt()
+    # CPU 0's newest events come after the wedged slot: every one waited behind it.
+    out = spoor.command("trace dump cpu=0 last=3", timeout=DUMP_TIMEOUT)
+    assert [e.cpu for e in events_in(out)] == [0, 0, 0], out
+    out = spoor.command("trace dump cpu=1", timeout=DUMP_TIMEOUT)
+    events = events_in(out)
+    assert events and {e.cpu for e in events} == {1}, out
+    # The wedged slot is CPU 1's last: lost, and said right after its last event.
+    assert [m.group(1) for m in LOST.finditer(out) if m.group(2) == "1"] == ["1"], out
+    assert out.index("# lost 1 events on cpu 1") > out.index(events[-1].line), out
+    assert int(END.search(out).group(1)) == len(events), out
+    out = spoor.command("trace stats", timeout=DUMP_TIMEOUT)
+    assert "busy" not in out and "syscall" in out, out
+    out = spoor.command("trace save as wedged", timeout=DUMP_TIMEOUT)
+    assert re.search(r"trace: saved \d+ events, \d+ lost", out), out

@@ -81,12 +81,12 @@ static int read_cpu(const struct ttrace_ring *r, uint64_t h, struct cpu_events *
 	while (c.index < h) {
 		struct ttrace_record rec;
 		if (!ttrace_ring_read(r, &c, &rec, 1)) {
-			if (c.index < h) {
-				c.index++;
-				c.lost++;
-				c.synced = false;
-				(*stuck)++;
+			/* frozen memory: nothing to wait for (common/trace_ring.h) */
+			uint64_t before = c.stuck;
+			if (ttrace_ring_wait(r, &c, 0, 0) != TTRACE_WAIT_SKIPPED) {
+				break;
 			}
+			*stuck += (uint32_t)(c.stuck - before);
 			continue;
 		}
 		/*

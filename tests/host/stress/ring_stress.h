@@ -10,8 +10,9 @@
  * thread: a ring has one writer). Every event carries its number and a
  * checksum of everything else it holds. A streaming reader follows every
  * ring (publishing its drop-mode tails), a flight-recorder reader keeps
- * reading the newest entries as the panic path does, and a control thread
- * clears rings, switches modes and checks the ledger as it moves. Every
+ * reading the newest entries as the panic path does, a control thread
+ * clears rings, switches modes and checks the ledger as it moves, and
+ * another thread checks the ledger from outside the clears. Every
  * event a reader returns must pass its checksum and come after the one
  * before it on its CPU; at the end, the ledger must add up exactly (see
  * ring_stress.c).
