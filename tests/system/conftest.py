@@ -30,7 +30,11 @@ the log of its whole life in build/test-logs/<module>--<machine>.log.
 After each test that used a shared machine, the machine must answer at its
 prompt, without a panic, running only the programs it ran after booting;
 otherwise the test errors in its teardown and the machine is replaced by a
-fresh boot for the tests that follow.
+fresh boot for the tests that follow. A shared machine found dead when a
+test asks for it (it died after the last check) fails that test with the
+console's last lines; the tests after it get a fresh boot. A test that
+borrows a shared machine reads only its own part of the console
+(Spoor.console()).
 """
 
 import shutil
@@ -162,7 +166,11 @@ class MachinePool:
         if machine and machine.spoor.alive():
             return machine
         if machine:
-            self.retire(machine)  # it died: its log says how
+            # It passed the last test's check and died since: nothing has said
+            # so yet. The next test that asks boots a fresh one.
+            self.retire(machine)
+            raise AssertionError(f"{machine.name} died after the last test that used it; "
+                                 f"the console's last lines:\n{machine.spoor.last_words()}")
         machine = self.start(smp, mem, cmdline, modules, group)
         self.machines[key] = machine
         machine.spoor.expect_prompt(BOOT_TIMEOUT)
@@ -215,8 +223,12 @@ class Lender:
 
     def use(self, machine):
         """Lends a machine a class-scoped fixture prepared; returns its Spoor."""
-        assert machine.spoor.alive(), f"{machine.name} died in an earlier test"
+        if not machine.spoor.alive():
+            self.pool.retire(machine)
+            raise AssertionError(f"{machine.name} died before this test; the console's last "
+                                 f"lines:\n{machine.spoor.last_words()}")
         if machine not in self.lent:
+            machine.spoor.lend()
             self.log.write(f"### shared machine: its whole console is in {machine.name}.log\n")
             machine.log.write(f"\n### test {self.node.nodeid}\n")
             machine.spoor.child.logfile_read.attach(self.log)

@@ -28,7 +28,9 @@ LOGS = BUILD / "test-logs"
 TRACES = BUILD / "test-traces"  # each boot's export channel folder
 
 PROMPT = "init> "
-PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
+# A panic block of any length: with tracing on it adds every CPU's counters
+# and the flight recorder's events to the registers and the stack walk.
+PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n)*?system halted"
 # The lockup detector's report (kernel/sched/watchdog.h): outside the tests
 # that provoke it, a report is a failure like a panic.
 WATCHDOG = r"WATCHDOG: cpu [^\n]*stuck"
@@ -84,6 +86,7 @@ class Spoor:
     def __init__(self, child, traces):
         self.child = child
         self.traces = traces  # where `trace save` writes (None without the export channel)
+        self.mark = 0  # where console() starts: the test's own part of a shared machine
 
     @classmethod
     def start(cls, iso, transcript, smp=4, mem="256M", export=True):
@@ -111,8 +114,24 @@ class Spoor:
         return cls(child, traces)
 
     def console(self):
-        """Everything the console has printed so far, including output between prompts."""
-        return "".join(self.child.logfile_read.text).replace("\r", "")
+        """Everything the console has printed so far, including output between prompts;
+        on a shared machine, only since it was lent to the test (conftest.py)."""
+        return "".join(self.child.logfile_read.text)[self.mark:].replace("\r", "")
+
+    def lend(self):
+        """Starts the part of the console a new test reads (console())."""
+        self.mark = sum(len(chunk) for chunk in self.child.logfile_read.text)
+
+    def last_words(self, lines=60):
+        """The console's last lines, all of what QEMU printed if it has ended (a panic
+        block is at most 34 lines): for a failure's message."""
+        if not self.child.closed and not self.child.isalive():
+            try:
+                self.child.expect(pexpect.EOF, timeout=5)
+            except pexpect.TIMEOUT:
+                pass
+        text = "".join(self.child.logfile_read.text).replace("\r", "")
+        return "\n".join(text.splitlines()[-lines:])
 
     def expect(self, pattern, timeout=COMMAND_TIMEOUT, allow_panic=False):
         """Waits for a regex; returns its match. A panic or a lockup report fails unless

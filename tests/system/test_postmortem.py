@@ -13,7 +13,7 @@ from spoorlib import END, ROOT, events_in, pid_of, reset_tracing
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 POSTMORTEM = ROOT / "build" / "host" / "spoor-postmortem"
-DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"
+DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
 SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost, (\d+) bytes to (\S+)\.spoor")
 WROTE = re.compile(r"^(\S+\.spoor): (\d+) events, (\d+) entries lost")
 
@@ -51,9 +51,10 @@ def by_cpu(found):
 
 
 def check_converters_on(path, tmp_path):
-    """babeltrace2 reads the CTF, the JSON and SVG parse: the host tests' checks."""
-    check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path),
-                                str(DEVTOOLS) if DEVTOOLS.exists() else None)
+    """babeltrace2 reads the CTF, the JSON and SVG parse and the JSON loads in
+    DevTools' trace engine: the host tests' checks."""
+    assert DEVTOOLS.exists(), f"{DEVTOOLS} is missing: make test-system installs it"
+    check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path), str(DEVTOOLS))
 
 
 def test_postmortem_after_a_panic_holds_the_flight_recorder(boot, tmp_path):
