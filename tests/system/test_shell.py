@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from spoorlib import EXIT_POWER_OFF, PROMPT, pid_of, ps
+from spoorlib import EXIT_POWER_OFF, PROMPT, assert_free_back_to, kill_job, pid_of, ps, \
+    start_background
 
 
 @pytest.fixture
@@ -28,10 +29,33 @@ def test_help_lists_every_command(spoor):
         assert re.search(rf"^\s+{name}\s", out, re.MULTILINE), out
 
 
+MEM_FRAMES = 256 * 1024 // 4  # the machine's 256 MiB in 4 KiB frames
+MEMHOG_OWN_FRAMES = 128  # memhog's image, stack, page tables and the kernel's records of it
+HOLDING = r"memhog: holding (\d+) KiB"
+HOG_DONE = r"memhog: bulk: (answered|refused: [^\r\n]*)"  # its last line
+
+
+def mem_figures(spoor):
+    """`mem`'s first line: (frames free, frames in all, KiB free, KiB in all)."""
+    out = spoor.command("mem")
+    figures = re.search(r"memory: (\d+) of (\d+) frames free \((\d+) KiB of (\d+) KiB\)", out)
+    assert figures, out
+    return tuple(map(int, figures.groups()))
+
+
 def test_mem_reports_free_frames_of_the_total(spoor):
-    free, total = map(int, re.search(r"memory: (\d+) of (\d+) frames free",
-                                     spoor.command("mem")).groups())
-    assert 0 < free <= total
+    free, total, free_kib, total_kib = mem_figures(spoor)
+    assert (free_kib, total_kib) == (4 * free, 4 * total)
+    # All of the machine's memory but what the firmware and the kernel's image keep.
+    assert 0.9 * MEM_FRAMES < total <= MEM_FRAMES, total
+    # The frames a program holds are missing from free ones until it ends.
+    pid, _ = start_background(spoor, "run -m 4M memhog hold 0", HOG_DONE)
+    held = int(re.search(HOLDING, spoor.console()).group(1)) // 4
+    during = mem_figures(spoor)[0]
+    kill_job(spoor, pid, "memhog")
+    # Beyond what it holds, its image, stack and page tables.
+    assert held > 0 and held <= free - during <= held + MEMHOG_OWN_FRAMES, (held, free, during)
+    assert_free_back_to(spoor, free)
 
 
 def test_backspace_removes_the_last_character(spoor):

@@ -21,9 +21,17 @@ TRACEGEN_EVENTS = 2_000_000  # on each CPU, running through the fuzzing
 CHURN = (("threads 50", r"churn threads: 1600 joined, 1600 detached"),
          ("spawn 50", r"churn spawn: 800 children"),
          ("ipc 25", r"churn ipc: 800 endpoints, 800 calls"))
-WARM_UP = ("threads 2", "spawn 2", "ipc 2")
+# churn's own line, not the shell's `[pid N] churn`: the warm-up must have done its work.
+WARM_UP = (("threads 2", r"churn threads: 64 joined, 64 detached"),
+           ("spawn 2", r"churn spawn: 32 children"),
+           ("ipc 2", r"churn ipc: 64 endpoints, 64 calls"))
 SLACK_FRAMES = 4  # as test_limits.py: what the shell and servers do meanwhile
 LONG = 1800  # seconds: a step under TCG on a busy host, with everything traced
+
+
+def run_churn(spoor, mode, line):
+    out = spoor.command(f"run churn {mode}", timeout=LONG)
+    assert re.search(rf"^{line}$", out, re.MULTILINE), out[-2000:]
 
 
 def settled_free_frames(spoor, before):
@@ -40,8 +48,8 @@ def settled_free_frames(spoor, before):
 def test_a_million_syscalls_with_churn_and_tracegen_on_every_cpu(boot):
     spoor = boot(smp=4, mem="512M")
     # The first runs grow the kernel's heap and the servers to their working size.
-    for mode in WARM_UP:
-        assert "churn" in spoor.command(f"run churn {mode}", timeout=LONG)
+    for mode, line in WARM_UP:
+        run_churn(spoor, mode, line)
     before = free_frames(spoor)
 
     assert "trace: enabled all" in spoor.command("trace on all")
@@ -54,8 +62,7 @@ def test_a_million_syscalls_with_churn_and_tracegen_on_every_cpu(boot):
             out[-2000:]
         assert not re.search(r"sysfuzz \(pid \d+\):", out), out[-2000:]
     for mode, line in CHURN:
-        out = spoor.command(f"run churn {mode}", timeout=LONG)
-        assert re.search(line, out), out[-2000:]
+        run_churn(spoor, mode, line)
     emitted = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
                            timeout=LONG)
     assert all(int(got) == int(asked) == TRACEGEN_EVENTS for got, asked in emitted), emitted
