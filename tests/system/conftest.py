@@ -49,6 +49,8 @@ from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, PS_POLLS, TRACES, IsoCache, Spo
 def pytest_addoption(parser):
     parser.addoption("--stress", action="store_true",
                      help="run only the tests marked stress, which take minutes (make stress)")
+    parser.addoption("--stress-short", action="store_true",
+                     help="the stress tests' every step, small: seconds (make stress STRESS_SHORT=1)")
 
 
 def pytest_configure(config):
