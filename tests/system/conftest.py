@@ -87,19 +87,23 @@ def iso_cache():
 @pytest.fixture
 def boot(request, iso_cache):
     """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True,
-    export=True) -> Spoor.
+    export=True, icount=False) -> Spoor.
 
     A fresh machine for this test alone. modules are module2 lines ("NAME
     [ATTRIBUTES]") for programs of build/tests/bin or build/bin beyond
-    grub.cfg's and TEST_MODULES. export=False boots without the export channel.
+    grub.cfg's and TEST_MODULES. export=False boots without the export channel;
+    icount=True under -icount, for a time that must not depend on the host
+    (Spoor.start).
     """
     machines = []
     LOGS.mkdir(parents=True, exist_ok=True)
     log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
                errors="replace")
 
-    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True, export=True):
-        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem, export)
+    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True, export=True,
+              icount=False):
+        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem, export,
+                            icount)
         machines.append(spoor)
         if wait_prompt:
             spoor.expect_prompt(BOOT_TIMEOUT)

@@ -93,8 +93,12 @@ class Spoor:
         self.mark = 0  # where console() starts: the test's own part of a shared machine
 
     @classmethod
-    def start(cls, iso, transcript, smp=4, mem="256M", export=True):
+    def start(cls, iso, transcript, smp=4, mem="256M", export=True, icount=False):
         """Starts QEMU on iso; its console goes to transcript. Does not wait for anything.
+
+        With icount, under QEMU's -icount shift=3: the guest's clocks count its
+        instructions (8 ns each: a boot takes seconds), so a time it measures
+        does not depend on the host's load.
 
         With export, as `make run` does: through tools/run-qemu, which connects the
         export channel (COM2 and the export window) to a folder of this boot's own
@@ -102,6 +106,8 @@ class Spoor:
         args = ["-smp", str(smp), "-m", mem, "-cdrom", str(iso), "-serial", "mon:stdio",
                 "-display", "none", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if icount:
+            args += ["-icount", "shift=3"]
         traces = None
         program = "qemu-system-x86_64"
         if export:
