@@ -155,19 +155,22 @@ class MachinePool:
         self.machines = {}
         self.boots = 0
 
-    def start(self, smp, mem, cmdline, modules, group):
+    def start(self, smp, mem, cmdline, modules, group, icount=False):
         self.boots += 1
-        words = [group, f"smp{smp}", mem, cmdline, *modules, f"boot{self.boots}"]
+        words = [group, f"smp{smp}", mem, cmdline, *modules, "icount" if icount else "",
+                 f"boot{self.boots}"]
         name = log_name(f"{self.module}--" + "-".join(w for w in words if w))
         LOGS.mkdir(parents=True, exist_ok=True)
         log = open(LOGS / f"{name}.log", "w", encoding="utf-8", errors="replace")
-        spoor = Spoor.start(self.iso_cache.get(cmdline, modules), Transcript(log), smp, mem)
+        spoor = Spoor.start(self.iso_cache.get(cmdline, modules), Transcript(log), smp, mem,
+                            icount=icount)
         return Machine(spoor, log, name)
 
-    def get(self, smp=4, mem="256M", cmdline="", modules=(), group=""):
+    def get(self, smp=4, mem="256M", cmdline="", modules=(), group="", icount=False):
         """The module's machine of this configuration; a machine of another group is
-        another machine (for a group that changes what the others would see)."""
-        key = (smp, mem, cmdline, tuple(modules), group)
+        another machine (for a group that changes what the others would see). icount:
+        under -icount (Spoor.start)."""
+        key = (smp, mem, cmdline, tuple(modules), group, icount)
         machine = self.machines.get(key)
         if machine and machine.spoor.alive():
             return machine
@@ -177,7 +180,7 @@ class MachinePool:
             self.retire(machine)
             raise AssertionError(f"{machine.name} died after the last test that used it; "
                                  f"the console's last lines:\n{machine.spoor.last_words()}")
-        machine = self.start(smp, mem, cmdline, modules, group)
+        machine = self.start(smp, mem, cmdline, modules, group, icount)
         self.machines[key] = machine
         machine.spoor.expect_prompt(BOOT_TIMEOUT)
         machine.programs = machine.programs_running()
@@ -223,9 +226,9 @@ class Lender:
         self.log = log
         self.lent = []
 
-    def __call__(self, smp=4, mem="256M", cmdline="", modules=(), group=""):
+    def __call__(self, smp=4, mem="256M", cmdline="", modules=(), group="", icount=False):
         """The module's machine of this configuration (see MachinePool.get), as a Spoor."""
-        return self.use(self.pool.get(smp, mem, cmdline, modules, group))
+        return self.use(self.pool.get(smp, mem, cmdline, modules, group, icount))
 
     def use(self, machine):
         """Lends a machine a class-scoped fixture prepared; returns its Spoor."""
@@ -263,7 +266,7 @@ class Lender:
 
 @pytest.fixture
 def shared(request, machines):
-    """Factory: shared(smp=4, mem="256M", cmdline="", modules=(), group="") -> Spoor,
+    """Factory: shared(smp=4, mem="256M", cmdline="", modules=(), group="", icount=False) -> Spoor,
     the module's machine of that configuration, booted once for the module.
 
     A test may rely on: the shell at its prompt, no panic so far, and only the
