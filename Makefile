@@ -184,21 +184,27 @@ $(BUILD)/host/%.c.o: %.c
 $(BUILD)/host/run_tests: $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 	$(CC) $(HOST_CFLAGS) -o $@ $(HOST_OBJS) $(HOST_EXTRA_OBJS)
 
+# Each host test runs bounded in time (tests/host/bounded): one that hangs
+# is stopped and named. The slowest take under half a minute alone.
+HOST_TEST_SECONDS := 600
+HOST_BOUNDED := tests/host/bounded $(HOST_TEST_SECONDS)
+
 test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
-	$(BUILD)/host/run_tests
-	$(foreach t,$(HOST_EXTRA_TESTS),$(t) &&) true
+	$(HOST_BOUNDED) $(BUILD)/host/run_tests
+	$(foreach t,$(HOST_EXTRA_TESTS),$(HOST_BOUNDED) $(t) &&) true
 
 test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 	$(PYTHON) -m pytest -q tests/system
 
 # make stress: the ring stress (tests/host/stress.mk) for STRESS_SECONDS,
 # natively and under TSan, then the tests marked stress
-# (tests/system/test_stress.py), which make test leaves out.
+# (tests/system/test_stress.py), which make test leaves out. STRESS_SHORT=1
+# makes their every step small (.ci/run).
 STRESS_SECONDS ?= 120
 .PHONY: stress
 stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 	$(RING_STRESS) $(STRESS_SECONDS) && $(RING_STRESS_TSAN) $(STRESS_SECONDS) && \
-		$(PYTHON) -m pytest -q --stress tests/system
+		$(PYTHON) -m pytest -q --stress $(if $(STRESS_SHORT),--stress-short) tests/system
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
 # floor and LTTng-UST), then the figures measured in QEMU.

@@ -32,8 +32,10 @@ void merge_cursor_start(struct traced_cursor *c, bool follow);
  * Appends the next events of the stream from cursor c (zeroed: a new one,
  * which it starts) in format to piece->out, at most piece->max bytes, sets
  * piece->len and piece->events, moves c, and returns whether the stream
- * ended. A false return with nothing added means an entry below the
- * dump's end is still being written: ask again after a yield.
+ * ended. A dump's false return comes with a full piece: an entry held up
+ * below the end (a write or a clear in progress) is waited for a while,
+ * then skipped as lost, within the call. A follower's may come with
+ * nothing added: nothing new yet.
  */
 bool merge_fill(uint32_t how, const struct traced_filter *f, struct traced_cursor *c,
 		uint32_t format, struct merge_piece *piece);

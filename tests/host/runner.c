@@ -3,11 +3,14 @@
  * prints each failure as it happens and then one summary line,
  * "N passed, M failed", where N and M count test functions: a TEST() with
  * any failed CHECK() counts once as failed. The exit status is 0 only when
- * nothing failed.
+ * nothing failed. Stopped by SIGTERM (make test-host's time bound,
+ * tests/host/bounded), it names the test that was running.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -55,6 +58,18 @@ int test_str_equal(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* Names the test a hang stopped; only async-signal-safe calls. */
+static void stopped(int sig)
+{
+	static const char what[] = "STOPPED in test ";
+	const char *name = current ? current->name : "?";
+
+	(void)!write(STDOUT_FILENO, what, sizeof(what) - 1);
+	(void)!write(STDOUT_FILENO, name, strlen(name));
+	(void)!write(STDOUT_FILENO, "\n", 1);
+	_exit(128 + sig);
+}
+
 int main(void)
 {
 	int passed = 0;
@@ -62,6 +77,7 @@ int main(void)
 
 	/* Line-buffered, so the failures already found survive a sanitizer abort. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGTERM, stopped);
 	for (const struct test *t = head; t; t = t->next) {
 		current = t;
 		current_failures = 0;

@@ -30,7 +30,11 @@ the log of its whole life in build/test-logs/<module>--<machine>.log.
 After each test that used a shared machine, the machine must answer at its
 prompt, without a panic, running only the programs it ran after booting;
 otherwise the test errors in its teardown and the machine is replaced by a
-fresh boot for the tests that follow.
+fresh boot for the tests that follow. A shared machine found dead when a
+test asks for it (it died after the last check) fails that test with the
+console's last lines; the tests after it get a fresh boot. A test that
+borrows a shared machine reads only its own part of the console
+(Spoor.console()).
 """
 
 import shutil
@@ -45,6 +49,8 @@ from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, PS_POLLS, TRACES, IsoCache, Spo
 def pytest_addoption(parser):
     parser.addoption("--stress", action="store_true",
                      help="run only the tests marked stress, which take minutes (make stress)")
+    parser.addoption("--stress-short", action="store_true",
+                     help="the stress tests' every step, small: seconds (make stress STRESS_SHORT=1)")
 
 
 def pytest_configure(config):
@@ -81,19 +87,23 @@ def iso_cache():
 @pytest.fixture
 def boot(request, iso_cache):
     """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True,
-    export=True) -> Spoor.
+    export=True, icount=False) -> Spoor.
 
     A fresh machine for this test alone. modules are module2 lines ("NAME
     [ATTRIBUTES]") for programs of build/tests/bin or build/bin beyond
-    grub.cfg's and TEST_MODULES. export=False boots without the export channel.
+    grub.cfg's and TEST_MODULES. export=False boots without the export channel;
+    icount=True under -icount, for a time that must not depend on the host
+    (Spoor.start).
     """
     machines = []
     LOGS.mkdir(parents=True, exist_ok=True)
     log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
                errors="replace")
 
-    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True, export=True):
-        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem, export)
+    def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True, export=True,
+              icount=False):
+        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem, export,
+                            icount)
         machines.append(spoor)
         if wait_prompt:
             spoor.expect_prompt(BOOT_TIMEOUT)
@@ -145,25 +155,32 @@ class MachinePool:
         self.machines = {}
         self.boots = 0
 
-    def start(self, smp, mem, cmdline, modules, group):
+    def start(self, smp, mem, cmdline, modules, group, icount=False):
         self.boots += 1
-        words = [group, f"smp{smp}", mem, cmdline, *modules, f"boot{self.boots}"]
+        words = [group, f"smp{smp}", mem, cmdline, *modules, "icount" if icount else "",
+                 f"boot{self.boots}"]
         name = log_name(f"{self.module}--" + "-".join(w for w in words if w))
         LOGS.mkdir(parents=True, exist_ok=True)
         log = open(LOGS / f"{name}.log", "w", encoding="utf-8", errors="replace")
-        spoor = Spoor.start(self.iso_cache.get(cmdline, modules), Transcript(log), smp, mem)
+        spoor = Spoor.start(self.iso_cache.get(cmdline, modules), Transcript(log), smp, mem,
+                            icount=icount)
         return Machine(spoor, log, name)
 
-    def get(self, smp=4, mem="256M", cmdline="", modules=(), group=""):
+    def get(self, smp=4, mem="256M", cmdline="", modules=(), group="", icount=False):
         """The module's machine of this configuration; a machine of another group is
-        another machine (for a group that changes what the others would see)."""
-        key = (smp, mem, cmdline, tuple(modules), group)
+        another machine (for a group that changes what the others would see). icount:
+        under -icount (Spoor.start)."""
+        key = (smp, mem, cmdline, tuple(modules), group, icount)
         machine = self.machines.get(key)
         if machine and machine.spoor.alive():
             return machine
         if machine:
-            self.retire(machine)  # it died: its log says how
-        machine = self.start(smp, mem, cmdline, modules, group)
+            # It passed the last test's check and died since: nothing has said
+            # so yet. The next test that asks boots a fresh one.
+            self.retire(machine)
+            raise AssertionError(f"{machine.name} died after the last test that used it; "
+                                 f"the console's last lines:\n{machine.spoor.last_words()}")
+        machine = self.start(smp, mem, cmdline, modules, group, icount)
         self.machines[key] = machine
         machine.spoor.expect_prompt(BOOT_TIMEOUT)
         machine.programs = machine.programs_running()
@@ -209,14 +226,18 @@ class Lender:
         self.log = log
         self.lent = []
 
-    def __call__(self, smp=4, mem="256M", cmdline="", modules=(), group=""):
+    def __call__(self, smp=4, mem="256M", cmdline="", modules=(), group="", icount=False):
         """The module's machine of this configuration (see MachinePool.get), as a Spoor."""
-        return self.use(self.pool.get(smp, mem, cmdline, modules, group))
+        return self.use(self.pool.get(smp, mem, cmdline, modules, group, icount))
 
     def use(self, machine):
         """Lends a machine a class-scoped fixture prepared; returns its Spoor."""
-        assert machine.spoor.alive(), f"{machine.name} died in an earlier test"
+        if not machine.spoor.alive():
+            self.pool.retire(machine)
+            raise AssertionError(f"{machine.name} died before this test; the console's last "
+                                 f"lines:\n{machine.spoor.last_words()}")
         if machine not in self.lent:
+            machine.spoor.lend()
             self.log.write(f"### shared machine: its whole console is in {machine.name}.log\n")
             machine.log.write(f"\n### test {self.node.nodeid}\n")
             machine.spoor.child.logfile_read.attach(self.log)
@@ -245,7 +266,7 @@ class Lender:
 
 @pytest.fixture
 def shared(request, machines):
-    """Factory: shared(smp=4, mem="256M", cmdline="", modules=(), group="") -> Spoor,
+    """Factory: shared(smp=4, mem="256M", cmdline="", modules=(), group="", icount=False) -> Spoor,
     the module's machine of that configuration, booted once for the module.
 
     A test may rely on: the shell at its prompt, no panic so far, and only the

@@ -12,11 +12,15 @@ here and never from one another.
     expect_after, expect_count,      programs in the background
     start_background, kill_job
     Event, dump, status, ...         the trace verbs' output
+    read_spoor, assert_lines_are     a saved file read from abi/ alone, the
+                                     oracle for text made by common/
 """
 
 import re
+import struct
 import subprocess
 import tempfile
+from collections import defaultdict
 from pathlib import Path
 
 import pexpect
@@ -28,7 +32,9 @@ LOGS = BUILD / "test-logs"
 TRACES = BUILD / "test-traces"  # each boot's export channel folder
 
 PROMPT = "init> "
-PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n){0,20}?system halted"
+# A panic block of any length: with tracing on it adds every CPU's counters
+# and the flight recorder's events to the registers and the stack walk.
+PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n)*?system halted"
 # The lockup detector's report (kernel/sched/watchdog.h): outside the tests
 # that provoke it, a report is a failure like a panic.
 WATCHDOG = r"WATCHDOG: cpu [^\n]*stuck"
@@ -84,10 +90,15 @@ class Spoor:
     def __init__(self, child, traces):
         self.child = child
         self.traces = traces  # where `trace save` writes (None without the export channel)
+        self.mark = 0  # where console() starts: the test's own part of a shared machine
 
     @classmethod
-    def start(cls, iso, transcript, smp=4, mem="256M", export=True):
+    def start(cls, iso, transcript, smp=4, mem="256M", export=True, icount=False):
         """Starts QEMU on iso; its console goes to transcript. Does not wait for anything.
+
+        With icount, under QEMU's -icount shift=3: the guest's clocks count its
+        instructions (8 ns each: a boot takes seconds), so a time it measures
+        does not depend on the host's load.
 
         With export, as `make run` does: through tools/run-qemu, which connects the
         export channel (COM2 and the export window) to a folder of this boot's own
@@ -95,6 +106,8 @@ class Spoor:
         args = ["-smp", str(smp), "-m", mem, "-cdrom", str(iso), "-serial", "mon:stdio",
                 "-display", "none", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if icount:
+            args += ["-icount", "shift=3"]
         traces = None
         program = "qemu-system-x86_64"
         if export:
@@ -111,8 +124,24 @@ class Spoor:
         return cls(child, traces)
 
     def console(self):
-        """Everything the console has printed so far, including output between prompts."""
-        return "".join(self.child.logfile_read.text).replace("\r", "")
+        """Everything the console has printed so far, including output between prompts;
+        on a shared machine, only since it was lent to the test (conftest.py)."""
+        return "".join(self.child.logfile_read.text)[self.mark:].replace("\r", "")
+
+    def lend(self):
+        """Starts the part of the console a new test reads (console())."""
+        self.mark = sum(len(chunk) for chunk in self.child.logfile_read.text)
+
+    def last_words(self, lines=60):
+        """The console's last lines, all of what QEMU printed if it has ended (a panic
+        block is at most 34 lines): for a failure's message."""
+        if not self.child.closed and not self.child.isalive():
+            try:
+                self.child.expect(pexpect.EOF, timeout=5)
+            except pexpect.TIMEOUT:
+                pass
+        text = "".join(self.child.logfile_read.text).replace("\r", "")
+        return "\n".join(text.splitlines()[-lines:])
 
     def expect(self, pattern, timeout=COMMAND_TIMEOUT, allow_panic=False):
         """Waits for a regex; returns its match. A panic or a lockup report fails unless
@@ -332,6 +361,14 @@ def events_in(out):
     return [Event(m) for m in EVENT.finditer(out)]
 
 
+def lost_per_cpu(out):
+    """The `# lost N events on cpu C` lines of some output, summed: {cpu: N}."""
+    lost = defaultdict(int)
+    for m in LOST.finditer(out):
+        lost[int(m.group(2))] += int(m.group(1))
+    return lost
+
+
 def dump(spoor, filters=""):
     """`trace dump FILTERS`: (its events, its output), after checking the end line counts them."""
     out = spoor.command(f"trace dump {filters}".strip(), timeout=DUMP_TIMEOUT)
@@ -382,3 +419,86 @@ def reset_tracing(spoor):
     assert "tracing now: none" in spoor.command("trace off")
     assert "trace: mode overwrite" in spoor.command("trace mode overwrite")
     assert "trace: cleared every ring" in spoor.command("trace clear")
+
+
+# A saved trace (abi/trace_file.h) read from its layout and abi/trace.h alone,
+# without common/: the kernel's console, traced's dumps and spoor-trace's text
+# all come from common/trace_format.c, so they are held against this instead
+# of only against each other.
+
+FILE_MAGIC = 0x46545053  # "SPTF"
+FILE_EVENTS = 1
+KIND_LOST = 0  # abi/traced.h TRACED_KIND_LOST: a loss marker, ts 0
+TS_MASK = 0x7ffffffffffffffe
+ENTRY = struct.Struct("<QIHBBII5Q")  # struct ttrace_entry
+CONT = struct.Struct("<Q7Q")  # struct ttrace_cont
+KINDS_DEF = re.compile(r'TTRACE_KIND\((\d+), (\w+), \w+, "([^"]*)"\)')
+
+
+def kinds():
+    """abi/trace_kinds.def: {id: (name, [(argument, format), ...])}; a format with a
+    value list (u=pf_outcome) is kept whole."""
+    text = re.sub(r"/\*.*?\*/", "", (ROOT / "abi" / "trace_kinds.def").read_text(), flags=re.S)
+    return {int(i): (name, [tuple(a.split(":", 1)) for a in args.split()])
+            for i, name, args in KINDS_DEF.findall(text)}
+
+
+def argument_text(value, form):
+    """A data word as the dump prints it, for the plain formats; None for the others
+    (aux references, syscall names, value lists), which need the aux records."""
+    if form == "x":
+        return f"{value:#x}"
+    if form == "u":
+        return str(value)
+    if form == "d":
+        return str(value - (1 << 64) if value >> 63 else value)
+    return None
+
+
+def read_spoor(path):
+    """A saved trace (not a recording) as (events, lost): each event (us since boot,
+    cpu, pid, tid, kind name, {argument: text} of its plain arguments), in the
+    file's order; lost {cpu: entries} from the loss markers."""
+    data = Path(path).read_bytes()
+    magic, major, _, header_size, _, tsc_hz, boot_tsc = struct.unpack_from("<IHHIIQQ", data)
+    assert magic == FILE_MAGIC and major == 1, (hex(magic), major)
+    table = kinds()
+    events, lost = [], defaultdict(int)
+    at = header_size
+    while at < len(data):
+        section, _, size = struct.unpack_from("<IIQ", data, at)
+        at += 16
+        slot, end = at, at + size
+        while section == FILE_EVENTS and slot < end:
+            ts, _, kind, cpu, ctx, pid, tid, *words = ENTRY.unpack_from(data, slot)
+            slot += ENTRY.size
+            if kind == KIND_LOST and ts == 0:
+                lost[cpu] += words[0]
+                continue
+            for _ in range((ctx >> 4) & 3):
+                words += CONT.unpack_from(data, slot)[1:]
+                slot += CONT.size
+            # A kind this list does not know prints as "kind=N d0=... d4=..." (its head's words).
+            name, forms = table.get(kind, ("kind", [(f"d{n}", "x") for n in range(5)]))
+            args = {} if name == "user" else {
+                arg: argument_text(words[i], form) for i, (arg, form) in enumerate(forms)}
+            us = ((ts & TS_MASK) - boot_tsc) * 1000000 // tsc_hz
+            events.append((us, cpu, pid, tid, name,
+                           {k: v for k, v in args.items() if v is not None}))
+        at = end
+    return events, lost
+
+
+def same_event(entry, event):
+    """Whether a read_spoor() event and a dump line's Event say the same."""
+    us, cpu, pid, tid, kind, args = entry
+    return ((us, cpu, pid, tid) == (event.us, event.cpu, event.pid, event.tid) and
+            (event.kind == kind or event.kind.startswith(kind + ":")) and
+            all(event.args.get(k) == v for k, v in args.items()))
+
+
+def assert_lines_are(entries, lines):
+    """The event lines (Events) are the file's events read from its layout, one for one."""
+    assert len(entries) == len(lines), (len(entries), len(lines))
+    for entry, event in zip(entries, lines):
+        assert same_event(entry, event), (entry, event.line)

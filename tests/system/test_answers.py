@@ -127,6 +127,13 @@ def workload(spoor):
     spoor.command("trace off")
 
 
+# The kinds the recount pairs, and the measures it makes of them: the
+# workload must give it each, or the comparison would pass on nothing.
+RECOUNTED_KINDS = {"syscall_entry", "syscall_exit", "ipc_call", "ipc_reply", "mem_pf_entry",
+                   "mem_pf", "sched_wakeup", "sched_switch"}
+MEASURES = {"syscall", "ipc", "pf", "wakeup"}
+
+
 def test_stats_agree_with_a_recount_of_the_dump(spoor):
     workload(spoor)
     _, out = dump(spoor)
@@ -134,6 +141,8 @@ def test_stats_agree_with_a_recount_of_the_dump(spoor):
     got = stats_kv(spoor)
     want = recompute(out)
     found = events_in(out)
+    assert RECOUNTED_KINDS <= {e.kind for e in found}, sorted({e.kind for e in found})
+    assert {measure for (measure, _, _), (values, _) in want.items() if values} == MEASURES, want
     assert int(got["events"]["events"]) == len(found) and got["events"]["lost"] == "0"
     for kind in {e.kind for e in found if not e.kind.startswith("user")}:
         assert int(got[("kind", kind)]["count"]) == sum(e.kind == kind for e in found), kind
@@ -248,19 +257,23 @@ def test_losses_are_reported_and_never_give_absurd_latencies(boot):
 
 
 def test_names_are_known_for_programs_started_before_tracing(spoor):
+    # Every pid that can have events, named from outside the trace: the kernel,
+    # what ran before this test (ps), and the programs the test starts (the
+    # shell's lines), hello having exited by the dump.
+    names = {row[0]: row[2] for row in ps(spoor)}
+    names[0] = "kernel"
     pid, _ = start_background(spoor, "run spin 1 600", r"spin: 1 threads started")
+    names[pid] = "spin"
     spoor.command("trace on sched,syscall")
-    spoor.command("run hello")
+    hello = re.search(r"^\[pid (\d+)\] hello$", spoor.command("run hello"), re.MULTILINE)
+    assert hello
+    names[int(hello.group(1))] = "hello"
     spoor.command("trace off")
     found, _ = dump(spoor)
     kill_job(spoor, pid, "spin")
-    assert "spin" in {e.comm for e in found if e.pid == pid}
-    names = {row_pid: name for row_pid, name in
-             re.findall(r"^\s*(\d+)\s+\d+\s+\d+\s+(\S+)", spoor.command("ps"), re.MULTILINE)}
     for e in found:
-        expected = "kernel" if e.pid == 0 else names.get(str(e.pid), e.comm)
-        assert e.comm == expected, e.line
-    assert {"init", "traced"} <= {e.comm for e in found}
+        assert e.pid in names and e.comm == names[e.pid], e.line
+    assert {"init", "traced", "spin", "hello"} <= {e.comm for e in found}
 
 
 def test_thread_names_are_written_whatever_the_mask(spoor):

@@ -13,7 +13,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from spoorlib import END, LOST, ROOT, dump, events_in, reset_tracing, status
+from spoorlib import END, LOST, ROOT, assert_lines_are, dump, events_in, lost_per_cpu, read_spoor, \
+    reset_tracing, status
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
@@ -71,6 +72,17 @@ class TestASavedTrace:
         assert event_lines(text) == event_lines(out)
         assert END.search(text).groups() == END.search(out).groups()
 
+    def test_the_file_read_from_its_layout_alone_is_the_dump(self, shared, session):
+        """The dump and spoor-trace's text share their formatter (common/): the file
+        read from abi/ alone by spoorlib.read_spoor() must say the same, event for
+        event (time, cpu, pid, tid, kind, numeric arguments), and lose the same."""
+        machine, out, _, path = session
+        shared.use(machine)
+        entries, lost = read_spoor(path)
+        assert entries
+        assert_lines_are(entries, events_in(out))
+        assert lost == lost_per_cpu(out)
+
     def test_every_line_names_its_program(self, shared, session):
         machine, out, _, _ = session
         shared.use(machine)
@@ -118,6 +130,7 @@ def test_discarded_events_in_babeltrace2_equal_the_dumps_loss(boot, tmp_path):
     lost = sum(int(m.group(1)) for m in LOST.finditer(out))
     assert lost == status(spoor)[1]["overwritten"] > 0
     assert SAVED.search(spoor.command("trace save as lossy"))
+    assert read_spoor(spoor.traces / "lossy.spoor")[1] == lost_per_cpu(out)
     code, _, err = spoor_trace("ctf", spoor.traces / "lossy.spoor", tmp_path / "ctf")
     assert code == 0, err
     bt = subprocess.run(["babeltrace2", str(tmp_path / "ctf")], capture_output=True, text=True,

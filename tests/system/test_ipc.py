@@ -1,7 +1,9 @@
 """IPC (issue 4): endpoints, capability transfer, failure semantics, load, naming, the keeper.
 
 Most checks run inside the guest: `run ipctest NAME` prints `ipctest NAME: ok`
-or one FAIL line per failed check (tests/programs/ipctest). The shell-visible
+or one FAIL line per failed check (tests/programs/ipctest). Before its ok it
+says how many checks passed, which must be all the test makes (CHECKS): a
+test that stopped short, or never got to its checks, is not ok. The shell-visible
 facts — ipcping's figures, free memory around a churn of killed clients,
 init restarting a killed server or giving up on one that keeps crashing —
 are checked here. How much faster the fast path is, is a measurement, not a
@@ -20,6 +22,16 @@ LOAD_TIMEOUT = 180  # stress, churn and ipcping: seconds under TCG, minutes if s
 # few enough to take seconds when the host is busy (a round trip across
 # CPUs then costs milliseconds of waking an idle vCPU).
 IPCPING_ROUNDS = 1000
+# How late a timeout may fire under -icount: the timer's 10 ms tick, and a
+# little (a run measures 300 to 310 ms for 300).
+ICOUNT_LATE_MS = 20
+# The checks each ipctest test makes, all of which must pass, as a run of a
+# working build counts them (loops included: call's and frame's 4096-byte
+# buffers are checked byte by byte); a change to a test's checks changes its
+# number here.
+CHECKS = {"call": 8258, "efault": 48, "frame": 8209, "badge": 18, "cap-drop": 17,
+          "fastpath": 46, "fastwake": 30, "timeout": 15, "server-death": 8,
+          "endpoint-delete": 12, "client-death": 30, "naming": 50}
 
 
 @pytest.fixture
@@ -35,10 +47,15 @@ def spoor(shared):
 
 
 def run_ipctest(spoor, name, timeout=COMMAND_TIMEOUT):
-    """Runs one ipctest test; asserts its ok line and returns its output."""
+    """Runs one ipctest test; asserts its ok line, after all of CHECKS[name] passed if
+    the table has it, and returns its output."""
     out = spoor.command(f"run ipctest {name}", timeout=timeout)
     test = name.split()[0]
     assert f"ipctest {test}: ok" in out and "FAIL" not in out, out
+    passed = re.search(rf"^ipctest {test}: (\d+) checks passed$", out, re.MULTILINE)
+    assert passed, out
+    if test in CHECKS:
+        assert int(passed.group(1)) == CHECKS[test], out
     return out
 
 
@@ -92,8 +109,12 @@ def test_fast_call_taking_a_server_that_is_still_waking_its_caller_does_not_lock
     assert "ipctest wakerace: 100 rounds" in out, out
 
 
-def test_recv_and_call_time_out_with_etimedout(spoor):
-    run_ipctest(spoor, "timeout")
+def test_recv_and_call_time_out_with_etimedout(boot):
+    """On a machine whose clocks count instructions (-icount), a timeout fires
+    within ICOUNT_LATE_MS of its time whatever the host's load, so that bound
+    is tight; on a machine on the host's clock it had to allow 2 s."""
+    spoor = boot(smp=1, icount=True)
+    run_ipctest(spoor, f"timeout {ICOUNT_LATE_MS}")
 
 
 def test_call_to_dead_server_returns_epipe(spoor):

@@ -9,11 +9,11 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from spoorlib import END, ROOT, events_in, pid_of, reset_tracing
+from spoorlib import END, ROOT, events_in, pid_of, read_spoor, reset_tracing, same_event
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 POSTMORTEM = ROOT / "build" / "host" / "spoor-postmortem"
-DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"
+DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
 SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost, (\d+) bytes to (\S+)\.spoor")
 WROTE = re.compile(r"^(\S+\.spoor): (\d+) events, (\d+) entries lost")
 
@@ -51,9 +51,10 @@ def by_cpu(found):
 
 
 def check_converters_on(path, tmp_path):
-    """babeltrace2 reads the CTF, the JSON and SVG parse: the host tests' checks."""
-    check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path),
-                                str(DEVTOOLS) if DEVTOOLS.exists() else None)
+    """babeltrace2 reads the CTF, the JSON and SVG parse and the JSON loads in
+    DevTools' trace engine: the host tests' checks."""
+    assert DEVTOOLS.exists(), f"{DEVTOOLS} is missing: make test-system installs it"
+    check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path), str(DEVTOOLS))
 
 
 def test_postmortem_after_a_panic_holds_the_flight_recorder(boot, tmp_path):
@@ -70,6 +71,12 @@ def test_postmortem_after_a_panic_holds_the_flight_recorder(boot, tmp_path):
     assert recorded, spoor.console()[-2000:]
     lines = {e.line for e in found}
     missing = [line for line in recorded if line not in lines]
+    assert not missing, missing[:5]
+    # The console and spoor-trace format alike (common/): the file read from abi/
+    # alone holds each printed event too.
+    entries, _ = read_spoor(path)
+    assert len(entries) == events
+    missing = [e.line for e in events_in(console) if not any(same_event(x, e) for x in entries)]
     assert not missing, missing[:5]
     check_converters_on(path, tmp_path)
 
@@ -92,4 +99,11 @@ def test_postmortem_with_traced_killed_equals_a_save_event_for_event(boot, tmp_p
     for cpu, lines in sv.items():
         assert pm[cpu][:len(lines)] == lines, f"cpu {cpu}"
     assert len(after) > len(before) and lost == 0
+    # The same read from abi/ alone, without the formatter both texts share.
+    pm_entries, pm_lost = read_spoor(path)
+    sv_entries, _ = read_spoor(spoor.traces / "before.spoor")
+    assert len(pm_entries) == events and not pm_lost
+    for cpu in sv:
+        saved = [e for e in sv_entries if e[1] == cpu]
+        assert saved and [e for e in pm_entries if e[1] == cpu][:len(saved)] == saved, cpu
     check_converters_on(path, tmp_path)

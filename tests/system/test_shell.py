@@ -4,7 +4,8 @@ import re
 
 import pytest
 
-from spoorlib import EXIT_POWER_OFF, PROMPT, pid_of, ps
+from spoorlib import EXIT_POWER_OFF, PROMPT, assert_free_back_to, dump, kill_job, pid_of, ps, \
+    start_background
 
 
 @pytest.fixture
@@ -28,10 +29,33 @@ def test_help_lists_every_command(spoor):
         assert re.search(rf"^\s+{name}\s", out, re.MULTILINE), out
 
 
+MEM_FRAMES = 256 * 1024 // 4  # the machine's 256 MiB in 4 KiB frames
+MEMHOG_OWN_FRAMES = 128  # memhog's image, stack, page tables and the kernel's records of it
+HOLDING = r"memhog: holding (\d+) KiB"
+HOG_DONE = r"memhog: bulk: (answered|refused: [^\r\n]*)"  # its last line
+
+
+def mem_figures(spoor):
+    """`mem`'s first line: (frames free, frames in all, KiB free, KiB in all)."""
+    out = spoor.command("mem")
+    figures = re.search(r"memory: (\d+) of (\d+) frames free \((\d+) KiB of (\d+) KiB\)", out)
+    assert figures, out
+    return tuple(map(int, figures.groups()))
+
+
 def test_mem_reports_free_frames_of_the_total(spoor):
-    free, total = map(int, re.search(r"memory: (\d+) of (\d+) frames free",
-                                     spoor.command("mem")).groups())
-    assert 0 < free <= total
+    free, total, free_kib, total_kib = mem_figures(spoor)
+    assert (free_kib, total_kib) == (4 * free, 4 * total)
+    # All of the machine's memory but what the firmware and the kernel's image keep.
+    assert 0.9 * MEM_FRAMES < total <= MEM_FRAMES, total
+    # The frames a program holds are missing from free ones until it ends.
+    pid, _ = start_background(spoor, "run -m 4M memhog hold 0", HOG_DONE)
+    held = int(re.search(HOLDING, spoor.console()).group(1)) // 4
+    during = mem_figures(spoor)[0]
+    kill_job(spoor, pid, "memhog")
+    # Beyond what it holds, its image, stack and page tables.
+    assert held > 0 and held <= free - during <= held + MEMHOG_OWN_FRAMES, (held, free, during)
+    assert_free_back_to(spoor, free)
 
 
 def test_backspace_removes_the_last_character(spoor):
@@ -81,19 +105,31 @@ def test_foreground_run_says_the_pid_it_started(spoor):
     assert re.search(rf"^proc {started.group(1)} ppid={init} hello$", procs, re.MULTILINE), procs
 
 
-# Enough runs that a child printing before the shell's line shows up: before
-# the fix the child ran on another CPU as soon as spawn returned, and a
-# few in 30 printed first.
-ANNOUNCE_RUNS = 30
+def test_run_says_the_pid_before_the_program_prints(spoor):
+    """The shell spawns the program stopped, writes its `[pid N]` line, then starts
+    it: in the trace its console write of that line comes before its process_start,
+    and the program's first event after that. Read from the trace, the order does
+    not depend on chance (before the fix the child ran on another CPU as soon as
+    spawn returned, and printed first in a few runs of 30)."""
+    spoor.command("trace clear")
+    spoor.command("trace on syscall")
+    out = spoor.command("run hello")
+    spoor.command("trace off")
+    started = re.search(r"^(\[pid (\d+)\] hello)$", out, re.MULTILINE)
+    assert started, out
+    line, pid = started.group(1) + "\n", int(started.group(2))
+    found, _ = dump(spoor, "kind=syscall_entry")
+    init = pid_of(spoor, "init")
 
+    def shell_calls(name, length=None):
+        return [i for i, e in enumerate(found) if e.pid == init and e.args["name"] == name and
+                (length is None or int(e.args["a2"], 16) == length)]
 
-def test_run_says_the_pid_before_the_program_prints(shared):
-    spoor = shared(smp=4)  # idle CPUs for the child to start on at once
-    for _ in range(ANNOUNCE_RUNS):
-        out = spoor.command("run hello")
-        lines = [line for line in out.splitlines()
-                 if re.match(r"^(\[pid \d+\] hello|hello: argc=1)$", line)]
-        assert len(lines) == 2 and lines[0].startswith("[pid "), out
+    spawn, start = shell_calls("spawn"), shell_calls("process_start")
+    said = [i for i in shell_calls("console_write", len(line)) if spawn and i > spawn[0]]
+    first = [i for i, e in enumerate(found) if e.pid == pid]
+    assert spawn and said and start and first, [e.line for e in found]
+    assert spawn[0] < said[0] < start[0] < first[0], [e.line for e in found]
 
 
 def test_strings_procs_shows_each_pid_with_its_parent(spoor):

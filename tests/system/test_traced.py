@@ -320,10 +320,23 @@ def test_filters_that_contradict_each_other_are_refused(shared, verb, words, mes
     assert len(lines) == 1 and lines[0].startswith(message), out
 
 
-def test_the_same_word_twice_and_sets_given_twice_are_not_contradictions(shared):
-    spoor = shared(smp=4)
-    for words in ("pid=1 pid=1", "cpu=0 cpu=1", "cat=mem cat=ipc kind=mem_pf"):
-        assert "# end of dump" in spoor.command(f"trace dump {words}"), words
+def test_the_same_word_twice_and_sets_given_twice_are_not_contradictions(spoor):
+    # A few events of each category on each CPU: hello's faults, the shell's
+    # calls to traced, tracegen's ticks on CPU 0 and 1.
+    spoor.command("trace on mem,ipc,test")
+    assert "hello: argc=1" in spoor.command("run hello")
+    for cpu in (0, 1):
+        assert "emitted 10 of 10" in spoor.command(f"run tracegen 10 {cpu}")
+    spoor.command("trace off")
+    everything, _ = dump(spoor)
+    # Each answers as the words said once would, or as the sets added up.
+    for words, once in (("pid=1 pid=1", "pid=1"), ("cpu=0 cpu=1", ""),
+                        ("cat=mem cat=ipc kind=mem_pf", "kind=mem_pf"),
+                        ("cat=mem cat=ipc", "cat=mem,ipc")):
+        twice, out = dump(spoor, words)
+        assert [e.line for e in twice] == [e.line for e in dump(spoor, once)[0]], (words, out)
+        assert twice, words
+    assert {e.cpu for e in everything} == {0, 1}, {e.cpu for e in everything}
 
 
 SMALL_RING = "ttrace.ring_kb=4"  # 64 entries per CPU

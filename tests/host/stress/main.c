@@ -2,9 +2,13 @@
  * ring_stress [SECONDS]: runs the ring stress (ring_stress.h) for about
  * SECONDS (default: a short run, the one `make test-host` does), that
  * time shared between the configurations below, seeded from the clock
- * unless RING_STRESS_SEED is set; each says one line, then
+ * unless RING_STRESS_SEED is set. It first says
+ *   ring_stress: seed S (RING_STRESS_SEED=S runs it again)
+ * then each configuration says one line, and at the end
  *   ring_stress: ok, N events in M s (seed S)
- * or, for each configuration with failures,
+ * or, for each configuration with failures or that did not do its work
+ * (no events, nothing streamed or recorded, nothing overwritten or dropped
+ * in the mode it starts in, no clears or mode changes where asked for),
  *   ring_stress: FAIL config: N failures, the first: ...
  * and the exit status is 1. The seed replays a run's random choices (the
  * threads' interleaving is the host's).
@@ -32,6 +36,25 @@ static const struct ring_stress_config configs[] = {
 
 #define NCONFIGS (sizeof(configs) / sizeof(configs[0]))
 
+/* The first part of the work cfg asks for that t shows was not done, or NULL. */
+static const char *work_missing(const struct ring_stress_config *cfg,
+				const struct ring_stress_totals *t)
+{
+	if (!t->events || !t->nested) {
+		return "no events, or none nested";
+	}
+	if (!t->received || !t->recorded) {
+		return "nothing streamed, or nothing recorded";
+	}
+	if (cfg->mode == TTRACE_MODE_OVERWRITE ? !t->overwritten : !t->dropped) {
+		return "nothing overwritten or dropped in the mode it starts in";
+	}
+	if ((cfg->clears && !t->clears) || (cfg->mode_changes && !t->mode_changes)) {
+		return "no clears or mode changes, though asked for";
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	char *end = NULL;
@@ -49,6 +72,8 @@ int main(int argc, char **argv)
 	seed = seed ? seed : 1;
 	total_ms = (uint64_t)(seconds * 1000);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("ring_stress: seed %llu (RING_STRESS_SEED=%llu runs it again)\n",
+	       (unsigned long long)seed, (unsigned long long)seed);
 	/* every configuration at least once, then round after round while time is left */
 	for (unsigned round = 0; round == 0 || done_ms < total_ms; round++) {
 		uint64_t slice = total_ms / NCONFIGS;
@@ -62,6 +87,11 @@ int main(int argc, char **argv)
 			cfg.ms = slice;
 			cfg.seed = seed + round * NCONFIGS + i;
 			int failures = ring_stress_run(&cfg, &t, first, sizeof(first));
+			const char *missing = work_missing(&cfg, &t);
+			if (missing && !failures) {
+				failures = 1;
+				snprintf(first, sizeof(first), "did not do its work: %s", missing);
+			}
 			done_ms += slice;
 			events += t.events;
 			printf("ring_stress: %s: %llu events (%llu nested), %llu entries streamed, "

@@ -2,7 +2,11 @@
  * edges CHECK: limits of the system calls that used to pass silently.
  *   sleep-max  a thread that sleeps UINT64_MAX ns is still asleep after
  *              WATCH_NS (the deadline saturates instead of wrapping):
- *              "edges: sleep-max ok (still asleep after 300 ms)"
+ *              "edges: sleep-max ok (still asleep after 300 ms)". The
+ *              sleeper and the watcher share CPU 0, and the watch starts
+ *              once the sleeper is seen asleep: a wrapped deadline, in the
+ *              past, is due at CPU 0's first timer interrupt after that,
+ *              before the watcher's own, whatever the host's load.
  *   mute PROG  starts PROG with no capability at all and waits for it:
  *              without the console capability nothing it does may reach
  *              the console. Prints "edges: mute begin" and "edges: mute
@@ -11,34 +15,67 @@
  * Prints one line; exit status 1 when the check fails.
  */
 #include <spoor.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#define WATCH_NS  300000000ull
-#define NS_PER_MS 1000000ull
+#define WATCH_NS    300000000ull
+#define NS_PER_MS   1000000ull
+#define WATCH_CPU   0
+#define POLL_NS	    1000000ull	   /* between looks at the sleeper's state */
+#define THREADS_MAX 256		   /* threads sys_thread_list reports at most here */
+#define ASLEEP_NS   30000000000ull /* for the sleeper to get to its sleep at all */
 
 static int woke; /* [a] the sleeper came back */
 
 static int sleeper(void *arg)
 {
 	(void)arg;
+	if (sys_thread_set_cpu(WATCH_CPU)) {
+		return 1;
+	}
 	sys_sleep_ns(UINT64_MAX);
 	__atomic_store_n(&woke, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* Whether thread tid of this process is sleeping (waiting for time). */
+static bool sleeping(int tid)
+{
+	static struct thread_info threads[THREADS_MAX];
+	long n = sys_thread_list(threads, THREADS_MAX);
+	uint32_t pid = (uint32_t)sys_getpid();
+
+	for (long i = 0; i < n; i++) {
+		if (threads[i].pid == pid && threads[i].tid == (uint32_t)tid) {
+			return threads[i].state == THREAD_SLEEPING;
+		}
+	}
+	return false;
+}
+
 static int sleep_max(void)
 {
-	int tid = thread_spawn(sleeper, NULL, 0);
+	long err = sys_thread_set_cpu(WATCH_CPU);
+	int tid = err ? (int)err : thread_spawn(sleeper, NULL, 0);
 
 	if (tid < 0) {
-		printf("edges: sleep-max: thread_spawn: %s\n", strerror(-tid));
+		printf("edges: sleep-max: thread_set_cpu or thread_spawn: %s\n", strerror(-tid));
 		return 1;
+	}
+	uint64_t end = (uint64_t)sys_clock_ns() + ASLEEP_NS;
+	/* acquire: pairs with the sleeper's release */
+	while (!sleeping(tid) && !__atomic_load_n(&woke, __ATOMIC_ACQUIRE)) {
+		if ((uint64_t)sys_clock_ns() > end) {
+			printf("edges: sleep-max FAIL: the sleeper never slept\n");
+			return 1;
+		}
+		sys_sleep_ns(POLL_NS);
 	}
 	sys_sleep_ns(WATCH_NS);
 	/* acquire: pairs with the sleeper's release */
-	if (__atomic_load_n(&woke, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&woke, __ATOMIC_ACQUIRE) || !sleeping(tid)) {
 		printf("edges: sleep-max FAIL: a sleep of UINT64_MAX ns ended within %llu ms\n",
 		       WATCH_NS / NS_PER_MS);
 		return 1;

@@ -47,7 +47,10 @@ bool check_no_cap(const char *what, uint32_t slot);
 /* The number of failed checks so far. */
 int failures(void);
 
-/* Prints the verdict, kills every child still running and exits 0 or 1. */
+/*
+ * Prints the verdict, kills every child still running and exits 0 or 1:
+ * on success, the number of checks that passed first.
+ */
 __attribute__((noreturn)) void finish(void);
 
 /* Prints a FAIL line and ends the test at once (finish()). */
