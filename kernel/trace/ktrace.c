@@ -46,6 +46,8 @@
 #define ENTRY_BYTES	       64
 #define KIB		       1024
 #define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
+/* The kinds that may carry a stack: every kind but none (0) and user (abi/trace.h, STACK). */
+#define STACK_KINDS (((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)
 
 uint64_t ttrace_mask;
 uint64_t ttrace_area_phys;
@@ -444,7 +446,7 @@ void ttrace_proc_freed(uint32_t pid)
 static bool may_add_extra(uint32_t op, uint64_t arg)
 {
 	return op == TTRACE_OP_TRACK || (op == TTRACE_OP_MODE && arg == TTRACE_MODE_DROP) ||
-	       ((op == TTRACE_OP_ECHO || op == TTRACE_OP_STACK) && arg);
+	       ((op == TTRACE_OP_ECHO || op == TTRACE_OP_STACK || op == TTRACE_OP_STACK_ON) && arg);
 }
 
 /* ttrace_control(), control_mutex held. */
@@ -532,12 +534,23 @@ static int control(uint32_t op, uint64_t arg)
 		process_untrack_all();
 		break;
 	case TTRACE_OP_STACK:
-		if (arg &
-		    ~(((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)) {
+	case TTRACE_OP_STACK_ON:
+	case TTRACE_OP_STACK_OFF:
+		if (arg & ~STACK_KINDS) {
 			err = -EINVAL;
 		} else {
-			/* relaxed: orders nothing, as the mask (change_mask()) */
-			__atomic_store_n(&area.hdr->stack_kinds, arg, __ATOMIC_RELAXED);
+			/*
+			 * relaxed: orders nothing, as the mask (change_mask()). Only
+			 * this path changes it, under control_lock, so the load and
+			 * the store together are one change: STACK_ON and STACK_OFF
+			 * from two controllers never lose each other's kinds.
+			 */
+			uint64_t kinds = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED);
+
+			kinds = op == TTRACE_OP_STACK_ON    ? kinds | arg
+				: op == TTRACE_OP_STACK_OFF ? kinds & ~arg
+							    : arg;
+			__atomic_store_n(&area.hdr->stack_kinds, kinds, __ATOMIC_RELAXED);
 			move_sites |= update_extras();
 		}
 		break;

@@ -182,6 +182,22 @@ static int op_stack(const struct request *req, struct reply *rep)
 	return control(TTRACE_OP_STACK, req->arg, rep);
 }
 
+static int op_stack_on(const struct request *req, struct reply *rep)
+{
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_STACK_ON, req->arg, rep);
+}
+
+static int op_stack_off(const struct request *req, struct reply *rep)
+{
+	if (no_body(req)) {
+		return -EINVAL;
+	}
+	return control(TTRACE_OP_STACK_OFF, req->arg, rep);
+}
+
 static int op_profile(const struct request *req, struct reply *rep)
 {
 	if (no_body(req)) {
@@ -241,6 +257,8 @@ static int op_map(const struct request *req, struct reply *rep)
 #define HANDLER_RECORD	   record_start
 #define HANDLER_REC_STOP   record_stop
 #define HANDLER_REC_STATUS record_status
+#define HANDLER_STACK_ON   op_stack_on
+#define HANDLER_STACK_OFF  op_stack_off
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {
