@@ -301,9 +301,16 @@ static void cmd_halt(int argc, char **argv)
 
 static const struct command commands[] = {
     {"help", "list the commands", cmd_help},
-    {"ps", "threads: pid, parent's pid, tid, name, state, cpu, memory", cmd_ps},
+    {"ps",
+     "threads: pid, parent's pid, tid, name, state, cpu, memory (MEM: the user pages its "
+     "process maps, pages shared with other processes counted in each)",
+     cmd_ps},
     {"cpus", "the CPUs and what they run", cmd_cpus},
-    {"mem", "free physical memory, and what each tree uses of its limit", cmd_mem},
+    {"mem",
+     "free physical memory, and what each tree uses of its limit (USED: every frame and "
+     "kernel object charged to the tree: its own pages, page tables, kernel stacks; not the "
+     "sum of its processes' MEM)",
+     cmd_mem},
     {"run",
      RUN_USAGE ": start a program (& in the background; traced lets it control "
 	       "tracing with -t, read all of it with -r, else its own events; -m: the most "
