@@ -5,6 +5,11 @@ SMP ?= 4
 MEM ?= 256M
 KCMDLINE ?=
 TTRACE ?= 1
+# Programs of tests/programs/ that `make run` and `make debug` also load
+# (e.g. PROGRAMS="hotspot tracegen", which the README's examples use):
+# they boot an image of their own, build/run.iso, so build/spoor.iso, the
+# product's image, stays free of test programs.
+PROGRAMS ?=
 
 BUILD := build
 CC := gcc
@@ -44,7 +49,7 @@ LIBC_OBJS := $(LIBC_SRCS:%=$(BUILD)/user/%.o)
 # the images the system tests boot (tools/mkiso's module arguments).
 PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
 TEST_PROGRAM_DIRS := $(sort $(wildcard tests/programs/*/))
-PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
+PRODUCT_PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
 TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(d:/=)))
 # A program is every .c file of its folder's tree, so a new file needs no list.
 program_srcs = $(sort $(shell find $(1) -name '*.c'))
@@ -72,9 +77,12 @@ KERNEL_PURE := kernel/arch/x86_64/madt.c kernel/init/cmdline.c kernel/mm/frame_b
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
+# The image make run and make debug boot: the product's, or with PROGRAMS its own.
+RUN_ISO := $(if $(strip $(PROGRAMS)),$(BUILD)/run.iso,$(BUILD)/spoor.iso)
+
 # tools/run-qemu adds the export channel (COM2 and the export window), served
 # into build/traces/ by build/host/spoor-receive: `trace save` writes there.
-QEMU := tools/run-qemu $(BUILD)/traces -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso \
+QEMU := tools/run-qemu $(BUILD)/traces -smp $(SMP) -m $(MEM) -cdrom $(RUN_ISO) \
 	-serial mon:stdio -display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
 
 ABI_CHECKS := $(patsubst %,$(BUILD)/%.ok,$(wildcard abi/*.h))
@@ -162,13 +170,26 @@ endef
 $(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/bin)))
 $(foreach d,$(TEST_PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/tests/bin)))
 
-$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
+$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)'
 
-run: deps $(BUILD)/spoor.iso $(HOST_TOOLS)
+# make run PROGRAMS=...: the product's image and those test programs (a
+# name that is not one is refused in one line). It depends on the list it
+# carries, as the ISO on its command line.
+$(BUILD)/run-programs: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(PROGRAMS)' | cmp -s - $@ || echo '$(PROGRAMS)' > $@
+
+$(BUILD)/run.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline \
+		$(BUILD)/run-programs $(filter $(addprefix $(BUILD)/tests/bin/,$(PROGRAMS)),$(TEST_PROGRAMS))
+	@for p in $(PROGRAMS); do [ -f $(BUILD)/tests/bin/$$p ] || \
+		{ echo "PROGRAMS: no test program '$$p' (tests/programs/)" >&2; exit 2; }; done
+	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)' $(PROGRAMS)
+
+run: deps $(RUN_ISO) $(HOST_TOOLS)
 	$(QEMU)
 
-debug: deps $(BUILD)/spoor.iso $(HOST_TOOLS)
+debug: deps $(RUN_ISO) $(HOST_TOOLS)
 	@echo "QEMU waits for gdb: run 'gdb -x tools/spoor.gdb' in another terminal"
 	$(QEMU) -s -S
 

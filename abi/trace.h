@@ -674,6 +674,12 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      from then on each event of those kinds carries
  *                      its call stack (CALL STACKS); 0 for none. The
  *                      header's stack_kinds says which.
+ *   TTRACE_OP_STACK_ON  arg: kind bits as STACK's, added to those
+ *                      that carry their stack (as ENABLE adds
+ *                      categories): the kernel joins the two under its
+ *                      control lock, so two controllers never lose each
+ *                      other's kinds.
+ *   TTRACE_OP_STACK_OFF  arg: kind bits as STACK's, taken out of them.
  *   TTRACE_OP_PROFILE  arg: TTRACE_PROFILE_ARG(hz, cpus): every CPU in
  *                      cpus takes a timer interrupt hz times a second
  *                      and records a prof_sample with its stack (while
@@ -698,6 +704,8 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_ECHO	      7
 #define TTRACE_OP_STACK	      8
 #define TTRACE_OP_PROFILE     9
+#define TTRACE_OP_STACK_ON    10
+#define TTRACE_OP_STACK_OFF   11
 
 #define TTRACE_PROFILE_HZ_DEFAULT    997 /* prime: not in step with the 100 Hz tick's work */
 #define TTRACE_PROFILE_HZ_MIN	     100 /* the scheduler's tick: the timer never runs slower */

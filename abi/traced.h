@@ -98,6 +98,11 @@
  *   STACK    kind bits (bit k for kind k) -> the mask: the kinds whose
  *            events carry their call stack from now on (abi/trace.h
  *            TTRACE_OP_STACK, CALL STACKS; 0: none). CONTROL.
+ *   STACK_ON kind bits -> the mask: those kinds carry their call stack
+ *            too, beside those chosen before (TTRACE_OP_STACK_ON), as
+ *            ENABLE adds categories. CONTROL.
+ *   STACK_OFF kind bits -> the mask: those kinds no longer carry it,
+ *            the others still do (TTRACE_OP_STACK_OFF). CONTROL.
  *   PROFILE  TTRACE_PROFILE_ARG(hz, cpus) -> the mask: the sampling
  *            profiler on those CPUs at hz, or off for hz 0 (abi/trace.h
  *            TTRACE_OP_PROFILE). CONTROL.

@@ -46,6 +46,8 @@
 #define ENTRY_BYTES	       64
 #define KIB		       1024
 #define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
+/* The kinds that may carry a stack: every kind but none (0) and user (abi/trace.h, STACK). */
+#define STACK_KINDS (((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)
 
 uint64_t ttrace_mask;
 uint64_t ttrace_area_phys;
@@ -446,11 +448,8 @@ void ttrace_proc_freed(uint32_t pid)
 static bool may_add_extra(uint32_t op, uint64_t arg)
 {
 	return op == TTRACE_OP_TRACK || (op == TTRACE_OP_MODE && arg == TTRACE_MODE_DROP) ||
-	       ((op == TTRACE_OP_ECHO || op == TTRACE_OP_STACK) && arg);
+	       ((op == TTRACE_OP_ECHO || op == TTRACE_OP_STACK || op == TTRACE_OP_STACK_ON) && arg);
 }
-
-/* The kinds TTRACE_OP_STACK accepts: kernel kinds (a kind 0 is none); user events excepted. */
-#define STACK_KINDS (((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)
 
 /*
  * The checks of op's argument that need no other state: 0, or -EINVAL
@@ -470,6 +469,8 @@ static int check(uint32_t op, uint64_t arg)
 	case TTRACE_OP_UNTRACK:
 		return arg > UINT32_MAX ? -ENOENT : 0;
 	case TTRACE_OP_STACK:
+	case TTRACE_OP_STACK_ON:
+	case TTRACE_OP_STACK_OFF:
 		return arg & ~STACK_KINDS ? -EINVAL : 0;
 	case TTRACE_OP_CLEAR:
 	case TTRACE_OP_UNTRACK_ALL:
@@ -558,9 +559,22 @@ static int control(uint32_t op, uint64_t arg)
 		process_untrack_all();
 		break;
 	case TTRACE_OP_STACK:
-		/* relaxed: orders nothing, as the mask (change_mask()) */
-		__atomic_store_n(&area.hdr->stack_kinds, arg, __ATOMIC_RELAXED);
+	case TTRACE_OP_STACK_ON:
+	case TTRACE_OP_STACK_OFF: {
+		/*
+		 * relaxed: orders nothing, as the mask (change_mask()). Only
+		 * this path changes it, under control_lock, so the load and
+		 * the store together are one change: STACK_ON and STACK_OFF
+		 * from two controllers never lose each other's kinds.
+		 */
+		uint64_t kinds = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED);
+
+		kinds = op == TTRACE_OP_STACK_ON    ? kinds | arg
+			: op == TTRACE_OP_STACK_OFF ? kinds & ~arg
+						    : arg;
+		__atomic_store_n(&area.hdr->stack_kinds, kinds, __ATOMIC_RELAXED);
 		break;
+	}
 	case TTRACE_OP_ECHO:
 		/* relaxed: orders nothing, as the mask (change_mask()) */
 		__atomic_store_n(&area.hdr->echo, arg, __ATOMIC_RELAXED);

@@ -98,7 +98,7 @@ static int op_status(const struct request *req, struct reply *rep)
 	return 0;
 }
 
-/* ENABLE, DISABLE, MODE and CLEAR go to the kernel through trace control. */
+/* ENABLE, DISABLE, MODE, CLEAR and the like go to the kernel through trace control. */
 static int control(uint32_t op, uint64_t arg, struct reply *rep)
 {
 	long mask = sys_trace_control(CAP_SLOT_TRACE_CONTROL, op, arg);
@@ -174,20 +174,36 @@ static int op_echo(const struct request *req, struct reply *rep)
 	return control(TTRACE_OP_ECHO, req->arg, rep);
 }
 
-static int op_stack(const struct request *req, struct reply *rep)
+/*
+ * An operation whose word 1 goes to the kernel's op as it is: the kernel
+ * checks it (the kinds, the profiler's rate and CPUs).
+ */
+static int kernel_op(uint32_t op, const struct request *req, struct reply *rep)
 {
 	if (no_body(req)) {
 		return -EINVAL;
 	}
-	return control(TTRACE_OP_STACK, req->arg, rep);
+	return control(op, req->arg, rep);
+}
+
+static int op_stack(const struct request *req, struct reply *rep)
+{
+	return kernel_op(TTRACE_OP_STACK, req, rep);
+}
+
+static int op_stack_on(const struct request *req, struct reply *rep)
+{
+	return kernel_op(TTRACE_OP_STACK_ON, req, rep);
+}
+
+static int op_stack_off(const struct request *req, struct reply *rep)
+{
+	return kernel_op(TTRACE_OP_STACK_OFF, req, rep);
 }
 
 static int op_profile(const struct request *req, struct reply *rep)
 {
-	if (no_body(req)) {
-		return -EINVAL;
-	}
-	return control(TTRACE_OP_PROFILE, req->arg, rep);
+	return kernel_op(TTRACE_OP_PROFILE, req, rep);
 }
 
 static int op_dump(const struct request *req, struct reply *rep)
@@ -241,6 +257,8 @@ static int op_map(const struct request *req, struct reply *rep)
 #define HANDLER_RECORD	   record_start
 #define HANDLER_REC_STOP   record_stop
 #define HANDLER_REC_STATUS record_status
+#define HANDLER_STACK_ON   op_stack_on
+#define HANDLER_STACK_OFF  op_stack_off
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {

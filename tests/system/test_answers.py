@@ -304,3 +304,18 @@ def test_program_names_outlive_aux_traffic_while_a_dump_needs_them(shared):
     assert {e.comm for e in found if e.pid == hello} == {"hello"}
     assert {e.comm for e in found} >= {"init", "traced", "hello"}
     assert "?" not in {e.comm for e in found}
+
+
+def test_hist_of_a_category_not_traced_says_so(spoor):
+    """With syscall off, an empty histogram is not a quiet machine: the line after it says
+    what is not traced and how to trace it; with syscall on it says nothing of the kind."""
+    out = spoor.command("trace hist syscall")
+    assert re.search(r"^# hist syscall: 0 values", out, re.MULTILINE), out
+    assert "# syscall is not traced now: only what it recorded before is here (trace on " \
+        "syscall)" in out.splitlines(), out
+    spoor.command("trace on syscall")
+    out = spoor.command("trace hist syscall")
+    spoor.command("trace off")
+    assert re.search(r"^# hist syscall: \d+ values", out, re.MULTILINE), out
+    assert "not traced" not in out, out
+    assert "# sched is not traced now" in spoor.command("trace hist wakeup")

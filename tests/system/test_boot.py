@@ -2,10 +2,12 @@
 kernel command line's options, good and bad; the boot-time self-tests."""
 
 import re
+import subprocess
 
 import pytest
 
-from spoorlib import PROMPT, banner_value, ps
+from spoorlib import BOOT_TIMEOUT, BUILD, LOGS, PROMPT, ROOT, TEST_MODULES, Spoor, Transcript, \
+    banner_value, log_name, ps
 
 
 @pytest.mark.parametrize("smp,mem_mib", [(1, 128), (4, 256), (8, 512)])
@@ -112,3 +114,38 @@ def test_without_a_trace_area_traced_says_why_once_and_stays_down(boot):
     console = spoor.console()
     assert console.count("traced: the kernel has no trace area") == 1, console
     assert "restarting" not in console.replace("not restarting", "")
+
+
+def make(*args):
+    done = subprocess.run(["make", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=BOOT_TIMEOUT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def iso_programs(iso):
+    """The programs an image carries in /boot/bin."""
+    out = subprocess.run(["xorriso", "-indev", str(iso), "-find", "/boot/bin", "-type", "f"],
+                         capture_output=True, text=True, check=True).stdout
+    return {line.strip().strip("'").rsplit("/", 1)[-1] for line in out.splitlines() if line}
+
+
+def test_make_run_with_programs_boots_those_test_programs_and_the_default_image_has_none(
+        request):
+    """make run PROGRAMS="hotspot tracegen" boots an image of its own with them, for the
+    README's examples; make run's own image stays the product's."""
+    assert "-cdrom build/spoor.iso" in make("-n", "run")
+    assert "-cdrom build/run.iso" in make("-n", "run", "PROGRAMS=hotspot tracegen")
+    make("build/run.iso", "PROGRAMS=hotspot tracegen")
+    tests_only = {m.split()[0] for m in TEST_MODULES}
+    assert not iso_programs(BUILD / "spoor.iso") & tests_only
+    assert iso_programs(BUILD / "run.iso") & tests_only == {"hotspot", "tracegen"}
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(LOGS / f"{log_name(request.node.name)}.boot.log", "w") as log:
+        spoor = Spoor.start(BUILD / "run.iso", Transcript(log), smp=2, export=False)
+        try:
+            banner = spoor.expect_prompt(BOOT_TIMEOUT)
+            assert {"hotspot", "tracegen"} <= set(banner_value(banner, "programs").split())
+            assert "tracegen: emitted" in spoor.command("run tracegen 10 0")
+        finally:
+            spoor.terminate()

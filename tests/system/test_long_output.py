@@ -67,10 +67,13 @@ def test_follow_of_a_pid_ends_when_that_process_exits(spoor):
     pid, _ = start_background(spoor, "run spin 1 2", r"spin: 1 threads started")
     out = spoor.command(f"trace follow pid={pid}", timeout=DUMP_TIMEOUT)
     spoor.command("trace off")
-    stopped = re.search(r"^# pid (\d+) has exited\n# stopped following: (\d+) events, \d+ lost$",
+    # It says how it ends, and ends in one line.
+    assert out.splitlines()[0] == f"# following; Ctrl-C stops (or pid {pid}'s exit)", out[:200]
+    stopped = re.search(r"^# stopped following: (\d+) events, \d+ lost; pid (\d+) has exited$",
                         out, re.MULTILINE)
-    assert stopped and int(stopped.group(1)) == pid, out[-2000:]
+    assert stopped and int(stopped.group(2)) == pid, out[-2000:]
     found = events_in(out)
     assert found and {e.pid for e in found} == {pid}, out[-2000:]
-    assert int(stopped.group(2)) == len(found)
+    assert int(stopped.group(1)) == len(found)
+    assert f"# pid {pid} has exited" not in out.splitlines(), out[-2000:]
     assert "^C" not in out

@@ -87,6 +87,17 @@ def test_run_refuses_a_limit_that_is_not_a_size(spoor, line, answer):
     assert answer in spoor.command(line).splitlines()
 
 
+def test_run_refuses_a_limit_larger_than_the_machine_in_one_line(spoor):
+    total_kib = int(re.search(r"of (\d+) KiB", spoor.command("mem")).group(1))
+    out = spoor.command("run -m 1G memhog anon")
+    assert out.strip().splitlines() == \
+        [f"run: -m 1048576K is more than this machine's memory ({total_kib}K)"], out
+    assert pid_of(spoor, "memhog") is None
+    # All of it is a limit still: no tree reaches it, as without -m it reaches half.
+    out = spoor.command(f"run -m {total_kib}K hello")
+    assert "hello: argc=1" in out, out
+
+
 def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(spoor):
     spoor.command("trace on syscall")
     before = free_frames(spoor)
@@ -181,7 +192,8 @@ def test_kernel_heap_records_of_an_ordinary_tree_never_take_the_reserve(spoor):
     # The tree takes every frame outside the reserve, then makes region
     # records (kernel heap blocks, charged to it, far under its limit) until
     # refused: the slabs they need must not come from the reserve either.
-    pid, done = start_background(spoor, "run -m 1G memhog regions 16",
+    total_kib = int(re.search(r"of (\d+) KiB", spoor.command("mem")).group(1))
+    pid, done = start_background(spoor, f"run -m {total_kib}K memhog regions 16",
                                  r"memhog: mapped (\d+) regions \(mem_map_anon: ([^)]*)\)",
                                  HOG_TIMEOUT)
     assert done.group(2) == "out of memory", done.group(0)

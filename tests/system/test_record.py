@@ -197,6 +197,21 @@ def test_a_second_recording_a_stop_with_none_and_bad_names_are_refused(spoor):
     assert code == 0 and END.search(text), err
 
 
+def test_readme_says_save_and_clear_are_refused_during_a_recording_as_the_shell_does(spoor):
+    """The README once said they wait for the recording's stop; the shell refuses them, and
+    the README shows its very lines."""
+    assert RECORDING.search(spoor.command("trace record as refusals"))
+    said = spoor.command("trace save").strip().splitlines() + \
+        spoor.command("trace clear").strip().splitlines()
+    assert RECORDED.search(spoor.command("trace record stop"))
+    assert len(said) == 2 and all(line.startswith("trace: a recording is running") for line in
+                                  said), said
+    readme = (ROOT / "README.md").read_text()
+    for line in said:
+        assert f"\n    {line}\n" in readme, line
+    assert "wait for its stop" not in " ".join(readme.split())
+
+
 def test_recording_below_control_is_refused(spoor):
     out = spoor.command("run tracecat -r mine")
     assert "tracecat: traced refused the recording: permission denied" in out.lower(), out

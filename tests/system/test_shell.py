@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from spoorlib import EXIT_POWER_OFF, PROMPT, assert_free_back_to, dump, kill_job, pid_of, ps, \
-    start_background
+from spoorlib import EXIT_POWER_OFF, PROMPT, ROOT, assert_free_back_to, dump, kill_job, pid_of, \
+    ps, start_background
 
 
 @pytest.fixture
@@ -27,6 +27,34 @@ def test_help_lists_every_command(spoor):
     out = spoor.command("help")
     for name in ("help", "ps", "cpus", "mem", "run", "kill", "halt"):
         assert re.search(rf"^\s+{name}\s", out, re.MULTILINE), out
+
+
+def test_help_names_every_trace_verb(spoor):
+    """help's trace line is made from the verbs' one table: every verb `trace` lists."""
+    verbs = re.findall(r"^  trace (\w+)", spoor.command("trace"), re.MULTILINE)
+    assert {"record", "stack", "profile", "top"} <= set(verbs), verbs
+    line = re.search(r"^  trace   trace (\S+): see `trace`$", spoor.command("help"), re.MULTILINE)
+    assert line and line.group(1).split("|") == verbs, line
+
+
+def test_readme_shows_the_help_the_shell_prints(spoor):
+    """The README's `help` is the shell's, line for line (it had lost four verbs)."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"^    init> help\n((?:      .*\n)+)", readme, re.MULTILINE)
+    assert block, "README.md shows no `init> help`"
+    shown = [line[4:] for line in block.group(1).splitlines()]
+    printed = [line.rstrip("\r") for line in spoor.command("help").splitlines()]
+    assert shown == [line for line in printed if line.startswith("  ")], printed
+
+
+def test_help_explains_ps_mem_and_mem_used(spoor):
+    """ps's MEM (a process's mapped pages) and mem's USED (what its tree is charged) differ;
+    help says what each counts."""
+    out = spoor.command("help")
+    ps_line = re.search(r"^  ps .*$", out, re.MULTILINE).group(0)
+    mem_line = re.search(r"^  mem .*$", out, re.MULTILINE).group(0)
+    assert "MEM: the user pages its process maps" in ps_line, ps_line
+    assert "USED: every frame and kernel object charged to the tree" in mem_line, mem_line
 
 
 MEM_FRAMES = 256 * 1024 // 4  # the machine's 256 MiB in 4 KiB frames

@@ -84,12 +84,30 @@ def run_pid(out, name):
 
 def test_stack_choice_is_said_and_refused_for_unknown_names(spoor):
     assert "trace: call stacks on mem_pf,mem_cow" in spoor.command("trace stack on mem_pf,mem_cow")
-    assert "trace: call stacks on ipc_call,ipc_recv,ipc_reply,ipc_fastpath,ipc_slowpath" in \
-        spoor.command("trace stack on ipc")
+    assert "trace: call stacks on mem_pf,mem_cow,ipc_call,ipc_recv,ipc_reply,ipc_fastpath," \
+        "ipc_slowpath" in spoor.command("trace stack on ipc")
     assert "trace: 'mem_pff' is neither an event kind nor a category" in \
         spoor.command("trace stack on mem_pff")
     assert "trace: usage: trace stack on KINDS|CATS|off" in spoor.command("trace stack")
     assert "trace: call stacks off" in spoor.command("trace stack off")
+
+
+def test_stack_on_adds_to_the_kinds_chosen_before_and_off_takes_out_those_named(spoor):
+    """As trace on and trace off do with categories: stack on adds, stack off KINDS removes
+    just those, stack off alone ends them all; each line says every kind with a stack."""
+    assert "trace: call stacks on mem_pf" in spoor.command("trace stack on mem_pf")
+    assert "trace: call stacks on mem_pf,ipc_call" in spoor.command("trace stack on ipc_call")
+    assert status_line(spoor, "stacks") == "mem_pf,ipc_call"
+    assert "trace: call stacks on mem_pf,proc_spawn,proc_exit,proc_fault,ipc_call" in \
+        spoor.command("trace stack on proc")
+    assert "trace: call stacks on ipc_call" in spoor.command("trace stack off mem_pf,proc")
+    assert status_line(spoor, "stacks") == "ipc_call"
+    assert "trace: 'mem_pff' is neither an event kind nor a category" in \
+        spoor.command("trace stack off mem_pff")
+    assert status_line(spoor, "stacks") == "ipc_call"
+    spoor.command("trace stack on mem_cow")
+    assert "trace: call stacks off" in spoor.command("trace stack off")
+    assert status_line(spoor, "stacks") == "off"
 
 
 def status_line(spoor, name):

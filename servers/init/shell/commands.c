@@ -167,6 +167,26 @@ static int parse_size(const char *word, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Whether a tree may be given a limit of bytes: no more than the machine
+ * has, which no tree could ever reach (so the limit would not be one);
+ * if not, says so.
+ */
+static bool fits_memory(uint64_t bytes)
+{
+	struct sys_info info;
+	uint64_t total_kib;
+
+	sys_sys_info(&info);
+	total_kib = info.frames_total * KIB_PER_PAGE;
+	if (bytes / 1024 > total_kib) {
+		printf("run: -m %lluK is more than this machine's memory (%lluK)\n",
+		       (unsigned long long)(bytes / 1024), (unsigned long long)total_kib);
+		return false;
+	}
+	return true;
+}
+
 /* run's flags: the level traced gives the program (abi/traced.h, WHO CALLS). */
 static const struct {
 	const char *flag;
@@ -214,6 +234,9 @@ static void cmd_run(int argc, char **argv)
 	}
 	if (argv[1][0] == '-') {
 		printf("run: unknown option '%s' (usage: %s)\n", argv[1], RUN_USAGE);
+		return;
+	}
+	if (mem_limit && !fits_memory(mem_limit)) {
 		return;
 	}
 	int err = jobs_start(argv[1], argc - 1, argv + 1, background, level, mem_limit, &job);
@@ -301,9 +324,16 @@ static void cmd_halt(int argc, char **argv)
 
 static const struct command commands[] = {
     {"help", "list the commands", cmd_help},
-    {"ps", "threads: pid, parent's pid, tid, name, state, cpu, memory", cmd_ps},
+    {"ps",
+     "threads: pid, parent's pid, tid, name, state, cpu, memory (MEM: the user pages its "
+     "process maps, pages shared with other processes counted in each)",
+     cmd_ps},
     {"cpus", "the CPUs and what they run", cmd_cpus},
-    {"mem", "free physical memory, and what each tree uses of its limit", cmd_mem},
+    {"mem",
+     "free physical memory, and what each tree uses of its limit (USED: every frame and "
+     "kernel object charged to the tree: its own pages, page tables, kernel stacks; not the "
+     "sum of its processes' MEM)",
+     cmd_mem},
     {"run",
      RUN_USAGE ": start a program (& in the background; traced lets it control "
 	       "tracing with -t, read all of it with -r, else its own events; -m: the most "

@@ -34,8 +34,8 @@ static bool gone(const struct traced_filter *f)
 /*
  * A follow's end by itself: after a page of len bytes, whether the
  * process its filter f names (pid=, tree=) has exited and its last events
- * have come, said in one line. *ending (false at the start) carries what
- * it saw from one page to the next.
+ * have come (the end line says so). *ending (false at the start) carries
+ * what it saw from one page to the next.
  */
 static bool ended(const struct traced_filter *f, size_t len, bool *ending)
 {
@@ -44,7 +44,6 @@ static bool ended(const struct traced_filter *f, size_t len, bool *ending)
 	 * it wrote before it went has arrived by then.
 	 */
 	if (!len && *ending) {
-		printf("# pid %u has exited\n", f->pid);
 		return true;
 	}
 	*ending = *ending || (!len && gone(f));
@@ -69,7 +68,12 @@ void follow_verb(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	traced_pager_dump(&pager, TRACED_OP_FOLLOW, &f, TRACED_FORMAT_TEXT);
-	printf("# following; Ctrl-C stops\n");
+	/* Says every way it ends, so nobody waits for an end that is not coming. */
+	if (f.flags & TRACED_F_PID && f.pid) {
+		printf("# following; Ctrl-C stops (or pid %u's exit)\n", f.pid);
+	} else {
+		printf("# following; Ctrl-C stops\n");
+	}
 	for (;;) {
 		if (verb_failed(traced_pager_next(&pager, &data, &len, &flags))) {
 			return;
@@ -81,8 +85,13 @@ void follow_verb(const struct verb *verb, int argc, char **argv)
 			break;
 		}
 	}
+	/* One end line, whatever ended it: the ^C above it only echoes the key. */
 	const struct traced_cursor *c = &pager.reply.head.cursor;
-	printf("%s# stopped following: %llu events, %llu lost\n",
+	printf("%s# stopped following: %llu events, %llu lost",
 	       flags & TRACED_DUMP_DONE || ending ? "" : "^C\n", (unsigned long long)c->events,
 	       (unsigned long long)c->lost);
+	if (ending) {
+		printf("; pid %u has exited", f.pid);
+	}
+	printf("\n");
 }

@@ -67,29 +67,38 @@ static void kinds_format(uint64_t kinds, char *buf, size_t size)
 	}
 }
 
-/* stack on KINDS|CATS / stack off: which kinds' events carry their call stack. */
+/*
+ * stack on KINDS|CATS / stack off [KINDS|CATS]: which kinds' events carry
+ * their call stack. on adds to the kinds chosen before and off takes out
+ * the ones named, as `trace on` and `trace off` do with categories; the
+ * kernel joins the sets (traced's STACK_ON, STACK_OFF), so a program
+ * run with -t changing them meanwhile loses nothing. Says every kind
+ * that carries its stack afterwards.
+ */
 void prof_stack(const struct verb *verb, int argc, char **argv)
 {
+	struct traced_status st;
 	char names[NAMES_MAX];
 	uint64_t kinds = 0;
 	bool on = argc == 3 && !strcmp(argv[1], "on");
+	bool off = (argc == 2 || argc == 3) && !strcmp(argv[1], "off");
 
-	if (!on && !(argc == 2 && !strcmp(argv[1], "off"))) {
+	if (!on && !off) {
 		verb_usage(verb);
 		return;
 	}
-	if (on && !kinds_parse(argv[2], &kinds)) {
+	if (argc == 3 && !kinds_parse(argv[2], &kinds)) {
 		return;
 	}
-	long err = traced_op(TRACED_OP_STACK, kinds, NULL);
-	if (verb_failed(err)) {
+	uint32_t op = on ? TRACED_OP_STACK_ON : argc == 3 ? TRACED_OP_STACK_OFF : TRACED_OP_STACK;
+	if (verb_failed(traced_op(op, kinds, NULL)) || verb_failed(traced_status(&st))) {
 		return;
 	}
-	if (!kinds) {
+	if (!st.stack_kinds) {
 		printf("trace: call stacks off\n");
 		return;
 	}
-	kinds_format(kinds, names, sizeof(names));
+	kinds_format(st.stack_kinds, names, sizeof(names));
 	printf("trace: call stacks on %s\n", names);
 }
 

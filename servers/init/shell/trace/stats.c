@@ -8,6 +8,8 @@
 #include <string.h>
 #include <trace_client.h>
 
+#include "abi/trace.h"
+#include "common/trace_names.h"
 #include "servers/init/shell/trace/listing.h"
 #include "servers/init/shell/trace/stats.h"
 #include "servers/init/shell/trace/verb.h"
@@ -32,6 +34,31 @@ void stats_verb(const struct verb *verb, int argc, char **argv)
 	}
 }
 
+/* The category whose events each measure pairs. */
+static const uint64_t measure_category[TRACED_MEASURE_LIMIT] = {
+    [TRACED_MEASURE_SYSCALL] = TTRACE_CAT(SYSCALL),
+    [TRACED_MEASURE_IPC] = TTRACE_CAT(IPC),
+    [TRACED_MEASURE_PF] = TTRACE_CAT(MEM),
+    [TRACED_MEASURE_WAKEUP] = TTRACE_CAT(SCHED),
+};
+
+/*
+ * After a histogram: says when the category it needs is not traced, so
+ * an empty (or old) histogram is not taken for a quiet machine.
+ */
+static void not_traced(uint32_t measure)
+{
+	struct traced_status st;
+	char name[LEGEND_LIST_MAX];
+
+	if (traced_status(&st) || st.mask & measure_category[measure]) {
+		return;
+	}
+	ttrace_category_format(measure_category[measure], name, sizeof(name));
+	printf("# %s is not traced now: only what it recorded before is here (trace on %s)\n", name,
+	       name);
+}
+
 void stats_hist(const struct verb *verb, int argc, char **argv)
 {
 	struct traced_stats_request r;
@@ -44,9 +71,11 @@ void stats_hist(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	/* verb_filters() skips its first word, as it skips the verb. */
-	if (verb_filters(argc - used, argv + used, &r.filter)) {
-		stats_print(&r);
+	if (!verb_filters(argc - used, argv + used, &r.filter)) {
+		return;
 	}
+	stats_print(&r);
+	not_traced(r.measure);
 }
 
 /* What each measure pairs, for the legend: abi/traced.h STATS in a person's words. */
