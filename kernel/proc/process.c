@@ -515,9 +515,11 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 			memcpy(ti->name, p->name, sizeof(ti->name));
 			ti->ppid = p->ppid;
 			ti->page_faults = __atomic_load_n(&p->page_faults, __ATOMIC_RELAXED);
-			ti->flags = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
-					? THREAD_INFO_TRACKED
-					: 0;
+			ti->flags = (__atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
+					 ? THREAD_INFO_TRACKED
+					 : 0) |
+				    (__atomic_load_n(&p->quiet, __ATOMIC_RELAXED) ? THREAD_INFO_QUIET
+										  : 0);
 			ti->tree_pid = p->tree_root->pid;
 			ti->tree_mem = __atomic_load_n(&p->acct->used, __ATOMIC_RELAXED);
 			ti->tree_mem_limit = p->acct->limit;
@@ -528,7 +530,7 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 	return n;
 }
 
-int process_set_tracked(uint32_t pid, bool tracked)
+int process_set_trace_flag(uint32_t pid, uint32_t flag, bool on)
 {
 	int err = -ENOENT;
 	struct list *pos;
@@ -538,8 +540,9 @@ int process_set_tracked(uint32_t pid, bool tracked)
 	{
 		struct process *p = list_entry(pos, struct process, table_node);
 		if (p->pid == pid) {
-			/* relaxed: tracepoints read it alone, and may see either value meanwhile */
-			__atomic_store_n(&p->tracked, tracked, __ATOMIC_RELAXED);
+			/* relaxed: tracepoints and switches read it alone, and may see either value */
+			__atomic_store_n(flag == PROC_QUIET ? &p->quiet : &p->tracked, on,
+					 __ATOMIC_RELAXED);
 			err = 0;
 		}
 	}

@@ -57,10 +57,24 @@ switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool spa
 	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 	next->on_cpu = true;
 	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
+	/*
+	 * The view of the ring follows the thread's process (abi/trace.h
+	 * TTRACE_OP_QUIET): a quiet one's events go where nobody reads. The
+	 * switch's own events are recorded when either side is not quiet,
+	 * so the view turns back before them and away after them. Relaxed:
+	 * a switch racing QUIET may go either way; the next one follows it.
+	 */
+	bool quiet = next->proc && __atomic_load_n(&next->proc->quiet, __ATOMIC_RELAXED);
+	if (__builtin_expect(c->trace_quiet > quiet, 0)) {
+		ttrace_view_set(c, false);
+	}
 	if (from != c->id) {
 		TTRACE(sched_migrate, next->tid, from, c->id);
 	}
 	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
+	if (__builtin_expect(c->trace_quiet < quiet, 0)) {
+		ttrace_view_set(c, true);
+	}
 	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
 	switch_account(c, prev, next);
 	c->current = next;

@@ -241,6 +241,7 @@ void ttrace_init(uint32_t num_cpus)
 	}
 	for (uint32_t i = 0; i < num_cpus; i++) {
 		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
+		ttrace_view_set(&cpus[i], false); /* no quiet process runs yet */
 		/* the context byte too: only this CPU runs yet, in the kernel's context (0) */
 		cpus[i].trace_word1 = (uint64_t)i << TTRACE_WORD1_CPU_SHIFT;
 	}
@@ -291,6 +292,35 @@ void ttrace_tick(void)
 	}
 }
 
+void ttrace_view_set(struct cpu *c, bool quiet)
+{
+	c->trace_quiet = quiet;
+	if (quiet) {
+		c->trace_head = &c->trace_quiet_head;
+		c->trace_slots = &c->trace_quiet_slot;
+		c->trace_index_mask = 0;
+	} else {
+		c->trace_head = c->trace_ring.state;
+		c->trace_slots = c->trace_ring.slots;
+		c->trace_index_mask = c->trace_ring.index_mask;
+	}
+}
+
+/* After QUIET or UNQUIET: this CPU's view as its current thread's process now wants it. */
+static void view_refresh(void)
+{
+	uint64_t flags = irq_save();
+	struct cpu *c = this_cpu();
+	const struct process *p = c->current->proc;
+	/* relaxed: as the switch reads it (sched/switch.h) */
+	bool quiet = p && __atomic_load_n(&p->quiet, __ATOMIC_RELAXED);
+
+	if (quiet != c->trace_quiet) {
+		ttrace_view_set(c, quiet);
+	}
+	irq_restore(flags);
+}
+
 /* Whether PID tracking leaves out events of thread t (abi/trace.h TTRACE_OP_TRACK). */
 static bool untracked(const struct thread *t)
 {
@@ -315,8 +345,8 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
 		return false; /* a CPU beyond those the area was laid out for; no such event */
 	}
-	if (untracked(t)) {
-		return true;
+	if (c->trace_quiet || untracked(t)) {
+		return true; /* left out, as the straight path's quiet view leaves it */
 	}
 	if (stack) {
 		nwords = stack_event(with_stack, data, nwords, stack);
@@ -487,7 +517,8 @@ static int control(uint32_t op, uint64_t arg)
 		}
 		break;
 	case TTRACE_OP_TRACK:
-		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, true);
+		err = arg > UINT32_MAX ? -ENOENT
+				       : process_set_trace_flag((uint32_t)arg, PROC_TRACKED, true);
 		if (!err) {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->tracking, 1, __ATOMIC_RELAXED);
@@ -495,7 +526,14 @@ static int control(uint32_t op, uint64_t arg)
 		}
 		break;
 	case TTRACE_OP_UNTRACK:
-		err = arg > UINT32_MAX ? -ENOENT : process_set_tracked((uint32_t)arg, false);
+		err = arg > UINT32_MAX ? -ENOENT
+				       : process_set_trace_flag((uint32_t)arg, PROC_TRACKED, false);
+		break;
+	case TTRACE_OP_QUIET:
+	case TTRACE_OP_UNQUIET:
+		err = arg > UINT32_MAX ? -ENOENT
+				       : process_set_trace_flag((uint32_t)arg, PROC_QUIET,
+								op == TTRACE_OP_QUIET);
 		break;
 	case TTRACE_OP_UNTRACK_ALL:
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
@@ -527,6 +565,9 @@ static int control(uint32_t op, uint64_t arg)
 	}
 	uint64_t mask = ttrace_mask;
 	spin_unlock_irqrestore(&control_lock, flags);
+	if (!err && (op == TTRACE_OP_QUIET || op == TTRACE_OP_UNQUIET)) {
+		view_refresh(); /* the caller may have named itself */
+	}
 	if (move_sites) {
 		smp_stop_others(change_sites, NULL);
 	}
