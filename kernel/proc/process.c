@@ -515,11 +515,10 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 			memcpy(ti->name, p->name, sizeof(ti->name));
 			ti->ppid = p->ppid;
 			ti->page_faults = __atomic_load_n(&p->page_faults, __ATOMIC_RELAXED);
-			ti->flags = (__atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
-					 ? THREAD_INFO_TRACKED
-					 : 0) |
-				    (__atomic_load_n(&p->quiet, __ATOMIC_RELAXED) ? THREAD_INFO_QUIET
-										  : 0);
+			bool tracked = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED);
+			bool quiet = __atomic_load_n(&p->quiet, __ATOMIC_RELAXED);
+			ti->flags =
+			    (tracked ? THREAD_INFO_TRACKED : 0) | (quiet ? THREAD_INFO_QUIET : 0);
 			ti->tree_pid = p->tree_root->pid;
 			ti->tree_mem = __atomic_load_n(&p->acct->used, __ATOMIC_RELAXED);
 			ti->tree_mem_limit = p->acct->limit;
@@ -540,7 +539,7 @@ int process_set_trace_flag(uint32_t pid, uint32_t flag, bool on)
 	{
 		struct process *p = list_entry(pos, struct process, table_node);
 		if (p->pid == pid) {
-			/* relaxed: tracepoints and switches read it alone, and may see either value */
+			/* relaxed: tracepoints and switches read it alone, and may see either */
 			__atomic_store_n(flag == PROC_QUIET ? &p->quiet : &p->tracked, on,
 					 __ATOMIC_RELAXED);
 			err = 0;
