@@ -226,12 +226,14 @@ def test_traced_killed_mid_recording_resumes_the_same_file(boot):
     assert sum(events.values()) == int(stopped.group(2))
 
 
-def test_spoor_trace_follow_prints_a_recording_as_it_grows_until_its_end(spoor):
+def test_spoor_trace_follow_waits_for_the_file_then_prints_it_as_it_grows_until_its_end(spoor):
     reset_tracing(spoor)
-    assert RECORDING.search(spoor.command("trace record test as followed"))
-    follower = subprocess.Popen([str(SPOOR_TRACE), "follow", "cpu=1", "kind=test_tick",
-                                 str(spoor.traces / "followed.spoor")],
+    path = spoor.traces / "followed.spoor"
+    follower = subprocess.Popen([str(SPOOR_TRACE), "follow", "cpu=1", "kind=test_tick", str(path)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As tail -F: a file not there yet is waited for, said once.
+    assert follower.stderr.readline() == f"spoor-trace: {path} does not exist yet; waiting for it\n"
+    assert RECORDING.search(spoor.command("trace record test as followed"))
     assert "emitted 3000 of 3000" in spoor.command("run tracegen 3000 1 20000")
     assert "emitted 500 of 500" in spoor.command("run tracegen 500 0")
     assert RECORDED.search(spoor.command("trace record stop"))

@@ -70,6 +70,9 @@ struct tfile {
 	uint64_t resumed; /* chunks with TTRACE_CHUNK_F_RESUMED: restarts of traced */
 	bool ends_early;
 	char note[TFILE_WHY_MAX]; /* when ends_early: where and why */
+	uint64_t parsed;	  /* bytes up to the end of the last whole chunk read */
+	uint64_t parsed_sum;	  /* the FNV-1a 64 of those bytes */
+	bool cut;		  /* the refusal was that the file ends inside a section */
 
 	struct ttrace_file_ledger ledger[TTRACE_MAX_CPUS];
 	struct ttrace_file_end end;
@@ -82,6 +85,18 @@ struct tfile {
  * -ENOMEM.
  */
 int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, size_t why_size);
+
+/*
+ * A recording read as it grows (follow): goes on from the end of the last
+ * whole chunk f holds (tfile_parse() or this made it), over the size
+ * bytes at data: the bytes f read, unchanged, then what was appended
+ * (data may have moved; f points into it from now on). Returns 0, having
+ * read every whole chunk (ends_early as tfile_parse() sets it); -EAGAIN
+ * when the file ends inside a section, which the writer has not finished
+ * (f as it was); or -EINVAL and -ENOMEM as tfile_parse(), after which f
+ * is only for tfile_free().
+ */
+int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *why, size_t why_size);
 
 /* Reads the whole file at path into *data (malloc'd). Returns 0 or -errno. */
 int tfile_read(const char *path, uint8_t **data, size_t *size);
