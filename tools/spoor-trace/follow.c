@@ -171,9 +171,9 @@ struct followed {
 	int fd;	   /* -1 while the file is not there */
 	ino_t ino; /* of the file fd reads */
 	uint8_t *data;
-	size_t size;	    /* bytes read */
-	bool parsing;	    /* f holds the file's header at least */
-	bool said_missing;  /* "waiting for it" was said */
+	size_t size;	   /* bytes read */
+	bool parsing;	   /* f holds the file's header at least */
+	bool said_missing; /* "waiting for it" was said */
 	struct tfile f;
 	struct shown shown;
 };
@@ -230,8 +230,8 @@ static int read_more(struct followed *w, bool *grew)
 		return -1;
 	}
 	if ((uint64_t)st.st_size < w->size) {
-		fprintf(stderr, "%s: %s has been truncated; following it from its start\n",
-			w->prog, w->path);
+		fprintf(stderr, "%s: %s has been truncated; following it from its start\n", w->prog,
+			w->path);
 		forget(w);
 		return 0;
 	}
@@ -245,8 +245,8 @@ static int read_more(struct followed *w, bool *grew)
 	}
 	w->data = more;
 	while (w->size < (size_t)st.st_size) {
-		ssize_t n = pread(w->fd, w->data + w->size, (size_t)st.st_size - w->size,
-				  (off_t)w->size);
+		ssize_t n =
+		    pread(w->fd, w->data + w->size, (size_t)st.st_size - w->size, (off_t)w->size);
 		if (n < 0) {
 			fprintf(stderr, "%s: %s: %s\n", w->prog, w->path, strerror(errno));
 			return -1;
