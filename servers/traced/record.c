@@ -47,7 +47,7 @@ struct run {
 	struct traced_filter filter;
 	struct traced_cursor cursor;
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
-	uint64_t checksum; /* FNV-1a 64 of the bytes sent so far */
+	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
 	uint64_t aux_sent; /* aux positions below it are in the file */
 	uint32_t owner;	   /* the pid that asked: the recording ends with it */
 	uint32_t resumed;  /* the next chunk is the first after a restart */
@@ -124,14 +124,14 @@ static void keep_write(const struct run *done, const struct run *next)
 
 /*
  * Sends len bytes at the window's start, which take the run from before
- * to rec.run: 0 or the host's refusal. The keep says both while they are
- * on their way: traced may die before the host's answer.
+ * to rec.run (its checksum already over them): 0 or the host's refusal.
+ * The keep says both while they are on their way: traced may die before
+ * the host's answer.
  */
 static int ship(size_t len, const struct run *before)
 {
 	char line[TTRACE_EXPORT_LINE_MAX];
 
-	rec.run.checksum = ttrace_fnv1a(rec.run.checksum, rec.win, len);
 	rec.run.st.bytes += len;
 	keep_write(before, &rec.run);
 	snprintf(line, sizeof(line), "data %zu\n", len);
@@ -247,8 +247,10 @@ static int chunk(uint64_t *events)
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
 	memcpy(rec.win + head, &s, sizeof(s));
-	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
 	at = put(at, &sum, sizeof(sum));
+	/* The running sum goes on over the chunk's own: its bytes are not summed twice. */
+	rec.run.checksum = ttrace_sum_words(sum, &sum, sizeof(sum));
 	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
 	return ship(at, &before);
@@ -392,11 +394,13 @@ static int finish(void)
 					       .lost = rec.run.cpu[i].lost};
 		at = put(at, &l, sizeof(l));
 	}
-	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
 	struct ttrace_file_end end = {
 	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
+	size_t tail = at;
 	at = put_section(at, TTRACE_FILE_END, sizeof(end));
 	at = put(at, &end, sizeof(end));
+	rec.run.checksum = ttrace_sum_words(sum, rec.win + tail, at - tail);
 	const struct run before = rec.run;
 	int err = ship(at, &before);
 	if (err) {

@@ -184,9 +184,7 @@ class Receiver:
     def send(self, name, payload, replace=False):
         """One file through the channel; the answers of its lines."""
         (self.folder / ".export.window").write_bytes(payload.ljust(4096, b"\0"))
-        checksum = 0xcbf29ce484222325
-        for byte in payload:
-            checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
+        checksum = word_sum(payload)
         return [self.ask(f"begin {name}" + (" replace" if replace else "")),
                 self.ask(f"data {len(payload)}"),
                 self.ask(f"end {len(payload)} {checksum:016x}")]
@@ -196,6 +194,16 @@ class Receiver:
         self.proc.wait()
         os.close(self.lines)
         os.close(self.answers)
+
+
+def word_sum(data):
+    """The export channel's checksum (abi/trace_file.h, CHECKSUMS): over
+    little-endian 64-bit words."""
+    checksum = 0xcbf29ce484222325
+    for at in range(0, len(data), 8):
+        word = int.from_bytes(data[at:at + 8], "little")
+        checksum = ((checksum ^ word) * 0x100000001b3) & (2**64 - 1)
+    return checksum
 
 
 @pytest.fixture
@@ -226,9 +234,7 @@ def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):
     assert r.ask("begin late") == "ok"
     assert r.ask("data 8") == "ok"
     (r.folder / "late.spoor").write_bytes(b"theirs")
-    checksum = 0xcbf29ce484222325
-    for byte in bytes(8):
-        checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
+    checksum = word_sum(bytes(8))
     assert r.ask(f"end 8 {checksum:016x}").startswith("error exists:")
     assert (r.folder / "late.spoor").read_bytes() == b"theirs"
     assert not list(r.folder.glob("*.part"))

@@ -61,7 +61,7 @@ int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
 
 uint64_t tparse_sum(struct parser *p, uint64_t to)
 {
-	p->sum = ttrace_fnv1a(p->sum, p->d + p->hashed, to - p->hashed);
+	p->sum = ttrace_file_sum(p->f->hdr.version_minor, p->sum, p->d + p->hashed, to - p->hashed);
 	p->hashed = to;
 	return p->sum;
 }

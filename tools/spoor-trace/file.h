@@ -71,7 +71,7 @@ struct tfile {
 	bool ends_early;
 	char note[TFILE_WHY_MAX]; /* when ends_early: where and why */
 	uint64_t parsed;	  /* bytes up to the end of the last whole chunk read */
-	uint64_t parsed_sum;	  /* the FNV-1a 64 of those bytes */
+	uint64_t parsed_sum;	  /* the checksum of those bytes */
 	bool cut;		  /* the refusal was that the file ends inside a section */
 
 	struct ttrace_file_ledger ledger[TTRACE_MAX_CPUS];
