@@ -38,6 +38,38 @@ static inline void switch_wait_off_cpu(const struct thread *next)
 	}
 }
 
+/* A switch's events: next's migration from CPU from, if it moved, and the switch. */
+static inline __attribute__((always_inline)) void switch_events(struct cpu *c, struct thread *prev,
+								struct thread *next, uint32_t from)
+{
+	if (from != c->id) {
+		TTRACE(sched_migrate, next->tid, from, c->id);
+	}
+	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
+}
+
+/*
+ * A switch between a quiet process's thread and another's (abi/trace.h
+ * TTRACE_OP_QUIET): c's view of its ring follows next, so a quiet
+ * thread's events go where nobody reads. The switch's own events are
+ * recorded, since one side is not quiet: the view turns back to the ring
+ * before them, or away from it after them. Out of line: the usual
+ * switch, between two threads alike, pays one compare for it.
+ */
+static __attribute__((noinline, cold)) void
+switch_events_requiet(struct cpu *c, struct thread *prev, struct thread *next, uint32_t from)
+{
+	bool quiet = !c->trace_quiet;
+
+	if (!quiet) {
+		ttrace_view_set(c, false);
+	}
+	switch_events(c, prev, next, from);
+	if (quiet) {
+		ttrace_view_set(c, true);
+	}
+}
+
 /*
  * Makes next, READY on no run queue, the thread running on c in place of
  * prev, as far as anything but the stack goes: interrupts off. Waits for
@@ -57,23 +89,12 @@ switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool spa
 	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 	next->on_cpu = true;
 	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
-	/*
-	 * The view of the ring follows the thread's process (abi/trace.h
-	 * TTRACE_OP_QUIET): a quiet one's events go where nobody reads. The
-	 * switch's own events are recorded when either side is not quiet,
-	 * so the view turns back before them and away after them. Relaxed:
-	 * a switch racing QUIET may go either way; the next one follows it.
-	 */
-	bool quiet = next->proc && __atomic_load_n(&next->proc->quiet, __ATOMIC_RELAXED);
-	if (__builtin_expect(c->trace_quiet > quiet, 0)) {
-		ttrace_view_set(c, false);
-	}
-	if (from != c->id) {
-		TTRACE(sched_migrate, next->tid, from, c->id);
-	}
-	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
-	if (__builtin_expect(c->trace_quiet < quiet, 0)) {
-		ttrace_view_set(c, true);
+	/* relaxed: a switch racing QUIET may go either way; the next one follows it */
+	if (__builtin_expect(
+		c->trace_quiet != __atomic_load_n(&next->trace_quiet, __ATOMIC_RELAXED), 0)) {
+		switch_events_requiet(c, prev, next, from);
+	} else {
+		switch_events(c, prev, next, from);
 	}
 	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
 	switch_account(c, prev, next);

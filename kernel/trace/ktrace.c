@@ -311,9 +311,8 @@ static void view_refresh(void)
 {
 	uint64_t flags = irq_save();
 	struct cpu *c = this_cpu();
-	const struct process *p = c->current->proc;
 	/* relaxed: as the switch reads it (sched/switch.h) */
-	bool quiet = p && __atomic_load_n(&p->quiet, __ATOMIC_RELAXED);
+	bool quiet = __atomic_load_n(&c->current->trace_quiet, __ATOMIC_RELAXED);
 
 	if (quiet != c->trace_quiet) {
 		ttrace_view_set(c, quiet);
