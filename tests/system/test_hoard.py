@@ -253,6 +253,14 @@ def test_the_receiver_keeps_to_its_limits_of_files_and_bytes(receiver):
     assert {p.name for p in r2.folder.iterdir() if not p.name.startswith(".")} == {"a.spoor"}
 
 
+def test_the_receiver_refuses_data_that_is_not_whole_words(receiver):
+    r = receiver()
+    (r.folder / ".export.window").write_bytes(bytes(4096))
+    assert r.ask("begin odd") == "ok"
+    assert r.ask("data 12") == "error length not a multiple of 8"
+    assert not list(r.folder.glob("odd*"))
+
+
 def test_the_receiver_refuses_bad_limits_in_words(tmp_path):
     done = subprocess.run([str(RECEIVER), "--max-files", "0", str(tmp_path), "1"],
                           capture_output=True, text=True, timeout=30)
