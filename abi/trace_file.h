@@ -71,7 +71,8 @@
  *                         takes the place of one already there: the host
  *                         refuses at begin and again, atomically, at end
  *                         (RENAME_NOREPLACE). traced says "replace" for
- *                         CONTROL's saves only.
+ *                         CONTROL's saves only. With it, the host still
+ *                         replaces only a file this run of it made.
  *   record NAME [replace] a recording (minor 1): as begin, but the host
  *                         writes NAME.spoor itself as the data arrives,
  *                         one whole chunk a data line, so that it reads
@@ -79,9 +80,12 @@
  *                         it stays as it is (cut after a whole chunk)
  *   resume NAME BYTES     a restarted traced goes on with recording NAME:
  *                         the host appends to NAME.spoor from now on if
- *                         it is BYTES long, else refuses ("error size:
- *                         ..."). traced keeps what it needs for this in
- *                         the window's last 16 KiB while it records.
+ *                         this run of it recorded it and it is BYTES
+ *                         long, else refuses ("error not a recording of
+ *                         this run", "error size: ...": only its own
+ *                         file's size is told). traced keeps what it
+ *                         needs for this in the window's last 16 KiB
+ *                         while it records.
  *   data LEN              the window's first LEN bytes are the file's next
  *                         (LEN a multiple of 8: the checksum takes words)
  *   end BYTES CHECKSUM    the file is whole: BYTES long, its checksum is

@@ -24,15 +24,15 @@ static const struct ttrace_value errnos[] = {
 #undef ERRNO
 };
 
-#define LIST(name, values)                                                                         \
+#define LIST(name, values, success)                                                                \
 	{                                                                                          \
-		name, values, sizeof(values) / sizeof(values[0])                                   \
+		name, values, sizeof(values) / sizeof(values[0]), success                          \
 	}
 
 static const struct ttrace_values lists[] = {
-    LIST("pf_outcome", pf_outcomes),	 LIST("copy_dir", copy_dirs),
-    LIST("thread_state", thread_states), LIST("errno", errnos),
-    LIST("prof_mode", prof_modes),
+    LIST("pf_outcome", pf_outcomes, NULL),     LIST("copy_dir", copy_dirs, NULL),
+    LIST("thread_state", thread_states, NULL), LIST("errno", errnos, "ok"),
+    LIST("prof_mode", prof_modes, NULL),
 };
 
 #define NLISTS (sizeof(lists) / sizeof(lists[0]))

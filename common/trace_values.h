@@ -25,6 +25,13 @@ struct ttrace_values {
 	const char *name; /* as the args list says it: "pf_outcome" */
 	const struct ttrace_value *v;
 	uint32_t n;
+	/*
+	 * A list of errors (errno) names what is no error too, for writers
+	 * that name every value (CTF's enums): every value from 0 up takes
+	 * this name, as a system call that succeeded returns a count or an
+	 * id there. NULL for the other lists.
+	 */
+	const char *success;
 };
 
 /* The list called by the len bytes at name, or NULL if none is. */

@@ -48,6 +48,7 @@
 #define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
 
 uint64_t ttrace_mask;
+uint64_t ttrace_area_phys;
 
 /* Word 1's kind part for each kind; read by the tracepoints as a memory operand. */
 const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT] = {
@@ -239,6 +240,7 @@ void ttrace_init(uint32_t num_cpus)
 		area = (struct ttrace_area){0}; /* ttrace_control() refuses without one */
 		return;
 	}
+	ttrace_area_phys = phys;
 	for (uint32_t i = 0; i < num_cpus; i++) {
 		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
 		ttrace_view_set(&cpus[i], false); /* no quiet process runs yet */

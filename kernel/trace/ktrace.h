@@ -44,6 +44,14 @@ enum {
  */
 extern uint64_t ttrace_mask;
 
+/*
+ * [I] after ttrace_init(): the trace area's physical address, 0 without
+ * an area. The kernel never reads it: tools/spoor-postmortem looks this
+ * symbol up in kernel.elf to find the area in a memory dump, so that an
+ * area a program forges in its own memory is never taken for it.
+ */
+extern uint64_t ttrace_area_phys;
+
 /* Where word 1 of an entry (struct ttrace_entry, little-endian) holds kind, cpu and ctx. */
 #define TTRACE_WORD1_KIND_SHIFT 32
 #define TTRACE_WORD1_CPU_SHIFT	48

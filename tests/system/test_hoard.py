@@ -229,6 +229,39 @@ def test_the_receiver_replaces_a_file_only_when_told(receiver):
     assert (r.folder / "x.spoor").read_bytes() == b"third\0\0\0"
 
 
+def test_the_receiver_never_replaces_or_resumes_a_file_this_run_did_not_make(receiver):
+    r = receiver()
+    theirs = b"theirs\0\0"
+    (r.folder / "old.spoor").write_bytes(theirs)
+    answers = r.send("old", b"forged\0\0", replace=True)
+    assert answers[0].startswith("error exists:"), answers
+    assert r.ask("record old replace").startswith("error exists:")
+    for size in (len(theirs), 3):
+        answer = r.ask(f"resume old {size}")
+        # Refused without a word of what is there: not even its size.
+        assert answer == "error not a recording of this run", answer
+        assert r.ask("data 8") == "error no file begun"
+    assert (r.folder / "old.spoor").read_bytes() == theirs
+
+
+def test_the_receiver_resumes_and_replaces_what_this_run_made(receiver):
+    r = receiver()
+    (r.folder / ".export.window").write_bytes(bytes(4096))
+    assert r.ask("record rec") == "ok"
+    assert r.ask("data 8") == "ok"
+    assert r.ask(f"end 8 {word_sum(bytes(8)):016x}") == "ok"
+    assert r.ask("resume rec 8") == "ok"
+    assert r.ask("data 8") == "ok"
+    assert r.ask(f"end 16 {word_sum(bytes(16)):016x}") == "ok"
+    assert r.ask("resume rec 3") == "error size: the file has 16 bytes, not 3"
+    assert (r.folder / "rec.spoor").read_bytes() == bytes(16)
+    assert r.ask("record rec replace") == "ok"
+    assert r.ask("data 8") == "ok"
+    assert (r.folder / "rec.spoor").read_bytes() == bytes(8)
+    assert r.send("saved", b"first\0\0\0") == ["ok"] * 3
+    assert r.ask("resume saved 8") == "error not a recording of this run"
+
+
 def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):
     r = receiver()
     assert r.ask("begin late") == "ok"

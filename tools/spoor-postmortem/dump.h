@@ -5,14 +5,19 @@
  *
  * FINDING THE AREA. The kernel allocates the area as one physically
  * contiguous run of frames, page aligned, starting with struct
- * ttrace_header (abi/trace.h). The finder looks at the start of every
- * page of the dump for TTRACE_MAGIC, copies the area the header
- * describes into memory of its own and keeps the first copy that
- * common/trace_header.c's checks accept (the same checks traced makes
- * on its mapping). Nothing else in memory is both page aligned and a
- * whole valid area, so no note from the kernel is needed. The copy is
- * frozen: the ring and aux readers (common/) then run on it exactly as
- * on a live area, with no writer.
+ * ttrace_header (abi/trace.h), and records its physical address in a
+ * variable whose own address kernel.elf gives (ksym.h). Any program can
+ * forge a whole valid area in its memory, so the area taken is the one
+ * the kernel recorded, and no other, even when it is refused; with no
+ * kernel.elf known, the only one that passes is, and a dump with more is
+ * refused. To count the pages that pass, the finder looks at the start
+ * of every page for TTRACE_MAGIC and checks the header there alone with
+ * common/trace_header.c's checks (the same checks traced makes on its
+ * mapping), and that the dump holds every byte of the regions it names,
+ * copying nothing: a hostile guest may start every page with the magic.
+ * The area taken is copied, only its regions, into memory of its own and
+ * checked again. The copy is frozen: the ring and aux readers (common/)
+ * then run on it exactly as on a live area, with no writer.
  *
  * Bad dumps: every error is one line in why, never a crash. A dump cut
  * short (a segment past the file's end) is read as far as it goes; an
@@ -46,12 +51,20 @@ struct dump {
 /* Reads the ELF header and segments of bytes[0..size). 0, or -1 with why set. */
 int dump_parse(struct dump *d, const uint8_t *bytes, size_t size, char *why, size_t why_size);
 
+/* Where dump_find_area() found the area, and how many other pages pass as one. */
+struct dump_area {
+	uint64_t phys;
+	uint32_t others;
+};
+
 /*
  * Finds the trace area and copies it into a buffer of its own (*copy,
- * free() it), setting *a to it and *phys to where it was. 0, or -1 with
- * why set.
+ * free() it), setting *a to it and *where to where it was. record is the
+ * physical address of the kernel's record of the area (ksym.h
+ * TTRACE_AREA_SYMBOL), or NULL when no kernel.elf is known. 0, or -1
+ * with why set.
  */
-int dump_find_area(const struct dump *d, struct ttrace_area *a, uint8_t **copy, uint64_t *phys,
-		   char *why, size_t why_size);
+int dump_find_area(const struct dump *d, const uint64_t *record, struct ttrace_area *a,
+		   uint8_t **copy, struct dump_area *where, char *why, size_t why_size);
 
 #endif

@@ -3,13 +3,19 @@
  * read from its memory (dump.h, extract.h), as a saved trace file
  * (abi/trace_file.h) that spoor-trace converts like any `trace save`.
  *
- *   spoor-postmortem [-f] [-k] [-o OUT] RUN-FOLDER
+ *   spoor-postmortem [-f] [-k] [-e KERNEL] [-o OUT] RUN-FOLDER
  *       a machine tools/run-qemu runs with RUN-FOLDER (make run's is
  *       build/traces): its memory is dumped through the folder's QMP
  *       socket (.monitor) into RUN-FOLDER/.memory.core (kept with -k),
  *       then read. The machine is left as it was.
- *   spoor-postmortem [-f] [-o OUT] DUMP
+ *   spoor-postmortem [-f] [-e KERNEL] [-o OUT] DUMP
  *       a guest memory dump (dump-guest-memory's ELF core) given by path.
+ *
+ * The area is the one the kernel recorded (ksym.h): KERNEL is the
+ * kernel.elf that ran, by default RUN-FOLDER/.kernel.elf (tools/run-qemu
+ * links it there). With no KERNEL for a DUMP, the one page that passes
+ * as a trace area is taken, and a dump with more (one a program forged
+ * in its memory) is refused.
  *
  * OUT is by default RUN-FOLDER/postmortem.spoor, or DUMP's path with
  * .spoor appended; a default name that is taken gets -2, -3, ... before
@@ -34,6 +40,7 @@
 #include "abi/trace_file.h"
 #include "tools/spoor-postmortem/dump.h"
 #include "tools/spoor-postmortem/extract.h"
+#include "tools/spoor-postmortem/ksym.h"
 #include "tools/spoor-postmortem/monitor.h"
 
 #define EXIT_BAD_INPUT 2
@@ -45,9 +52,12 @@ static const char prog[] = "spoor-postmortem";
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s [-f] [-k] [-o OUT.spoor] RUN-FOLDER   dump a running machine's memory\n"
-		"       %s [-f] [-o OUT.spoor] DUMP              read a dump-guest-memory core\n"
-		"  -f  replace OUT if it exists   -k  keep RUN-FOLDER/.memory.core\n",
+		"usage: %s [-f] [-k] [-e KERNEL] [-o OUT.spoor] RUN-FOLDER   dump a running "
+		"machine's memory\n"
+		"       %s [-f] [-e KERNEL] [-o OUT.spoor] DUMP              read a "
+		"dump-guest-memory core\n"
+		"  -f  replace OUT if it exists   -k  keep RUN-FOLDER/.memory.core\n"
+		"  -e  the kernel.elf that ran (default RUN-FOLDER/.kernel.elf)\n",
 		prog, prog);
 }
 
@@ -93,10 +103,19 @@ static int write_out(const char *path, const uint8_t *bytes, size_t len, bool re
 	return 0;
 }
 
-/* Maps the dump, finds the area, writes out. Returns the exit status. */
-static int convert(const char *dump_path, const char *out, bool replace)
+/*
+ * Maps the dump, finds the area the kernel at kernel (NULL: none known)
+ * recorded, writes out. Returns the exit status.
+ */
+static int convert(const char *dump_path, const char *kernel, const char *out, bool replace)
 {
 	char why[WHY_MAX];
+	uint64_t record;
+
+	if (kernel && ksym_phys(kernel, TTRACE_AREA_SYMBOL, &record, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s\n", prog, why);
+		return EXIT_BAD_INPUT;
+	}
 	int fd = open(dump_path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 
@@ -118,11 +137,11 @@ static int convert(const char *dump_path, const char *out, bool replace)
 	struct dump d;
 	struct ttrace_area a;
 	uint8_t *copy = NULL;
-	uint64_t phys = 0;
+	struct dump_area where = {0};
 	struct extract_result res = {0};
 	int status = EXIT_BAD_INPUT;
 	if (dump_parse(&d, bytes, (size_t)st.st_size, why, sizeof(why)) ||
-	    dump_find_area(&d, &a, &copy, &phys, why, sizeof(why)) ||
+	    dump_find_area(&d, kernel ? &record : NULL, &a, &copy, &where, why, sizeof(why)) ||
 	    extract_file(&a, &res, why, sizeof(why))) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dump_path, why);
 		goto out;
@@ -136,7 +155,13 @@ static int convert(const char *dump_path, const char *out, bool replace)
 	if (res.stuck) {
 		printf(" (%u of them in slots left half written)", res.stuck);
 	}
-	printf(", from the trace area at 0x%llx", (unsigned long long)phys);
+	printf(", from the trace area at 0x%llx", (unsigned long long)where.phys);
+	if (where.others) {
+		printf("; %u other %s, not taken (the kernel's record names this one)",
+		       where.others,
+		       where.others == 1 ? "page passes as a trace area"
+					 : "pages pass as trace areas");
+	}
 	if (res.partial) {
 		printf("; partial: a clear was stopped half-way, the ledger may be off by it");
 	}
@@ -157,17 +182,20 @@ out:
 int main(int argc, char **argv)
 {
 	bool replace = false, keep = false;
-	const char *out = NULL;
+	const char *out = NULL, *kernel = NULL;
 	char path[PATH_MAX], out_buf[PATH_MAX + 32], dump_path[PATH_MAX + 32], why[WHY_MAX];
 	int opt;
 
-	while ((opt = getopt(argc, argv, "fko:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fke:o:h")) != -1) {
 		switch (opt) {
 		case 'f':
 			replace = true;
 			break;
 		case 'k':
 			keep = true;
+			break;
+		case 'e':
+			kernel = optarg;
 			break;
 		case 'o':
 			out = optarg;
@@ -201,16 +229,20 @@ int main(int argc, char **argv)
 		out = out_buf;
 	}
 	if (!machine) {
-		return convert(path, out, replace);
+		return convert(path, kernel, out, replace);
 	}
-	char sock[PATH_MAX + 16];
+	char sock[PATH_MAX + 16], kernel_buf[PATH_MAX + 16];
+	if (!kernel) {
+		snprintf(kernel_buf, sizeof(kernel_buf), "%s/.kernel.elf", path);
+		kernel = kernel_buf;
+	}
 	snprintf(sock, sizeof(sock), "%s/.monitor", path);
 	snprintf(dump_path, sizeof(dump_path), "%s/.memory.core", path);
 	if (monitor_dump(sock, dump_path, why, sizeof(why))) {
 		fprintf(stderr, "%s: %s\n", prog, why);
 		return EXIT_BAD_INPUT;
 	}
-	int status = convert(dump_path, out, replace);
+	int status = convert(dump_path, kernel, out, replace);
 	if (keep) {
 		fprintf(stderr, "%s: the memory dump is kept in %s\n", prog, dump_path);
 	} else {

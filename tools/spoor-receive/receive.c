@@ -12,6 +12,12 @@
  * rename itself refuses (RENAME_NOREPLACE), so no check can go stale. It
  * ends when PID does.
  *
+ * Only files this run made may be replaced, and only its recordings
+ * resumed: the folder may hold the user's files and earlier runs', which
+ * a guest must neither truncate nor append to, nor learn the size of. A
+ * file made is known by its name and inode (struct made), so one put in
+ * its place meanwhile is not taken for it.
+ *
  * The run's limits: at most --max-files files kept and --max-bytes bytes
  * received into kept and current files (SAVE_FILES_MAX, SAVE_BYTES_MAX by
  * default), so a guest cannot fill the host's disk. Past one, the request
@@ -52,9 +58,21 @@
 #define SAVE_FILES_MAX 1000			   /* files one run may keep */
 #define SAVE_BYTES_MAX (4ull * 1024 * 1024 * 1024) /* bytes one run may write */
 
+#define EXISTS		"exists: a file of that name is there already"
+#define EXISTS_NOT_OURS EXISTS ", not made by this run"
+#define NOT_OURS	"not a recording of this run"
+
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0) /* linux/fs.h; older C libraries lack the name */
 #endif
+
+/* A file this run made, under its name: a save renamed into place, or a recording. */
+struct made {
+	char name[TTRACE_EXPORT_NAME_MAX];
+	dev_t dev;
+	ino_t ino;
+	bool recording;
+};
 
 struct receiver {
 	const char *dir;
@@ -69,6 +87,8 @@ struct receiver {
 	/* The run's totals and limits. */
 	uint64_t files_kept, bytes_kept; /* files renamed into place, and their bytes */
 	uint64_t max_files, max_bytes;
+	struct made *made; /* the files this run made, files_kept at most */
+	size_t nmade;
 };
 
 static void say(const char *fmt, ...)
@@ -97,6 +117,56 @@ static bool name_ok(const char *name)
 		   len;
 }
 
+/* The file this run made under name, or NULL. */
+static struct made *made_find(const struct receiver *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmade; i++) {
+		if (!strcmp(r->made[i].name, name)) {
+			return &r->made[i];
+		}
+	}
+	return NULL;
+}
+
+/* Whether st is the file this run made under name (a recording, if recording). */
+static bool ours(const struct receiver *r, const char *name, const struct stat *st, bool recording)
+{
+	const struct made *m = made_find(r, name);
+
+	return m && m->dev == st->st_dev && m->ino == st->st_ino && (m->recording || !recording);
+}
+
+/* Notes that this run made st under name; false when out of memory. */
+static bool made_add(struct receiver *r, const char *name, const struct stat *st, bool recording)
+{
+	struct made *m = made_find(r, name);
+
+	if (!m) {
+		m = realloc(r->made, (r->nmade + 1) * sizeof(*m));
+		if (!m) {
+			return false;
+		}
+		r->made = m;
+		m = &r->made[r->nmade++];
+		snprintf(m->name, sizeof(m->name), "%s", name);
+	}
+	m->dev = st->st_dev;
+	m->ino = st->st_ino;
+	m->recording = recording;
+	return true;
+}
+
+/*
+ * Whether NAME.spoor at p may be replaced: it is not there, or this run
+ * made it. A file a symbolic link names is never this run's.
+ */
+static bool replaceable(const struct receiver *r, const char *name, const char *p)
+{
+	struct stat st;
+
+	return lstat(p, &st) ? errno == ENOENT : ours(r, name, &st, false);
+}
+
 /* Drops the file in progress, if any: a save's part goes, a recording stays as it is. */
 static void drop(struct receiver *r)
 {
@@ -112,6 +182,42 @@ static void drop(struct receiver *r)
 			unlink(p);
 		}
 	}
+}
+
+/*
+ * Opens NAME.spoor at p for a recording: a new file (O_EXCL is the
+ * never-replace check, as the file is the one a reader opens), or with
+ * replace one this run made, checked on the open file before it is
+ * emptied.
+ */
+static const char *open_recording(struct receiver *r, const char *p, const char *name, bool replace)
+{
+	struct stat st;
+
+	r->file = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (r->file < 0 && errno == EEXIST && replace) {
+		/* O_NONBLOCK: a FIFO put there meanwhile fails at once instead of waiting. */
+		r->file = open(p, O_WRONLY | O_NOFOLLOW | O_NONBLOCK);
+		if (r->file >= 0 && (fstat(r->file, &st) || !ours(r, name, &st, false))) {
+			close(r->file);
+			r->file = -1;
+			return EXISTS_NOT_OURS;
+		}
+		if (r->file >= 0 && ftruncate(r->file, 0)) {
+			close(r->file);
+			r->file = -1;
+		}
+	}
+	if (r->file < 0) {
+		return errno == EEXIST ? EXISTS : strerror(errno);
+	}
+	if (fstat(r->file, &st) || !made_add(r, name, &st, true)) {
+		close(r->file);
+		r->file = -1;
+		return "out of memory";
+	}
+	r->files_kept++; /* it is there from now on */
+	return NULL;
 }
 
 /* Opens NAME.spoor.part for a save, or NAME.spoor itself for a recording. */
@@ -131,20 +237,24 @@ static const char *begin(struct receiver *r, const char *name, bool replace, boo
 	}
 	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX);
 	/* Said early, to spare sending the file; the rename in end() is what holds. */
-	if (!replace && access(p, F_OK) == 0) {
-		return "exists: a file of that name is there already";
+	if (replace ? !replaceable(r, name, p) : access(p, F_OK) == 0) {
+		return replace ? EXISTS_NOT_OURS : EXISTS;
 	}
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->replace = replace;
 	r->recording = recording;
-	path(p, sizeof(p), r, name, recording ? TTRACE_FILE_SUFFIX : TTRACE_FILE_SUFFIX ".part");
-	/* A recording's file is the one a reader opens: O_EXCL is its never-replace check. */
-	r->file = open(p, O_WRONLY | O_CREAT | (recording && !replace ? O_EXCL : O_TRUNC), 0644);
-	if (r->file < 0) {
-		return errno == EEXIST ? "exists: a file of that name is there already"
-				       : strerror(errno);
+	if (recording) {
+		const char *why = open_recording(r, p, name, replace);
+		if (why) {
+			return why;
+		}
+	} else {
+		path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX ".part");
+		r->file = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (r->file < 0) {
+			return strerror(errno);
+		}
 	}
-	r->files_kept += recording; /* it is there from now on */
 	r->bytes = r->base = 0;
 	r->checksum = TTRACE_FNV_OFFSET;
 	return NULL;
@@ -165,13 +275,21 @@ static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
 	if (!name_ok(name)) {
 		return "bad name";
 	}
+	/* Nothing is opened, so nothing said, of a file this run did not record. */
+	if (!made_find(r, name)) {
+		return NOT_OURS;
+	}
 	path(p, sizeof(p), r, name, TTRACE_FILE_SUFFIX);
-	int fd = open(p, O_RDWR | O_APPEND);
+	int fd = open(p, O_RDWR | O_APPEND | O_NOFOLLOW);
 	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0) {
 			close(fd);
 		}
 		return strerror(errno);
+	}
+	if (!ours(r, name, &st, true)) {
+		close(fd);
+		return NOT_OURS;
 	}
 	if ((uint64_t)st.st_size != bytes) {
 		close(fd);
@@ -261,17 +379,25 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 		drop(r); /* whole: it stays where it grew */
 		return NULL;
 	}
+	struct stat st;
+	int err = fstat(r->file, &st) ? errno : 0; /* the inode the rename keeps */
 	close(r->file);
 	r->file = -1;
 	path(from, sizeof(from), r, r->name, TTRACE_FILE_SUFFIX ".part");
 	path(to, sizeof(to), r, r->name, TTRACE_FILE_SUFFIX);
+	if (err || (r->replace && !replaceable(r, r->name, to))) {
+		unlink(from);
+		return err ? strerror(err) : EXISTS_NOT_OURS;
+	}
 	/* renameat2() through syscall(): glibc gained its wrapper only in 2.28. */
 	if (syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to,
 		    r->replace ? 0 : RENAME_NOREPLACE)) {
-		const char *why = errno == EEXIST ? "exists: a file of that name is there already"
-						  : strerror(errno);
+		const char *why = errno == EEXIST ? EXISTS : strerror(errno);
 		unlink(from);
 		return why;
+	}
+	if (!made_add(r, r->name, &st, false)) {
+		return "out of memory";
 	}
 	r->files_kept++;
 	r->bytes_kept += r->bytes;
@@ -383,5 +509,6 @@ int main(int argc, char **argv)
 		serve(&r, line);
 	}
 	drop(&r);
+	free(r.made);
 	return 0;
 }

@@ -304,7 +304,11 @@ static void put_literal(FILE *m, const char *s)
 	}
 }
 
-/* Integer field f, whose values have names, as an enum of them: "enum : u64 { ... } ". */
+/*
+ * Integer field f, whose values have names, as an enum of them: "enum :
+ * u64 { ... } ". A reader shows a value no label maps as unknown, so a
+ * list of errors also maps every value from 0 up, a success, to its label.
+ */
 static void put_enum(FILE *m, const struct tfield *f)
 {
 	const struct ttrace_values *l = f->values;
@@ -314,6 +318,13 @@ static void put_enum(FILE *m, const struct tfield *f)
 		fputs(i ? ", \"" : " \"", m);
 		put_literal(m, l->v[i].name);
 		fprintf(m, "\" = %lld", (long long)l->v[i].value);
+	}
+	if (l->success) {
+		uint64_t most = f->type == TFIELD_SIGNED ? (1ull << (f->bits - 1)) - 1
+							 : UINT64_MAX >> (64 - f->bits);
+		fprintf(m, "%s\"", l->n ? ", " : " ");
+		put_literal(m, l->success);
+		fprintf(m, "\" = 0 ... %llu", (unsigned long long)most);
 	}
 	fputs(" } ", m);
 }

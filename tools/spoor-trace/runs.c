@@ -32,7 +32,7 @@ void truns_item(struct truns *r, const struct tfile_item *item)
 {
 	if (item->lost) {
 		struct truns_cpu *c = &r->cpu[item->lost_cpu];
-		if (c->started) {
+		if (c->known) {
 			report(r, item->lost_cpu, c->tid, c->since, c->last);
 		}
 		c->known = c->started = false;
@@ -47,17 +47,12 @@ void truns_item(struct truns *r, const struct tfile_item *item)
 	c->last = t;
 	if (!c->started) {
 		c->started = true;
-		c->tid = e->tid;
 		/* The first switch: its previous thread ran as long as the trace can tell. */
 		c->since = sw && !c->lossy && r->begin && r->begin < t ? r->begin : t;
-	} else if (!c->known && !sw && e->tid != c->tid) {
-		/* No switch to go by: this event's thread took over. */
-		report(r, e->cpu, c->tid, c->since, t);
-		c->tid = e->tid;
-		c->since = t;
 	}
 	if (sw) {
-		report(r, e->cpu, c->tid, c->since, t);
+		/* Before the first switch since a loss, its prev_tid alone says who ran. */
+		report(r, e->cpu, c->known ? c->tid : (uint32_t)e->data[0], c->since, t);
 		c->known = true;
 		c->tid = (uint32_t)e->data[2];
 		c->since = t;
@@ -68,12 +63,11 @@ void truns_finish(struct truns *r)
 {
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
 		struct truns_cpu *c = &r->cpu[i];
-		if (c->started) {
+		if (c->known) {
 			/* No switch since the last: its thread ran on as long as the trace can
 			 * tell. */
-			uint64_t end = c->known && r->end > c->last ? r->end : c->last;
-			report(r, i, c->tid, c->since, end);
-			c->started = c->known = false;
+			report(r, i, c->tid, c->since, r->end > c->last ? r->end : c->last);
 		}
+		c->started = c->known = false;
 	}
 }

@@ -1,14 +1,15 @@
 /*
  * runs: which thread ran on each CPU when, for the converters that draw
- * CPU lanes. Every event names the thread that was running on its CPU
- * (an interrupt names the one it interrupted), and sched_switch events
- * (prev_tid, prev_state, next_tid) say when that changed. So:
+ * CPU lanes. Only sched_switch events (prev_tid, prev_state, next_tid)
+ * say how long a thread ran; every other event names the thread running
+ * on its CPU at that instant only, and says nothing of the time between
+ * two events (the thread may have blocked and the CPU idled, unseen). So:
  *   - after a switch, next_tid runs until the next switch;
- *   - until a CPU's first switch, and again after a loss on it (switches
- *     may have been lost), the events' own tids say who ran: a thread's
- *     run lasts from its first event to the next event of another thread
- *     (or the switch, or the loss). A trace without the sched category
- *     still shows who kept each CPU busy.
+ *   - a CPU's first switch, and the first after a loss on it, says its
+ *     prev_tid ran since the CPU's first event (after the loss), as
+ *     switches were traced from there on;
+ *   - before that, and wherever no switch was traced at all (a trace
+ *     without the sched category), there is no run: who ran is not known.
  * A CPU's runs come in time order and never overlap; tid 0 (no thread:
  * boot, idle) has none unless the caller sets idle.
  *
@@ -39,7 +40,7 @@ struct truns_cpu {
 	bool started; /* an event was seen since the start or the last loss */
 	bool known;   /* a switch said tid runs: since then, no loss */
 	bool lossy;   /* a loss was seen on this CPU */
-	uint32_t tid; /* known: the switch's next_tid; else the last event's */
+	uint32_t tid; /* known: the switch's next_tid */
 	uint64_t since;
 	uint64_t last; /* the latest time seen: times never go back */
 	uint64_t done; /* where the last run reported ended */

@@ -55,6 +55,8 @@ struct tl_cpu {
 	long lost_px; /* the pixel of the loss waiting to be drawn, -1: none */
 	uint64_t lost_n;
 	uint64_t last; /* the latest TSC seen: times never go back */
+	bool seen;     /* the CPU wrote events */
+	bool switched; /* a sched_switch among them: runs.h can say who ran */
 };
 
 /* A program in the legend. */
@@ -343,6 +345,8 @@ static void item_marks(struct tl *t, const struct tfile_item *item)
 	struct tl_cpu *c = &t->cpu[r->cpu];
 	int k = tstrips_kind(r->kind);
 
+	c->seen = true;
+	c->switched |= r->kind == TTRACE_KIND_sched_switch;
 	c->last = r->ts > c->last ? r->ts : c->last;
 	uint64_t ns = tview_ns(t->v, c->last);
 	if (c->lane < 0 || k < 0 || !timeline_opts_pid(t->o, r->pid) || ns < t->since ||
@@ -409,7 +413,7 @@ static size_t legend(const struct tl *t, FILE *out, double top, double right)
 	timeline_duration(t->idle_busy, dur, sizeof(dur));
 	snprintf(text, sizeof(text), "idle: %s", dur);
 	legend_cell(out, &f, TIMELINE_IDLE_FILL, text);
-	legend_cell(out, &f, TIMELINE_NONE_FILL, "no events");
+	legend_cell(out, &f, TIMELINE_NONE_FILL, "not known");
 	if (t->o->npids) {
 		timeline_duration(t->other_busy, dur, sizeof(dur));
 		snprintf(text, sizeof(text), "other programs: %s", dur);
@@ -489,11 +493,17 @@ static void lane(struct tl *t, uint32_t cpu)
 		"height=\"%d\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"0.5\"/>"
 		"<text x=\"8\" y=\"%.1f\" font-size=\"12\">cpu %u</text>\n",
 		cpu, PLOT_LEFT, y, t->o->width, LANE_HEIGHT, y + LANE_HEIGHT / 2 + 4, cpu);
+	/* Without a switch the events say who ran at their instants only (runs.h): none is drawn.
+	 */
 	if (!c->runs_len) {
 		fprintf(t->out,
 			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
-			"fill=\"#777\">no events</text>\n",
-			PLOT_LEFT + t->o->width / 2.0, y + LANE_HEIGHT / 2 + 4);
+			"fill=\"#777\">%s</text>\n",
+			PLOT_LEFT + t->o->width / 2.0, y + LANE_HEIGHT / 2 + 4,
+			!c->seen ? "no events"
+			: !c->switched
+			    ? "who ran is not known: no sched_switch events (trace sched)"
+			    : "who ran is not known here");
 	}
 	fwrite(c->runs_buf, 1, c->runs_len, t->out);
 	for (int k = 0; k < TSTRIP_KINDS; k++) {

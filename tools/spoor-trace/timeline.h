@@ -9,8 +9,9 @@
  *     are one rectangle;
  *   - idle (no thread, or the CPU's idle thread) light grey, labelled
  *     "idle"; other programs' work, when --pid chose some, one grey;
- *   - white where the trace says nothing: before a CPU's first event and
- *     after a loss until the next.
+ *   - white where the trace says nothing of who ran: before a CPU's first
+ *     switch and after a loss until the next, and all over without the
+ *     sched category (a lane without a run says which).
  * Above each lane a strip counts page faults per pixel, below it IPC
  * calls and replies: the more, the darker, so a burst of thousands stays
  * a readable band. A loss is an orange line across the lane where it

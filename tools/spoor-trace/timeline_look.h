@@ -18,7 +18,7 @@
 /* The fills of what is not a program's work. */
 #define TIMELINE_IDLE_FILL   "#e4e4e4"
 #define TIMELINE_OTHER_FILL  "#9a9a9a"
-#define TIMELINE_NONE_FILL   "white"   /* no events: before a CPU's first, after a loss */
+#define TIMELINE_NONE_FILL   "white"   /* who ran is not known: no switch says */
 #define TIMELINE_NONAME_FILL "#5f6b7a" /* a program whose name the trace lost */
 
 /* The longest fill timeline_colour() writes, with its NUL. */

@@ -65,7 +65,10 @@ int tview_init(struct tview *v, const struct tfile *f)
 		return -ENOMEM;
 	}
 	uint8_t *aux = (uint8_t *)v->area.aux;
-	memcpy(aux, f->durable, f->durable_size);
+	/* A recording cut before its first chunk has no durable part at all (durable NULL). */
+	if (f->durable_size) {
+		memcpy(aux, f->durable, f->durable_size);
+	}
 	/* Whole words: positions are 8-byte aligned and the ring a power of two of pages. */
 	for (uint64_t p = f->aux_first; p < f->aux_last; p += 8) {
 		memcpy(aux + durable + ((p - durable) & mask), f->ring + (p - f->aux_first), 8);

@@ -6,8 +6,10 @@
  * bad dumps give one line, never a crash.
  */
 #include <elf.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/trace_ring.h"
 #include "rand.h"
@@ -28,10 +30,12 @@
 /* A guest: its RAM (the area inside it, contiguous as the kernel allocates it). */
 struct guest {
 	uint8_t *ram;
+	uint64_t ram_bytes;
 	struct ttrace_area a;
 };
 
-static void guest_make(struct guest *g)
+/* Lays out and prepares a trace area at ram + phys, as the kernel does, into *a. */
+static void area_make(uint8_t *ram, uint64_t phys, struct ttrace_area *a)
 {
 	struct ttrace_geometry geo = {
 	    .num_cpus = NCPUS,
@@ -43,10 +47,23 @@ static void guest_make(struct guest *g)
 	};
 	struct ttrace_header h;
 
-	g->ram = calloc(1, RAM_BYTES);
-	CHECK(g->ram && !ttrace_header_init(&h, &geo), "guest");
-	ttrace_area_place(&g->a, g->ram + AREA_PHYS, &h);
-	CHECK(!ttrace_area_init(&g->a) && !ttrace_aux_write_names(&g->a, 1000), "area init");
+	CHECK(!ttrace_header_init(&h, &geo), "the header");
+	ttrace_area_place(a, ram + phys, &h);
+	CHECK(!ttrace_area_init(a) && !ttrace_aux_write_names(a, 1000), "area init");
+}
+
+/* A guest of ram_bytes of RAM whose trace area is at area_phys. */
+static void guest_make_at(struct guest *g, uint64_t ram_bytes, uint64_t area_phys)
+{
+	g->ram = calloc(1, ram_bytes);
+	g->ram_bytes = ram_bytes;
+	CHECK(g->ram, "guest");
+	area_make(g->ram, area_phys, &g->a);
+}
+
+static void guest_make(struct guest *g)
+{
+	guest_make_at(g, RAM_BYTES, AREA_PHYS);
 }
 
 /* n events on cpu, of 1..3 slots, timestamps interleaving with the other CPU's. */
@@ -77,7 +94,8 @@ static void guest_events(struct guest *g, uint32_t cpu, uint32_t n)
  */
 static uint8_t *core_make(const struct guest *g, size_t *len)
 {
-	const uint64_t seg_start[2] = {0, 0x100000}, seg_len[2] = {0xa0000, RAM_BYTES - 0x100000};
+	const uint64_t seg_start[2] = {0, 0x100000},
+		       seg_len[2] = {0xa0000, g->ram_bytes - 0x100000};
 	size_t head = sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr);
 	size_t size = head + seg_len[0] + seg_len[1];
 	uint8_t *core = calloc(1, size);
@@ -113,14 +131,16 @@ static uint8_t *core_make(const struct guest *g, size_t *len)
 	return core;
 }
 
-static uint64_t found_phys; /* where the last extract() found the area */
+static struct dump_area found; /* where the last extract() found the area */
 
 /*
- * Extracts from a core of len bytes; 0 with the parsed file, -1 with why
- * when the reader refuses, -2 with why when spoor-trace refuses its file.
+ * Extracts from a core of len bytes, the kernel's record of the area at
+ * guest physical *record (NULL: no kernel.elf known); 0 with the parsed
+ * file, -1 with why when the reader refuses, -2 with why when spoor-trace
+ * refuses its file.
  */
-static int extract(const uint8_t *core, size_t len, struct extract_result *res, struct tfile *f,
-		   char *why)
+static int extract_by(const uint8_t *core, size_t len, const uint64_t *record,
+		      struct extract_result *res, struct tfile *f, char *why)
 {
 	struct dump d;
 	struct ttrace_area a;
@@ -128,7 +148,7 @@ static int extract(const uint8_t *core, size_t len, struct extract_result *res, 
 
 	memset(res, 0, sizeof(*res));
 	if (dump_parse(&d, core, len, why, WHY) ||
-	    dump_find_area(&d, &a, &copy, &found_phys, why, WHY)) {
+	    dump_find_area(&d, record, &a, &copy, &found, why, WHY)) {
 		return -1;
 	}
 	int rc = extract_file(&a, res, why, WHY);
@@ -137,6 +157,13 @@ static int extract(const uint8_t *core, size_t len, struct extract_result *res, 
 		return -2;
 	}
 	return rc;
+}
+
+/* extract_by() with no kernel.elf known: the only area that passes is taken. */
+static int extract(const uint8_t *core, size_t len, struct extract_result *res, struct tfile *f,
+		   char *why)
+{
+	return extract_by(core, len, NULL, res, f, why);
 }
 
 /* The events of CPU cpu in file f, in order: their seq and data[0]. */
@@ -173,7 +200,7 @@ TEST(postmortem_reads_every_cpu_and_the_ledger)
 	uint8_t *core = core_make(&g, &len);
 	CHECK(extract(core, len, &res, &f, why) == 0, "extract: %s", why);
 	CHECK(res.bytes && !res.corrupt && !res.aux_cut, "a good dump is whole");
-	CHECK_EQ_UINT(found_phys, AREA_PHYS, "the area's address");
+	CHECK_EQ_UINT(found.phys, AREA_PHYS, "the area's address");
 	CHECK_EQ_UINT(f.cpu_events[0], 10, "cpu 0's events");
 	CHECK_EQ_UINT(f.ledger[0].lost, 0, "cpu 0's loss");
 	CHECK_EQ_UINT(f.ledger[1].emitted, 80, "cpu 1's entries: 40 of one slot, 20 of two");
@@ -348,6 +375,126 @@ TEST(postmortem_fuzzed_dumps_never_crash)
 	CHECK(written > 100 && refused > 100, "%u files written, %u dumps refused", written,
 	      refused);
 	free(c);
+	free(core);
+	free(g.ram);
+}
+
+/* Ends the test run with a failure when a test does not finish in time. */
+static void timed_out(int sig)
+{
+	static const char say[] = "FAIL: the post-mortem reader did not finish in time\n";
+
+	(void)sig;
+	(void)!write(STDOUT_FILENO, say, sizeof(say) - 1);
+	_exit(1);
+}
+
+/*
+ * A hostile guest fills its memory with pages that start with the magic
+ * and name an area of most of the dump, in a geometry no reader accepts:
+ * each is refused from its header alone, without copying what it names,
+ * so the real area after them is found while a copy of every page's
+ * area would take hours. SIGALRM ends the run if it takes more than a
+ * minute (the reader needs well under a second).
+ */
+TEST(postmortem_refuses_a_dump_full_of_forged_headers_quickly)
+{
+	const uint64_t ram = 64ull << 20, real = ram - (4ull << 20);
+	struct guest g;
+	struct extract_result res;
+	struct tfile f;
+	char why[WHY] = "";
+	size_t len;
+
+	guest_make_at(&g, ram, real);
+	guest_events(&g, 0, 5);
+	struct ttrace_header forged = *g.a.hdr;
+	forged.area_size = 40ull << 20;
+	forged.ring_entries = 3;
+	for (uint64_t p = 0x100000; p < real; p += TTRACE_PAGE_SIZE) {
+		memcpy(g.ram + p, &forged, sizeof(forged));
+	}
+	uint8_t *core = core_make(&g, &len);
+	signal(SIGALRM, timed_out);
+	alarm(60);
+	int rc = extract(core, len, &res, &f, why);
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	CHECK(rc == 0, "extract: %s", why);
+	CHECK_EQ_UINT(found.phys, real, "the real area's address");
+	if (!rc) {
+		CHECK_EQ_UINT(f.cpu_events[0], 5, "cpu 0's events");
+		tfile_free(&f);
+	}
+	free(res.bytes);
+	free(core);
+	free(g.ram);
+}
+
+/* A program's forgery: a whole valid area at phys of g's RAM, its events proc_fault of pid 1. */
+static void plant_forged_area(struct guest *g, uint64_t phys)
+{
+	struct ttrace_area fake;
+	struct ttrace_ring r;
+
+	area_make(g->ram, phys, &fake);
+	ttrace_ring_get(&r, &fake, 0);
+	for (uint32_t i = 0; i < 40; i++) {
+		uint64_t data[] = {1, 14, 0, 0x401000};
+		struct ttrace_event ev = {.ts = 1500 + i,
+					  .pid = 1,
+					  .tid = 1,
+					  .kind = TTRACE_KIND_proc_fault,
+					  .ctx = TTRACE_CTX_KERNEL,
+					  .nwords = 4,
+					  .data = data};
+		CHECK(ttrace_ring_write(&r, &ev), "a forged write");
+	}
+}
+
+/*
+ * A program plants a whole valid area in its memory, below the kernel's:
+ * the area the kernel's record names is taken and the other counted;
+ * without kernel.elf two areas pass and none is taken; with the kernel's
+ * damaged, the forged one is not taken either.
+ */
+TEST(postmortem_takes_the_area_the_kernel_recorded_not_a_forged_one)
+{
+	const uint64_t record = 0x180000, at = AREA_PHYS;
+	struct extract_result res;
+	struct tfile f;
+	char why[WHY] = "";
+	struct guest g;
+	size_t len;
+
+	guest_make(&g);
+	guest_events(&g, 0, 10);
+	plant_forged_area(&g, 0x100000);
+	memcpy(g.ram + record, &at, sizeof(at));
+	uint8_t *core = core_make(&g, &len);
+	CHECK(extract_by(core, len, &record, &res, &f, why) == 0, "extract: %s", why);
+	CHECK_EQ_UINT(found.phys, AREA_PHYS, "the kernel's area, not the forged one below it");
+	CHECK_EQ_UINT(found.others, 1, "the other page that passes as an area");
+	if (res.bytes) {
+		CHECK_EQ_UINT(f.cpu_events[0], 10, "the kernel's events");
+		tfile_free(&f);
+	}
+	free(res.bytes);
+
+	CHECK(extract(core, len, &res, &f, why) == -1 &&
+		  strstr(why, "2 pages hold trace areas that pass the checks"),
+	      "without kernel.elf: %s", why);
+
+	size_t area_at = len - (RAM_BYTES - AREA_PHYS);
+	core[area_at + offsetof(struct ttrace_header, version_major)] = 9;
+	CHECK(extract_by(core, len, &record, &res, &f, why) == -1 && strstr(why, "0x200000") &&
+		  strstr(why, "version") && strstr(why, "1 other page"),
+	      "the kernel's area damaged: %s", why);
+
+	memset(core + len - (RAM_BYTES - record), 0, sizeof(at));
+	CHECK(extract_by(core, len, &record, &res, &f, why) == -1 &&
+		  strstr(why, "the kernel made no trace area"),
+	      "no area recorded: %s", why);
 	free(core);
 	free(g.ram);
 }

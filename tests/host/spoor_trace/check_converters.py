@@ -11,7 +11,9 @@ converts each and checks, for each file:
 - ctf: `babeltrace2 DIR` reads it with no warning when nothing was lost,
   shows the text's events (same count, names, times to the microsecond,
   cpu/pid/tid/comm and every field value, named values by their enum
-  label), names the trace after the file and gives it a UUID, one a file;
+  label; a system call's result that is no error by the label "ok" and
+  its number, never as <unknown>), names the trace after the file and
+  gives it a UUID, one a file;
 - perfetto: the JSON loads; every event has ph, ts, pid and tid; slices
   are whole (X) with a name and cat; every flow id has one s and one f,
   in that order; the slices of a CPU track never overlap; page faults and
@@ -64,6 +66,8 @@ BT_DISCARDED = re.compile(
     r'^WARNING: Tracer discarded (\d+) events? between \[[\d.]+\] and \[(\d+)\.(\d{9})\] '
     r'in trace "([^"]*)" \(UUID: ([0-9a-f-]{36})\) within stream "[^"]*stream_(\d+)"')
 BT_ENUM = re.compile(r'^\( (?:"(.*)"|<unknown>) : container = (-?\d+) \)$')
+# The label of every value of a list of errors that is none (tools/spoor-trace/ctf.c).
+BT_SUCCESS = "ok"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 LOST_INSTANT = re.compile(r"^lost (\d+) events$")
 
@@ -168,7 +172,7 @@ def bt_value(v):
     v = v.strip()
     m = BT_ENUM.match(v)
     if m:  # an enum: the text shows a value's name, or the number of one without
-        return m.group(1) if m.group(1) is not None else m.group(2)
+        return m.group(1) if m.group(1) not in (None, BT_SUCCESS) else m.group(2)
     if v.startswith("["):  # a byte array: the text shows its hex digits
         return "".join("%02x" % int(x, 0) for x in re.findall(r"\] = (0x[0-9A-Fa-f]+|\d+)", v))
     if v.startswith('"'):
@@ -192,6 +196,10 @@ def ctf_events(out, trace):
         for item in split_top(payload):
             k, v = item.split(" = ", 1)
             fields[k] = bt_value(v)
+            success = BT_ENUM.match(v.strip())
+            if k == "result" and success and int(success.group(2)) >= 0:
+                assert success.group(1) == BT_SUCCESS, \
+                    f"babeltrace2: {m.group(4)} succeeded, its result shows as {v.strip()}"
         # A kind's call stack: its length is the text's count of frame lines.
         fields.pop("stack", None)
         fields.pop("stack_names", None)

@@ -4,10 +4,11 @@
     check_timeline.py SPOOR_TRACE GEN
 
 GEN writes the timeline's test traces (gen_timeline(): the same programs
-and times under other pids in the second). The events come back through
-`spoor-trace text`; from them this script works out, independently of the
-tool's C, who ran when on each CPU, and checks for each window, width and
-filter in CASES that the SVG draws exactly that:
+and times under other pids in the second, and with no switch in the
+third). The events come back through `spoor-trace text`; from them this
+script works out, independently of the tool's C, who ran when on each
+CPU, and checks for each window, width and filter in CASES that the SVG
+draws exactly that:
 
 - each lane's rectangles of class run, idle and other at the x and width
   of the runs' times (a process's runs that touch are one rectangle; idle
@@ -20,6 +21,9 @@ filter in CASES that the SVG draws exactly that:
   counted, the rest "other";
 - the same program in the same colour in both files, different programs
   in different colours, idle in none of theirs;
+- the legend's times add up to no more than the window on every lane;
+- without switches (sched not traced) no one is drawn as running and
+  each lane with events says that who ran is not known;
 - a bad value: one line on stderr, exit status 2, no picture.
 """
 
@@ -36,6 +40,8 @@ LOST_LINE = re.compile(r"^# lost (\d+) events on cpu (\d+)$")
 FIELD = re.compile(r" (\w+)=(\S+)")
 STRIP_TITLE = re.compile(r"^(\d+) (page faults?|IPC calls? (and|or) repl(y|ies))\b")
 TICK = re.compile(r"^(\d+(?:\.\d+)?) (s|ms|us|ns)$")
+BUSY = re.compile(r"^(?:idle|other programs|.+ \(pid \d+\)): (\d+(?:\.\d+)?) (s|ms|us|ns)$")
+UNKNOWN = "who ran is not known"
 UNIT_NS = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 DEFAULT_WIDTH = 1200
 EPS = 0.011  # x and widths are written with two decimals
@@ -88,39 +94,43 @@ def events(tool, path):
 
 
 def runs(items):
-    """Who ran when on each CPU: {cpu: [(start, end, tid)]}, from the switches.
+    """Who ran when on each CPU: {cpu: [(start, end, tid)]}, from the switches alone.
 
-    The test traces start each CPU, and restart it after a loss, with a
-    switch. A CPU's first switch says its previous thread ran since the
-    trace's first event, unless something was lost there before; the last
-    switch's thread runs until the trace's last event, unless a loss came
-    after it. A loss ends what was running at the CPU's last event."""
+    Between two switches of a CPU with nothing lost between, the first's
+    next thread ran. A CPU's first switch says its previous thread ran
+    since the trace's first event if that switch is the CPU's first event
+    and nothing was lost there before, else since the CPU's first event
+    (after the loss); the last switch's thread runs until the trace's last
+    event, unless a loss came after it. A loss ends what was running at
+    the CPU's last event. Events without a switch before them say nothing
+    of how long their thread ran: nothing is drawn there."""
     evs = [i for i in items if "ns" in i]
     first, last = min(e["ns"] for e in evs), max(e["ns"] for e in evs)
-    out, state = {}, {}  # state[cpu]: (tid running, since, lossy, last event time) or None
+    out = {}
+    # state[cpu]: tid (known from a switch, else None), since, lossy, last event time
+    state = {}
     for i in items:
         cpu = i["cpu"]
-        st = state.get(cpu)
+        st = state.setdefault(cpu, {"tid": None, "since": None, "lossy": False, "last": None})
         if "lost" in i:
-            if st and st[0] is not None:
-                out.setdefault(cpu, []).append((st[1], st[3], st[0]))
-            state[cpu] = (None, None, True, None)
+            if st["tid"] is not None:
+                out.setdefault(cpu, []).append((st["since"], st["last"], st["tid"]))
+            state[cpu] = {"tid": None, "since": None, "lossy": True, "last": None}
             continue
-        assert i["kind"] == "sched_switch" or (st and st[0] is not None), \
-            f"the test trace must start cpu {cpu} with a switch"
+        if st["since"] is None:
+            switch_first = i["kind"] == "sched_switch" and not st["lossy"]
+            st["since"] = first if switch_first else i["ns"]
+        st["last"] = i["ns"]
         if i["kind"] != "sched_switch":
-            state[cpu] = (st[0], st[1], st[2], i["ns"])
             continue
         prev, nxt = int(i["fields"]["prev_tid"]), int(i["fields"]["next_tid"])
-        if st is None:
-            out.setdefault(cpu, []).append((first, i["ns"], prev))
-        elif st[0] is not None:
-            out.setdefault(cpu, []).append((st[1], i["ns"], st[0]))
-        lossy = bool(st and st[2])
-        state[cpu] = (nxt, i["ns"], lossy, i["ns"])
+        ran = st["tid"] if st["tid"] is not None else prev
+        if st["since"] < i["ns"]:
+            out.setdefault(cpu, []).append((st["since"], i["ns"], ran))
+        st["tid"], st["since"] = nxt, i["ns"]
     for cpu, st in state.items():
-        if st[0] is not None:
-            out.setdefault(cpu, []).append((st[1], last, st[0]))
+        if st["tid"] is not None:
+            out.setdefault(cpu, []).append((st["since"], last, st["tid"]))
     return out, first, last
 
 
@@ -231,6 +241,37 @@ def check_strips(name, lane_map, items, since, until, width, cpus, pids):
                 f"{name}: cpu {cpu}: {len(strips)} {cls} marks for {len(evs)} events: not a density"
 
 
+def check_busy(name, root, nlanes, since, until):
+    """The legend's times (idle, other programs, each program) fit in the window's lanes."""
+    busy = 0
+    for t in root.iter(SVG + "text"):
+        m = BUSY.match(t.text or "")
+        if m:
+            busy += float(m.group(1)) * UNIT_NS[m.group(2)]
+    # Each time is rounded to 2 or 3 digits in the legend.
+    assert busy <= (until - since) * nlanes * 1.01, \
+        f"{name}: the legend's times add up to {busy / 1e6:.3f} ms, more than " \
+        f"{(until - since) / 1e6:.3f} ms on {nlanes} cpus"
+
+
+def check_unknown(tool, path, workdir):
+    """A trace without switches: who ran is known nowhere, and each lane with events says so."""
+    items = events(tool, path)
+    assert not any(i.get("kind") == "sched_switch" for i in items), "the trace has switches"
+    root = picture(tool, path, [], os.path.join(workdir, "unknown.svg"))
+    for cpu, (g, _) in lanes(root).items():
+        drawn = [(r.get("class"), title(r)) for r in g.iter(SVG + "rect")
+                 if r.get("class") in ("run", "idle", "other")]
+        assert not drawn, f"no switches: cpu {cpu} drawn as run by {drawn}"
+        said = [t.text or "" for t in g.iter(SVG + "text")]
+        has_events = any("ns" in i and i["cpu"] == cpu for i in items)
+        assert (UNKNOWN in " ".join(said)) == has_events, \
+            f"no switches: cpu {cpu} ({'with' if has_events else 'without'} events) says {said}"
+    progs = [t.text for t in root.iter(SVG + "text") if BUSY.match(t.text or "")
+             and not t.text.startswith("idle")]
+    assert not progs, f"no switches: the legend gives programs busy times: {progs}"
+
+
 def check_axis(name, root, lane_map, since, until, width):
     left = min(float(lane.get("x")) for _, lane in lane_map.values())
     ticks = [(t, float(t.get("x"))) for t in root.iter(SVG + "text") if t.text and TICK.match(t.text)]
@@ -263,6 +304,7 @@ def check_case(tool, path, args, opts, workdir):
     fills = check_runs(name, lane_map, want, width)
     check_strips(name, lane_map, items, since, until, width, sorted(want), opts.get("pids"))
     check_axis(name, root, lane_map, since, until, width)
+    check_busy(name, root, len(lane_map), since, until)
     texts = [t.text or "" for t in root.iter(SVG + "text")]
     assert any(t.startswith("idle: ") for t in texts), f"{name}: the legend has no idle"
     labels = [t.text for g, _ in lane_map.values() for t in g.iter(SVG + "text")]
@@ -304,7 +346,7 @@ def main(argv):
     tool, gen = argv[1], argv[2]
     with tempfile.TemporaryDirectory(prefix="spoor-timeline-check.") as workdir:
         files = []
-        for n in ("1", "2"):
+        for n in ("1", "2", "3"):
             path = os.path.join(workdir, f"timeline{n}.spoor")
             r = run([gen, path, "timeline", n])
             assert r.returncode == 0, f"{gen}: {r.stderr}"
@@ -312,12 +354,14 @@ def main(argv):
         try:
             for args, opts in CASES:
                 check_case(tool, files[0], args, opts, workdir)
-            check_colours(tool, files, workdir)
+            check_colours(tool, files[:2], workdir)
+            check_unknown(tool, files[2], workdir)
             check_bad(tool, files[0], workdir)
         except AssertionError as e:
             print(f"check_timeline: FAIL {e}")
             return 1
-    print(f"check_timeline: {len(CASES)} windows and filters, colours, {len(BAD)} refusals: ok")
+    print(f"check_timeline: {len(CASES)} windows and filters, colours, no switches, "
+          f"{len(BAD)} refusals: ok")
     return 0
 
 

@@ -531,15 +531,22 @@ void gen_sample(struct gen *g, bool lossy)
 	}
 }
 
-/* A switch on cpu at us by thread (pid, tid) to next; the thread leaves blocked. */
-static void sw(struct gen *g, uint32_t cpu, uint64_t us, uint32_t pid, uint32_t tid, uint32_t next)
+/*
+ * A switch on cpu at us by thread (pid, tid) to next; the thread leaves
+ * blocked. None with GEN_TIMELINE_NO_SWITCHES in flags.
+ */
+static void sw(struct gen *g, unsigned flags, uint32_t cpu, uint64_t us, uint32_t pid, uint32_t tid,
+	       uint32_t next)
 {
-	ev(g, cpu, us, K(sched_switch), 0, pid, tid, tid, pid ? 2 : 0, next, 0);
+	if (!(flags & GEN_TIMELINE_NO_SWITCHES)) {
+		ev(g, cpu, us, K(sched_switch), 0, pid, tid, tid, pid ? 2 : 0, next, 0);
+	}
 }
 
-void gen_timeline(struct gen *g, bool other_ids)
+void gen_timeline(struct gen *g, unsigned flags)
 {
 	/* The ids: the second file's differ, its names and times do not. */
+	const bool other_ids = flags & GEN_TIMELINE_OTHER_IDS;
 	const uint32_t mem = other_ids ? 6 : 3, mem_tid = other_ids ? 12 : 8;
 	const uint32_t ipc = other_ids ? 7 : 4, ipc_tid = other_ids ? 13 : 9;
 
@@ -553,30 +560,30 @@ void gen_timeline(struct gen *g, bool other_ids)
 	gen_aux(g, TTRACE_AUX_THREAD, ipc_tid, "ipcping");
 	gen_aux(g, TTRACE_AUX_THREAD, ipc_tid + 1, "ipcping");
 
-	sw(g, 1, 500, 0, 2, ipc_tid);
+	sw(g, flags, 1, 500, 0, 2, ipc_tid);
 	for (uint64_t i = 0; i < 100; i++) {
 		gen_event(g, 1, gen_ts(600 + 4 * i), K(ipc_call), SYS, ipc, ipc_tid,
 			  (const uint64_t[]){3, 0x10, 0}, 3);
 	}
-	sw(g, 0, 1000, 0, 1, mem_tid);
+	sw(g, flags, 0, 1000, 0, 1, mem_tid);
 	for (uint64_t i = 0; i < 200; i++) {
 		ev(g, 0, 1100 + 2 * i, K(mem_pf), TTRACE_CTX_TRAP, mem, mem_tid,
 		   0x400000 + i * 4096, 0x401000, 6, TTRACE_PF_MAPPED);
 	}
-	sw(g, 1, 2000, ipc, ipc_tid, ipc_tid + 1);
+	sw(g, flags, 1, 2000, ipc, ipc_tid, ipc_tid + 1);
 	for (uint64_t i = 0; i < 50; i++) {
 		gen_event(g, 1, gen_ts(2100 + 4 * i), K(ipc_reply), SYS, ipc, ipc_tid + 1,
 			  (const uint64_t[]){0, 0, ipc_tid}, 3);
 	}
-	sw(g, 2, 3000, 0, 3, 5);
-	sw(g, 2, 3500, 1, 5, 3);
+	sw(g, flags, 2, 3000, 0, 3, 5);
+	sw(g, flags, 2, 3500, 1, 5, 3);
 	gen_lost(g, 2, 7);
-	sw(g, 1, 4000, ipc, ipc_tid + 1, 2);
-	sw(g, 0, 5000, mem, mem_tid, 1);
-	sw(g, 0, 6000, 0, 1, 5);
-	sw(g, 0, 6500, 1, 5, 1);
-	sw(g, 2, 7000, 0, 3, 5);
-	sw(g, 2, 8000, 1, 5, 3);
+	sw(g, flags, 1, 4000, ipc, ipc_tid + 1, 2);
+	sw(g, flags, 0, 5000, mem, mem_tid, 1);
+	sw(g, flags, 0, 6000, 0, 1, 5);
+	sw(g, flags, 0, 6500, 1, 5, 1);
+	sw(g, flags, 2, 7000, 0, 3, 5);
+	sw(g, flags, 2, 8000, 1, 5, 3);
 	gen_event(g, 0, gen_ts(10000), K(irq_timer), TTRACE_CTX_IRQ, 0, 1, (const uint64_t[]){5},
 		  1);
 }

@@ -99,11 +99,15 @@ void gen_fix_checksum(uint8_t *file, size_t len);
  */
 void gen_sample(struct gen *g, bool lossy);
 
+/* gen_timeline()'s flags. */
+#define GEN_TIMELINE_OTHER_IDS	 1u /* its programs under other pids and tids */
+#define GEN_TIMELINE_NO_SWITCHES 2u /* as if sched was not traced: no sched_switch */
+
 /*
  * The timeline's test trace: 3 CPUs whose switches, faults, IPC and loss
- * are listed in gen.c; other_ids gives its programs other pids and tids.
+ * are listed in gen.c, changed as flags say.
  */
-void gen_timeline(struct gen *g, bool other_ids);
+void gen_timeline(struct gen *g, unsigned flags);
 
 /*
  * The stacks trace (gen_stacks.c): program "prog" (pid 3) sampled three

@@ -6,7 +6,8 @@
  *   gen OUT.spoor lossy     the sample with loss markers
  *   gen OUT.spoor random N  gen_random() with seed N
  *   gen OUT.spoor empty     no events at all
- *   gen OUT.spoor timeline N  gen_timeline(), other ids when N is 2
+ *   gen OUT.spoor timeline N  gen_timeline(): 1 as it is, 2 with other ids, 3 with
+ *                           no switches
  *   gen OUT.spoor stacks A0 A1 A2 A3  gen_stacks() with those addresses
  */
 #include <stdio.h>
@@ -26,7 +27,9 @@ int main(int argc, char **argv)
 		gen_init(&g, 2);
 		gen_durable(&g, TTRACE_AUX_SYSCALL, 1, "write");
 	} else if (argc == 4 && !strcmp(argv[2], "timeline")) {
-		gen_timeline(&g, !strcmp(argv[3], "2"));
+		gen_timeline(&g, !strcmp(argv[3], "2")	 ? GEN_TIMELINE_OTHER_IDS
+				 : !strcmp(argv[3], "3") ? GEN_TIMELINE_NO_SWITCHES
+							 : 0);
 	} else if (argc == 7 && !strcmp(argv[2], "stacks")) {
 		uint64_t a[4];
 		for (int i = 0; i < 4; i++) {
@@ -37,7 +40,7 @@ int main(int argc, char **argv)
 		gen_random(&g, strtoull(argv[3], NULL, 0));
 	} else {
 		fprintf(stderr, "usage: gen OUT.spoor sample|lossy|empty|random SEED|timeline "
-				"1|2|stacks A0 A1 A2 "
+				"1|2|3|stacks A0 A1 A2 "
 				"A3\n");
 		return 2;
 	}

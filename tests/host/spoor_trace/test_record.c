@@ -4,8 +4,9 @@
  * the same events does; one cut at any chunk boundary reads up to that
  * chunk and says it ends early; one cut inside a chunk, or with a byte
  * of a chunk changed, is refused at the byte; running counts that do not
- * match the events are refused; a file of minor 0 is still read; a
- * follower reads only the bytes appended.
+ * match the events are refused; a file of minor 0 is still read; one
+ * that ends before its first chunk, so with no aux bytes at all, is
+ * viewed and converted; a follower reads only the bytes appended.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include "gen.h"
 #include "test.h"
 #include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/text.h"
+#include "tools/spoor-trace/view.h"
 
 #define CHUNK_ITEMS 5 /* the lossy sample's items make several chunks */
 
@@ -273,5 +276,30 @@ TEST(spoor_trace_reads_a_file_of_minor_0)
 		tfile_free(&p.f);
 	}
 	free(save);
+	gen_free(&g);
+}
+
+/* A recording cut before its first chunk has no durable aux bytes: the view holds none. */
+TEST(spoor_trace_views_a_recording_with_no_aux_bytes)
+{
+	struct gen g;
+	size_t len;
+	struct parsed p;
+	struct tview v;
+
+	gen_sample(&g, false);
+	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, false, &len, NULL, NULL);
+	parse(rec, sizeof(struct ttrace_file_header), &p);
+	CHECK_EQ_STR(p.why, "", "a recording cut after its header is read");
+	if (!p.err) {
+		CHECK(!p.f.durable_size && !p.f.chunks, "no chunk, no aux bytes");
+		CHECK_EQ_INT(tview_init(&v, &p.f), 0, "the view");
+		FILE *null = fopen("/dev/null", "w");
+		CHECK_EQ_INT(text_convert(&v, null), 0, "the text of no events");
+		fclose(null);
+		tview_fini(&v);
+		tfile_free(&p.f);
+	}
+	free(rec);
 	gen_free(&g);
 }
