@@ -434,3 +434,17 @@ void sched_return_to_user(void)
 		schedule();
 	}
 }
+
+__attribute__((cold)) void switch_events_requiet(struct cpu *c, struct thread *prev,
+						 struct thread *next, uint32_t from)
+{
+	bool quiet = !c->trace_quiet;
+
+	if (!quiet) {
+		ttrace_view_set(c, false);
+	}
+	switch_events(c, prev, next, from);
+	if (quiet) {
+		ttrace_view_set(c, true);
+	}
+}

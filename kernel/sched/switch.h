@@ -53,22 +53,10 @@ static inline __attribute__((always_inline)) void switch_events(struct cpu *c, s
  * TTRACE_OP_QUIET): c's view of its ring follows next, so a quiet
  * thread's events go where nobody reads. The switch's own events are
  * recorded, since one side is not quiet: the view turns back to the ring
- * before them, or away from it after them. Out of line: the usual
- * switch, between two threads alike, pays one compare for it.
+ * before them, or away from it after them. Out of line, once (sched.c):
+ * the usual switch, between two threads alike, pays one compare for it.
  */
-static __attribute__((noinline, cold)) void
-switch_events_requiet(struct cpu *c, struct thread *prev, struct thread *next, uint32_t from)
-{
-	bool quiet = !c->trace_quiet;
-
-	if (!quiet) {
-		ttrace_view_set(c, false);
-	}
-	switch_events(c, prev, next, from);
-	if (quiet) {
-		ttrace_view_set(c, true);
-	}
-}
+void switch_events_requiet(struct cpu *c, struct thread *prev, struct thread *next, uint32_t from);
 
 /*
  * Makes next, READY on no run queue, the thread running on c in place of
