@@ -21,6 +21,9 @@ SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost, (\d+) bytes to (\S+)
 
 sys.path.insert(0, str(ROOT / "tests" / "host" / "spoor_trace"))
 import check_converters  # noqa: E402  (the host tests' checks of each form)
+import check_tracedat  # noqa: E402  (the trace.dat through libtracecmd and trace-cmd report)
+
+READ_TRACEDAT = ROOT / "build" / "host" / "spoor_trace" / "read_tracedat"  # make test-system builds it
 
 
 def spoor_trace(*args):
@@ -87,6 +90,14 @@ class TestASavedTrace:
         machine, _, _, path = session
         shared.use(machine)
         check_converters.check_file(str(SPOOR_TRACE), str(path), str(tmp_path), str(DEVTOOLS))
+
+    def test_tracedat_of_the_file_reads_back_in_libtracecmd_and_trace_cmd(self, shared, session,
+                                                                          tmp_path):
+        """libtracecmd reads the text's events per CPU, at its times, with its field values
+        and losses; trace-cmd report prints as many of each (check_tracedat.py)."""
+        machine, _, _, path = session
+        shared.use(machine)
+        check_tracedat.check_file(str(SPOOR_TRACE), str(READ_TRACEDAT), str(path), str(tmp_path))
 
     def test_timeline_svg_has_a_lane_per_cpu(self, shared, session, tmp_path):
         machine, _, _, path = session

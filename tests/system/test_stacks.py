@@ -13,6 +13,7 @@ from spoorlib import KERNEL, ROOT, expect_count, start_job, status
 
 sys.path.insert(0, str(ROOT / "tests" / "host" / "spoor_trace"))
 import check_converters  # noqa: E402  (the host tests' checks of each form)
+import check_pprof  # noqa: E402  (go tool pprof against spoor-trace report)
 
 USER_TOP = 0x800000000000
 DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
@@ -224,6 +225,11 @@ def test_saved_profile_answers_on_the_host(spoor, tmp_path):
     text = spoor_trace("text", saved)
     assert re.search(r"^    hot\+0x[0-9a-f]+ \(hotspot\.c:\d+\) hotspot$", text, re.MULTILINE), \
         text[:3000]
+    # pprof: go tool pprof -top names report's functions in its order, hot first
+    spoor_trace("pprof", saved, tmp_path / "hot.pb.gz")
+    rows = check_pprof.check_top(str(ROOT / "build" / "host" / "spoor-trace"), str(saved),
+                                 str(tmp_path / "hot.pb.gz"), None)
+    assert rows[0][2] == "hot", rows[:3]
 
 
 def test_profile_on_and_off_under_tracegen_on_4_cpus_keeps_the_ledger_exact(boot):

@@ -5,6 +5,8 @@
  *   spoor-trace text FILE               the lines `trace dump` prints
  *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
  *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
+ *   spoor-trace tracedat FILE OUT.dat   ftrace's trace.dat (trace-cmd report,
+ *                                       KernelShark; tracedat.h)
  *   spoor-trace follow [FILTERS] NAME|FILE
  *                                       a recording's events as they arrive
  *                                       (follow.h)
@@ -14,6 +16,8 @@
  *                                       and processes (timeline_opts.h)
  *   spoor-trace report FILE             where the samples' time went, per
  *                                       function (report.h)
+ *   spoor-trace pprof FILE OUT.pb.gz    the stacks as a pprof profile (go tool
+ *                                       pprof; pprof.h)
  *   spoor-trace flamegraph [--folded] FILE
  *                                       a flame graph (SVG) of the stacks
  *                                       on standard output, or their
@@ -41,10 +45,12 @@
 #include "tools/spoor-trace/flame.h"
 #include "tools/spoor-trace/follow.h"
 #include "tools/spoor-trace/perfetto.h"
+#include "tools/spoor-trace/pprof.h"
 #include "tools/spoor-trace/report.h"
 #include "tools/spoor-trace/symbols.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
+#include "tools/spoor-trace/tracedat.h"
 #include "tools/spoor-trace/view.h"
 
 #define EXIT_BAD_INPUT 2
@@ -71,12 +77,14 @@ static void print_usage(FILE *to)
 		"       %s follow [FILTERS] NAME|FILE   (" FOLLOW_FILTERS ")\n"
 		"       %s [-f] ctf FILE DIR\n"
 		"       %s [-f] perfetto FILE OUT.json\n"
+		"       %s [-f] tracedat FILE OUT.dat\n"
 		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
 		"       %s report FILE\n"
+		"       %s [-f] pprof FILE OUT.pb.gz\n"
 		"       %s flamegraph [--folded] FILE\n"
 		"       %s -h|--help\n"
 		"  -f  replace an output that exists (else it is left alone)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 }
 
 static int usage(void)
@@ -128,19 +136,31 @@ static int run_ctf(struct tview *v, const char *file, const char *dir)
 	return 0;
 }
 
-/* Runs convert into the file at path. */
-static int to_file(struct tview *v, const char *path, int (*convert)(struct tview *, FILE *))
+/*
+ * Runs convert into the file at path; on an error the file goes, since a
+ * file cut short would mislead its readers. Returns 0 or convert's -errno.
+ */
+static int write_file(struct tview *v, const char *path, int (*convert)(struct tview *, FILE *))
 {
 	FILE *out = fopen(path, "w");
 	int err;
 
 	if (!out) {
-		return output_failed(path, -errno);
+		return -errno;
 	}
 	err = convert(v, out);
 	if (fclose(out) && !err) {
 		err = -EIO;
 	}
+	if (err) {
+		remove(path);
+	}
+	return err;
+}
+
+static int to_file(struct tview *v, const char *path, int (*convert)(struct tview *, FILE *))
+{
+	int err = write_file(v, path, convert);
 	return err ? output_failed(path, err) : 0;
 }
 
@@ -148,6 +168,34 @@ static int run_perfetto(struct tview *v, const char *file, const char *out)
 {
 	(void)file;
 	return to_file(v, out, perfetto_convert);
+}
+
+/* What tracedat_write() found no page for: set by it, read by run_tracedat(). */
+static uint64_t tracedat_unplaced[TTRACE_MAX_CPUS];
+
+static int tracedat_write(struct tview *v, FILE *out)
+{
+	return tracedat_convert(v, out, tracedat_unplaced);
+}
+
+static int run_tracedat(struct tview *v, const char *file, const char *path)
+{
+	int err = write_file(v, path, tracedat_write);
+
+	if (err == -E2BIG) {
+		fprintf(stderr, "%s: %s: more event classes than ftrace's 16-bit IDs number\n",
+			prog, file);
+		return EXIT_BAD_INPUT;
+	}
+	for (uint32_t c = 0; !err && c < TTRACE_MAX_CPUS; c++) {
+		if (tracedat_unplaced[c]) {
+			fprintf(stderr,
+				"%s: %s: cpu %u lost %llu events and kept none: trace.dat has no "
+				"page to mark them on\n",
+				prog, file, c, (unsigned long long)tracedat_unplaced[c]);
+		}
+	}
+	return err ? output_failed(path, err) : 0;
 }
 
 /* What the timeline's options chose: set by timeline_options(), read by run_timeline(). */
@@ -200,6 +248,13 @@ static int run_report(struct tview *v, const char *file, const char *out)
 	return err ? stacks_failed(file, err) : 0;
 }
 
+static int run_pprof(struct tview *v, const char *file, const char *path)
+{
+	int err = write_file(v, path, pprof_convert);
+
+	return err == -ENOENT ? stacks_failed(file, err) : err ? output_failed(path, err) : 0;
+}
+
 /* --folded, set by flame_options(), read by run_flamegraph(). */
 static bool flame_folded_text;
 
@@ -224,8 +279,10 @@ static const struct command commands[] = {
     {"text", 1, "FILE", run_text, NULL},
     {"ctf", 2, "FILE DIR", run_ctf, NULL},
     {"perfetto", 2, "FILE OUT.json", run_perfetto, NULL},
+    {"tracedat", 2, "FILE OUT.dat", run_tracedat, NULL},
     {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", run_timeline, timeline_options},
     {"report", 1, "FILE", run_report, NULL},
+    {"pprof", 2, "FILE OUT.pb.gz", run_pprof, NULL},
     {"flamegraph", 1, "[--folded] FILE", run_flamegraph, flame_options},
 };
 

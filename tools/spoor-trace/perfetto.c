@@ -6,6 +6,8 @@
  * name across threads (Chrome DevTools) have nothing to pair wrongly.
  */
 #include "tools/spoor-trace/perfetto.h"
+#include "tools/spoor-trace/json.h"
+#include "tools/spoor-trace/perfetto_profile.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -119,21 +121,6 @@ static struct thr *entry(struct pf *p, uint64_t key, uint32_t tid, uint32_t pid)
 static struct thr *thread(struct pf *p, uint32_t pid, uint32_t tid)
 {
 	return entry(p, THREAD_KEY(pid, tid), tid, pid);
-}
-
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\') {
-			fprintf(out, "\\%c", *c);
-		} else if (*c < 0x20 || *c >= 0x7f) {
-			fprintf(out, "\\u%04x", *c); /* bytes as Latin-1: the output stays UTF-8 */
-		} else {
-			fputc(*c, out);
-		}
-	}
-	fputc('"', out);
 }
 
 /* Opens an event: {"ph":..,"ts":..,"pid":..,"tid":.. */
@@ -549,7 +536,8 @@ static void meta_thread(void *ctx, uint32_t tid)
 	if (own || (tid && prog)) {
 		snprintf(name, sizeof(name), "%s", own ? own : prog);
 	} else {
-		snprintf(name, sizeof(name), tid ? "tid %u" : "idle", tid);
+		/* A thread of no process is a CPU's idle thread, whatever its tid. */
+		snprintf(name, sizeof(name), tview_thread_pid(p->v, tid) ? "tid %u" : "idle", tid);
 	}
 	meta(p, tview_thread_pid(p->v, tid), tid, "thread_name", name);
 }
@@ -613,6 +601,9 @@ int perfetto_convert(struct tview *v, FILE *out)
 				    p->end_ns > t->last_ns ? p->end_ns : t->last_ns, NULL);
 		}
 		free(t->stack);
+	}
+	if (!p->err) {
+		p->err = perfetto_profiles(v, out);
 	}
 	stack_frames(p);
 	tally_free(&p->frames);

@@ -16,19 +16,35 @@
 #                                     the JSON loads in Chrome DevTools' trace
 #                                     engine (npm, installed under build/host/devtools
 #                                     at the versions package-lock.json pins)
+#   build/host/spoor_trace/check_pprof  the pprof profile read by go tool pprof
+#   build/host/spoor_trace/check_tracedat  the trace.dat read back by libtracecmd
+#                                     (read_tracedat), trace-cmd report and KernelShark
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
-SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I.
-# elfutils (Debian libdw-dev, libelf-dev) names the addresses of call stacks.
-SPOOR_TRACE_LIBS := -ldw -lelf
+# pprof's own profile.proto (Debian golang-github-google-pprof-dev) in C by
+# protoc-c (protobuf-c-compiler), for pprof.c.
+SPOOR_TRACE_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
+SPOOR_TRACE_PB := $(BUILD)/host/pprof/profile.pb-c.c
+SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I. -I$(dir $(SPOOR_TRACE_PB))
+# elfutils (Debian libdw-dev, libelf-dev) names the addresses of call stacks;
+# protobuf-c and zlib pack and gzip pprof profiles.
+SPOOR_TRACE_LIBS := -ldw -lelf -lprotobuf-c -lz
+
+$(SPOOR_TRACE_PB): $(SPOOR_TRACE_PROTO)
+	@mkdir -p $(dir $@)
+	cd $(dir $(SPOOR_TRACE_PROTO)) && protoc-c --c_out=$(abspath $(dir $@)) profile.proto
+$(SPOOR_TRACE_PB:.c=.h): $(SPOOR_TRACE_PB)
+$(BUILD)/host/tools/spoor-trace/pprof_build.c.o: $(SPOOR_TRACE_PB:.c=.h)
+$(BUILD)/host/tools/spoor-trace/pprof_build.c.o: HOST_CFLAGS += -I$(dir $(SPOOR_TRACE_PB))
 SPOOR_TRACE_SRCS := $(sort $(wildcard tools/spoor-trace/*.c))
 SPOOR_TRACE_COMMON := $(sort $(wildcard common/*.c))
 SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.def)
 
-$(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) \
+$(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) $(SPOOR_TRACE_PB) \
 		tools/spoor-trace/spoor-trace.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_LIBS)
+	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_PB) \
+		$(SPOOR_TRACE_LIBS)
 
 HOST_TOOLS += $(SPOOR_TRACE)
 
@@ -37,9 +53,10 @@ HOST_TOOLS += $(SPOOR_TRACE)
 SPOOR_TRACE_TEST_DIR := $(BUILD)/host/spoor_trace
 SPOOR_TRACE_LIB_OBJS := $(patsubst %,$(BUILD)/host/%.o,\
 	$(filter-out tools/spoor-trace/main.c,$(SPOOR_TRACE_SRCS)) $(SPOOR_TRACE_COMMON) \
-	tests/host/spoor_trace/gen.c tests/host/spoor_trace/gen_stacks.c)
+	tests/host/spoor_trace/gen.c tests/host/spoor_trace/gen_stacks.c $(SPOOR_TRACE_PB))
 SPOOR_TRACE_UNIT_OBJS := $(patsubst %,$(BUILD)/host/%.o,tests/host/runner.c \
-	$(filter-out %/gen.c %/gen_stacks.c %/fuzz.c %/gen_main.c,$(sort $(wildcard tests/host/spoor_trace/*.c))))
+	$(filter-out %/gen.c %/gen_stacks.c %/fuzz.c %/gen_main.c %/read_tracedat.c,\
+	$(sort $(wildcard tests/host/spoor_trace/*.c))))
 SPOOR_TRACE_UNIT := $(SPOOR_TRACE_TEST_DIR)/run_tests
 SPOOR_TRACE_FUZZ := $(SPOOR_TRACE_TEST_DIR)/fuzz
 SPOOR_TRACE_GEN := $(SPOOR_TRACE_TEST_DIR)/gen
@@ -97,8 +114,35 @@ $(SPOOR_TRACE_CHECK_STACKS): tests/host/spoor_trace/check_stacks.py $(SPOOR_TRAC
 		'$(SPOOR_TRACE_GEN)' > $@
 	chmod +x $@
 
+$(SPOOR_TRACE_TEST_DIR)/check_pprof: tests/host/spoor_trace/check_pprof.py \
+		tests/host/spoor_trace/check_stacks.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' > $@
+	chmod +x $@
+
+# libtracecmd and libtraceevent read the trace.dat back (Debian libtracecmd-dev,
+# libtraceevent-dev, libtracefs-dev: pkg-config finds them).
+SPOOR_TRACE_READ_TRACEDAT := $(SPOOR_TRACE_TEST_DIR)/read_tracedat
+SPOOR_TRACE_CHECK_TRACEDAT := $(SPOOR_TRACE_TEST_DIR)/check_tracedat
+$(SPOOR_TRACE_READ_TRACEDAT): tests/host/spoor_trace/read_tracedat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(shell pkg-config --cflags libtracecmd) -o $@ $< \
+		$(shell pkg-config --libs libtracecmd)
+
+$(SPOOR_TRACE_CHECK_TRACEDAT): tests/host/spoor_trace/check_tracedat.py $(SPOOR_TRACE) \
+		$(SPOOR_TRACE_GEN) $(SPOOR_TRACE_READ_TRACEDAT)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' '$(SPOOR_TRACE_READ_TRACEDAT)' > $@
+	chmod +x $@
+
+# The system tests read a saved trace back through libtracecmd too.
+test-system: $(SPOOR_TRACE_READ_TRACEDAT)
+
 HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
-	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS)
+	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS) $(SPOOR_TRACE_CHECK_TRACEDAT) \
+	$(SPOOR_TRACE_TEST_DIR)/check_pprof
 
 -include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
 	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d

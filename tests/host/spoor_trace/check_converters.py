@@ -19,7 +19,8 @@ converts each and checks, for each file:
   in that order; the slices of a CPU track never overlap; page faults and
   user events are there as many times as in the text; and Chrome
   DevTools' trace engine (devtools/load_trace.mjs, from NODE_MODULES)
-  loads it with no error and no warning;
+  loads it with no error and no warning, its Samples handler finding the
+  text's prof_sample events as CPU profiles;
 - losses: the three formats place each loss by one rule (abi/trace_file.h
   LOSS PLACEMENT): at the first event its CPU kept after it, else at that
   CPU's last event, else at the trace's first; the text by the marker's
@@ -296,10 +297,12 @@ def check_ctf(tool, path, workdir, text, lost, losses):
 
 
 def check_devtools(modules, out):
-    """Chrome DevTools' trace engine loads the JSON at out with no error or warning."""
+    """Chrome DevTools' trace engine loads the JSON at out with no error or warning;
+    returns the number of samples its Samples handler found."""
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "devtools", "load_trace.mjs")
     r = run(["node", script, modules, out])
     assert r.returncode == 0, f"DevTools' trace engine: {(r.stdout + r.stderr).strip()}"
+    return int(re.search(r"(\d+) samples in \d+ profiles", r.stdout).group(1))
 
 
 def check_devtools_refuses(modules, workdir):
@@ -351,6 +354,9 @@ def check_perfetto(tool, path, workdir, text, losses, devtools=None):
             flows.setdefault(e["id"], []).append((e["ph"], e["ts"]))
         elif e["ph"] == "X":
             cpus.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+        elif e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == 0:
+            # A thread of no process is a CPU's idle thread: named so, whatever its tid.
+            assert not e["args"]["name"].startswith("tid "), f"perfetto: idle thread {e}"
         elif e["ph"] == "i" and e["cat"] == "loss":
             assert e["pid"] == PERFETTO_CPU_PID, f"perfetto: a loss off the CPU tracks: {e}"
             m = LOST_INSTANT.match(e["name"])
@@ -385,7 +391,10 @@ def check_perfetto(tool, path, workdir, text, losses, devtools=None):
         )
         assert got == want, f"perfetto: {got} {kind} instants, the text has {want}"
     if devtools:
-        check_devtools(devtools, out)
+        # The profiler's samples, as CPU profiles the Performance panel draws.
+        samples = check_devtools(devtools, out)
+        want = sum(1 for e in text if e[4] == "prof_sample")
+        assert samples == want, f"DevTools' engine: {samples} samples, the text {want}"
 
 
 def check_timeline(tool, path, workdir, text):
@@ -446,7 +455,8 @@ def check_command_line(tool, workdir, good):
 
 def check_no_overwrite(tool, workdir, good):
     """Each converter leaves an output that exists alone, unless -f, which replaces it."""
-    for command, name in (("perfetto", "kept.json"), ("timeline", "kept.svg"), ("ctf", "kept-ctf")):
+    for command, name in (("perfetto", "kept.json"), ("timeline", "kept.svg"), ("ctf", "kept-ctf"),
+                          ("tracedat", "kept.dat")):
         out = os.path.join(workdir, name)
         r = run([tool, command, good, out])
         assert r.returncode == 0, f"{command} to a new {name}: exit {r.returncode}: {r.stderr}"

@@ -91,21 +91,28 @@ def addr2line(elf, addr):
     return fn, f"{os.path.basename(path)}:{line.split()[0]}"
 
 
+def prog_trace(gen, build):
+    """Builds PROG as build/bin/prog and a trace whose stacks point into it (gen stacks);
+    returns the program's path, its addresses (addresses()) and the trace's path."""
+    os.makedirs(os.path.join(build, "bin"))
+    src, elf = os.path.join(build, "prog.c"), os.path.join(build, "bin", "prog")
+    with open(src, "w") as f:
+        f.write(PROG)
+    run(["gcc", "-g", "-O1", "-fno-omit-frame-pointer", "-static", "-nostdlib", "-no-pie",
+         "-fno-pie", "-o", elf, src])
+    a = addresses(elf)
+    trace = os.path.join(build, "stacks.spoor")
+    run([gen, trace, "stacks"] + [hex(x) for x in a + [KERNEL_IP]])
+    return elf, a, trace
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     tool, gen = argv[1:]
     with tempfile.TemporaryDirectory(prefix="spoor-stacks-check.") as build:
-        os.makedirs(os.path.join(build, "bin"))
-        src, elf = os.path.join(build, "prog.c"), os.path.join(build, "bin", "prog")
-        with open(src, "w") as f:
-            f.write(PROG)
-        run(["gcc", "-g", "-O1", "-fno-omit-frame-pointer", "-static", "-nostdlib", "-no-pie",
-             "-fno-pie", "-o", elf, src])
-        a = addresses(elf)
-        trace = os.path.join(build, "stacks.spoor")
-        run([gen, trace, "stacks"] + [hex(x) for x in a + [KERNEL_IP]])
+        elf, a, trace = prog_trace(gen, build)
         env = dict(os.environ, SPOOR_BUILD=build)
         try:
             text = run([tool, "text", trace], env=env)

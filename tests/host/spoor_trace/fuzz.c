@@ -13,6 +13,7 @@
  * The seed is fixed: a failure replays; FUZZ_SEED in the environment
  * tries others.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,9 @@
 #include "tools/spoor-trace/file.h"
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/text.h"
+#include "tools/spoor-trace/pprof.h"
 #include "tools/spoor-trace/timeline.h"
+#include "tools/spoor-trace/tracedat.h"
 #include "tools/spoor-trace/view.h"
 
 #define FUZZ_FILES 10000
@@ -162,6 +165,9 @@ static void feed(const uint8_t *buf, size_t len, FILE *null, size_t *accepted)
 	CHECK_EQ_INT(ctf_convert(&v, "fuzz", null, streams), 0, "ctf");
 	CHECK_EQ_INT(perfetto_convert(&v, null), 0, "perfetto");
 	CHECK_EQ_INT(timeline_convert(&v, null), 0, "timeline");
+	CHECK_EQ_INT(tracedat_convert(&v, null, NULL), 0, "tracedat");
+	int err = pprof_convert(&v, null);
+	CHECK(err == 0 || err == -ENOENT, "pprof");
 	tview_fini(&v);
 	tfile_free(&f);
 }

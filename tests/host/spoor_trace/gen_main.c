@@ -6,6 +6,7 @@
  *   gen OUT.spoor lossy     the sample with loss markers
  *   gen OUT.spoor random N  gen_random() with seed N
  *   gen OUT.spoor empty     no events at all
+ *   gen OUT.spoor lonely    2 CPUs: one event on cpu 0, 4 events lost on cpu 1
  *   gen OUT.spoor timeline N  gen_timeline(): 1 as it is, 2 with other ids, 3 with
  *                           no switches
  *   gen OUT.spoor stacks A0 A1 A2 A3  gen_stacks() with those addresses
@@ -26,6 +27,10 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && !strcmp(argv[2], "empty")) {
 		gen_init(&g, 2);
 		gen_durable(&g, TTRACE_AUX_SYSCALL, 1, "write");
+	} else if (argc == 3 && !strcmp(argv[2], "lonely")) {
+		gen_init(&g, 2);
+		gen_event(&g, 0, gen_ts(10), TTRACE_KIND_test_tick, 0, 1, 1, (uint64_t[]){7}, 1);
+		gen_lost(&g, 1, 4);
 	} else if (argc == 4 && !strcmp(argv[2], "timeline")) {
 		gen_timeline(&g, !strcmp(argv[3], "2")	 ? GEN_TIMELINE_OTHER_IDS
 				 : !strcmp(argv[3], "3") ? GEN_TIMELINE_NO_SWITCHES
@@ -39,9 +44,9 @@ int main(int argc, char **argv)
 	} else if (argc == 4 && !strcmp(argv[2], "random")) {
 		gen_random(&g, strtoull(argv[3], NULL, 0));
 	} else {
-		fprintf(stderr, "usage: gen OUT.spoor sample|lossy|empty|random SEED|timeline "
-				"1|2|3|stacks A0 A1 A2 "
-				"A3\n");
+		fprintf(stderr,
+			"usage: gen OUT.spoor sample|lossy|empty|lonely|random SEED|timeline "
+			"1|2|3|stacks A0 A1 A2 A3\n");
 		return 2;
 	}
 	uint8_t *file = gen_file(&g, NULL, &len);
