@@ -46,20 +46,29 @@ PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
 TEST_PROGRAM_DIRS := $(sort $(wildcard tests/programs/*/))
 PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
 TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(d:/=)))
+# A program is every .c file of its folder's tree, so a new file needs no list.
+program_srcs = $(sort $(shell find $(1) -name '*.c'))
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
-	$(patsubst %,$(BUILD)/user/%.o,$(wildcard $(d)*.c)))
+	$(patsubst %,$(BUILD)/user/%.o,$(call program_srcs,$(d))))
 
 # Host unit tests: common/ and the kernel's pure files compiled natively
 # with sanitizers. KERNEL_PURE lists the kernel files the host tests
 # compile, the only route of kernel code into them. A file is eligible
 # when it includes only abi/, common/ and other pure kernel headers, takes
 # no locks and allocates nothing; the kernel compiles it as any other.
-HOST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined \
-	-fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -MMD -MP -Ikernel -I. -Itests/host
-KERNEL_PURE := kernel/init/cmdline.c kernel/mm/frame_bitmap.c kernel/trace/area_init.c \
-	kernel/trace/aux_write.c kernel/trace/name_holds.c kernel/trace/ring_write.c \
-	kernel/trace/recorder.c
+#
+# Every host build starts from HOST_BASE_CFLAGS, written once here: the
+# unit tests add the sanitizers (HOST_CFLAGS), the host tools (tools/*/)
+# optimise (HOST_TOOL_CFLAGS), the thread tests and the ring stress add
+# threads (HOST_THREAD_CFLAGS, with their own optimisation and TSan).
+HOST_BASE_CFLAGS := -std=gnu11 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
+HOST_CFLAGS := $(HOST_BASE_CFLAGS) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-MMD -MP -Ikernel -I. -Itests/host
+HOST_TOOL_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -I.
+HOST_THREAD_CFLAGS := $(HOST_BASE_CFLAGS) -pthread -Ikernel -I. -Itests/host
+KERNEL_PURE := kernel/arch/x86_64/madt.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c \
+	kernel/trace/area_init.c kernel/trace/aux_write.c kernel/trace/name_holds.c \
+	kernel/trace/ring_write.c kernel/trace/recorder.c
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
@@ -67,6 +76,8 @@ HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 # into build/traces/ by build/host/spoor-receive: `trace save` writes there.
 QEMU := tools/run-qemu $(BUILD)/traces -smp $(SMP) -m $(MEM) -cdrom $(BUILD)/spoor.iso \
 	-serial mon:stdio -display none -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+
+ABI_CHECKS := $(patsubst %,$(BUILD)/%.ok,$(wildcard abi/*.h))
 
 LINT_SRCS = $(shell find abi common kernel libc servers apps tools tests/host tests/programs -name '*.c' -o -name '*.h' 2>/dev/null)
 
@@ -84,10 +95,21 @@ HOST_EXTRA_TESTS :=
 
 .PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
-all: $(BUILD)/spoor.iso $(HOST_TOOLS)
+all: $(BUILD)/spoor.iso $(HOST_TOOLS) $(ABI_CHECKS)
 
 deps:
 	@tools/deps
+
+# Each abi/ header compiles on its own, with the kernel's, user space's and
+# the host's flags (STYLE.md, abi/ discipline): a check per header, part
+# of `make`, which its dependency file reruns when a header it includes
+# changes.
+$(BUILD)/abi/%.h.ok: abi/%.h
+	@mkdir -p $(dir $@)
+	$(CC) $(KERNEL_CFLAGS) -fsyntax-only -x c $< -MF $@.d -MT $@
+	$(CC) $(USER_CFLAGS) -fsyntax-only -x c $< -MF $@.d -MT $@
+	$(CC) $(HOST_BASE_CFLAGS) -I. -fsyntax-only -x c $<
+	touch $@
 
 # Kernel objects depend on TTRACE: switching it rebuilds them.
 $(BUILD)/ttrace-setting: FORCE
@@ -128,13 +150,13 @@ $(BUILD)/libc.a: $(LIBC_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-# A program is every .c file of its folder ($(1)), linked after crt0 with
-# libc into the folder $(2).
+# A program is every .c file of its folder's tree ($(1)), linked after
+# crt0 with libc into the folder $(2).
 define program_rule
-$(2)/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+$(2)/$(notdir $(1:/=)): $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(call program_srcs,$(1))) \
 		$(BUILD)/libc.a libc/arch/x86_64/user.ld
 	@mkdir -p $(2)
-	$(LD) $(USER_LDFLAGS) -o $$@ $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(wildcard $(1)*.c)) \
+	$(LD) $(USER_LDFLAGS) -o $$@ $(CRT0) $(patsubst %,$(BUILD)/user/%.o,$(call program_srcs,$(1))) \
 		$(BUILD)/libc.a
 endef
 $(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/bin)))
@@ -169,11 +191,14 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 	$(PYTHON) -m pytest -q tests/system
 
-# make stress's system part, after the host stress (tests/host/stress.mk):
-# the tests marked stress (tests/system/test_stress.py), which make test
-# leaves out.
-STRESS_STEPS += && $(PYTHON) -m pytest -q --stress tests/system
-stress: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+# make stress: the ring stress (tests/host/stress.mk) for STRESS_SECONDS,
+# natively and under TSan, then the tests marked stress
+# (tests/system/test_stress.py), which make test leaves out.
+STRESS_SECONDS ?= 120
+.PHONY: stress
+stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+	$(RING_STRESS) $(STRESS_SECONDS) && $(RING_STRESS_TSAN) $(STRESS_SECONDS) && \
+		$(PYTHON) -m pytest -q --stress tests/system
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
 # floor and LTTng-UST), then the figures measured in QEMU.
@@ -185,10 +210,19 @@ test: deps
 	$(MAKE) test-host
 	$(MAKE) test-system
 
+# tools/circles fails on two files that call or include each other, from
+# the include lines and the cross references of every program's objects
+# (those of the host tools of more than one file are built for it by the
+# host tests' rule).
+CIRCLE_TOOL_SRCS := $(foreach d,$(wildcard tools/*/),$(if $(word 2,$(wildcard $(d)*.c)),$(wildcard $(d)*.c)))
+CIRCLE_OBJS := $(KERNEL_OBJS) $(LIBC_OBJS) $(USER_OBJS) \
+	$(patsubst %,$(BUILD)/host/%.o,$(CIRCLE_TOOL_SRCS) $(wildcard common/*.c))
+
 # cppcheck does not know register variables bound to registers (libc's IPC
 # wrappers): the -D drops the binding and keeps the variable.
-lint: deps
+lint: deps $(CIRCLE_OBJS)
 	clang-format --dry-run --Werror $(LINT_SRCS)
+	tools/circles $(BUILD) abi common kernel libc servers apps tools tests/host tests/programs
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem -D__GNUC__ '-D__asm__(reg)=' \
 		-Ikernel -I. -Ilibc/include \
@@ -197,4 +231,5 @@ lint: deps
 clean:
 	rm -rf $(BUILD)
 
--include $(KERNEL_OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(LIBC_OBJS:.o=.d) $(USER_OBJS:.o=.d)
+-include $(KERNEL_OBJS:.o=.d) $(HOST_OBJS:.o=.d) $(LIBC_OBJS:.o=.d) $(USER_OBJS:.o=.d) \
+	$(ABI_CHECKS:=.d)

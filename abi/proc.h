@@ -170,12 +170,25 @@ struct sys_info {
 	uint64_t frames_total;
 	uint64_t uptime_ns;
 	uint64_t tsc_hz;
-	uint64_t cpu_busy_ns[SYS_INFO_CPUS]; /* time not spent idle */
-	uint32_t cpu_running_tid[SYS_INFO_CPUS];
-	uint32_t cpu_ready[SYS_INFO_CPUS]; /* threads on its run queue */
-	uint64_t frames_reserved;	   /* of the free ones, kept for init and its servers */
+	uint64_t cpu_busy_ns[SYS_INFO_CPUS];	 /* time not spent idle */
+	uint32_t cpu_running_tid[SYS_INFO_CPUS]; /* 0: the idle thread, unless the CPU is stuck */
+	uint32_t cpu_ready[SYS_INFO_CPUS];	 /* threads on its run queue */
+	uint64_t frames_reserved; /* of the free ones, kept for init and its servers */
+	/*
+	 * The lockup detector's view (ttrace.watchdog=; all 0 when it is
+	 * off): how long the CPU has made no progress (not scheduled nor
+	 * gone back to user mode), once that is past half the detector's
+	 * limit, else 0; and how many of the detector's NMIs it took after
+	 * the report stopped waiting for them (ignored).
+	 */
+	uint32_t cpu_stuck_ms[SYS_INFO_CPUS];
+	uint32_t cpu_flags[SYS_INFO_CPUS]; /* SYS_CPU_* */
+	uint32_t cpu_late_nmis[SYS_INFO_CPUS];
 };
 
-_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2 + 8, "abi");
+/* cpu_flags: stuck, and no timer interrupt taken since: its interrupts are masked. */
+#define SYS_CPU_IRQS_MASKED (1u << 0)
+
+_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2 + 8 + 8 * 4 * 3, "abi");
 
 #endif

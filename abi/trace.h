@@ -254,7 +254,7 @@
 	X(0, MEM, mem)	       /* page faults, map, unmap, cow, user copies, frames */             \
 	X(1, SCHED, sched)     /* switch, wakeup, migrate */                                       \
 	X(2, SYSCALL, syscall) /* entry, exit */                                                   \
-	X(3, IPC, ipc)	       /* call, recv, reply, fast and slow path */                         \
+	X(3, IPC, ipc)	       /* call, recv, reply, and the fast IPC path's switches */           \
 	X(4, IRQ, irq)	       /* interrupt entry and exit, timer */                               \
 	X(5, PROC, proc)       /* spawn, exit, fault */                                            \
 	X(6, USER, user)       /* user-defined events */                                           \

@@ -42,7 +42,8 @@
  * A capability without a badge names no level: every request through it
  * is -EACCES.
  *
- * OPERATIONS (argument in word 1 -> result in word 1 / the buffer).
+ * OPERATIONS (argument in word 1 -> result in word 1 / the buffer). The
+ * list of them, with each one's level and buffers, is abi/traced_ops.def.
  *   STATUS   -                -> struct traced_status
  *   ENABLE   category bits    -> the mask in force afterwards
  *   DISABLE  category bits    -> the mask in force afterwards
@@ -218,32 +219,13 @@
 #define TRACED_PROTOCOL	 3 /* 2: the cursor tells losses apart; 3: STATUS says stacks, profiler */
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
-#define TRACED_OP_STATUS     1
-#define TRACED_OP_ENABLE     2
-#define TRACED_OP_DISABLE    3
-#define TRACED_OP_MODE	     4
-#define TRACED_OP_CLEAR	     5
-#define TRACED_OP_DUMP	     6
-#define TRACED_OP_FOLLOW     7
-#define TRACED_OP_STRINGS    8
-#define TRACED_OP_MAP	     9
-#define TRACED_OP_REGISTER   10
-#define TRACED_OP_UNREGISTER 11
-#define TRACED_OP_EVENT_ON   12
-#define TRACED_OP_EVENT_OFF  13
-#define TRACED_OP_EVENTS     14
-#define TRACED_OP_SAVE	     15
-#define TRACED_OP_TRACK	     16
-#define TRACED_OP_UNTRACK    17
-#define TRACED_OP_STATS	     18
-#define TRACED_OP_ECHO	     19
-#define TRACED_OP_BULK	     20
-#define TRACED_OP_STACK	     21
-#define TRACED_OP_PROFILE    22
-#define TRACED_OP_RECORD     23
-#define TRACED_OP_REC_STOP   24
-#define TRACED_OP_REC_STATUS 25
-#define TRACED_OP_LIMIT	     26 /* one past the highest operation */
+/* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
+enum {
+#define TRACED_OP(nr, NAME, LEVEL, request, reply) TRACED_OP_##NAME = nr,
+#include "abi/traced_ops.def"
+#undef TRACED_OP
+	TRACED_OP_LIMIT /* one past the highest operation */
+};
 
 #define TRACED_UNTRACK_ALL UINT64_MAX
 

@@ -9,6 +9,7 @@
 #include "lib/string.h"
 #include "mm/memobj.h"
 #include "proc/process.h"
+#include "sched/sched.h"
 #include "trace/uevent_table.h"
 
 void cap_get(const struct cap *c)
@@ -71,6 +72,7 @@ void cspace_destroy(struct cspace *cs)
 {
 	for (uint32_t i = 0; i < CAP_SLOTS; i++) {
 		cspace_delete(cs, i);
+		sched_preempt_point(); /* each may have been the last hold on 16 MiB of frames */
 	}
 }
 

@@ -30,7 +30,7 @@ struct cspace {
 
 void cspace_init(struct cspace *cs);
 
-/* Deletes every capability. */
+/* Deletes every capability; a preemption point after each (sched.h). */
 void cspace_destroy(struct cspace *cs);
 
 /*

@@ -11,6 +11,7 @@
 #include "arch/x86_64/timer.h"
 #include "lib/printk.h"
 #include "mm/usercopy.h"
+#include "sched/sched.h"
 #include "sched/wait.h"
 
 #define CHUNK 256
@@ -41,6 +42,10 @@ int64_t console_write_user(uint64_t ubuf, size_t len)
 		}
 		printk("%.*s", (int)n, chunk);
 		done += n;
+		if (__atomic_load_n(&thread_current()->killed, __ATOMIC_RELAXED)) {
+			return (int64_t)done;
+		}
+		sched_preempt_point();
 	}
 	return (int64_t)len;
 }

@@ -13,7 +13,12 @@
 /* Hooks the serial receive interrupt; needs serial_enable_rx_irq(). */
 void console_init(void);
 
-/* Writes len bytes of user memory at ubuf. Returns len or -EFAULT. */
+/*
+ * Writes len bytes of user memory at ubuf, however many: a chunk at a
+ * time, with a preemption point between chunks (sched.h). Returns len,
+ * -EFAULT, or the count written when the caller was killed meanwhile (it
+ * stops there: the count is never seen).
+ */
 int64_t console_write_user(uint64_t ubuf, size_t len);
 
 /*

@@ -92,6 +92,25 @@ static void check_ticking(void)
 	printk("smp: all %u cpus ticking\n", ncpus);
 }
 
+/*
+ * An application processor's path from the trampoline (smp.c starts it)
+ * to its idle loop: the boot CPU's steps that are per CPU.
+ */
+__attribute__((noreturn)) static void ap_entry(struct cpu *c)
+{
+	vmm_activate_kernel(); /* the kernel's page tables */
+	percpu_init(c);	       /* GDT, TSS and GS */
+	idt_load();	       /* exceptions and interrupts */
+	syscall_init_cpu();    /* the syscall instruction's entry */
+	ttrace_cpu_online(c);  /* its trace ring, before its first event */
+	thread_init_idle();    /* this path ends as its idle thread */
+	apic_init_cpu();       /* local APIC enabled */
+	timer_start_cpu();     /* periodic tick */
+	irq_enable();	       /* ... taken from now on */
+	smp_cpu_online(c);     /* others may call it now */
+	sched_idle_loop();
+}
+
 __attribute__((noreturn)) void kmain(uint64_t mb2)
 {
 	serial_init();					/* console output from here on */
@@ -120,7 +139,7 @@ __attribute__((noreturn)) void kmain(uint64_t mb2)
 	serial_enable_rx_irq();				/* console input by interrupt */
 	console_init();					/* ... which wakes console readers */
 	irq_enable();					/* ... taken from now on */
-	smp_start_aps((uint32_t)kopts.smp);		/* the other CPUs, ticking and idle */
+	smp_start_aps((uint32_t)kopts.smp, ap_entry);	/* the other CPUs, ticking and idle */
 
 	printk("memory: %lu MiB usable\n", pmm_usable_bytes() >> 20);
 	printk("cpus online: %u\n", ncpus);

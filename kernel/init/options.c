@@ -13,6 +13,7 @@ struct kernel_options kopts = {
     .ttrace_ring_kb = 1024,
     .ttrace_aux_kb = 1024,
     .watchdog_s = 10,
+    .inject = INJECT_NONE,
 };
 
 /* Indexed by enum selftest_kind; NULL ends the choices. */
@@ -20,6 +21,13 @@ static const char *const selftest_names[SELFTEST_LIMIT + 1] = {
 #define SELFTEST_NAME_(NAME, word) [SELFTEST_##NAME] = #word,
     SELFTEST_KINDS(SELFTEST_NAME_)
 #undef SELFTEST_NAME_
+};
+
+/* Indexed by enum inject_kind; NULL ends the choices. */
+static const char *const inject_names[INJECT_LIMIT + 1] = {
+#define INJECT_NAME_(NAME, word) [INJECT_##NAME] = #word,
+    INJECT_KINDS(INJECT_NAME_)
+#undef INJECT_NAME_
 };
 
 static const struct cmdline_option options[] = {
@@ -55,6 +63,7 @@ static const struct cmdline_option options[] = {
      .min = 0,
      .max = 1},
     {.name = "panic_halt", .type = CMDLINE_UINT, .value = &kopts.panic_halt, .min = 0, .max = 1},
+    {.name = "inject", .type = CMDLINE_CHOICE, .value = &kopts.inject, .choices = inject_names},
 };
 
 static void warn(const char *message)

@@ -27,6 +27,8 @@
  *   panic_halt=1   a panic halts the machine and leaves QEMU running (no
  *                  isa-debug-exit), so its memory can still be dumped:
  *                  make postmortem reads the trace from it (default 0)
+ *   inject=KIND    a fault the system tests provoke where the real one is
+ *                  rare (INJECT_KINDS below); default none
  */
 #ifndef SPOOR_INIT_OPTIONS_H
 #define SPOOR_INIT_OPTIONS_H
@@ -36,6 +38,25 @@
 #include "init/selftest.h"
 
 #define TTRACE_OPTION_MAX 96
+
+/*
+ * The faults inject= provokes, in one list (options.c makes the words):
+ *   apstart  the first application processor is never sent its start-up
+ *            IPIs, so its start fails as a dead CPU's would (smp.c)
+ *   latenmi  the last CPU takes the lockup detector's NMI only after the
+ *            report stopped waiting for it (watchdog.c)
+ */
+#define INJECT_KINDS(X)                                                                            \
+	X(NONE, none)                                                                              \
+	X(APSTART, apstart)                                                                        \
+	X(LATENMI, latenmi)
+
+enum inject_kind {
+#define INJECT_ENUM_(NAME, word) INJECT_##NAME,
+	INJECT_KINDS(INJECT_ENUM_)
+#undef INJECT_ENUM_
+	    INJECT_LIMIT
+};
 
 struct kernel_options {
 	uint64_t smp;
@@ -47,6 +68,7 @@ struct kernel_options {
 	uint64_t panic_halt;
 	uint64_t watchdog_s;
 	uint64_t watchdog_panic;
+	uint32_t inject; /* enum inject_kind */
 };
 
 extern struct kernel_options kopts;

@@ -1,6 +1,7 @@
 /*
  * spinlock: the contended wait (spinlock.h), out of line: it marks the
- * lock in this CPU's spinning_on for the lockup detector's report.
+ * lock in this CPU's spinning_on for the lockup detector's report; and
+ * the owner a lock records.
  */
 #include "lib/spinlock.h"
 
@@ -20,4 +21,10 @@ void spin_lock_wait(struct spinlock *l, uint32_t ticket)
 		cpu_relax();
 	}
 	__atomic_store_n(&c->spinning_on, outer, __ATOMIC_RELAXED);
+}
+
+uint32_t spin_owner_self(void)
+{
+	/* the boot CPU (0) before percpu_init(), when it alone runs */
+	return percpu_current_id() + 1;
 }

@@ -193,43 +193,76 @@ void *kzalloc(size_t size)
 	return zeroed(kmalloc(size), size);
 }
 
-void kfree(void *p)
+/*
+ * Takes back the live block p, checked, as far as that needs no lock: marks
+ * it free and uncharges it, and returns its slab, for the caller to put it
+ * on its free list. A large block's frames go back at once: NULL then.
+ */
+static struct slab *take_back(void *p)
 {
-	if (!p) {
-		return;
-	}
 	struct block_header *h = (struct block_header *)p - 1;
+
 	if (h->magic != HEAP_MAGIC || (h->class != LARGE && h->class >= NUM_CLASSES)) {
 		panic("kfree: %p is not a live heap block (magic 0x%x)", p, h->magic);
 	}
 	h->magic = HEAP_FREED;
 	if (h->class == LARGE) {
 		pmm_free_frames(virt_to_phys(h), h->frames);
-		return;
+		return NULL;
 	}
 	struct slab *s = (struct slab *)PAGE_ALIGN_DOWN((uintptr_t)h);
 	if (s->magic != SLAB_MAGIC || s->class != h->class) {
 		panic("kfree: %p is not in a slab of its class %u", p, h->class);
 	}
-	struct free_block *b = (struct free_block *)h;
-	/* Read before the block is on the free list, where another CPU may take it at once. */
-	struct mem_account *a = h->acct;
-	uint16_t charged = class_size[h->class];
-	bool empty;
-	uint64_t flags = spin_lock_irqsave(&heap_lock);
-	if (!s->free) {
-		list_add_tail(&partial[s->class], &s->node);
+	/* Before the block is on a free list, where another CPU may take it at once. */
+	account_uncharge(h->acct, class_size[h->class]);
+	return s;
+}
+
+void kfree_batch(void *const *blocks, size_t n)
+{
+	struct free_block *small[KFREE_BATCH_MAX];
+	struct slab *slab_of[KFREE_BATCH_MAX];
+	struct list empty = LIST_INIT(empty);
+	size_t nsmall = 0;
+
+	if (n > KFREE_BATCH_MAX) {
+		panic("kfree_batch: %lu blocks, more than %u", n, KFREE_BATCH_MAX);
 	}
-	b->next = s->free;
-	s->free = b;
-	empty = --s->used == 0;
-	if (empty) {
-		list_remove(&s->node);
+	/* Everything that needs no lock first, so that it is held only for the list work. */
+	for (size_t i = 0; i < n; i++) {
+		struct slab *s = blocks[i] ? take_back(blocks[i]) : NULL;
+		if (s) {
+			small[nsmall] = (struct free_block *)((struct block_header *)blocks[i] - 1);
+			slab_of[nsmall++] = s;
+		}
+	}
+	if (!nsmall) {
+		return;
+	}
+	uint64_t flags = spin_lock_irqsave(&heap_lock);
+	for (size_t i = 0; i < nsmall; i++) {
+		struct slab *s = slab_of[i];
+		if (!s->free) {
+			list_add_tail(&partial[s->class], &s->node);
+		}
+		small[i]->next = s->free;
+		s->free = small[i];
+		if (--s->used == 0) {
+			/* Its last block: off the class's list, to go back after unlocking. */
+			list_remove(&s->node);
+			list_add_tail(&empty, &s->node);
+		}
 	}
 	spin_unlock_irqrestore(&heap_lock, flags);
-	if (empty) {
-		/* Off every list with no block handed out: nobody else can reach it. */
-		pmm_free_frames(virt_to_phys(s), 1);
+	/* Off every class's list with no block handed out: nobody else can reach them. */
+	struct list *node;
+	while ((node = list_pop(&empty))) {
+		pmm_free_frames(virt_to_phys(list_entry(node, struct slab, node)), 1);
 	}
-	account_uncharge(a, charged);
+}
+
+void kfree(void *p)
+{
+	kfree_batch(&p, 1);
 }

@@ -35,4 +35,14 @@ void *kzalloc_for(struct mem_account *a, size_t size);
 /* Frees a kmalloc() block; NULL is ignored, a corrupt or double free panics. */
 void kfree(void *p);
 
+#define KFREE_BATCH_MAX 64 /* blocks kfree_batch() takes at once */
+
+/*
+ * kfree() of blocks[0..n), n <= KFREE_BATCH_MAX, under one hold of the
+ * heap's lock instead of n: a CPU that frees thousands of records (a
+ * teardown) hands the lock over to the other CPUs n times less often, and
+ * holds it for a bounded time.
+ */
+void kfree_batch(void *const *blocks, size_t n);
+
 #endif

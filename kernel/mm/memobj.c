@@ -8,6 +8,7 @@
 #include "mm/heap.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
+#include "sched/sched.h"
 
 /* An object of npages with one reference and its frames still to fill in. */
 static struct memobj *memobj_alloc(struct mem_account *acct, uint64_t npages)
@@ -36,6 +37,7 @@ int memobj_create(struct mem_account *acct, uint64_t npages, struct memobj **out
 	}
 	for (uint64_t i = 0; i < npages; i++) {
 		memset(phys_to_virt(m->frames[i]), 0, PAGE_SIZE);
+		sched_preempt_point();
 	}
 	*out = m;
 	return 0;

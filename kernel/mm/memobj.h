@@ -22,7 +22,8 @@ struct mem_account;
 /*
  * A new object of npages zeroed pages, one reference, its record and
  * frames charged to acct (account.h) until they are freed. -EINVAL,
- * -ENOMEM (past acct's limit too).
+ * -ENOMEM (past acct's limit too). Zeroing 16 MiB takes a while: it has
+ * preemption points (sched.h), so no spinlock held, interrupts on.
  */
 int memobj_create(struct mem_account *acct, uint64_t npages, struct memobj **out);
 

@@ -17,10 +17,12 @@
 #include "mm/memobj.h"
 #include "mm/pmm.h"
 #include "mm/zero_page.h"
+#include "sched/sched.h"
 #include "trace/ktrace.h"
 
 #define STACK_GUARD_SIZE (64 * 1024) /* faults here are reported as stack overflow */
 #define UNMAP_BATCH	 64
+#define PROTECT_BATCH	 512 /* pages: a last-level table's worth between preemption points */
 
 struct region {
 	uint64_t start;
@@ -91,6 +93,12 @@ static struct region *find(struct vm *vm, uint64_t addr)
 	return NULL;
 }
 
+/* The region after r, or NULL. */
+static struct region *next_of(struct vm *vm, struct region *r)
+{
+	return r->node.next == &vm->regions ? NULL : region_of(r->node.next);
+}
+
 static bool overlaps(struct vm *vm, uint64_t start, uint64_t end)
 {
 	struct list *pos;
@@ -98,7 +106,10 @@ static bool overlaps(struct vm *vm, uint64_t start, uint64_t end)
 	list_for_each(pos, &vm->regions)
 	{
 		struct region *r = region_of(pos);
-		if (r->start < end && start < r->end) {
+		if (r->start >= end) {
+			break; /* sorted: none further on can overlap */
+		}
+		if (start < r->end) {
 			return true;
 		}
 	}
@@ -205,6 +216,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 {
 	for (uint64_t va = vmm_next_table(&vm->as, start, end); va < end;
 	     va = vmm_next_table(&vm->as, va + UNMAP_BATCH * PAGE_SIZE, end)) {
+		sched_preempt_point();
 		uint64_t frames[UNMAP_BATCH];
 		uint64_t n = 0;
 		uint64_t pages = (end - va) / PAGE_SIZE;
@@ -229,6 +241,24 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 	}
 }
 
+/*
+ * Sets flags on the present pages of [start, end), a batch at a time with
+ * a preemption point between batches: the page-table lock is held, with
+ * interrupts masked, for a batch only.
+ */
+static void protect_pages(struct vm *vm, uint64_t start, uint64_t end, unsigned flags)
+{
+	for (uint64_t va = vmm_next_table(&vm->as, start, end); va < end;) {
+		uint64_t n = (end - va) / PAGE_SIZE;
+		if (n > PROTECT_BATCH) {
+			n = PROTECT_BATCH;
+		}
+		vmm_protect(&vm->as, va, n, flags);
+		sched_preempt_point();
+		va = vmm_next_table(&vm->as, va + n * PAGE_SIZE, end);
+	}
+}
+
 static void region_free(struct vm *vm, struct region *r)
 {
 	TTRACE(mem_unmap, r->start, r->end - r->start, r->prot, vm->as.pml4_phys);
@@ -249,8 +279,24 @@ int uvm_init(struct vm *vm, struct mem_account *acct)
 	return vmm_space_init(&vm->as);
 }
 
+/* A mapped frame of a space being destroyed: a page's worth of work done. */
+static void release_frame(uint64_t pa)
+{
+	frame_put(pa);
+	sched_preempt_point();
+}
+
+/*
+ * A space may hold a million regions and as many pages as memory has: its
+ * teardown frees the records a batch at a time, so that it does not take
+ * the heap's lock from the other CPUs once a record, and has a preemption
+ * point after each region and each page, holding no lock there, so that
+ * it does not keep its CPU either.
+ */
 void uvm_destroy(struct vm *vm)
 {
+	void *batch[KFREE_BATCH_MAX];
+	size_t n = 0;
 	struct list *node;
 
 	while ((node = list_pop(&vm->regions))) {
@@ -258,9 +304,14 @@ void uvm_destroy(struct vm *vm)
 		if (r->obj) {
 			memobj_put(r->obj);
 		}
-		kfree(r);
+		batch[n++] = r;
+		if (n == KFREE_BATCH_MAX || list_empty(&vm->regions)) {
+			kfree_batch(batch, n);
+			n = 0;
+		}
+		sched_preempt_point(); /* the region's object may have been a large one */
 	}
-	vmm_space_destroy(&vm->as, frame_put);
+	vmm_space_destroy(&vm->as, release_frame);
 	vm->rss_pages = 0;
 }
 
@@ -404,17 +455,19 @@ int uvm_unmap(struct vm *vm, uint64_t addr, uint64_t len)
 	return err;
 }
 
-/* True if [start, end) is covered by regions without a gap. Lock held. */
+/*
+ * True if [start, end) is covered by regions without a gap. Lock held.
+ * One walk along the list: a range may span a million regions.
+ */
 static bool covered(struct vm *vm, uint64_t start, uint64_t end)
 {
-	while (start < end) {
-		struct region *r = find(vm, start);
-		if (!r) {
-			return false;
-		}
+	for (struct region *r = find(vm, start); r && r->start <= start; r = next_of(vm, r)) {
 		start = r->end;
+		if (start >= end) {
+			return true;
+		}
 	}
-	return true;
+	return false;
 }
 
 int uvm_protect(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot)
@@ -425,23 +478,21 @@ int uvm_protect(struct vm *vm, uint64_t addr, uint64_t len, uint32_t prot)
 	}
 	mutex_lock(&vm->lock);
 	int err = covered(vm, addr, addr + len) ? 0 : -EFAULT;
-	for (uint64_t a = addr; !err && a < addr + len;) {
-		struct region *r = find(vm, a);
+	for (struct region *r = err ? NULL : find(vm, addr); r && r->start < addr + len;
+	     r = next_of(vm, r)) {
 		if (prot & ~r->max_prot) {
 			err = -EACCES;
 		}
-		a = r->end;
 	}
 	if (!err) {
 		err = split_at(vm, addr, addr + len);
 	}
-	for (uint64_t a = addr; !err && a < addr + len;) {
-		struct region *r = find(vm, a);
+	/* Split: the regions from addr on lie inside the range until one starts past it. */
+	for (struct region *r = err ? NULL : find(vm, addr); r && r->start < addr + len;
+	     r = next_of(vm, r)) {
 		r->prot = prot;
 		/* Drop write (and maybe exec) now; write comes back through faults. */
-		vmm_protect(&vm->as, r->start, (r->end - r->start) / PAGE_SIZE,
-			    pte_flags(r, false));
-		a = r->end;
+		protect_pages(vm, r->start, r->end, pte_flags(r, false));
 	}
 	mutex_unlock(&vm->lock);
 	return err;
@@ -468,8 +519,9 @@ int uvm_cow_copy(struct vm *vm, uint64_t addr, uint64_t len, uint64_t *out)
 	if (!err) {
 		insert(vm, r);
 		/* Both sides read-only first, so neither can write before sharing. */
-		vmm_protect(&vm->as, addr, len / PAGE_SIZE, pte_flags(src, false));
+		protect_pages(vm, addr, addr + len, pte_flags(src, false));
 		for (uint64_t off = 0; off < len && !err; off += PAGE_SIZE) {
+			sched_preempt_point();
 			uint64_t pa;
 			unsigned flags;
 			uint64_t next = vmm_next_table(&vm->as, addr + off, addr + len);
@@ -596,9 +648,17 @@ int uvm_populate(struct vm *vm, uint64_t addr, uint64_t len)
 		return -EINVAL;
 	}
 	mutex_lock(&vm->lock);
+	struct region *r = find(vm, addr);
 	for (uint64_t va = addr; !err && va < addr + len; va += PAGE_SIZE) {
-		struct region *r = find(vm, va);
 		uint32_t outcome;
+		/* Along the list, not a find a page: the range may span a million regions. */
+		if (r && va >= r->end) {
+			r = next_of(vm, r);
+		}
+		if (r && r->start > va) {
+			r = NULL; /* a gap */
+		}
+		sched_preempt_point();
 		if (!r || !(r->prot & PROT_WRITE)) {
 			err = -EFAULT;
 		} else {

@@ -43,7 +43,11 @@ struct vm {
  */
 int uvm_init(struct vm *vm, struct mem_account *acct);
 
-/* Unmaps everything and frees the page tables; the vm must not be active anywhere. */
+/*
+ * Unmaps everything and frees the page tables; the vm must not be active
+ * anywhere, nor be loaded again. Takes time in proportion to the space,
+ * with preemption points (sched.h): no spinlock held, interrupts on.
+ */
 void uvm_destroy(struct vm *vm);
 
 /*

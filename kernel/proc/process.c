@@ -222,6 +222,8 @@ void process_teardown(struct process *p)
 	 * list, and is freed, as it is released.
 	 */
 	uint32_t own = self->proc == p ? 1 : 0;
+	/* Before leaving it: a switch back to this thread must not load it again. */
+	__atomic_store_n(&p->torn_down, true, __ATOMIC_RELAXED);
 	if (own) {
 		vmm_deactivate();
 	}
@@ -302,7 +304,8 @@ void process_thread_released(struct thread *t)
 
 void process_activate(struct process *p)
 {
-	if (p) {
+	/* relaxed: only the thread that set it can be switched to for p after it */
+	if (p && !__atomic_load_n(&p->torn_down, __ATOMIC_RELAXED)) {
 		vmm_activate(&p->vm.as);
 	} else {
 		vmm_deactivate();

@@ -57,6 +57,7 @@ struct process {
 	bool status_set;	   /* [L] exit_status is final */
 	int64_t exit_status;	   /* [L] */
 	struct waitq exit_wait;	   /* woken when it becomes DEAD */
+	bool torn_down;		   /* [a] its teardown began: nothing may load its space any more */
 	struct vm vm;		   /* its memory (uvm.h) */
 	struct cspace caps;	   /* its capabilities */
 	struct list table_node;	   /* [table] */
@@ -120,7 +121,11 @@ void process_teardown(struct process *p);
  */
 void process_thread_released(struct thread *t);
 
-/* Loads p's address space on this CPU (the kernel's for NULL). */
+/*
+ * Loads p's address space on this CPU: the kernel's for NULL, and for a p
+ * whose teardown has begun, as its last thread may be scheduled in the
+ * middle of it (sched_preempt_point()) while its page tables go.
+ */
 void process_activate(struct process *p);
 
 /* The process of the running thread. */

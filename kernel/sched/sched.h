@@ -3,9 +3,11 @@
  *
  * A thread runs until it blocks, yields, or its CPU's timer tick finds
  * others waiting; preemption happens only on the way back to user mode
- * (the kernel itself is not preemptible). Woken threads go back to the CPU
- * they last ran on; a CPU with nothing to run steals from the busiest one,
- * and new threads start on the least loaded CPU.
+ * and at the preemption points of the kernel's long loops
+ * (sched_preempt_point()): the kernel is not preemptible otherwise.
+ * Woken threads go back to the CPU they last ran on; a CPU with nothing
+ * to run steals from the busiest one, and new threads start on the least
+ * loaded CPU.
  *
  * Lock order: a wait queue's lock, then the timer lock, then run queue
  * locks. A CPU never holds two run queue locks except through trylock.
@@ -118,6 +120,28 @@ static inline void sched_syscall_return(void)
 				 __atomic_load_n(&this_cpu()->need_resched, __ATOMIC_RELAXED),
 			     0)) {
 		sched_return_to_user();
+	}
+}
+
+/*
+ * A preemption point, for the kernel loops whose length user space
+ * chooses (a long console write, a large commit or copy, the teardown of a
+ * large address space): schedules if this CPU was asked to, because others
+ * wait for it or because the lockup detector waits for its progress
+ * (watchdog.h). The kernel is not preemptible otherwise, so a system call
+ * that loops without one holds its CPU until it returns. The caller holds
+ * no spinlock and has interrupts on; it may hold mutexes. One load when
+ * nothing is asked. The idle thread does not stop here: it runs kmain's
+ * last steps (start_init(), which loads a program) and leaves the CPU only
+ * from its loop.
+ */
+static inline void sched_preempt_point(void)
+{
+	struct cpu *c = this_cpu(); /* ours until we schedule: nothing else moves us */
+
+	if (__builtin_expect(__atomic_load_n(&c->need_resched, __ATOMIC_RELAXED), 0) &&
+	    c->current != c->idle) {
+		schedule();
 	}
 }
 

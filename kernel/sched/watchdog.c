@@ -16,66 +16,118 @@
 
 #define WATCHDOG_NMI_WAIT_MS 100
 
-/* A CPU's state as its NMI answer left it. */
+/* A CPU's state as its NMI answer (or the reporter's own tick) left it. */
 struct snapshot {
 	uint64_t rip, rbp, rflags, cs;
 	struct thread *thread;
 	const struct spinlock *spinning_on;
+	uint32_t holder; /* spinning_on's owner as it was seen: a CPU's id + 1, 0 for none */
 };
 
 enum { ASK_NONE, ASK_PENDING, ASK_ANSWERED };
 
+/*
+ * A CPU holds one NMI pending at most, and one may come after the report
+ * stopped waiting for it (a CPU slow to take it, as under a loaded host).
+ * So the reporter sends a CPU no NMI while one it sent is not taken yet,
+ * and the CPU's handler knows an NMI is the detector's, late or not, by
+ * nmi_taken != nmi_sent: a late one is counted and ignored, never taken
+ * for a stray NMI (which panics).
+ */
 struct watch {
 	uint64_t progress_tsc; /* [a] the CPU's own tick: when it last saw progress */
 	bool armed;	       /* [a] progress_tsc is set: the CPU is watched */
 	bool reported;	       /* [reporting] this stall was reported */
 	uint32_t ask;	       /* [a] ASK_*: the reporter asks, the CPU's NMI answers */
-	struct snapshot snap;  /* written by the CPU's NMI before ask turns ASK_ANSWERED */
+	uint32_t nmi_sent;     /* [a] the detector's NMIs sent to the CPU; [reporting] changes it */
+	uint32_t nmi_taken;   /* [a] of them, those its NMI handler took; only the CPU changes it */
+	uint32_t nmi_late;    /* [a] of them, those taken after the report stopped waiting */
+	uint64_t tick_tsc;    /* [a] the CPU's own tick: when it last took one */
+	struct snapshot snap; /* written by the CPU's NMI before ask turns ASK_ANSWERED */
 };
 
 static struct watch watches[MAX_CPUS];
-static uint32_t reporting; /* [a] 1 while a CPU reports: one report at a time */
+static uint32_t reporting;		/* [a] 1 while a CPU reports: one report at a time */
+static struct snapshot snaps[MAX_CPUS]; /* [reporting] the CPUs' states, for the report */
 
-bool watchdog_nmi(const struct trap_frame *f)
+/* Fills *s with the state of c, which runs this, interrupted at f. */
+static void take_snapshot(struct snapshot *s, const struct trap_frame *f, const struct cpu *c)
 {
-	struct cpu *c = this_cpu();
-	struct watch *w = &watches[c->id];
+	const struct spinlock *l = __atomic_load_n(&c->spinning_on, __ATOMIC_RELAXED);
 
-	/* acquire: pairs with the reporter's release store of ASK_PENDING */
-	if (__atomic_load_n(&w->ask, __ATOMIC_ACQUIRE) != ASK_PENDING) {
-		return false;
-	}
-	w->snap = (struct snapshot){
+	*s = (struct snapshot){
 	    .rip = f->rip,
 	    .rbp = f->rbp,
 	    .rflags = f->rflags,
 	    .cs = f->cs,
 	    .thread = c->current,
-	    .spinning_on = __atomic_load_n(&c->spinning_on, __ATOMIC_RELAXED),
+	    .spinning_on = l,
+	    /* relaxed: the owner may change meanwhile; the report names the one seen */
+	    .holder = l ? __atomic_load_n(&l->owner, __ATOMIC_RELAXED) : 0,
 	};
+}
+
+bool watchdog_nmi(const struct trap_frame *f)
+{
+	struct cpu *c = this_cpu();
+	struct watch *w = &watches[c->id];
+	/* acquire: pairs with the release increment in ask_others(): the ask before it is seen */
+	uint32_t sent = __atomic_load_n(&w->nmi_sent, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&w->nmi_taken, __ATOMIC_RELAXED) == sent) {
+		return false; /* none of the detector's is on its way: not its NMI */
+	}
+	/* release: pairs with the acquire load in ask_others(), which may send the next */
+	__atomic_store_n(&w->nmi_taken, sent, __ATOMIC_RELEASE);
+	if (kopts.inject == INJECT_LATENMI && c->id == ncpus - 1) {
+		timer_delay_us(2 * WATCHDOG_NMI_WAIT_MS * 1000); /* as if it came this late */
+	}
+	/*
+	 * relaxed: the acquire load of nmi_sent saw the ask sent with it; any
+	 * other value now means the report stopped waiting (report()).
+	 */
+	if (__atomic_load_n(&w->ask, __ATOMIC_RELAXED) != ASK_PENDING) {
+		/* relaxed: a count, for `cpus` (watchdog_cpu_state()) */
+		__atomic_add_fetch(&w->nmi_late, 1, __ATOMIC_RELAXED);
+		return true;
+	}
+	take_snapshot(&w->snap, f, c);
 	/* release: the snapshot is seen whole by the reporter's acquire load */
 	__atomic_store_n(&w->ask, ASK_ANSWERED, __ATOMIC_RELEASE);
 	return true;
 }
 
-/* Asks every other online CPU for its state by NMI; waits a while for the answers. */
-static void ask_others(uint32_t me)
+/*
+ * Asks every other CPU for its state by NMI, but one that has not taken
+ * the last NMI sent to it yet; waits a while for the answers. Returns the
+ * CPUs asked.
+ */
+static uint64_t ask_others(uint32_t me)
 {
+	uint64_t asked = 0;
+
 	for (uint32_t i = 0; i < ncpus; i++) {
-		if (i != me) {
-			/* release: pairs with the acquire load in watchdog_nmi() */
-			__atomic_store_n(&watches[i].ask, ASK_PENDING, __ATOMIC_RELEASE);
-			apic_send_nmi(cpus[i].apic_id);
+		struct watch *o = &watches[i];
+		/* acquire: pairs with the release store of nmi_taken in watchdog_nmi() */
+		if (i == me || __atomic_load_n(&o->nmi_taken, __ATOMIC_ACQUIRE) != o->nmi_sent) {
+			continue;
 		}
+		/* relaxed: the release increment of nmi_sent below publishes it */
+		__atomic_store_n(&o->ask, ASK_PENDING, __ATOMIC_RELAXED);
+		/* release: pairs with the acquire load in watchdog_nmi() */
+		__atomic_store_n(&o->nmi_sent, o->nmi_sent + 1, __ATOMIC_RELEASE);
+		apic_send_nmi(cpus[i].apic_id);
+		asked |= 1ull << i;
 	}
 	uint64_t deadline = rdtsc() + timer_tsc_hz() / 1000 * WATCHDOG_NMI_WAIT_MS;
 	for (uint32_t i = 0; i < ncpus; i++) {
-		while (i != me &&
+		while (asked >> i & 1 &&
 		       __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) != ASK_ANSWERED &&
 		       rdtsc() < deadline) {
 			cpu_relax();
 		}
 	}
+	return asked;
 }
 
 /* The CPUs other than me, watched and not yet reported, silent for more than limit TSC ticks. */
@@ -95,22 +147,46 @@ static uint64_t silent_cpus(uint32_t me, uint64_t now, uint64_t limit)
 	return silent;
 }
 
-static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck, uint64_t now)
+/*
+ * Who runs on CPU i, as thread t: "idle" only when it idles, which a
+ * stuck CPU does not (it may be stuck in an interrupt of its idle thread).
+ */
+static void print_thread(uint32_t i, const struct thread *t, bool stuck)
 {
-	const struct thread *t = s->thread;
-
-	printk("cpu %u: ", i);
-	if (!t || t == cpus[i].idle) {
+	if (!t || (t == cpus[i].idle && !stuck)) {
 		printk("idle");
+	} else if (t == cpus[i].idle) {
+		printk("kernel tid %u (the idle thread, not idling)", t->tid);
 	} else if (t->proc) {
 		printk("pid %u tid %u (%s)", t->proc->pid, t->tid, t->proc->name);
 	} else {
 		printk("kernel tid %u", t->tid);
 	}
+}
+
+/* CPU i's lines, from snaps[i]; have: the CPUs whose snapshot the report has. */
+static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck, uint64_t now)
+{
+	const struct snapshot *s = &snaps[i];
+
+	printk("cpu %u: ", i);
+	print_thread(i, s->thread, stuck >> i & 1);
 	printk(", rip 0x%016lx%s, interrupts %s", s->rip, (s->cs & 3) == 3 ? " (user)" : "",
 	       s->rflags & RFLAGS_IF ? "on" : "masked");
 	if (s->spinning_on) {
 		printk(", spinning on lock %p", (const void *)s->spinning_on);
+	}
+	if (s->spinning_on && s->holder) {
+		/*
+		 * A spinlock is its CPU's rather than a thread's (a run
+		 * queue's goes across a switch): the holder's thread is the
+		 * one its CPU runs.
+		 */
+		uint32_t h = s->holder - 1;
+		printk(" held by cpu %u", h);
+		if (h < ncpus && have >> h & 1 && snaps[h].thread) {
+			printk(" (tid %u)", snaps[h].thread->tid);
+		}
 	}
 	if (stuck & (1ull << i)) {
 		uint64_t ms = (now - watches[i].progress_tsc) / (timer_tsc_hz() / 1000);
@@ -125,6 +201,9 @@ static void print_cpu(uint32_t i, const struct snapshot *s, uint64_t stuck, uint
 /* The report of the CPUs in stuck, by this CPU (me), from its timer interrupt f. */
 static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint64_t now)
 {
+	uint64_t have = 1ull << me;
+	size_t recorded = 0;
+
 	printk("\nWATCHDOG:");
 	for (uint32_t i = 0; i < ncpus; i++) {
 		if (stuck & (1ull << i)) {
@@ -132,28 +211,34 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint
 		}
 	}
 	printk(" stuck: no schedule or return to user (ttrace.watchdog=%lu)\n", kopts.watchdog_s);
-	ask_others(me);
+	uint64_t asked = ask_others(me);
+	take_snapshot(&snaps[me], f, &cpus[me]);
 	for (uint32_t i = 0; i < ncpus; i++) {
-		if (i == me) {
-			struct snapshot own = {
-			    .rip = f->rip,
-			    .rbp = f->rbp,
-			    .rflags = f->rflags,
-			    .cs = f->cs,
-			    .thread = cpus[i].current,
-			};
-			print_cpu(i, &own, stuck, now);
-		} else if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
-			print_cpu(i, &watches[i].snap, stuck, now);
-		} else {
-			printk("cpu %u: did not answer the NMI in %u ms\n", i,
-			       WATCHDOG_NMI_WAIT_MS);
+		/* acquire: pairs with the release store of ASK_ANSWERED in watchdog_nmi() */
+		if (asked >> i & 1 &&
+		    __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
+			snaps[i] = watches[i].snap;
+			have |= 1ull << i;
 		}
-		/* relaxed: a late answer to this question is ignored */
+		/* relaxed: an NMI that comes after this is late (watchdog_nmi()) */
 		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);
 	}
 	for (uint32_t i = 0; i < ncpus; i++) {
-		ttrace_flight_recorder(i);
+		if (have >> i & 1) {
+			print_cpu(i, have, stuck, now);
+		} else if (asked >> i & 1) {
+			printk("cpu %u: did not answer the NMI in %u ms\n", i,
+			       WATCHDOG_NMI_WAIT_MS);
+		} else {
+			printk("cpu %u: has not taken the NMI of an earlier report yet\n", i);
+		}
+	}
+	for (uint32_t i = 0; i < ncpus; i++) {
+		recorded += ttrace_flight_recorder(i);
+	}
+	if (!recorded) {
+		printk("WATCHDOG: the flight recorder is empty: boot with ttrace=all (or "
+		       "ttrace=CATS, a list of categories) to fill it\n");
 	}
 	if (kopts.watchdog_panic) {
 		panic("watchdog: a cpu is stuck (ttrace.watchdog_panic=1)");
@@ -171,6 +256,8 @@ void watchdog_tick(const struct trap_frame *f)
 	uint64_t now = rdtsc();
 	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
 
+	/* relaxed: only a time, for watchdog_cpu_state() */
+	__atomic_store_n(&w->tick_tsc, now, __ATOMIC_RELAXED);
 	/* relaxed: progressed is this CPU's own, and progress_tsc only a time */
 	if ((f->cs & 3) == 3 || c->current == c->idle ||
 	    __atomic_exchange_n(&c->progressed, false, __ATOMIC_RELAXED) ||
@@ -205,5 +292,24 @@ void watchdog_tick(const struct trap_frame *f)
 		report(c->id, f, stuck, now);
 		/* release: pairs with the acquire above */
 		__atomic_store_n(&reporting, 0, __ATOMIC_RELEASE);
+	}
+}
+
+void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s)
+{
+	const struct watch *w = &watches[cpu];
+	uint64_t now = rdtsc();
+	uint64_t half = kopts.watchdog_s * timer_tsc_hz() / 2;
+	/* acquire: pairs with the release store of armed in watchdog_tick(): progress_tsc is set */
+	bool armed = __atomic_load_n(&w->armed, __ATOMIC_ACQUIRE);
+	/* relaxed: times and a count, only printed */
+	int64_t silent = (int64_t)(now - __atomic_load_n(&w->progress_tsc, __ATOMIC_RELAXED));
+	int64_t tickless = (int64_t)(now - __atomic_load_n(&w->tick_tsc, __ATOMIC_RELAXED));
+
+	*s = (struct watchdog_cpu){.late_nmis = __atomic_load_n(&w->nmi_late, __ATOMIC_RELAXED)};
+	/* signed: another CPU's TSC may run slightly ahead of ours */
+	if (kopts.watchdog_s && armed && silent > (int64_t)half) {
+		s->stuck_ns = (uint64_t)silent / (timer_tsc_hz() / 1000000) * 1000;
+		s->irqs_masked = tickless > (int64_t)half;
 	}
 }

@@ -18,18 +18,25 @@
  *   WATCHDOG: cpu 2 cpu 3 stuck: no schedule or return to user (ttrace.watchdog=10)
  *   cpu 0: pid 3 tid 4 (traced), rip 0x..., interrupts on
  *   stack walk: ...
- *   cpu 2: idle, rip 0x..., interrupts masked, spinning on lock 0x..., stuck for 10.004 s
+ *   cpu 2: kernel tid 3 (the idle thread, not idling), rip 0x..., interrupts masked,
+ *          spinning on lock 0x... held by cpu 3 (tid 4), stuck for 10.004 s  (one line)
  *   stack walk: ...
  *   flight recorder: last 16 events on cpu 0 ... (every CPU)
  *   WATCHDOG: going on (ttrace.watchdog_panic=1 panics instead)
  *
+ * (with, when the flight recorders held nothing, a line saying so and how
+ * to boot with ttrace= to fill them).
+ *
  * Every other CPU's state is taken by an NMI through its local APIC (which
  * reaches a CPU spinning with interrupts masked): its interrupted
- * instruction pointer, frame pointer and flags, its running thread and
- * the spinlock it waits for (spinlock.h). The stack walk is the panic
+ * instruction pointer, frame pointer and flags, its running thread, the
+ * spinlock it waits for and the CPU that lock's owner field names
+ * (spinlock.h), whose thread is the holder. A stuck CPU is never called
+ * idle, even when it is stuck in an interrupt of its idle thread. The stack walk is the panic
  * block's (panic_stack_walk()). A CPU that does not answer the NMI within
- * WATCHDOG_NMI_WAIT_MS is said so. Then the machine goes on, the stuck
- * CPUs as they were, or panics with ttrace.watchdog_panic=1.
+ * WATCHDOG_NMI_WAIT_MS is said so; its NMI, when it comes, is counted and
+ * ignored. Then the machine goes on, the stuck CPUs as they were, or
+ * panics with ttrace.watchdog_panic=1.
  */
 #ifndef SPOOR_SCHED_WATCHDOG_H
 #define SPOOR_SCHED_WATCHDOG_H
@@ -38,10 +45,23 @@
 
 #include "arch/x86_64/idt.h"
 
+/* What the lockup detector knows of a CPU now. */
+struct watchdog_cpu {
+	uint64_t stuck_ns;  /* no progress for this long, past half the limit; else (or off) 0 */
+	bool irqs_masked;   /* stuck, and it has taken no timer interrupt for as long */
+	uint32_t late_nmis; /* the detector's NMIs it took after the report stopped waiting */
+};
+
 /* From the timer interrupt, f its frame: records progress, looks at the others. */
 void watchdog_tick(const struct trap_frame *f);
 
-/* From the NMI handler: true if the NMI was the detector's question, now answered. */
+/*
+ * From the NMI handler: true if the NMI was the detector's, answered, or
+ * come after the report stopped waiting for it (counted, and ignored).
+ */
 bool watchdog_nmi(const struct trap_frame *f);
+
+/* Fills *s for the CPU of id cpu (for `cpus`: sys_info); all 0 with the detector off. */
+void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s);
 
 #endif

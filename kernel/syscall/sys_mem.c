@@ -10,6 +10,7 @@
 #include "mm/memobj.h"
 #include "mm/usercopy.h"
 #include "proc/process.h"
+#include "sched/sched.h"
 #include "syscall/syscall.h"
 
 #define FRAME_COPY_CHUNK 512
@@ -145,6 +146,7 @@ static int64_t frame_copy(struct trap_frame *f, bool to_frame)
 			err = copy_to_user(ubuf + done, chunk, n);
 		}
 		done += n;
+		sched_preempt_point();
 	}
 	cap_put(&c);
 	return err;

@@ -16,6 +16,7 @@
 #include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "sched/watchdog.h"
 #include "syscall/syscall.h"
 
 #define THREAD_LIST_MAX 256
@@ -57,8 +58,16 @@ int64_t sys_sys_info(struct trap_frame *f)
 		if (running == c->idle) {
 			idle += now - __atomic_load_n(&running->run_start_ns, __ATOMIC_RELAXED);
 		}
+		struct watchdog_cpu w;
+		watchdog_cpu_state(i, &w);
 		info.cpu_busy_ns[i] = now > idle ? now - idle : 0;
-		info.cpu_running_tid[i] = running == c->idle ? 0 : running->tid;
+		/* A stuck CPU is not idling, whatever thread it runs: it says which. */
+		info.cpu_running_tid[i] = running == c->idle && !w.stuck_ns ? 0 : running->tid;
+		info.cpu_stuck_ms[i] = w.stuck_ns / 1000000 > UINT32_MAX
+					   ? UINT32_MAX
+					   : (uint32_t)(w.stuck_ns / 1000000);
+		info.cpu_flags[i] = w.irqs_masked ? SYS_CPU_IRQS_MASKED : 0;
+		info.cpu_late_nmis[i] = w.late_nmis;
 		info.cpu_ready[i] = __atomic_load_n(&c->rq.nready, __ATOMIC_RELAXED);
 	}
 	return copy_to_user(SYSARG0(f), &info, sizeof(info));

@@ -241,12 +241,7 @@ void ttrace_init(uint32_t num_cpus)
 		return;
 	}
 	ttrace_area_phys = phys;
-	for (uint32_t i = 0; i < num_cpus; i++) {
-		ttrace_ring_get(&cpus[i].trace_ring, &area, i);
-		ttrace_view_set(&cpus[i], false); /* no quiet process runs yet */
-		/* the context byte too: only this CPU runs yet, in the kernel's context (0) */
-		cpus[i].trace_word1 = (uint64_t)i << TTRACE_WORD1_CPU_SHIFT;
-	}
+	ttrace_cpu_online(this_cpu());
 	/*
 	 * The straight path keeps bit 63 of the TSC as it comes: at 5 GHz it
 	 * takes 29 years from 2^62 to get there. A TSC set that high already
@@ -267,6 +262,36 @@ void ttrace_init(uint32_t num_cpus)
 	ttrace_category_format(ttrace_mask, names, sizeof(names));
 	printk("ttrace: %u cpus x %u entries, aux %lu KiB, mask %s\n", num_cpus, h.ring_entries,
 	       h.aux_ring_size / KIB, names);
+}
+
+void ttrace_cpu_online(struct cpu *c)
+{
+	struct ttrace_ring ring;
+
+	/* the context byte too: the CPU runs in the kernel's context (0) as it comes online */
+	c->trace_word1 = (uint64_t)c->id << TTRACE_WORD1_CPU_SHIFT;
+	if (!area.hdr || c->id >= area.hdr->num_cpus) {
+		return; /* no area, or a CPU beyond those it was laid out for: emit() checks */
+	}
+	ttrace_ring_get(&ring, &area, c->id);
+	struct ttrace_header *hdr = ring.hdr;
+	ring.hdr = NULL;
+	c->trace_ring = ring;
+	ttrace_view_set(c, false); /* it runs the kernel's idle thread, never quiet */
+	/* release: pairs with the acquire load in ring_of(): the other fields are seen first */
+	__atomic_store_n(&c->trace_ring.hdr, hdr, __ATOMIC_RELEASE);
+}
+
+/*
+ * The ring of the CPU whose id is i, or NULL when no CPU came online in
+ * that slot (smp.c zeroes a slot whose CPU did not start, and the next
+ * CPU to take it wires its own ring as it comes online).
+ */
+static struct ttrace_ring *ring_of(uint32_t i)
+{
+	/* acquire: pairs with the release store in ttrace_cpu_online() */
+	return __atomic_load_n(&cpus[i].trace_ring.hdr, __ATOMIC_ACQUIRE) ? &cpus[i].trace_ring
+									  : NULL;
 }
 
 /* Echoes ev, recorded on cpu, on the console (echo.c) as a reader would print it. */
@@ -514,7 +539,9 @@ static int control(uint32_t op, uint64_t arg)
 		break;
 	case TTRACE_OP_CLEAR:
 		for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
-			ttrace_ring_clear(&cpus[i].trace_ring);
+			if (ring_of(i)) {
+				ttrace_ring_clear(ring_of(i));
+			}
 		}
 		break;
 	case TTRACE_OP_TRACK:
@@ -604,7 +631,10 @@ void ttrace_panic_dump(uint32_t cpu)
 	printk("trace counters:\n");
 	for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
 		struct ttrace_counts n;
-		if (ttrace_ring_counts(&cpus[i].trace_ring, &n)) {
+		if (!ring_of(i)) {
+			continue; /* no CPU came online there: it has written nothing */
+		}
+		if (ttrace_ring_counts(ring_of(i), &n)) {
 			/* a clear stopped halfway: its counters cannot be read whole */
 			printk("  cpu %u: counters busy (a clear was in progress)\n", i);
 			continue;
@@ -615,16 +645,16 @@ void ttrace_panic_dump(uint32_t cpu)
 	ttrace_flight_recorder(cpu);
 }
 
-void ttrace_flight_recorder(uint32_t cpu)
+size_t ttrace_flight_recorder(uint32_t cpu)
 {
 	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
 	static char line[256];
 	uint64_t skipped;
 
-	if (!area.hdr || cpu >= area.hdr->num_cpus) {
-		return;
+	if (!area.hdr || cpu >= area.hdr->num_cpus || !ring_of(cpu)) {
+		return 0;
 	}
-	size_t n = recorder_read(&cpus[cpu].trace_ring, FLIGHT_RECORDER_EVENTS * 4, records,
+	size_t n = recorder_read(ring_of(cpu), FLIGHT_RECORDER_EVENTS * 4, records,
 				 FLIGHT_RECORDER_EVENTS * 4, &skipped);
 	size_t first = n > FLIGHT_RECORDER_EVENTS ? n - FLIGHT_RECORDER_EVENTS : 0;
 	printk("flight recorder: last %lu events on cpu %u", n - first, cpu);
@@ -636,4 +666,5 @@ void ttrace_flight_recorder(uint32_t cpu)
 		ttrace_format_event(line, sizeof(line), &records[i], &decoder);
 		printk("  %s\n", line);
 	}
+	return n - first;
 }

@@ -24,6 +24,7 @@
 #define SPOOR_TRACE_KTRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "abi/trace.h"
@@ -63,6 +64,7 @@ _Static_assert(TTRACE_WORD1_CTX_SHIFT == 8 * PERCPU_TRACE_CTX_BYTE, "struct cpu'
 /* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
 
+struct cpu;
 struct stack_start;
 
 /*
@@ -102,9 +104,20 @@ void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
  * Boot CPU, once memory, the CPU count and the TSC rate are known: lays
  * out and prepares the area (ring_kb per CPU, aux_kb of aux, both from the
  * command line), writes the boot names into the aux buffer, enables the
- * categories of the ttrace= option, and prints the banner line.
+ * categories of the ttrace= option, and prints the banner line. The
+ * area has a ring for each of num_cpus CPUs; a CPU writes to its ring
+ * once ttrace_cpu_online() wired it (the boot CPU's, here).
  */
 void ttrace_init(uint32_t num_cpus);
+
+/*
+ * Run by each CPU on itself as it comes online, after percpu_init() and
+ * before it can reach a tracepoint: wires its ring (and the cpu its
+ * events carry) into c. A CPU that never comes online has none, and
+ * every loop over the rings skips its slot; so has every CPU when boot
+ * left tracing without an area.
+ */
+void ttrace_cpu_online(struct cpu *c);
 
 /*
  * Records a name in the aux buffer: tag TTRACE_AUX_PROC with a pid (and
@@ -154,9 +167,10 @@ void ttrace_panic_dump(uint32_t cpu);
 
 /*
  * The last events of cpu's ring, decoded: the flight recorder part of the
- * panic block, and of the lockup detector's report. Lock-free, as above;
- * one caller at a time (its buffers are static).
+ * panic block, and of the lockup detector's report. Returns how many it
+ * printed. Lock-free, as above; one caller at a time (its buffers are
+ * static).
  */
-void ttrace_flight_recorder(uint32_t cpu);
+size_t ttrace_flight_recorder(uint32_t cpu);
 
 #endif

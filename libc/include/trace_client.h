@@ -35,6 +35,13 @@ void traced_use(int slot);
 long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
 		    size_t reply_max, uint64_t *result);
 
+/*
+ * An operation that sends no body and takes no reply buffer: only arg,
+ * and word 1 of the answer in *result (unless NULL). Returns as
+ * traced_request().
+ */
+long traced_op(uint32_t op, uint64_t arg, uint64_t *result);
+
 /* MAP: the slot of a read-only trace-read capability, or -E* as traced_request(). */
 long traced_map_cap(void);
 

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "init.h"
+#include "console.h"
+#include "jobs.h"
+#include "services.h"
+#include "words.h"
 
 #define MAX_JOBS 32
 #define POLL_NS	 20000000ull

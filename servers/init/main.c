@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "init.h"
+#include "console.h"
+#include "jobs.h"
+#include "services.h"
+#include "shell/commands.h"
+#include "shell/line.h"
 
 int main(void)
 {

@@ -35,12 +35,14 @@
  */
 #include <errno.h>
 #include <spoor.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "abi/naming.h"
 #include "abi/traced.h"
-#include "init.h"
+#include "services.h"
+#include "words.h"
 
 #define MAX_SERVICES	 16
 #define FAST_CRASH_NS	 2000000000ull
@@ -65,22 +67,29 @@ struct service {
 		   1]; /* call-only copies badged with a level, 0: none yet */
 };
 
-int naming_slot;
+static int naming_slot;				    /* [I] init's name service endpoint */
 static int naming_badged[TRACED_LEVEL_CONTROL + 1]; /* [I] the name service, badged per level */
 static struct service services[MAX_SERVICES];	    /* [lock] */
 static int nservices;				    /* [lock] */
-static struct init_lock lock;
 
-void init_lock(struct init_lock *l)
+/*
+ * The lock of what the shell and the keeper thread share: both are init's
+ * threads and hold it briefly, so a waiter yields rather than sleeps.
+ */
+static int held; /* [a] */
+
+static void lock(void)
 {
-	while (__atomic_exchange_n(&l->held, 1, __ATOMIC_ACQUIRE)) {
+	/* acquire: pairs with the release in unlock() */
+	while (__atomic_exchange_n(&held, 1, __ATOMIC_ACQUIRE)) {
 		sys_yield();
 	}
 }
 
-void init_unlock(struct init_lock *l)
+static void unlock(void)
 {
-	__atomic_store_n(&l->held, 0, __ATOMIC_RELEASE);
+	/* release: pairs with the acquire in lock() */
+	__atomic_store_n(&held, 0, __ATOMIC_RELEASE);
 }
 
 /* Whether init holds a capability in slot (the export devices are there only if the machine has
@@ -190,7 +199,7 @@ static void check_exits(void)
 {
 	uint64_t now = (uint64_t)sys_clock_ns();
 
-	init_lock(&lock);
+	lock();
 	for (int i = 0; i < nservices; i++) {
 		struct service *s = &services[i];
 		int64_t status;
@@ -202,14 +211,14 @@ static void check_exits(void)
 			start(s);
 		}
 	}
-	init_unlock(&lock);
+	unlock();
 }
 
 int services_restart(const char *name, uint32_t *pid)
 {
 	int err = -ENOENT;
 
-	init_lock(&lock);
+	lock();
 	for (int i = 0; i < nservices && err == -ENOENT; i++) {
 		struct service *s = &services[i];
 		int64_t status;
@@ -231,7 +240,7 @@ int services_restart(const char *name, uint32_t *pid)
 		err = start(s);
 		*pid = s->pid;
 	}
-	init_unlock(&lock);
+	unlock();
 	return err;
 }
 
@@ -254,13 +263,13 @@ int services_client(const char *name, uint32_t level)
 {
 	int slot = -ENOENT;
 
-	init_lock(&lock);
+	lock();
 	for (int i = 0; i < nservices; i++) {
 		if (services[i].process && !strcmp(services[i].name, name)) {
 			slot = client_copy(&services[i], level);
 		}
 	}
-	init_unlock(&lock);
+	unlock();
 	return slot;
 }
 
@@ -280,7 +289,7 @@ static void answer(const struct ipc_regs *req, const struct ipc_extra *got, cons
 	if (IPC_INFO_LABEL(req->info) != NAMING_LOOKUP || !got->recv_len) {
 		reply.words[0] = (uint64_t)-EINVAL;
 	}
-	init_lock(&lock);
+	lock();
 	for (int i = 0; i < nservices && IPC_INFO_LABEL(req->info) == NAMING_LOOKUP; i++) {
 		if (!strcmp(services[i].name, name)) {
 			int slot = client_copy(&services[i], level);
@@ -289,7 +298,7 @@ static void answer(const struct ipc_regs *req, const struct ipc_extra *got, cons
 			reply.words[0] = slot < 0 ? (uint64_t)(int64_t)slot : 0;
 		}
 	}
-	init_unlock(&lock);
+	unlock();
 	sys_ipc_reply(&reply, &x);
 }
 
@@ -357,13 +366,13 @@ int services_kill(uint32_t pid)
 {
 	int err = -ENOENT;
 
-	init_lock(&lock);
+	lock();
 	for (int i = 0; i < nservices; i++) {
 		if (services[i].process && services[i].pid == pid) {
 			err = (int)sys_kill(services[i].process);
 		}
 	}
-	init_unlock(&lock);
+	unlock();
 	return err;
 }
 
@@ -371,13 +380,13 @@ int services_name(uint32_t pid, char *name, size_t size)
 {
 	int err = -ENOENT;
 
-	init_lock(&lock);
+	lock();
 	for (int i = 0; i < nservices; i++) {
 		if (services[i].process && services[i].pid == pid) {
 			snprintf(name, size, "%s", services[i].name);
 			err = 0;
 		}
 	}
-	init_unlock(&lock);
+	unlock();
 	return err;
 }

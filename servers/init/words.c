@@ -1,12 +1,11 @@
 /*
  * words: how the shell and init's keeper say a process ended and how long
- * the machine has been up, one wording each, so that a job's end, a
- * server's end, `cpus` and `trace status` read alike.
+ * the machine has been up (words.h says why there is one wording each).
  */
 #include <spoor.h>
 #include <stdio.h>
 
-#include "init.h"
+#include "words.h"
 
 #define NS_PER_MS 1000000ull
 #define MS_PER_S  1000ull

@@ -10,7 +10,12 @@
 #include <errno.h>
 #include <spoor.h>
 
-#include "traced.h"
+#include "servers/traced/bulk.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/merge.h"
+#include "servers/traced/page.h"
+#include "servers/traced/request.h"
+#include "servers/traced/state.h"
 
 /* The frame in slot, if BULK may fill it: its size, or -EINVAL / -EACCES. */
 static long frame_size(uint32_t slot)

@@ -13,7 +13,12 @@
 #include "common/format.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/merge.h"
+#include "servers/traced/page.h"
+#include "servers/traced/request.h"
+#include "servers/traced/scope.h"
+#include "servers/traced/state.h"
 
 #define TAIL_MAX 512 /* the end line and what the losses mean: a few lines */
 
@@ -88,7 +93,7 @@ static int cursor_check(const struct traced_cursor *c, const struct traced_filte
 	if (!c->magic) {
 		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
 	}
-	if (cursor_check_common(c) || follow != !!(c->flags & TRACED_CURSOR_FOLLOW) ||
+	if (page_cursor_check(c) || follow != !!(c->flags & TRACED_CURSOR_FOLLOW) ||
 	    (c->skip && !(f->flags & TRACED_F_LAST)) || (f->count && c->events > f->count) ||
 	    (c->flags & TRACED_CURSOR_FULL && !(f->flags & TRACED_F_LAST)) ||
 	    c->outside > c->lost || c->early > c->lost - c->outside) {
@@ -154,7 +159,7 @@ int dump_request(uint32_t op, const struct request *req, struct traced_dump_requ
 	    dump_check(op, &r->filter, &r->cursor)) {
 		return -EINVAL;
 	}
-	return request_scope(req, scope);
+	return scope_request(req, scope);
 }
 
 int dump_page(uint32_t op, const struct request *req, struct reply *rep)

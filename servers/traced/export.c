@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "abi/trace_file.h"
-#include "traced.h"
+#include "servers/traced/export.h"
 
 /* 16550 registers and bits (PC16550D data sheet). */
 #define UART_DATA	 0 /* RBR/THR, or divisor low with DLAB */

@@ -1,8 +1,15 @@
 /*
  * traced: maps the trace area (state.c), then serves abi/traced.h on
  * CAP_SLOT_SERVICE: receive, check, dispatch through the table below,
- * reply. Every request is checked before it changes
- * anything; a malformed one gets an error and traced goes on.
+ * reply. Every request is checked before it changes anything; a
+ * malformed one gets an error and traced goes on.
+ *
+ * Each file of this folder has a header of its name that says what it
+ * offers. The operations (dump, bulk, strings, uevents, stats, save,
+ * record) sit above the stream they take pieces of (merge), and above
+ * what they share: the paged replies (page), the caller's scope (scope),
+ * the trace file's header (file), the export channel (export) and the
+ * mapped area (state). No file calls back into one that calls it.
  *
  * The rings are kernel memory: when traced dies, init restarts it and it
  * maps the same rings again; nothing recorded meanwhile is lost.
@@ -12,7 +19,15 @@
 #include <string.h>
 
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/bulk.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/record.h"
+#include "servers/traced/request.h"
+#include "servers/traced/save.h"
+#include "servers/traced/state.h"
+#include "servers/traced/stats.h"
+#include "servers/traced/strings.h"
+#include "servers/traced/uevents.h"
 
 #define TRACED_THREADS_MAX 256 /* threads a status reply looks through for tracked ones */
 
@@ -127,9 +142,9 @@ static int op_clear(const struct request *req, struct reply *rep)
 	if (no_body(req)) {
 		return -EINVAL;
 	}
+	/* A recording's counts hold only while nothing else moves its rings. */
 	if (record_active()) {
-		return -EBUSY; /* a recording's counts hold only while nothing else moves its rings
-				*/
+		return -EBUSY;
 	}
 	return control(TTRACE_OP_CLEAR, 0, rep);
 }
@@ -196,36 +211,45 @@ static int op_map(const struct request *req, struct reply *rep)
 	return 0;
 }
 
+/*
+ * The handler of each operation of abi/traced_ops.def, by its NAME: the
+ * table below is made from the list, so an operation without a handler
+ * here does not compile.
+ */
+#define HANDLER_STATUS	   op_status
+#define HANDLER_ENABLE	   op_enable
+#define HANDLER_DISABLE	   op_disable
+#define HANDLER_MODE	   op_mode
+#define HANDLER_CLEAR	   op_clear
+#define HANDLER_DUMP	   op_dump
+#define HANDLER_FOLLOW	   op_follow
+#define HANDLER_STRINGS	   strings_page
+#define HANDLER_MAP	   op_map
+#define HANDLER_REGISTER   uevents_register
+#define HANDLER_UNREGISTER uevents_unregister
+#define HANDLER_EVENT_ON   uevents_on
+#define HANDLER_EVENT_OFF  uevents_off
+#define HANDLER_EVENTS	   uevents_list
+#define HANDLER_SAVE	   save_run
+#define HANDLER_TRACK	   op_track
+#define HANDLER_UNTRACK	   op_untrack
+#define HANDLER_STATS	   stats_page
+#define HANDLER_ECHO	   op_echo
+#define HANDLER_BULK	   bulk_page
+#define HANDLER_STACK	   op_stack
+#define HANDLER_PROFILE	   op_profile
+#define HANDLER_RECORD	   record_start
+#define HANDLER_REC_STOP   record_stop
+#define HANDLER_REC_STATUS record_status
+
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {
 	int (*run)(const struct request *, struct reply *);
 	uint32_t level;
 } ops[] = {
-    [TRACED_OP_STATUS] = {op_status, TRACED_LEVEL_SELF},
-    [TRACED_OP_ENABLE] = {op_enable, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_DISABLE] = {op_disable, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_MODE] = {op_mode, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_CLEAR] = {op_clear, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_DUMP] = {op_dump, TRACED_LEVEL_SELF}, /* SELF: scoped (request_scope) */
-    [TRACED_OP_FOLLOW] = {op_follow, TRACED_LEVEL_SELF},
-    [TRACED_OP_STRINGS] = {strings_page, TRACED_LEVEL_READ},
-    [TRACED_OP_MAP] = {op_map, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_REGISTER] = {uevents_register, TRACED_LEVEL_SELF},
-    [TRACED_OP_UNREGISTER] = {uevents_unregister, TRACED_LEVEL_SELF}, /* its own only */
-    [TRACED_OP_EVENT_ON] = {uevents_on, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_EVENT_OFF] = {uevents_off, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_EVENTS] = {uevents_list, TRACED_LEVEL_READ},
-    [TRACED_OP_SAVE] = {save_run, TRACED_LEVEL_SELF},
-    [TRACED_OP_TRACK] = {op_track, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_UNTRACK] = {op_untrack, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_STATS] = {stats_page, TRACED_LEVEL_SELF},
-    [TRACED_OP_ECHO] = {op_echo, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_BULK] = {bulk_page, TRACED_LEVEL_SELF}, /* SELF: scoped, as DUMP */
-    [TRACED_OP_STACK] = {op_stack, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_PROFILE] = {op_profile, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_RECORD] = {record_start, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_REC_STOP] = {record_stop, TRACED_LEVEL_CONTROL},
-    [TRACED_OP_REC_STATUS] = {record_status, TRACED_LEVEL_CONTROL},
+#define TRACED_OP(nr, NAME, LEVEL, request, reply) [nr] = {HANDLER_##NAME, TRACED_LEVEL_##LEVEL},
+#include "abi/traced_ops.def"
+#undef TRACED_OP
 };
 
 #define NUM_OPS (sizeof(ops) / sizeof(ops[0]))

@@ -16,7 +16,9 @@
 
 #include "common/trace_format.h"
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/merge.h"
+#include "servers/traced/scope.h"
+#include "servers/traced/state.h"
 
 /* A write in progress takes microseconds: yielding this often covers it many times over. */
 #define STALL_RETRIES 1000

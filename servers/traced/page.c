@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "traced.h"
+#include "servers/traced/page.h"
+#include "servers/traced/request.h"
+#include "servers/traced/state.h"
 
-int cursor_check_common(const struct traced_cursor *c)
+int page_cursor_check(const struct traced_cursor *c)
 {
 	if (c->magic != TRACED_CURSOR_MAGIC || c->ncpus != traced.ncpus ||
 	    c->synced >> traced.ncpus || c->flags & ~(TRACED_CURSOR_FOLLOW | TRACED_CURSOR_FULL)) {
@@ -21,14 +23,14 @@ int cursor_check_common(const struct traced_cursor *c)
 	return 0;
 }
 
-int listing_cursor_check(const struct traced_cursor *c, uint64_t next_max, uint64_t end_max)
+int page_listing_check(const struct traced_cursor *c, uint64_t next_max, uint64_t end_max)
 {
 	static const struct traced_cursor zero;
 
 	if (!c->magic) {
 		return memcmp(c, &zero, sizeof(zero)) ? -EINVAL : 0;
 	}
-	if (cursor_check_common(c) || c->synced || c->flags || c->events || c->lost || c->skip ||
+	if (page_cursor_check(c) || c->synced || c->flags || c->events || c->lost || c->skip ||
 	    c->outside || c->early || c->next[0] > next_max || c->end[0] > end_max) {
 		return -EINVAL;
 	}
@@ -40,7 +42,7 @@ int listing_cursor_check(const struct traced_cursor *c, uint64_t next_max, uint6
 	return 0;
 }
 
-void listing_cursor_at(struct traced_cursor *c, uint64_t next)
+void page_listing_at(struct traced_cursor *c, uint64_t next)
 {
 	c->magic = TRACED_CURSOR_MAGIC;
 	c->ncpus = traced.ncpus;

@@ -27,9 +27,16 @@
 
 #include "abi/trace_file.h"
 #include "common/fnv.h"
-#include "traced.h"
+#include "common/trace_aux.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/export.h"
+#include "servers/traced/file.h"
+#include "servers/traced/merge.h"
+#include "servers/traced/record.h"
+#include "servers/traced/request.h"
+#include "servers/traced/state.h"
 
-#define CHUNK_EVENTS_MAX  (1024 * 1024) /* a chunk's events at most: bytes */
+#define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
 #define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
@@ -103,7 +110,7 @@ static uint64_t pending(void)
 	return n;
 }
 
-/* Sends len bytes at the window's start: 0 or the host's refusal. */
+/* Where the keep lives: the export window's last KEEP_SIZE bytes. */
 static struct keep *keep_at(void)
 {
 	return (struct keep *)(rec.win + rec.win_size - KEEP_SIZE);
@@ -140,9 +147,10 @@ static int ship(size_t len, const struct run *before)
 	return err;
 }
 
+/* The recording's file header: a save's, flagged as a recording, from the start of the run. */
 static void file_header(struct ttrace_file_header *fh)
 {
-	save_file_header(fh, &rec.run.filter, rec.run.st.started_ns);
+	file_fill_header(fh, &rec.run.filter, rec.run.st.started_ns);
 	fh->flags = TTRACE_FILE_F_RECORDING;
 }
 
@@ -287,10 +295,10 @@ void record_drain(void)
 	if (rec.run.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
 		rec.owner_ns = now;
 		if (!owner_alive()) {
+			/* The owner was killed (a tracecat -r, say): its file still ends whole. */
 			static const struct request stop = {0};
 			struct reply ignored = {.buf = (uint8_t *)&rec.scratch_reply};
-			record_stop(&stop,
-				    &ignored); /* a killed tracecat -r: its file ends whole */
+			record_stop(&stop, &ignored);
 			return;
 		}
 	}
@@ -330,7 +338,7 @@ int record_start(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (!save_name_ok(r.name) || dump_check(TRACED_OP_FOLLOW, &r.filter, &zero)) {
+	if (!file_name_ok(r.name) || dump_check(TRACED_OP_FOLLOW, &r.filter, &zero)) {
 		return -EINVAL;
 	}
 	if (rec.run.st.active) {

@@ -22,7 +22,17 @@
 #include "common/fnv.h"
 #include "common/trace_aux.h"
 #include "common/trace_ring.h"
-#include "traced.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/export.h"
+#include "servers/traced/file.h"
+#include "servers/traced/merge.h"
+#include "servers/traced/record.h"
+#include "servers/traced/request.h"
+#include "servers/traced/save.h"
+#include "servers/traced/save_aux.h"
+#include "servers/traced/scope.h"
+#include "servers/traced/state.h"
+#include "servers/traced/tree.h"
 
 /* An EVENTS section is filled in one go when this much of the window is left. */
 #define EVENTS_ROOM_MIN (64 * 1024)
@@ -143,7 +153,7 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 		stalls = 0;
 		count_lost(piece.out, piece.len, lost);
 		if (scope) {
-			save_refs_note(piece.out, piece.len);
+			save_aux_note(piece.out, piece.len);
 		}
 		head.size = piece.len;
 		memcpy(o->win + o->used, &head, sizeof(head));
@@ -198,56 +208,12 @@ static void put_ledger(struct out *o, const uint64_t *lost)
 	}
 }
 
-void save_file_header(struct ttrace_file_header *fh, const struct traced_filter *f,
-		      uint64_t saved_ns)
-{
-	const struct ttrace_header *h = traced.area.hdr;
-
-	*fh = (struct ttrace_file_header){
-	    .magic = TTRACE_FILE_MAGIC,
-	    .version_major = TTRACE_FILE_VERSION_MAJOR,
-	    .version_minor = TTRACE_FILE_VERSION_MINOR,
-	    .header_size = sizeof(*fh),
-	    .num_cpus = traced.ncpus,
-	    .tsc_hz = h->tsc_hz,
-	    .boot_tsc = h->boot_tsc,
-	    .aux_durable_size = h->aux_durable_size,
-	    .aux_ring_size = h->aux_ring_size,
-	    .mask = __atomic_load_n(&h->mask, __ATOMIC_RELAXED),
-	    .mode = __atomic_load_n(&h->mode, __ATOMIC_RELAXED),
-	    .ring_entries = h->ring_entries,
-	    .trace_version_major = h->version_major,
-	    .trace_version_minor = h->version_minor,
-	    .entry_size = TTRACE_ENTRY_SIZE,
-	    .saved_ns = saved_ns,
-	    .filter = *f,
-	};
-}
-
 static void put_header(struct out *o, const struct traced_filter *f)
 {
 	struct ttrace_file_header fh;
 
-	save_file_header(&fh, f, (uint64_t)sys_clock_ns());
+	file_fill_header(&fh, f, (uint64_t)sys_clock_ns());
 	put(o, &fh, sizeof(fh));
-}
-
-bool save_name_ok(const char *name)
-{
-	size_t len = strnlen(name, TRACED_SAVE_NAME_MAX);
-
-	if (!len || len == TRACED_SAVE_NAME_MAX || name[0] == '.') {
-		return false;
-	}
-	for (size_t i = 0; i < TRACED_SAVE_NAME_MAX; i++) {
-		char c = name[i];
-		bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-		if (i < len ? !word : c != '\0') {
-			return false;
-		}
-	}
-	return true;
 }
 
 /* Takes one save from the allowance of tree: 0, or -EAGAIN when it has none left. */
@@ -311,14 +277,14 @@ int save_run(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (!save_name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
+	if (!file_name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
 		return -EINVAL;
 	}
 	if (record_active()) {
 		return -EBUSY; /* the channel carries one file at a time */
 	}
 	const struct scope *scope;
-	int err = request_scope(req, &scope);
+	int err = scope_request(req, &scope);
 	if (!err) {
 		err = export_open(&o.win, &o.size);
 	}
@@ -329,7 +295,7 @@ int save_run(const struct request *req, struct reply *rep)
 	if (err) {
 		return err;
 	}
-	save_refs_reset();
+	save_aux_reset();
 	begin_line(req, r.name, line, sizeof(line));
 	o.err = export_request(line);
 	put_header(&o, &r.filter);

@@ -17,7 +17,9 @@
 
 #include "common/trace_aux.h"
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/save_aux.h"
+#include "servers/traced/scope.h"
+#include "servers/traced/state.h"
 
 /* What a key names, in its top byte; the value fits the other 56 bits. */
 #define KEY_THREAD (1ull << 56)
@@ -33,7 +35,7 @@ static struct {
 	uint32_t n;
 } refs; /* one save at a time */
 
-void save_refs_reset(void)
+void save_aux_reset(void)
 {
 	memset(&refs, 0, sizeof(refs));
 }
@@ -85,7 +87,7 @@ static void note_strings(const struct ttrace_entry *e)
 	}
 }
 
-void save_refs_note(const uint8_t *data, size_t len)
+void save_aux_note(const uint8_t *data, size_t len)
 {
 	const union ttrace_slot *s = (const union ttrace_slot *)data;
 

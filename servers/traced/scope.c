@@ -1,5 +1,5 @@
 /*
- * scope: which processes a SELF caller may read (traced.h). The kernel
+ * scope: which processes a SELF caller may read (scope.h). The kernel
  * writes an aux record at every spawn, tag PROC with id pid | parent pid
  * << 32 (abi/trace.h). They are in spawn order except for names the
  * kernel moved to keep them (AW1), which may come after their children's:
@@ -7,7 +7,10 @@
  * ring in place, without copying it.
  */
 #include "common/trace_aux.h"
-#include "traced.h"
+#include "abi/traced.h"
+#include "servers/traced/request.h"
+#include "servers/traced/scope.h"
+#include "servers/traced/state.h"
 
 bool scope_has(const struct scope *s, uint32_t pid)
 {
@@ -51,7 +54,7 @@ int scope_build(uint32_t pid, struct scope *s)
 	return err;
 }
 
-int request_scope(const struct request *req, const struct scope **out)
+int scope_request(const struct request *req, const struct scope **out)
 {
 	static struct scope s; /* one request at a time */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "abi/naming.h"
-#include "traced.h"
+#include "servers/traced/state.h"
 
 struct traced traced;
 static struct ttrace_uevent_slot uevent_slots[UEVENT_MAX]; /* the decoder's definitions */

@@ -17,7 +17,13 @@
 
 #include "common/format.h"
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/dump.h"
+#include "servers/traced/merge.h"
+#include "servers/traced/page.h"
+#include "servers/traced/request.h"
+#include "servers/traced/scope.h"
+#include "servers/traced/state.h"
+#include "servers/traced/stats.h"
 
 #define ROWS	    128 /* measure rows: syscalls, endpoints x paths, outcomes, cpus */
 #define OCTAVES	    40	/* log2 buckets of microseconds: the last holds 2^39 us and more */
@@ -549,10 +555,10 @@ int stats_page(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (check(&r) || listing_cursor_check(&r.cursor, TEXT_MAX, 0)) {
+	if (check(&r) || page_listing_check(&r.cursor, TEXT_MAX, 0)) {
 		return -EINVAL;
 	}
-	int err = request_scope(req, &scope);
+	int err = scope_request(req, &scope);
 	if (err) {
 		return err;
 	}
@@ -581,7 +587,7 @@ int stats_page(const struct request *req, struct reply *rep)
 		n--;
 	}
 	memcpy(rep->buf + sizeof(struct traced_dump_reply), kept.text + at, n);
-	listing_cursor_at(&r.cursor, at + n);
+	page_listing_at(&r.cursor, at + n);
 	kept.req.cursor = r.cursor;
 	page_finish(rep, &r.cursor, at + n == kept.len, (uint32_t)n, 0);
 	return 0;

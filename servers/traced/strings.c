@@ -13,7 +13,10 @@
 #include "common/format.h"
 #include "common/trace_aux.h"
 #include "common/trace_names.h"
-#include "traced.h"
+#include "servers/traced/page.h"
+#include "servers/traced/request.h"
+#include "servers/traced/state.h"
+#include "servers/traced/strings.h"
 
 struct listing {
 	uint32_t tag;
@@ -88,7 +91,7 @@ int strings_page(const struct request *req, struct reply *rep)
 	}
 	/* acquire: pairs with the aux writer's release store of aux_last (AW3) */
 	uint64_t last = __atomic_load_n(&h->aux_last, __ATOMIC_ACQUIRE);
-	if (listing_cursor_check(&r.cursor, last, last)) {
+	if (page_listing_check(&r.cursor, last, last)) {
 		return -EINVAL;
 	}
 	if (!r.cursor.magic) {
@@ -128,7 +131,7 @@ int strings_page(const struct request *req, struct reply *rep)
 			done = list(&l, &v);
 		}
 	}
-	listing_cursor_at(&r.cursor, l.pos);
+	page_listing_at(&r.cursor, l.pos);
 	page_finish(rep, &r.cursor, done, (uint32_t)l.len, l.count);
 	return 0;
 }

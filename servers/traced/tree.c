@@ -9,7 +9,8 @@
  */
 #include <spoor.h>
 
-#include "traced.h"
+#include "servers/traced/state.h"
+#include "servers/traced/tree.h"
 
 /* Threads the walk looks through: a tree's processes are among the first of a full list. */
 #define TREE_THREADS_MAX 512

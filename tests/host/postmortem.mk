@@ -5,6 +5,7 @@ POSTMORTEM_TEST := $(BUILD)/host/postmortem/run_tests
 POSTMORTEM_TEST_OBJS := $(patsubst %,$(BUILD)/host/%.o,tests/host/runner.c \
 	tests/host/postmortem/test_postmortem.c tools/spoor-postmortem/dump.c \
 	tools/spoor-postmortem/extract.c tools/spoor-postmortem/why.c tools/spoor-trace/file.c \
+	tools/spoor-trace/file_parse.c \
 	tools/spoor-trace/chunks.c $(wildcard common/*.c) \
 	kernel/trace/area_init.c kernel/trace/ring_write.c kernel/trace/aux_write.c)
 

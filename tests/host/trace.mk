@@ -11,13 +11,11 @@
 TRACE_TSAN := $(BUILD)/host/tsan/run_tests
 TRACE_TSAN_SRCS := tests/host/runner.c tests/host/area.c $(sort $(wildcard tests/host/tsan/*.c)) \
 	$(sort $(wildcard common/*.c)) $(KERNEL_PURE)
-TRACE_TSAN_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fsanitize=thread \
-	-fno-omit-frame-pointer -pthread -Ikernel -I. -Itests/host
 
 $(TRACE_TSAN): $(TRACE_TSAN_SRCS) $(wildcard abi/*.h abi/*.def common/*.h tests/host/*.h) \
 		$(KERNEL_PURE:.c=.h) \
 		tests/host/trace.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(TRACE_TSAN_CFLAGS) -o $@ $(TRACE_TSAN_SRCS)
+	$(CC) $(HOST_THREAD_CFLAGS) -O1 -fsanitize=thread -o $@ $(TRACE_TSAN_SRCS)
 
 HOST_EXTRA_TESTS += $(TRACE_TSAN)

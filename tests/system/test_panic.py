@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from spoorlib import EXIT_KERNEL_FAILURE, KERNEL
+from spoorlib import EXIT_KERNEL_FAILURE, KERNEL, events_in
 
 
 @pytest.mark.parametrize("kind,name,mnemonic,vector,cr2", [
@@ -35,6 +35,20 @@ def test_kernel_exception_prints_panic_block(boot, kind, name, mnemonic, vector,
 def test_page_fault_block_decodes_error_code(boot):
     spoor = boot(smp=1, cmdline="selftest=pagefault", wait_prompt=False)
     spoor.expect(r"page fault: read, not present, kernel mode", allow_panic=True)
+    assert spoor.wait_exit() == EXIT_KERNEL_FAILURE
+
+
+def test_the_kernel_page_fault_that_panicked_ends_the_flight_recorder(boot):
+    spoor = boot(smp=1, cmdline="ttrace=mem selftest=pagefault", wait_prompt=False)
+    regs = spoor.expect(r"err=(0x[0-9a-f]+) rip=0x([0-9a-f]+) cr2=", allow_panic=True)
+    spoor.expect(r"flight recorder: last \d+ events on cpu 0\r*\n", allow_panic=True)
+    spoor.expect(r"system halted", allow_panic=True)
+    recorded = events_in("\n".join(line.strip() for line in spoor.child.before.splitlines()))
+    assert recorded, spoor.child.before
+    last = recorded[-1]
+    assert last.kind == "mem_pf_kernel", last.line
+    assert last.args == {"vaddr": "0xdead0000", "rip": "0x" + regs.group(2).lstrip("0"),
+                         "err": regs.group(1)}, last.line
     assert spoor.wait_exit() == EXIT_KERNEL_FAILURE
 
 

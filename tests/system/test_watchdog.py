@@ -6,7 +6,7 @@ hung machine is debugged (README, Debugging a hang)."""
 
 import re
 
-from spoorlib import EXIT_KERNEL_FAILURE, events_in
+from spoorlib import EXIT_KERNEL_FAILURE, PS_POLLS, events_in
 from test_postmortem import by_cpu, check_converters_on, postmortem, text_of, SAVED
 
 ANNOUNCED = re.compile(r"selftest deadlock: cpu (\d) takes lock A \((0x[0-9a-f]+)\) then B "
@@ -31,12 +31,17 @@ def test_deadlock_is_reported_the_machine_goes_on_and_its_trace_is_read(boot, tm
     a, lock_a, lock_b, b = ANNOUNCED.search(console).groups()
     assert re.search(rf"^WATCHDOG: cpu {a} cpu {b} stuck: no schedule or return to user "
                      r"\(ttrace.watchdog=3\)$", console, re.MULTILINE), console[-4000:]
-    # Each stuck CPU waits, interrupts masked, for the lock the other holds; the
-    # holders' positions are their stack walks, deep in the kick's interrupt.
-    for cpu, waits_for in ((a, lock_b), (b, lock_a)):
+    # Each stuck CPU waits, interrupts masked, for the lock the other holds, and
+    # the report names the holder: its CPU and thread. Both are stuck in the kick's
+    # interrupt of their idle thread, which is then not idling. The holders'
+    # positions are their stack walks, deep in that interrupt.
+    tids = {cpu: cpu_block(console, cpu)[0].split(" ")[2] for cpu in (a, b)}
+    for cpu, waits_for, holder in ((a, lock_b, b), (b, lock_a, a)):
         state, walk = cpu_block(console, cpu)
-        assert re.fullmatch(rf"idle, rip 0xffffffff80[0-9a-f]{{6}}, interrupts masked, "
-                            rf"spinning on lock {waits_for}, stuck for \d+\.\d{{3}} s", state), state
+        assert re.fullmatch(rf"kernel tid {tids[cpu]} \(the idle thread, not idling\), "
+                            rf"rip 0xffffffff80[0-9a-f]{{6}}, interrupts masked, "
+                            rf"spinning on lock {waits_for} held by cpu {holder} "
+                            rf"\(tid {tids[holder]}\), stuck for \d+\.\d{{3}} s", state), state
         assert len(walk.splitlines()) >= 4, walk
     for cpu in ("0", "1"):
         state, _ = cpu_block(console, cpu)
@@ -49,8 +54,14 @@ def test_deadlock_is_reported_the_machine_goes_on_and_its_trace_is_read(boot, tm
         last = events_in("\n".join(line.strip() for line in m.group(2).splitlines()))[-1]
         if str(cpu) in (a, b):
             assert (last.kind, last.args.get("vector")) == ("irq_entry", "242"), last.line
-    # Soft: the shell answers on the CPUs left.
+    # Soft: the shell answers on the CPUs left, and cpus shows the stuck ones as stuck.
     assert "traced" in spoor.command("ps")
+    out = spoor.command("cpus")
+    for cpu in (a, b):
+        assert re.search(rf"^cpu {cpu}: stuck for \d+\.\d{{3}} s, interrupts masked, "
+                         rf"running tid {tids[cpu]}, \d+ ready$", out, re.MULTILINE), out
+    for cpu in ("0", "1"):
+        assert re.search(rf"^cpu {cpu}: busy ", out, re.MULTILINE), out
 
     # Post-mortem: the stuck CPUs' rings are frozen, so the file holds exactly what a
     # save holds of them; of the others, the save's events come first, in order.
@@ -73,7 +84,31 @@ def test_watchdog_panic_setting_panics_after_the_report(boot):
     spoor = boot(smp=3, cmdline="selftest=deadlock ttrace.watchdog=2 ttrace.watchdog_panic=1",
                  wait_prompt=False)
     spoor.expect(r"WATCHDOG: cpu 1 cpu 2 stuck", timeout=REPORT_TIMEOUT, allow_panic=True)
-    spoor.expect(r"cpu 2: idle, rip 0x[0-9a-f]+, interrupts masked, spinning on lock",
+    spoor.expect(r"cpu 2: kernel tid \d+ \(the idle thread, not idling\), rip 0x[0-9a-f]+, "
+                 r"interrupts masked, spinning on lock 0x[0-9a-f]+ held by cpu 1 \(tid \d+\)",
                  allow_panic=True)
+    # Nothing was traced: the report says so, and how to trace the next hang.
+    spoor.expect(r"WATCHDOG: the flight recorder is empty: boot with ttrace=all \(or "
+                 r"ttrace=CATS, a list of categories\) to fill it", allow_panic=True)
     spoor.expect(r"KERNEL PANIC on cpu 0: watchdog: a cpu is stuck", allow_panic=True)
     assert spoor.wait_exit() == EXIT_KERNEL_FAILURE
+
+
+def test_an_nmi_after_the_report_stopped_waiting_is_counted_and_the_machine_goes_on(boot):
+    # inject=latenmi: the last CPU (deadlocked, interrupts masked) takes the
+    # detector's NMI 200 ms late, after the report's 100 ms wait.
+    spoor = boot(smp=4, cmdline="selftest=deadlock ttrace.watchdog=3 inject=latenmi",
+                 wait_prompt=False)
+    spoor.expect(r"cpu 3: did not answer the NMI in 100 ms", timeout=REPORT_TIMEOUT,
+                 allow_panic=True)
+    spoor.expect(r"WATCHDOG: going on \(ttrace.watchdog_panic=1 panics instead\)", allow_panic=True)
+    # The late NMI is counted, not taken for a stray one (which panics).
+    for _ in range(PS_POLLS):
+        out = spoor.command("cpus")
+        late = re.search(r"^cpu 3: .*, (\d+) late lockup NMIs? ignored$", out, re.MULTILINE)
+        if late:
+            break
+    assert late and late.group(1) == "1", out
+    assert re.search(r"^cpu 2: stuck for \d+\.\d{3} s, interrupts masked, running tid [1-9]\d*, "
+                     r"\d+ ready$", out, re.MULTILINE), out
+    assert "traced" in spoor.command("ps")

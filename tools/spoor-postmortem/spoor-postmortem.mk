@@ -1,7 +1,8 @@
 # spoor-postmortem: the trace of a stopped machine, read from its memory
 # (tools/spoor-postmortem/); the top Makefile includes this file. Built
-# like spoor-trace: its .c files and the common/ readers in one run, with
-# elfutils' libelf (Debian libelf-dev) for kernel.elf's symbols.
+# like spoor-trace, with HOST_TOOL_CFLAGS: its .c files and the common/
+# readers in one run, with elfutils' libelf (Debian libelf-dev) for
+# kernel.elf's symbols.
 # `make postmortem` runs it on the machine `make run` or `make debug`
 # started (RUN=build/traces), or on another run folder or a dump (RUN=PATH).
 
@@ -12,7 +13,7 @@ SPOOR_POSTMORTEM_HDRS := $(wildcard tools/spoor-postmortem/*.h common/*.h abi/*.
 $(SPOOR_POSTMORTEM): $(SPOOR_POSTMORTEM_SRCS) $(wildcard common/*.c) $(SPOOR_POSTMORTEM_HDRS) \
 		tools/spoor-postmortem/spoor-postmortem.mk
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -I. -o $@ $(SPOOR_POSTMORTEM_SRCS) \
+	$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(SPOOR_POSTMORTEM_SRCS) \
 		$(wildcard common/*.c) -lelf
 
 HOST_TOOLS += $(SPOOR_POSTMORTEM)

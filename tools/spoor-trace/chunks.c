@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/spoor-trace/chunks.h"
 #include "tools/spoor-trace/file_parse.h"
 
 /*
@@ -87,7 +88,7 @@ static int chunk_sections(struct parser *p, uint64_t at, uint64_t end)
 		    (s.type == TTRACE_FILE_EVENTS && s.size % SLOT)) {
 			return tparse_refuse(p, at,
 					     "%s %s section of %llu bytes does not fit its chunk",
-					     tparse_article(s.type), tfile_section_name(s.type),
+					     tparse_article(s.type), tparse_section_name(s.type),
 					     (unsigned long long)s.size);
 		}
 		if (s.type == TTRACE_FILE_EVENTS) {
@@ -98,7 +99,7 @@ static int chunk_sections(struct parser *p, uint64_t at, uint64_t end)
 			err = join_ring(p, at, payload, s.size);
 		} else {
 			err = tparse_refuse(p, at, "%s %s section inside chunk %llu",
-					    tparse_article(s.type), tfile_section_name(s.type),
+					    tparse_article(s.type), tparse_section_name(s.type),
 					    (unsigned long long)p->f->chunks);
 		}
 		if (err) {
@@ -171,7 +172,7 @@ static int parse_chunk(struct parser *p, uint64_t head, uint64_t payload, uint64
 }
 
 /* A recording's sections: CHUNKs, then LEDGER and END, or nothing more (it ends early). */
-int tparse_recording(struct parser *p, uint64_t off)
+int chunks_parse(struct parser *p, uint64_t off)
 {
 	struct tfile *f = p->f;
 	uint32_t stage = 0; /* 0: chunks, 1: after LEDGER, 2: after END */
@@ -189,7 +190,7 @@ int tparse_recording(struct parser *p, uint64_t off)
 			    p, off,
 			    "%s %s section of %llu bytes is cut or not a multiple of 8 "
 			    "(%llu bytes left)",
-			    tparse_article(s.type), tfile_section_name(s.type),
+			    tparse_article(s.type), tparse_section_name(s.type),
 			    (unsigned long long)s.size, (unsigned long long)(p->size - payload));
 		}
 		if (s.type == TTRACE_FILE_CHUNK && !stage) {
@@ -203,7 +204,7 @@ int tparse_recording(struct parser *p, uint64_t off)
 			stage--;
 		} else {
 			err = tparse_refuse(p, off, "%s %s section where a recording has none",
-					    tparse_article(s.type), tfile_section_name(s.type));
+					    tparse_article(s.type), tparse_section_name(s.type));
 		}
 		if (err) {
 			return err;

@@ -1,18 +1,20 @@
 /*
  * file: the checks of a saved trace (see file.h), in the file's own
- * order, so the first thing wrong is the one reported. Every field is
- * copied out with memcpy, never read through a cast pointer: the bytes
- * are untrusted and may be misaligned until their section is checked.
+ * order, so the first thing wrong is the one reported, with the section
+ * checks of file_parse.c; a recording's chunks are chunks.c's. Every
+ * field is copied out with memcpy, never read through a cast pointer:
+ * the bytes are untrusted and may be misaligned until their section is
+ * checked.
  */
-#include "tools/spoor-trace/file_parse.h"
+#include "tools/spoor-trace/file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fnv.h"
+#include "tools/spoor-trace/chunks.h"
+#include "tools/spoor-trace/file_parse.h"
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "saved traces are little-endian: this reader copies their fields as they are"
@@ -22,65 +24,6 @@
 static const uint32_t required[] = {TTRACE_FILE_AUX_DURABLE, TTRACE_FILE_AUX_RING,
 				    TTRACE_FILE_LEDGER, TTRACE_FILE_END};
 #define NREQUIRED (sizeof(required) / sizeof(required[0]))
-
-const char *tfile_section_name(uint32_t t)
-{
-	static const char *const names[] = {
-	    [TTRACE_FILE_EVENTS] = "EVENTS",	 [TTRACE_FILE_AUX_DURABLE] = "AUX_DURABLE",
-	    [TTRACE_FILE_AUX_RING] = "AUX_RING", [TTRACE_FILE_LEDGER] = "LEDGER",
-	    [TTRACE_FILE_END] = "END",		 [TTRACE_FILE_CHUNK] = "CHUNK",
-	};
-
-	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
-}
-
-/* "a" or "an", as said before a section's name. */
-const char *tparse_article(uint32_t t)
-{
-	return t == TTRACE_FILE_LEDGER || t == TTRACE_FILE_CHUNK ? "a" : "an";
-}
-
-int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!p->why_size) {
-		return -EINVAL;
-	}
-	n = snprintf(p->why, p->why_size, "byte %llu: ", (unsigned long long)at);
-	if (n >= 0 && (size_t)n < p->why_size) {
-		va_start(ap, fmt);
-		vsnprintf(p->why + n, p->why_size - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
-uint64_t tparse_sum(struct parser *p, uint64_t to)
-{
-	p->sum = ttrace_file_sum(p->f->hdr.version_minor, p->sum, p->d + p->hashed, to - p->hashed);
-	p->hashed = to;
-	return p->sum;
-}
-
-int tparse_section_head(struct parser *p, uint64_t off, bool ended, struct ttrace_file_section *s)
-{
-	if (ended) {
-		return tparse_refuse(p, off, "%llu bytes follow the END section",
-				     (unsigned long long)(p->size - off));
-	}
-	if (p->size - off < HEAD_SIZE) {
-		p->f->cut = true;
-		return tparse_refuse(p, off,
-				     "the file ends inside a section head (%llu of %zu bytes)",
-				     (unsigned long long)(p->size - off), HEAD_SIZE);
-	}
-	memcpy(s, p->d + off, sizeof(*s));
-	return 0;
-}
 
 static bool is_pow2(uint64_t v)
 {
@@ -157,159 +100,6 @@ static int parse_header(struct parser *p, uint64_t *header_size)
 	return 0;
 }
 
-static int add_span(struct tfile *f, uint64_t offset, uint64_t size)
-{
-	if (!size) {
-		return 0;
-	}
-	struct tfile_span *s = realloc(f->spans, (f->nspans + 1) * sizeof(*s));
-	if (!s) {
-		return -ENOMEM;
-	}
-	f->spans = s;
-	f->spans[f->nspans++] = (struct tfile_span){.offset = offset, .size = size};
-	return 0;
-}
-
-/* A loss marker's slot at offset o. */
-static int parse_marker(struct parser *p, uint64_t o, const struct ttrace_entry *e)
-{
-	struct tfile *f = p->f;
-	uint64_t n = e->data[0];
-
-	if (e->ts) {
-		return tparse_refuse(p, o, "a loss marker with ts 0x%llx, not 0",
-				     (unsigned long long)e->ts);
-	}
-	if (e->ctx) {
-		return tparse_refuse(p, o + offsetof(struct ttrace_entry, ctx),
-				     "a loss marker with ctx 0x%02x, not 0", e->ctx);
-	}
-	if (e->cpu >= f->hdr.num_cpus) {
-		return tparse_refuse(p, o + offsetof(struct ttrace_entry, cpu),
-				     "a loss marker for cpu %u; the file has %u cpus", e->cpu,
-				     f->hdr.num_cpus);
-	}
-	if (f->lost + n < f->lost) {
-		return tparse_refuse(p, o + offsetof(struct ttrace_entry, data),
-				     "the loss markers add up past 2^64 entries");
-	}
-	f->lost += n;
-	f->cpu_lost[e->cpu] += n;
-	return 0;
-}
-
-/* The event whose head slot is at o, before end; sets *slots to the slots it takes. */
-static int parse_event(struct parser *p, uint64_t o, uint64_t end, const struct ttrace_entry *e,
-		       uint64_t *slots)
-{
-	struct tfile *f = p->f;
-	uint32_t ncont = TTRACE_NCONT_OF(e->ctx);
-
-	if (e->ts & ~TTRACE_TS_MASK) {
-		return tparse_refuse(p, o, "an event with ts 0x%llx: bit 63 is set",
-				     (unsigned long long)e->ts);
-	}
-	if (e->cpu >= f->hdr.num_cpus) {
-		return tparse_refuse(p, o + offsetof(struct ttrace_entry, cpu),
-				     "an event on cpu %u; the file has %u cpus", e->cpu,
-				     f->hdr.num_cpus);
-	}
-	if (e->ctx & ~(TTRACE_CTX_MASK | 3u << TTRACE_CTX_NCONT_SHIFT)) {
-		return tparse_refuse(p, o + offsetof(struct ttrace_entry, ctx),
-				     "ctx 0x%02x has bits 6-7 set", e->ctx);
-	}
-	if ((1 + ncont) * (uint64_t)SLOT > end - o) {
-		return tparse_refuse(
-		    p, o, "an event of %u continuations runs past the end of its section", ncont);
-	}
-	for (uint32_t j = 1; j <= ncont; j++) {
-		uint64_t ts;
-
-		memcpy(&ts, p->d + o + j * SLOT, sizeof(ts));
-		if (ts != (e->ts | TTRACE_TS_CONT)) {
-			return tparse_refuse(
-			    p, o + j * SLOT,
-			    "continuation %u of the event at byte %llu has ts 0x%llx, not "
-			    "0x%llx",
-			    j, (unsigned long long)o, (unsigned long long)ts,
-			    (unsigned long long)(e->ts | TTRACE_TS_CONT));
-		}
-	}
-	if (!f->events || e->ts < f->first_ts) {
-		f->first_ts = e->ts;
-	}
-	if (!f->events || e->ts > f->last_ts) {
-		f->last_ts = e->ts;
-	}
-	f->events++;
-	f->cpu_events[e->cpu]++;
-	f->cpu_entries[e->cpu] += 1 + ncont;
-	*slots = 1 + ncont;
-	return 0;
-}
-
-int tparse_events(struct parser *p, uint64_t payload, uint64_t size)
-{
-	uint64_t end = payload + size;
-
-	for (uint64_t o = payload; o < end;) {
-		struct ttrace_entry e;
-		uint64_t slots = 1;
-		int err;
-
-		memcpy(&e, p->d + o, sizeof(e));
-		if (e.ts & TTRACE_TS_CONT) {
-			return tparse_refuse(p, o,
-					     "a continuation slot where an event should begin");
-		}
-		err = e.kind == TRACED_KIND_LOST ? parse_marker(p, o, &e)
-						 : parse_event(p, o, end, &e, &slots);
-		if (err) {
-			return err;
-		}
-		o += slots * SLOT;
-	}
-	return add_span(p->f, payload, size) ? -ENOMEM : 0;
-}
-
-/* Checks that the len bytes at file offset at are whole aux records from aux position pos. */
-int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, const char *what)
-{
-	for (uint64_t i = 0; i < len;) {
-		struct ttrace_aux_record r = {0};
-
-		if (len - i >= sizeof(r)) {
-			memcpy(&r, p->d + at + i, sizeof(r));
-		}
-		if (len - i < sizeof(r) || !(r.flags & TTRACE_AUX_VALID) || r.pos != pos + i ||
-		    !r.tag || r.len > TTRACE_AUX_LEN_MAX ||
-		    TTRACE_AUX_RECORD_SIZE(r.len) > len - i) {
-			return tparse_refuse(p, at + i,
-					     "the %s bytes at aux position %llu are not a record",
-					     what, (unsigned long long)(pos + i));
-		}
-		i += TTRACE_AUX_RECORD_SIZE(r.len);
-	}
-	return 0;
-}
-
-int tparse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
-{
-	struct tfile *f = p->f;
-
-	if (size > f->hdr.aux_durable_size) {
-		return tparse_refuse(
-		    p, head,
-		    "an AUX_DURABLE section of %llu bytes is larger than aux_durable_size "
-		    "%llu",
-		    (unsigned long long)size, (unsigned long long)f->hdr.aux_durable_size);
-	}
-	f->durable = p->d + payload;
-	f->durable_size = size;
-	return tparse_records(p, payload, 0, size, "AUX_DURABLE");
-}
-
 static int parse_ring(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
 {
 	struct tfile *f = p->f;
@@ -349,91 +139,26 @@ static int parse_ring(struct parser *p, uint64_t head, uint64_t payload, uint64_
 	return tparse_records(p, payload + sizeof(r), r.first, r.last - r.first, "AUX_RING");
 }
 
-int tparse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
-{
-	struct tfile *f = p->f;
-	const uint64_t want = f->hdr.num_cpus * (uint64_t)sizeof(struct ttrace_file_ledger);
-
-	if (size != want) {
-		return tparse_refuse(p, head, "a LEDGER section of %llu bytes; %u cpus take %llu",
-				     (unsigned long long)size, f->hdr.num_cpus,
-				     (unsigned long long)want);
-	}
-	for (uint32_t c = 0; c < f->hdr.num_cpus; c++) {
-		uint64_t at = payload + c * sizeof(struct ttrace_file_ledger);
-		struct ttrace_file_ledger *l = &f->ledger[c];
-		memcpy(l, p->d + at, sizeof(*l));
-		/*
-		 * Modulo 2^64, as the writer computes the counters (abi/trace.h
-		 * ACCOUNTING): the identity holds exactly even in a snapshot whose
-		 * overwritten wrapped.
-		 */
-		if (l->stored + l->overwritten + l->dropped + l->cleared != l->emitted) {
-			return tparse_refuse(
-			    p, at,
-			    "cpu %u's ledger does not add up: emitted %llu is not stored + "
-			    "overwritten + dropped + cleared",
-			    c, (unsigned long long)l->emitted);
-		}
-		if (l->lost != f->cpu_lost[c]) {
-			return tparse_refuse(
-			    p, at + offsetof(struct ttrace_file_ledger, lost),
-			    "cpu %u's ledger counts %llu entries lost, its loss markers %llu", c,
-			    (unsigned long long)l->lost, (unsigned long long)f->cpu_lost[c]);
-		}
-	}
-	return 0;
-}
-
-int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
-{
-	struct tfile *f = p->f;
-	struct ttrace_file_end *e = &f->end;
-
-	if (size != sizeof(*e)) {
-		return tparse_refuse(p, head, "an END section of %llu bytes, not %zu",
-				     (unsigned long long)size, sizeof(*e));
-	}
-	memcpy(e, p->d + payload, sizeof(*e));
-	uint64_t sum = tparse_sum(p, head);
-	if (e->checksum != sum) {
-		return tparse_refuse(
-		    p, payload + offsetof(struct ttrace_file_end, checksum),
-		    "checksum 0x%016llx, the bytes before the END section give 0x%016llx",
-		    (unsigned long long)e->checksum, (unsigned long long)sum);
-	}
-	if (e->events != f->events) {
-		return tparse_refuse(p, payload + offsetof(struct ttrace_file_end, events),
-				     "END counts %llu events, the EVENTS sections hold %llu",
-				     (unsigned long long)e->events, (unsigned long long)f->events);
-	}
-	if (e->lost != f->lost) {
-		return tparse_refuse(p, payload + offsetof(struct ttrace_file_end, lost),
-				     "END counts %llu entries lost, the loss markers %llu",
-				     (unsigned long long)e->lost, (unsigned long long)f->lost);
-	}
-	return 0;
-}
-
 /* Whether a section of type t may come at stage (the required sections seen so far). */
 static int check_order(struct parser *p, uint64_t head, uint32_t t, size_t stage)
 {
 	if (t == TTRACE_FILE_EVENTS) {
 		if (stage) {
 			return tparse_refuse(p, head, "an EVENTS section after the %s section",
-					     tfile_section_name(required[stage - 1]));
+					     tparse_section_name(required[stage - 1]));
 		}
 		return 0;
 	}
 	for (size_t i = 0; i < stage; i++) {
 		if (required[i] == t) {
-			return tparse_refuse(p, head, "a second %s section", tfile_section_name(t));
+			return tparse_refuse(p, head, "a second %s section",
+					     tparse_section_name(t));
 		}
 	}
 	if (required[stage] != t) {
 		return tparse_refuse(p, head, "%s %s section where the %s section should be",
-				     tparse_article(t), tfile_section_name(t),
-				     tfile_section_name(required[stage]));
+				     tparse_article(t), tparse_section_name(t),
+				     tparse_section_name(required[stage]));
 	}
 	return 0;
 }
@@ -450,7 +175,7 @@ static int parse_sections(struct parser *p, uint64_t off)
 			return err;
 		}
 		bool known = s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END;
-		const char *name = tfile_section_name(s.type);
+		const char *name = tparse_section_name(s.type);
 		if (s.type == TTRACE_FILE_EVENTS && s.size % SLOT) {
 			return tparse_refuse(
 			    p, off, "an EVENTS section of %llu bytes is not whole %u-byte slots",
@@ -503,7 +228,7 @@ static int parse_sections(struct parser *p, uint64_t off)
 	}
 	if (stage < NREQUIRED) {
 		return tparse_refuse(p, p->size, "the file ends before its %s section",
-				     tfile_section_name(required[stage]));
+				     tparse_section_name(required[stage]));
 	}
 	return 0;
 }
@@ -561,7 +286,7 @@ int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, si
 	}
 	int err = parse_start(&p, &off);
 	if (!err) {
-		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? tparse_recording(&p, off)
+		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? chunks_parse(&p, off)
 							     : parse_sections(&p, off);
 	}
 	return parsed(f, err, why, why_size);
@@ -578,7 +303,6 @@ int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *wh
 			   .hashed = f->parsed,
 			   .sum = f->parsed_sum};
 	uint64_t off = f->parsed;
-	bool first = !f->parsed;
 	int err = 0;
 
 	if (f->durable) {
@@ -590,7 +314,7 @@ int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *wh
 	if (why_size) {
 		why[0] = '\0';
 	}
-	if (first) {
+	if (!f->parsed) {
 		err = parse_start(&p, &off);
 		if (err == -EINVAL && f->cut) {
 			memset(f, 0, sizeof(*f)); /* the header is still on its way: all anew */
@@ -599,7 +323,7 @@ int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *wh
 	}
 	if (!err) {
 		/* A save appears whole (renamed into place): only a recording grows. */
-		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? tparse_recording(&p, off)
+		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? chunks_parse(&p, off)
 							     : parse_sections(&p, off);
 	}
 	if (err == -EINVAL && f->cut && f->hdr.flags & TTRACE_FILE_F_RECORDING) {

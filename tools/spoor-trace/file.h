@@ -24,59 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "abi/trace_file.h"
 #include "common/trace_ring.h"
-
-/*
- * The largest aux part this reader accepts, each of the durable part and
- * the ring: the kernel's largest ttrace.aux_kb. A view holds both in
- * memory, so a corrupt size must not make it allocate gigabytes.
- */
-#define TFILE_AUX_MAX (64ull << 20)
-
-/* The longest refusal, "byte N: ..." */
-#define TFILE_WHY_MAX 256
-
-/* One EVENTS section's slots. */
-struct tfile_span {
-	uint64_t offset; /* of its first slot in the file */
-	uint64_t size;	 /* bytes, whole slots */
-};
-
-struct tfile {
-	const uint8_t *data; /* the whole file; the caller's, kept while this is used */
-	size_t size;
-	struct ttrace_file_header hdr; /* the fields this reader knows */
-
-	struct tfile_span *spans; /* the EVENTS sections, in file order */
-	size_t nspans;
-	uint64_t events;		       /* events in them */
-	uint64_t lost;			       /* what their loss markers add up to */
-	uint64_t cpu_lost[TTRACE_MAX_CPUS];    /* the same, per CPU */
-	uint64_t cpu_events[TTRACE_MAX_CPUS];  /* events per CPU */
-	uint64_t cpu_entries[TTRACE_MAX_CPUS]; /* their entries: heads and continuations */
-	uint64_t first_ts, last_ts;	       /* of the events; 0 when none */
-
-	const uint8_t *durable; /* AUX_DURABLE's bytes: aux positions [0, durable_size) */
-	uint64_t durable_size;
-	const uint8_t *ring; /* AUX_RING's bytes: aux positions [aux_first, aux_last) */
-	uint64_t aux_first, aux_last;
-	uint64_t aux_span; /* a power of two >= aux_ring_size and aux_last - aux_first */
-
-	/* A recording's: its chunks, their aux pieces joined, and where it ends early. */
-	uint64_t chunks;
-	uint8_t *ring_own; /* the joined pieces (ring points here) */
-	struct ttrace_file_chunk_cpu chunk_cpu[TTRACE_MAX_CPUS]; /* the last chunk's counts */
-	uint64_t resumed; /* chunks with TTRACE_CHUNK_F_RESUMED: restarts of traced */
-	bool ends_early;
-	char note[TFILE_WHY_MAX]; /* when ends_early: where and why */
-	uint64_t parsed;	  /* bytes up to the end of the last whole chunk read */
-	uint64_t parsed_sum;	  /* the checksum of those bytes */
-	bool cut;		  /* the refusal was that the file ends inside a section */
-
-	struct ttrace_file_ledger ledger[TTRACE_MAX_CPUS];
-	struct ttrace_file_end end;
-};
+#include "tools/spoor-trace/tfile.h"
 
 /*
  * Checks the size bytes at data as a saved trace and fills *f to walk it
@@ -88,13 +37,13 @@ int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, si
 
 /*
  * A recording read as it grows (follow): goes on from the end of the last
- * whole chunk f holds (tfile_parse() or this made it), over the size
- * bytes at data: the bytes f read, unchanged, then what was appended
- * (data may have moved; f points into it from now on). Returns 0, having
- * read every whole chunk (ends_early as tfile_parse() sets it); -EAGAIN
- * when the file ends inside a section, which the writer has not finished
- * (f as it was); or -EINVAL and -ENOMEM as tfile_parse(), after which f
- * is only for tfile_free().
+ * whole chunk f holds (a zeroed f: from the start), over the size bytes
+ * at data: the bytes f read, unchanged, then what was appended (data may
+ * have moved; f points into it from now on). Returns 0, having read every
+ * whole chunk (ends_early as tfile_parse() sets it); -EAGAIN when the
+ * file ends inside its header or a section, which the writer has not
+ * finished (f holds the chunks before it, ends_early set); or -EINVAL and
+ * -ENOMEM as tfile_parse(), after which f is only for tfile_free().
  */
 int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *why, size_t why_size);
 
@@ -124,8 +73,5 @@ void tfile_iter_start(struct tfile_iter *it, const struct tfile *f);
 
 /* Takes the next item into *item: true, or false at the end. */
 bool tfile_next(struct tfile_iter *it, struct tfile_item *item);
-
-/* The name of section type t ("EVENTS"), or "unknown". */
-const char *tfile_section_name(uint32_t t);
 
 #endif

@@ -1,13 +1,17 @@
 /*
  * file_parse: what file.c (a saved trace's sections) and chunks.c (a
  * recording's chunks) share of the parser behind tfile_parse(): its
- * state and the checks of the sections both kinds of file hold. Each
- * returns 0, -EINVAL with the refusal in p->why, or -ENOMEM.
+ * state and the checks of the sections both kinds of file hold, below
+ * both. Each returns 0, -EINVAL with the refusal in p->why, or -ENOMEM.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_FILE_PARSE_H
 #define SPOOR_TOOLS_SPOOR_TRACE_FILE_PARSE_H
 
-#include "tools/spoor-trace/file.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/spoor-trace/tfile.h"
 
 #define SLOT	  TTRACE_ENTRY_SIZE
 #define HEAD_SIZE sizeof(struct ttrace_file_section)
@@ -31,6 +35,9 @@ uint64_t tparse_sum(struct parser *p, uint64_t to);
 /* "a" or "an", as said before the name of section type t. */
 const char *tparse_article(uint32_t t);
 
+/* The name of section type t ("EVENTS"), or "unknown". */
+const char *tparse_section_name(uint32_t t);
+
 /*
  * The section head at off, into *s: refused if the END section came
  * before it (ended) or the file ends inside it. Its payload is not
@@ -44,8 +51,5 @@ int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, co
 int tparse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
 int tparse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
 int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
-
-/* A recording's sections from off (chunks.c). */
-int tparse_recording(struct parser *p, uint64_t off);
 
 #endif

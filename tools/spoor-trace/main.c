@@ -1,27 +1,8 @@
 /*
- * spoor-trace: reads a trace `trace save` wrote (abi/trace_file.h) and
- * converts it. Subcommands, one a converter:
- *
- *   spoor-trace text FILE               the lines `trace dump` prints
- *   spoor-trace ctf FILE DIR            a CTF 1.8 trace (babeltrace2, Trace Compass)
- *   spoor-trace perfetto FILE OUT.json  Trace Event JSON (ui.perfetto.dev)
- *   spoor-trace tracedat FILE OUT.dat   ftrace's trace.dat (trace-cmd report,
- *                                       KernelShark; tracedat.h)
- *   spoor-trace follow [FILTERS] NAME|FILE
- *                                       a recording's events as they arrive
- *                                       (follow.h)
- *   spoor-trace timeline [OPTIONS] FILE OUT.svg
- *                                       an SVG picture of the CPUs; the
- *                                       options choose the window, CPUs
- *                                       and processes (timeline_opts.h)
- *   spoor-trace report FILE             where the samples' time went, per
- *                                       function (report.h)
- *   spoor-trace pprof FILE OUT.pb.gz    the stacks as a pprof profile (go tool
- *                                       pprof; pprof.h)
- *   spoor-trace flamegraph [--folded] FILE
- *                                       a flame graph (SVG) of the stacks
- *                                       on standard output, or their
- *                                       folded text (flame.h)
+ * spoor-trace: reads a trace `trace save` or `trace record` wrote
+ * (abi/trace_file.h) and converts it. Its subcommands, one a converter,
+ * are the list commands[] below, from which the usage, the dispatch and
+ * the errors about a subcommand come.
  *
  * Call stacks are named from the build's ELF files (symbols.h).
  *
@@ -58,40 +39,28 @@
 
 static const char prog[] = "spoor-trace";
 
+/*
+ * One subcommand. commands[] (below the converters) is the one list the
+ * usage, the dispatch and the errors about a subcommand come from.
+ */
 struct command {
 	const char *name;
 	int nargs; /* after the subcommand: FILE and the output, if any */
 	const char *usage;
+	const char *note; /* said after the usage, or "" */
 	int (*run)(struct tview *v, const char *file, const char *out);
 	/*
 	 * NULL, or takes the command's options out of argv[2..argc) and
 	 * returns the new argc; -1 after saying what is wrong.
 	 */
 	int (*options)(int argc, char **argv);
+	/*
+	 * A subcommand that reads no saved trace of its own (follow) runs
+	 * alone on the words after its name, instead of run, and returns the
+	 * exit status.
+	 */
+	int (*run_alone)(const char *prog, int argc, char **argv);
 };
-
-static void print_usage(FILE *to)
-{
-	fprintf(to,
-		"usage: %s text FILE\n"
-		"       %s follow [FILTERS] NAME|FILE   (" FOLLOW_FILTERS ")\n"
-		"       %s [-f] ctf FILE DIR\n"
-		"       %s [-f] perfetto FILE OUT.json\n"
-		"       %s [-f] tracedat FILE OUT.dat\n"
-		"       %s [-f] timeline " TIMELINE_OPTS_USAGE " FILE OUT.svg\n"
-		"       %s report FILE\n"
-		"       %s [-f] pprof FILE OUT.pb.gz\n"
-		"       %s flamegraph [--folded] FILE\n"
-		"       %s -h|--help\n"
-		"  -f  replace an output that exists (else it is left alone)\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
-}
-
-static int usage(void)
-{
-	print_usage(stderr);
-	return EXIT_BAD_INPUT;
-}
 
 static int output_failed(const char *what, int err)
 {
@@ -276,15 +245,48 @@ static int run_flamegraph(struct tview *v, const char *file, const char *out)
 }
 
 static const struct command commands[] = {
-    {"text", 1, "FILE", run_text, NULL},
-    {"ctf", 2, "FILE DIR", run_ctf, NULL},
-    {"perfetto", 2, "FILE OUT.json", run_perfetto, NULL},
-    {"tracedat", 2, "FILE OUT.dat", run_tracedat, NULL},
-    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", run_timeline, timeline_options},
-    {"report", 1, "FILE", run_report, NULL},
-    {"pprof", 2, "FILE OUT.pb.gz", run_pprof, NULL},
-    {"flamegraph", 1, "[--folded] FILE", run_flamegraph, flame_options},
+    /* the lines `trace dump` prints */
+    {"text", 1, "FILE", "", run_text, NULL, NULL},
+    /* a recording's events as they arrive (follow.h) */
+    {"follow", 0, "[FILTERS] NAME|FILE", "   (" FOLLOW_FILTERS ")", NULL, NULL, follow_run},
+    /* a CTF 1.8 trace (babeltrace2, Trace Compass) */
+    {"ctf", 2, "FILE DIR", "", run_ctf, NULL, NULL},
+    /* Trace Event JSON (ui.perfetto.dev) */
+    {"perfetto", 2, "FILE OUT.json", "", run_perfetto, NULL, NULL},
+    /* ftrace's trace.dat (trace-cmd report, KernelShark; tracedat.h) */
+    {"tracedat", 2, "FILE OUT.dat", "", run_tracedat, NULL, NULL},
+    /* an SVG picture of the CPUs; the options choose the window, CPUs and processes */
+    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", "", run_timeline, timeline_options, NULL},
+    /* where the samples' time went, per function (report.h) */
+    {"report", 1, "FILE", "", run_report, NULL, NULL},
+    /* the stacks as a pprof profile (go tool pprof; pprof.h) */
+    {"pprof", 2, "FILE OUT.pb.gz", "", run_pprof, NULL, NULL},
+    /* a flame graph (SVG) of the stacks on standard output, or their folded text (flame.h) */
+    {"flamegraph", 1, "[--folded] FILE", "", run_flamegraph, flame_options, NULL},
 };
+
+static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
+
+/* A subcommand that writes an output file takes -f, which lets it replace one. */
+static void print_usage(FILE *to)
+{
+	for (size_t i = 0; i < ncommands; i++) {
+		const struct command *c = &commands[i];
+
+		fprintf(to, "%s %s%s %s %s%s\n", i ? "      " : "usage:", prog,
+			c->nargs > 1 ? " [-f]" : "", c->name, c->usage, c->note);
+	}
+	fprintf(to,
+		"       %s -h|--help\n"
+		"  -f  replace an output that exists (else it is left alone)\n",
+		prog);
+}
+
+static int usage(void)
+{
+	print_usage(stderr);
+	return EXIT_BAD_INPUT;
+}
 
 int main(int argc, char **argv)
 {
@@ -305,13 +307,13 @@ int main(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (argc >= 2 && !strcmp(argv[1], "follow")) {
-		return follow_run(prog, argc - 2, argv + 2);
-	}
-	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; argc >= 2 && i < ncommands; i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			cmd = &commands[i];
 		}
+	}
+	if (cmd && cmd->run_alone) {
+		return cmd->run_alone(prog, argc - 2, argv + 2);
 	}
 	if (cmd && cmd->options) {
 		argc = cmd->options(argc, argv);

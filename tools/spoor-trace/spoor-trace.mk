@@ -25,7 +25,6 @@ SPOOR_TRACE := $(BUILD)/host/spoor-trace
 # protoc-c (protobuf-c-compiler), for pprof.c.
 SPOOR_TRACE_PROTO := /usr/share/gocode/src/github.com/google/pprof/proto/profile.proto
 SPOOR_TRACE_PB := $(BUILD)/host/pprof/profile.pb-c.c
-SPOOR_TRACE_CFLAGS := -O2 -Wall -Wextra -Werror -std=gnu11 -I. -I$(dir $(SPOOR_TRACE_PB))
 # elfutils (Debian libdw-dev, libelf-dev) names the addresses of call stacks;
 # protobuf-c and zlib pack and gzip pprof profiles.
 SPOOR_TRACE_LIBS := -ldw -lelf -lprotobuf-c -lz
@@ -43,8 +42,8 @@ SPOOR_TRACE_HDRS := $(wildcard tools/spoor-trace/*.h common/*.h abi/*.h abi/*.de
 $(SPOOR_TRACE): $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_HDRS) $(SPOOR_TRACE_PB) \
 		tools/spoor-trace/spoor-trace.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(SPOOR_TRACE_CFLAGS) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) $(SPOOR_TRACE_PB) \
-		$(SPOOR_TRACE_LIBS)
+	$(CC) $(HOST_TOOL_CFLAGS) -I$(dir $(SPOOR_TRACE_PB)) -o $@ $(SPOOR_TRACE_SRCS) $(SPOOR_TRACE_COMMON) \
+		$(SPOOR_TRACE_PB) $(SPOOR_TRACE_LIBS)
 
 HOST_TOOLS += $(SPOOR_TRACE)
 

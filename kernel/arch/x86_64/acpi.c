@@ -1,10 +1,11 @@
 /*
  * acpi: RSDP -> RSDT/XSDT -> MADT, FADT -> DSDT. Layouts from the ACPI 6.4
  * specification, chapter 5. Every table's checksum is verified before use;
- * a table that fails is ignored.
+ * a table that fails is ignored. The MADT's entries are madt.c's to read.
  */
 #include "arch/x86_64/acpi.h"
 
+#include "arch/x86_64/percpu.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
 #include "lib/string.h"
@@ -35,14 +36,7 @@ struct sdt_header {
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct sdt_header) == 36, "ACPI 6.4 5.2.6");
-
-#define MADT_LAPIC		  0
-#define MADT_IOAPIC		  1
-#define MADT_ISO		  2
-#define MADT_LAPIC_OVERRIDE	  5
-#define MADT_LAPIC_ENABLED	  (1u << 0)
-#define MADT_LAPIC_ONLINE_CAPABLE (1u << 1)
-#define MADT_ENTRIES_OFFSET	  44 /* header, LAPIC address, flags */
+_Static_assert(MADT_CPUS_MAX == MAX_CPUS, "madt.h");
 
 #define FADT_DSDT     40 /* ACPI 6.4 5.2.9: byte offsets in the FADT */
 #define FADT_PM1A_CNT 64
@@ -73,18 +67,6 @@ static const struct sdt_header *map_table(uint64_t phys)
 	return phys && checksum_ok(h, h->length) ? h : NULL;
 }
 
-static uint8_t rd8(const void *base, uint32_t off)
-{
-	return ((const uint8_t *)base)[off];
-}
-
-static uint16_t rd16(const void *base, uint32_t off)
-{
-	uint16_t v;
-	memcpy(&v, (const uint8_t *)base + off, sizeof(v));
-	return v;
-}
-
 static uint32_t rd32(const void *base, uint32_t off)
 {
 	uint32_t v;
@@ -97,44 +79,6 @@ static uint64_t rd64(const void *base, uint32_t off)
 	uint64_t v;
 	memcpy(&v, (const uint8_t *)base + off, sizeof(v));
 	return v;
-}
-
-static void parse_madt(const struct sdt_header *madt)
-{
-	struct acpi_madt_info *m = &acpi_madt;
-
-	m->lapic_phys = rd32(madt, sizeof(struct sdt_header));
-	for (unsigned i = 0; i < ACPI_ISA_IRQS; i++) {
-		m->isa_gsi[i] = i;
-	}
-	for (uint32_t off = MADT_ENTRIES_OFFSET; off + 2 <= madt->length;) {
-		uint8_t type = rd8(madt, off);
-		uint8_t len = rd8(madt, off + 1);
-		if (len < 2 || off + len > madt->length) {
-			break;
-		}
-		if (type == MADT_LAPIC && len >= 8) {
-			uint32_t flags = rd32(madt, off + 4);
-			if (flags & (MADT_LAPIC_ENABLED | MADT_LAPIC_ONLINE_CAPABLE)) {
-				if (m->ncpus < MAX_CPUS) {
-					m->apic_ids[m->ncpus++] = rd8(madt, off + 3);
-				}
-				m->ncpus_listed++;
-			}
-		} else if (type == MADT_IOAPIC && len >= 12 && !m->ioapic_phys) {
-			m->ioapic_phys = rd32(madt, off + 4);
-			m->ioapic_gsi_base = rd32(madt, off + 8);
-		} else if (type == MADT_ISO && len >= 10) {
-			uint8_t source = rd8(madt, off + 3);
-			if (source < ACPI_ISA_IRQS) {
-				m->isa_gsi[source] = rd32(madt, off + 4);
-				m->isa_flags[source] = rd16(madt, off + 8);
-			}
-		} else if (type == MADT_LAPIC_OVERRIDE && len >= 12) {
-			m->lapic_phys = rd64(madt, off + 4);
-		}
-		off += len;
-	}
 }
 
 /*
@@ -222,7 +166,7 @@ void acpi_init(const void *rsdp_copy, uint32_t rsdp_len)
 	if (!madt) {
 		panic("acpi: no MADT; Spoor needs one to find the CPUs and APICs");
 	}
-	parse_madt(madt);
+	madt_parse((const uint8_t *)madt, madt->length, &acpi_madt);
 	if (!acpi_madt.ncpus || !acpi_madt.ioapic_phys) {
 		panic("acpi: the MADT lists no usable CPU or no IOAPIC");
 	}

@@ -8,21 +8,7 @@
 
 #include <stdint.h>
 
-#include "arch/x86_64/percpu.h"
-
-#define ACPI_ISA_IRQS 16
-
-struct acpi_madt_info {
-	uint64_t lapic_phys;
-	uint32_t ncpus;	       /* usable CPUs listed, capped at MAX_CPUS */
-	uint32_t ncpus_listed; /* usable CPUs in the table */
-	uint32_t apic_ids[MAX_CPUS];
-	uint64_t ioapic_phys;
-	uint32_t ioapic_gsi_base;
-	/* ISA IRQ n is GSI isa_gsi[n], with isa_flags[n] (MPS INTI flags). */
-	uint32_t isa_gsi[ACPI_ISA_IRQS];
-	uint16_t isa_flags[ACPI_ISA_IRQS];
-};
+#include "arch/x86_64/madt.h"
 
 struct acpi_power {
 	uint16_t pm1a_cnt; /* 0: no way to power off */

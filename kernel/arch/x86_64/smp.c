@@ -10,16 +10,13 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
-#include "arch/x86_64/syscall.h"
 #include "arch/x86_64/timer.h"
+#include "init/options.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
-#include "mm/vmm.h"
-#include "sched/sched.h"
-#include "sched/thread.h"
 
 #define TRAMPOLINE_BASE	    0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
 #define INIT_DELAY_US	    10000
@@ -35,7 +32,6 @@ struct trampoline_params {
 
 extern char ap_trampoline[], ap_trampoline_end[], tramp_params[];
 extern char boot_pml4[];
-void ap_entry(struct cpu *c);
 
 static struct spinlock call_lock = SPINLOCK_INIT;
 
@@ -45,25 +41,23 @@ static uint32_t restart; /* set when they may go on */
 
 static bool cpu_online(const struct cpu *c)
 {
-	/* acquire: pairs with the release store at the end of ap_entry() */
+	/* acquire: pairs with the release store in smp_cpu_online() */
 	return __atomic_load_n(&c->online, __ATOMIC_ACQUIRE);
 }
 
-__attribute__((noreturn)) void ap_entry(struct cpu *c)
+void smp_cpu_online(struct cpu *c)
 {
-	vmm_activate_kernel();
-	percpu_init(c);
-	idt_load();
-	syscall_init_cpu();
-	thread_init_idle();
-	apic_init_cpu();
-	timer_start_cpu();
-	irq_enable();
+	/* release: what the CPU set up is seen by whoever sees it online */
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
-	sched_idle_loop();
 }
 
-static bool start_one(struct cpu *c)
+/*
+ * Starts the CPU of c (id and apic_id filled) at entry; false if it did
+ * not come online in time. With dead, it gets no start-up IPIs, as a CPU
+ * that is dead would not answer them (inject=apstart): the failure path
+ * runs as it would for real.
+ */
+static bool start_one(struct cpu *c, void (*entry)(struct cpu *c), bool dead)
 {
 	struct trampoline_params *p =
 	    phys_to_virt(TRAMPOLINE_BASE + ((uintptr_t)tramp_params - (uintptr_t)ap_trampoline));
@@ -71,13 +65,15 @@ static bool start_one(struct cpu *c)
 	p->cr3 = virt_to_phys(boot_pml4);
 	p->stack = (uintptr_t)(c->kstack + KSTACK_SIZE);
 	p->cpu = (uintptr_t)c;
-	p->entry = (uintptr_t)ap_entry;
+	p->entry = (uintptr_t)entry;
 
-	apic_send_init(c->apic_id);
-	timer_delay_us(INIT_DELAY_US);
-	for (int sipi = 0; sipi < 2 && !cpu_online(c); sipi++) {
-		apic_send_startup(c->apic_id, TRAMPOLINE_BASE >> PAGE_SHIFT);
-		timer_delay_us(SIPI_DELAY_US);
+	if (!dead) {
+		apic_send_init(c->apic_id);
+		timer_delay_us(INIT_DELAY_US);
+		for (int sipi = 0; sipi < 2 && !cpu_online(c); sipi++) {
+			apic_send_startup(c->apic_id, TRAMPOLINE_BASE >> PAGE_SHIFT);
+			timer_delay_us(SIPI_DELAY_US);
+		}
 	}
 	for (uint64_t waited = 0; !cpu_online(c) && waited < AP_START_TIMEOUT_US; waited += 100) {
 		timer_delay_us(100);
@@ -103,14 +99,15 @@ static void call_ipi(struct trap_frame *f)
 	}
 }
 
-void smp_start_aps(uint32_t max_cpus)
+void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c))
 {
 	struct cpu *bsp = &cpus[0];
+	bool dead = kopts.inject == INJECT_APSTART; /* the first AP's start fails */
 
 	idt_set_handler(VECTOR_CALL, call_ipi);
 	memcpy(phys_to_virt(TRAMPOLINE_BASE), ap_trampoline,
 	       (uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline);
-	bsp->online = true;
+	smp_cpu_online(bsp);
 	for (uint32_t i = 0; i < acpi_madt.ncpus && ncpus < max_cpus; i++) {
 		uint32_t id = acpi_madt.apic_ids[i];
 		if (id == bsp->apic_id) {
@@ -119,12 +116,18 @@ void smp_start_aps(uint32_t max_cpus)
 		struct cpu *c = &cpus[ncpus];
 		c->id = ncpus;
 		c->apic_id = id;
-		if (start_one(c)) {
+		if (start_one(c, entry, dead)) {
 			ncpus++;
 		} else {
 			printk("smp: cpu with APIC id %u did not start\n", id);
+			/*
+			 * The next CPU takes this slot: it starts from zero, as
+			 * every slot does, and sets up what it needs itself when
+			 * it comes online (its trace ring included).
+			 */
 			memset(c, 0, sizeof(*c));
 		}
+		dead = false;
 	}
 }
 

@@ -7,12 +7,20 @@
 
 #include <stdint.h>
 
+#include "arch/x86_64/percpu.h"
+
 /*
  * Boot CPU: starts the CPUs the MADT lists, at most max_cpus in all
- * (counting itself), one at a time. Each comes up ticking with interrupts
- * on and idles. Sets ncpus.
+ * (counting itself), one at a time, each at entry(c) on its own stack
+ * with the boot page tables. Each is to set itself up, call
+ * smp_cpu_online() once it ticks with interrupts on, and idle. A CPU that
+ * does not come online within a second is said so and parked, and its
+ * slot zeroed for the next. Sets ncpus to the CPUs online.
  */
-void smp_start_aps(uint32_t max_cpus);
+void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c));
+
+/* A CPU says it is online: others may now call it (smp_call_others()). */
+void smp_cpu_online(struct cpu *c);
 
 /*
  * Runs fn(arg) on every other online CPU, in interrupt context, and

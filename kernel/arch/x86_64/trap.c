@@ -86,6 +86,15 @@ static __attribute__((noreturn)) void trap_panic(const struct trap_frame *f)
 	       f->rflags);
 	printk("  cs=0x%lx ss=0x%lx\n", f->cs, f->ss);
 	panic_stack_walk(f->rip, f->rbp);
+	if (f->vector == EXC_PAGE_FAULT) {
+		/*
+		 * So the flight recorder below ends with the fault. Recorded
+		 * after the block is out: if recording faults too, that is a
+		 * nested panic, which halts, not a loop of faults.
+		 */
+		percpu_set_trace_ctx(TTRACE_CTX_TRAP);
+		TTRACE(mem_pf_kernel, cr2, f->rip, f->error);
+	}
 	panic_finish();
 }
 

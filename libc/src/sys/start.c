@@ -1,14 +1,12 @@
 /*
  * start: the C half of program start-up, called by crt0.S with argc and
  * argv from the initial stack. stdio and malloc need no set-up (their
- * state is static and ready), so this only records the program's name and
- * runs main().
+ * state is static and ready), so this only records the program's name
+ * (progname.c) and runs main().
  */
 #include <stdlib.h>
 
 #include "libc/src/internal.h"
-
-const char *__libc_progname = "?";
 
 int main(int argc, char **argv);
 

@@ -89,6 +89,11 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
 	return err;
 }
 
+long traced_op(uint32_t op, uint64_t arg, uint64_t *result)
+{
+	return traced_request(op, arg, NULL, 0, NULL, 0, result);
+}
+
 long traced_map_cap(void)
 {
 	uint32_t cap = IPC_NO_CAP;

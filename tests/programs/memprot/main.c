@@ -43,26 +43,6 @@ static const struct memprot_case cases[] = {
     {"zero-cow", zero_cow, 1},
 };
 
-uint64_t frames_free(void)
-{
-	struct sys_info info;
-
-	sys_sys_info(&info);
-	return info.frames_free;
-}
-
-uint64_t *map_anon(const char *c, uint64_t pages, uint32_t prot)
-{
-	long addr = sys_mem_map_anon(NULL, pages * PAGE, prot);
-
-	if (addr < 0) {
-		printf("memprot: %s FAIL: mem_map_anon of %llu pages: %s\n", c,
-		       (unsigned long long)pages, strerror((int)-addr));
-		return NULL;
-	}
-	return (uint64_t *)addr;
-}
-
 int main(int argc, char **argv)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

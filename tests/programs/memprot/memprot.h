@@ -1,5 +1,6 @@
 /*
- * memprot: what the cases share (see main.c for the list of cases).
+ * memprot: what the cases share (the helpers are memprot.c's), and the
+ * cases themselves (protect.c, zero.c), which main.c lists.
  */
 #ifndef MEMPROT_H
 #define MEMPROT_H

@@ -29,7 +29,7 @@
 
 static void request(uint32_t op, uint64_t arg, const char *what)
 {
-	long err = traced_request(op, arg, NULL, 0, NULL, 0, NULL);
+	long err = traced_op(op, arg, NULL);
 
 	if (err) {
 		printf("traceflip: %s: %s\n", what, strerror((int)-err));

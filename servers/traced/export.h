@@ -1,0 +1,23 @@
+/*
+ * export: traced's driver of the export channel to the host.
+ */
+#ifndef SPOOR_TRACED_EXPORT_H
+#define SPOOR_TRACED_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Maps the window on first use and gives it: 0, -ENODEV without the
+ * channel's capabilities, or -E*.
+ */
+int export_open(uint8_t **window, size_t *size);
+
+/*
+ * Sends one line of the channel's protocol and waits for the host's
+ * answer: 0 for "ok", -EIO for an error (said on the console),
+ * -ETIMEDOUT when the host says nothing.
+ */
+int export_request(const char *line);
+
+#endif
