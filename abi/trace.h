@@ -670,7 +670,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      events (a tracer's own activity: traced is quiet
  *                      unless asked, as trace-cmd leaves out its own
  *                      threads). A switch to or from one of its threads
- *                      is still recorded. As with PID tracking, events
+ *                      is still recorded, one away from it as an event of
+ *                      the thread switched to, so that no event carries
+ *                      the quiet pid. As with PID tracking, events
  *                      left out are not emitted: no ledger counts them.
  *                      For the caller's own process it holds at once;
  *                      a thread of it running on another CPU follows at

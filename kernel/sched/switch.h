@@ -52,8 +52,9 @@ static inline __attribute__((always_inline)) void switch_events(struct cpu *c, s
  * A switch between a quiet process's thread and another's (abi/trace.h
  * TTRACE_OP_QUIET): c's view of its ring follows next, so a quiet
  * thread's events go where nobody reads. The switch's own events are
- * recorded, since one side is not quiet: the view turns back to the ring
- * before them, or away from it after them. Out of line, once (sched.c):
+ * recorded, since one side is not quiet: the view turns away from the
+ * ring after them, or back to it before them, which then carry the
+ * incoming thread's pid and tid: no event carries a quiet process's. Out of line, once (sched.c):
  * the usual switch, between two threads alike, pays one compare for it.
  */
 void switch_events_requiet(struct cpu *c, struct thread *prev, struct thread *next, uint32_t from);

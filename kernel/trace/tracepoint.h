@@ -30,7 +30,10 @@
  *  W3. Store the ts, with bit 1 flipped if the slot held that very ts (a
  *      clock that stood still for a lap).
  * The rare turns (an exchange an interrupt made fail, a ts that stood
- * still) are out of line in .text.unlikely.
+ * still) are out of line in .text.ttrace_unlikely, a section of their
+ * own: were it .text.unlikely, a site in a cold function (or in the cold
+ * part GCC splits off a function) is already there, the turns would be
+ * assembled right after W3, and the path would run into them.
  *
  * It writes where struct cpu's trace view points: this CPU's ring, or
  * while a quiet process runs (abi/trace.h TTRACE_OP_QUIET) a slot nobody
@@ -131,7 +134,7 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	    "movq %[d4], 56(%%rax)\n\t"
 	    /* W3 */
 	    "mov %%rdx, (%%rax)\n\t"
-	    ".pushsection .text.unlikely, \"ax\"\n"
+	    ".pushsection .text.ttrace_unlikely, \"ax\"\n"
 	    /* An interrupt's events moved head: from where they left it, with a new ts. */
 	    ".Lttrace_again%=:\n\t"
 	    "mov %%rax, %[w]\n\t"

@@ -187,10 +187,13 @@ static size_t put_section(size_t at, uint32_t type, uint64_t size)
 }
 
 /*
- * Builds and sends the next chunk: *events gets how many events it took.
- * 0 or -E* (the host refused, or the aux ring could not be copied).
+ * Builds and sends the next chunk of the merge's stream: how MERGE_FOLLOW
+ * while the recording runs, MERGE_DUMP up to the cursor's end at its
+ * stop. *events gets how many events it took, *done whether the stream
+ * ended (never for a follow). 0 or -E* (the host refused, or the aux
+ * ring could not be copied).
  */
-static int chunk(uint64_t *events)
+static int chunk(uint32_t how, uint64_t *events, bool *done)
 {
 	uint8_t *scratch = rec.win + rec.win_size / 2;
 	struct merge_piece piece = {.out = scratch, .max = CHUNK_EVENTS_MAX};
@@ -198,7 +201,7 @@ static int chunk(uint64_t *events)
 	size_t at = 0;
 	const struct run before = rec.run;
 
-	merge_fill(MERGE_FOLLOW, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
+	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
 	*events = piece.events;
 	/*
@@ -308,7 +311,8 @@ void record_drain(void)
 		    (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS)) {
 			return;
 		}
-		int err = chunk(&events);
+		bool done;
+		int err = chunk(MERGE_FOLLOW, &events, &done);
 		if (err) {
 			fail(err);
 		}
@@ -374,7 +378,8 @@ int record_start(const struct request *req, struct reply *rep)
 	}
 	/* The first chunk now: the host has the header and the names at once. */
 	uint64_t events;
-	err = chunk(&events);
+	bool done;
+	err = chunk(MERGE_FOLLOW, &events, &done);
 	if (err) {
 		fail(err);
 		return err;
@@ -427,12 +432,24 @@ int record_stop(const struct request *req, struct reply *rep)
 	if (!rec.run.st.active) {
 		return -ENOENT;
 	}
-	/* Everything up to the heads as they are now; a write in progress is waited out. */
+	/*
+	 * Up to the heads as they are now and no further: on a busy machine
+	 * the rings go on filling, and what comes after the stop was asked
+	 * is not the recording's (the stop would chase it). A write in
+	 * progress below them is waited out.
+	 */
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
+		rec.run.cursor.end[i] =
+		    __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
+	}
 	uint64_t events = 0;
+	bool done = false;
 	int err = 0;
-	for (int tries = 0; !err && pending() && tries < STOP_TRIES; tries++) {
-		err = chunk(&events);
-		if (!events) {
+	for (int stalls = 0; !err && !done && stalls < STOP_TRIES;) {
+		err = chunk(MERGE_DUMP, &events, &done);
+		if (!events && !done) {
+			stalls++;
 			sys_yield();
 		}
 	}
