@@ -4,8 +4,9 @@
  * channel (export.c) while the run goes on. The events come from the
  * merge (merge.c) as a FOLLOW that started at the heads, binary, with its
  * loss markers; main.c calls record_drain() between requests and every
- * RECORD_TICK_NS while one runs, and each call sends what the rings hold
- * as chunks.
+ * RECORD_TICK_NS while one runs, or at once while a chunk's worth waits,
+ * and each call sends one chunk: a request waits for one chunk at most,
+ * not for all that the rings hold (a stop among them).
  *
  * A chunk is built in the export window: the events first, merged into
  * the window's upper half, then the aux ring's snapshot, so that every
@@ -39,7 +40,6 @@
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
-#define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
 #define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
 #define SLOT		  TTRACE_ENTRY_SIZE
 #define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
@@ -82,6 +82,7 @@ static struct recorder {
 	struct run run;
 	uint64_t last_ns;  /* when the last chunk went */
 	uint64_t owner_ns; /* when owner was last looked for */
+	bool stalled;	   /* the last chunk met a write in progress: wait a tick */
 	uint8_t *win;
 	size_t win_size;
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
@@ -90,11 +91,6 @@ static struct recorder {
 bool record_active(void)
 {
 	return rec.run.st.active;
-}
-
-uint64_t record_tick_ns(void)
-{
-	return rec.run.st.active ? RECORD_TICK_NS : TIMEOUT_FOREVER;
 }
 
 /* Entries waiting in the rings past the recorder's cursor. */
@@ -108,6 +104,14 @@ static uint64_t pending(void)
 		     rec.run.cursor.next[i];
 	}
 	return n;
+}
+
+uint64_t record_tick_ns(void)
+{
+	if (!rec.run.st.active) {
+		return TIMEOUT_FOREVER;
+	}
+	return pending() * SLOT >= CHUNK_MIN && !rec.stalled ? 0 : RECORD_TICK_NS;
 }
 
 /* Where the keep lives: the export window's last KEEP_SIZE bytes. */
@@ -147,7 +151,8 @@ static int ship(size_t len, const struct run *before)
 	return err;
 }
 
-/* The recording's file header: a save's, flagged as a recording, from the start of the run. */
+/* The recording's file header: a save's, flagged as a recording, from the start of the run.
+ */
 static void file_header(struct ttrace_file_header *fh)
 {
 	file_fill_header(fh, &rec.run.filter, rec.run.st.started_ns);
@@ -298,27 +303,25 @@ void record_drain(void)
 	if (rec.run.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
 		rec.owner_ns = now;
 		if (!owner_alive()) {
-			/* The owner was killed (a tracecat -r, say): its file still ends whole. */
+			/* The owner was killed (a tracecat -r, say): its file still ends
+			 * whole. */
 			static const struct request stop = {0};
 			struct reply ignored = {.buf = (uint8_t *)&rec.scratch_reply};
 			record_stop(&stop, &ignored);
 			return;
 		}
 	}
-	for (int n = 0; rec.run.st.active && n < CHUNKS_PER_DRAIN; n++) {
-		uint64_t waiting = pending(), events;
-		if (waiting * SLOT < CHUNK_MIN &&
-		    (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS)) {
-			return;
-		}
-		bool done;
-		int err = chunk(MERGE_FOLLOW, &events, &done);
-		if (err) {
-			fail(err);
-		}
-		if (!events) {
-			return; /* a write in progress: the next tick takes it */
-		}
+	uint64_t waiting = pending(), events;
+	if (!rec.run.st.active ||
+	    (waiting * SLOT < CHUNK_MIN && (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS))) {
+		return;
+	}
+	bool done;
+	int err = chunk(MERGE_FOLLOW, &events, &done);
+	if (err) {
+		fail(err); /* a chunk without events is a write in progress: the next look
+			    * takes it
+			    */
 	}
 }
 
@@ -484,7 +487,8 @@ void record_resume(void)
 	}
 	rec.win = win;
 	rec.win_size = size;
-	/* The chunk on its way when traced died either reached the host or not: it knows which. */
+	/* The chunk on its way when traced died either reached the host or not: it knows
+	 * which. */
 	const struct run *tries[] = {k.sending ? &k.next : NULL, &k.done};
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (!tries[i]) {
