@@ -126,6 +126,7 @@ enum {
 };
 
 #define THREAD_INFO_TRACKED (1u << 0) /* its process is PID-tracked (abi/trace.h) */
+#define THREAD_INFO_QUIET   (1u << 1) /* its process's events are left out (TTRACE_OP_QUIET) */
 
 struct thread_info {
 	uint32_t pid;

@@ -687,6 +687,24 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      off for hz 0). hz TTRACE_PROFILE_HZ_MIN..MAX;
  *                      cpus a nonempty set of the running CPUs. The
  *                      header's profile_hz and profile_cpus say which.
+ *   TTRACE_OP_QUIET    arg: a pid. That process's events are left out
+ *                      from then on: those of its threads, of the
+ *                      interrupts that interrupt them, and their user
+ *                      events (a tracer's own activity: traced is quiet
+ *                      unless asked, as trace-cmd leaves out its own
+ *                      threads). A switch to or from one of its threads
+ *                      is still recorded, one away from it as an event of
+ *                      the thread switched to, so that no event carries
+ *                      the quiet pid. As with PID tracking, events
+ *                      left out are not emitted: no ledger counts them.
+ *                      For the caller's own process it holds at once;
+ *                      a thread of it running on another CPU follows at
+ *                      its next switch. Not inherited by children; the
+ *                      thread_info of its threads has THREAD_INFO_QUIET.
+ *                      It costs the straight path nothing: each CPU
+ *                      writes through a view of its ring that the
+ *                      switch points elsewhere. -ENOENT as for TRACK.
+ *   TTRACE_OP_UNQUIET  arg: a pid. Its events are recorded again.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
  * mode or category bit.
  */
@@ -706,6 +724,8 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
 #define TTRACE_OP_PROFILE     9
 #define TTRACE_OP_STACK_ON    10
 #define TTRACE_OP_STACK_OFF   11
+#define TTRACE_OP_QUIET	      12
+#define TTRACE_OP_UNQUIET     13
 
 #define TTRACE_PROFILE_HZ_DEFAULT    997 /* prime: not in step with the 100 Hz tick's work */
 #define TTRACE_PROFILE_HZ_MIN	     100 /* the scheduler's tick: the timer never runs slower */

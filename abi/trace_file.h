@@ -87,7 +87,8 @@
  *                         needs for this in the window's last 16 KiB
  *                         while it records.
  *   data LEN              the window's first LEN bytes are the file's next
- *   end BYTES CHECKSUM    the file is whole: BYTES long, its FNV-1a 64 is
+ *                         (LEN a multiple of 8: the checksum takes words)
+ *   end BYTES CHECKSUM    the file is whole: BYTES long, its checksum is
  *                         CHECKSUM (16 lower-case hex digits); the host
  *                         checks both, then the file appears under its
  *                         name (never a partial one)
@@ -109,8 +110,8 @@
  * A CHUNK's payload is struct ttrace_file_chunk, num_cpus struct
  * ttrace_file_chunk_cpu (CPU 0 first), sections as above (AUX_DURABLE in
  * the first chunk only; AUX_RING pieces with the aux records new since
- * the last chunk; EVENTS), and last a uint64_t checksum: the FNV-1a 64 of
- * every byte of the file before it. A chunk is whole when its size fits
+ * the last chunk; EVENTS), and last a uint64_t checksum: the checksum of
+ * every byte of the file before it (CHECKSUMS). A chunk is whole when its size fits
  * the file and its checksum holds, so a file cut anywhere reads up to its
  * last whole chunk and a reader says where and that it ends early. Aux
  * records go out in the chunk before or with the first event that names
@@ -126,6 +127,15 @@
  * CHUNK_F_RESUMED is the first after traced restarted: the recorder went
  * on from the last chunk's next, and what the rings overwrote meanwhile
  * is counted lost there, with markers.
+ *
+ * CHECKSUMS. The file's checksums (END's, each CHUNK's, the export
+ * channel's end line) run over the file's bytes from its first: from minor
+ * 2 on word-wise, over its little-endian 64-bit words (every section is
+ * whole words), h = (h ^ word) * TTRACE_FNV_PRIME from TTRACE_FNV_OFFSET,
+ * two instructions a word where the byte-wise hash of minors 0 and 1
+ * (FNV-1a 64, the same with each byte for a word) takes sixteen; a reader
+ * checks an older file the older way. Each step is a bijection of h, so
+ * any one word changed changes the sum; lengths are checked apart.
  *
  * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC
  * or whose version_major is not its own, and reads every older minor. A newer minor may append
@@ -143,7 +153,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 1
+#define TTRACE_FILE_VERSION_MINOR 2
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -229,7 +239,7 @@ _Static_assert(sizeof(struct ttrace_file_ledger) == 48, "abi");
 struct ttrace_file_end {
 	uint64_t events;   /* events in the EVENTS sections */
 	uint64_t lost;	   /* the entries their markers add up to */
-	uint64_t checksum; /* FNV-1a 64 of the file's bytes before this section's head */
+	uint64_t checksum; /* the file's bytes before this section's head (CHECKSUMS) */
 	uint64_t reserved; /* zero */
 };
 
@@ -263,7 +273,7 @@ _Static_assert(sizeof(struct ttrace_file_chunk_cpu) == 32, "abi");
 _Static_assert(sizeof("begin  replace\n") - 1 + TTRACE_EXPORT_NAME_MAX <= TTRACE_EXPORT_LINE_MAX,
 	       "abi: a begin line fits");
 
-/* FNV-1a, 64 bits: the file's checksum and the export channel's. */
+/* FNV-1a, 64 bits: the constants of both CHECKSUMS (common/fnv.h computes them). */
 #define TTRACE_FNV_OFFSET 0xcbf29ce484222325ull
 #define TTRACE_FNV_PRIME  0x00000100000001b3ull
 

@@ -119,7 +119,8 @@
  *            them as one file, abi/trace_file.h, to the host as NAME.spoor
  *            through the export channel (abi/trace_file.h, THE EXPORT
  *            CHANNEL). -ENODEV on a machine without the channel's devices,
- *            -ETIMEDOUT when nothing on the host answers, -EIO when the
+ *            -EHOSTDOWN when nothing on the host answers (a client's own
+ *            -ETIMEDOUT is its wait for traced), -EIO when the
  *            host refused the file, -EINVAL for a bad name or filter. It
  *            answers when the host has the whole file. Below CONTROL
  *            the file is TRACED_SAVE_PREFIX_SELF-PID-NAME.spoor
@@ -142,11 +143,18 @@
  *            -EBUSY while one runs (and for SAVE and CLEAR meanwhile,
  *            which would share the channel or break its count). CONTROL
  *            only; the other errors are SAVE's.
- *   REC_STOP -> struct traced_record_status: sends what is left, the
+ *   REC_STOP -> struct traced_record_status: sends what the rings held
+ *            up to their heads as they were when it was asked (not what
+ *            came after: a stop under a busy machine ends at once), the
  *            ledger and the END, and answers with the totals; -ENOENT
  *            when nothing records. CONTROL.
  *   REC_STATUS -> struct traced_record_status: the recording running
  *            (active 1), or the last one (active 0), or all zero. CONTROL.
+ *   SELF     1 or 0       -> 0: traced's own events (those it and the
+ *            export channel cause while serving and recording) are
+ *            recorded from now on, or left out, as they are by default
+ *            (abi/trace.h TTRACE_OP_QUIET; trace-cmd leaves out its own
+ *            threads alike). STATUS's self says which. CONTROL.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -220,8 +228,12 @@
 
 #include "abi/trace.h"
 
-#define TRACED_NAME	 "traced"
-#define TRACED_PROTOCOL	 3 /* 2: the cursor tells losses apart; 3: STATUS says stacks, profiler */
+#define TRACED_NAME "traced"
+/*
+ * 2: the cursor tells losses apart; 3: STATUS says stacks, profiler; 4: SELF, and STATUS says
+ * it, and STACK_ON, STACK_OFF
+ */
+#define TRACED_PROTOCOL	 4
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
 /* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
@@ -274,9 +286,11 @@ struct traced_status {
 	uint64_t stack_kinds;  /* the kinds whose events carry their call stack (STACK) */
 	uint32_t profile_hz;   /* the profiler's rate, 0: off (PROFILE) */
 	uint32_t profile_cpus; /* the CPUs it samples, bit c for CPU c */
+	uint32_t self;	       /* 1: traced's own events are recorded (SELF) */
+	uint32_t reserved;     /* zero */
 };
 
-_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 24, "abi");
+_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 32, "abi");
 _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*

@@ -179,6 +179,9 @@ int process_add_thread(struct process *p, struct thread *t)
 		err = -EAGAIN;
 	} else {
 		list_add_tail(&p->threads, &t->proc_node);
+		/* relaxed: the switch reads it alone (sched/switch.h) */
+		__atomic_store_n(&t->trace_quiet, __atomic_load_n(&p->quiet, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
 		p->nthreads++;
 		p->live_threads++;
 		__atomic_fetch_add(&p->unreleased, 1, __ATOMIC_RELAXED);
@@ -518,9 +521,10 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 			memcpy(ti->name, p->name, sizeof(ti->name));
 			ti->ppid = p->ppid;
 			ti->page_faults = __atomic_load_n(&p->page_faults, __ATOMIC_RELAXED);
-			ti->flags = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED)
-					? THREAD_INFO_TRACKED
-					: 0;
+			bool tracked = __atomic_load_n(&p->tracked, __ATOMIC_RELAXED);
+			bool quiet = __atomic_load_n(&p->quiet, __ATOMIC_RELAXED);
+			ti->flags =
+			    (tracked ? THREAD_INFO_TRACKED : 0) | (quiet ? THREAD_INFO_QUIET : 0);
 			ti->tree_pid = p->tree_root->pid;
 			ti->tree_mem = __atomic_load_n(&p->acct->used, __ATOMIC_RELAXED);
 			ti->tree_mem_limit = p->acct->limit;
@@ -531,7 +535,26 @@ uint32_t process_list_threads(struct thread_info *out, uint32_t max)
 	return n;
 }
 
-int process_set_tracked(uint32_t pid, bool tracked)
+/*
+ * Copies p's quiet flag to its threads, where the switch reads it with
+ * one load (sched/switch.h); a thread added later copies it under the
+ * same lock (process_add_thread()).
+ */
+static void set_threads_quiet(struct process *p, bool quiet)
+{
+	struct list *pos;
+
+	spin_lock(&p->lock);
+	list_for_each(pos, &p->threads)
+	{
+		struct thread *t = list_entry(pos, struct thread, proc_node);
+		/* relaxed: a switch racing this may go either way; the next one follows it */
+		__atomic_store_n(&t->trace_quiet, quiet, __ATOMIC_RELAXED);
+	}
+	spin_unlock(&p->lock);
+}
+
+int process_set_trace_flag(uint32_t pid, uint32_t flag, bool on)
 {
 	int err = -ENOENT;
 	struct list *pos;
@@ -541,8 +564,12 @@ int process_set_tracked(uint32_t pid, bool tracked)
 	{
 		struct process *p = list_entry(pos, struct process, table_node);
 		if (p->pid == pid) {
-			/* relaxed: tracepoints read it alone, and may see either value meanwhile */
-			__atomic_store_n(&p->tracked, tracked, __ATOMIC_RELAXED);
+			/* relaxed: tracepoints and switches read it alone, and may see either */
+			__atomic_store_n(flag == PROC_QUIET ? &p->quiet : &p->tracked, on,
+					 __ATOMIC_RELAXED);
+			if (flag == PROC_QUIET) {
+				set_threads_quiet(p, on);
+			}
 			err = 0;
 		}
 	}

@@ -51,6 +51,7 @@ struct process {
 	struct mem_account *acct;  /* [I] its tree's memory account (mm/account.h) */
 	uint32_t state;		   /* [L] PROC_* */
 	bool tracked;		   /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
+	bool quiet;		   /* [a] its events are left out (abi/trace.h TTRACE_OP_QUIET) */
 	uint64_t page_faults;	   /* [a] taken by its threads or by the kernel for it */
 	struct thread *unstarted;  /* [L] a SPAWN_STOPPED process's main thread, until started */
 	bool status_set;	   /* [L] exit_status is final */
@@ -172,8 +173,14 @@ struct process *process_largest_tree(bool kept);
 /* Fills up to max records about live threads; returns how many. */
 uint32_t process_list_threads(struct thread_info *out, uint32_t max);
 
-/* Marks the live process pid tracked or not: 0, or -ENOENT if there is none. */
-int process_set_tracked(uint32_t pid, bool tracked);
+/*
+ * Sets one of the live process pid's trace flags (PROC_TRACKED: PID
+ * tracking; PROC_QUIET: its events are left out) on or off: 0, or
+ * -ENOENT if there is none.
+ */
+#define PROC_TRACKED 0
+#define PROC_QUIET   1
+int process_set_trace_flag(uint32_t pid, uint32_t flag, bool on);
 
 /* No live process is tracked any more. */
 void process_untrack_all(void);

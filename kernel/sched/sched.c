@@ -434,3 +434,21 @@ void sched_return_to_user(void)
 		schedule();
 	}
 }
+
+__attribute__((cold)) void switch_events_requiet(struct cpu *c, struct thread *prev,
+						 struct thread *next, uint32_t from)
+{
+	if (c->trace_quiet) {
+		/*
+		 * Away from a quiet thread: recorded as the incoming thread's
+		 * event (switch_prepare() sets the same ids again), so no event
+		 * carries the quiet process's pid.
+		 */
+		ttrace_view_set(c, false);
+		c->trace_ids = next->trace_ids;
+		switch_events(c, prev, next, from);
+	} else {
+		switch_events(c, prev, next, from);
+		ttrace_view_set(c, true);
+	}
+}

@@ -38,6 +38,27 @@ static inline void switch_wait_off_cpu(const struct thread *next)
 	}
 }
 
+/* A switch's events: next's migration from CPU from, if it moved, and the switch. */
+static inline __attribute__((always_inline)) void switch_events(struct cpu *c, struct thread *prev,
+								struct thread *next, uint32_t from)
+{
+	if (from != c->id) {
+		TTRACE(sched_migrate, next->tid, from, c->id);
+	}
+	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
+}
+
+/*
+ * A switch between a quiet process's thread and another's (abi/trace.h
+ * TTRACE_OP_QUIET): c's view of its ring follows next, so a quiet
+ * thread's events go where nobody reads. The switch's own events are
+ * recorded, since one side is not quiet: the view turns away from the
+ * ring after them, or back to it before them, which then carry the
+ * incoming thread's pid and tid: no event carries a quiet process's. Out of line, once (sched.c):
+ * the usual switch, between two threads alike, pays one compare for it.
+ */
+void switch_events_requiet(struct cpu *c, struct thread *prev, struct thread *next, uint32_t from);
+
 /*
  * Makes next, READY on no run queue, the thread running on c in place of
  * prev, as far as anything but the stack goes: interrupts off. Waits for
@@ -57,10 +78,13 @@ switch_prepare(struct cpu *c, struct thread *prev, struct thread *next, bool spa
 	__atomic_store_n(&next->state, THREAD_RUNNING, __ATOMIC_RELAXED);
 	next->on_cpu = true;
 	uint32_t from = __atomic_load_n(&next->cpu, __ATOMIC_RELAXED);
-	if (from != c->id) {
-		TTRACE(sched_migrate, next->tid, from, c->id);
+	/* relaxed: a switch racing QUIET may go either way; the next one follows it */
+	if (__builtin_expect(
+		c->trace_quiet != __atomic_load_n(&next->trace_quiet, __ATOMIC_RELAXED), 0)) {
+		switch_events_requiet(c, prev, next, from);
+	} else {
+		switch_events(c, prev, next, from);
 	}
-	TTRACE(sched_switch, prev->tid, __atomic_load_n(&prev->state, __ATOMIC_RELAXED), next->tid);
 	__atomic_store_n(&next->cpu, c->id, __ATOMIC_RELAXED);
 	switch_account(c, prev, next);
 	c->current = next;

@@ -39,6 +39,7 @@ struct thread {
 	bool killed;	     /* [a] exit at the next return to user mode */
 	uint8_t wake_reason; /* [a] WAKE_* */
 	uint8_t trace_ctx;   /* [o] its events' context while it is switched out (switch.h) */
+	bool trace_quiet;    /* [p] written, [a] read: its process is quiet (TTRACE_OP_QUIET) */
 	uint64_t trace_ids;  /* [I] pid | tid << 32, as its trace events carry them (pid 0: idle) */
 	struct process *proc;	  /* [I] NULL for idle threads */
 	uint8_t *kstack;	  /* [I] base of the kernel stack, KSTACK_SIZE bytes */

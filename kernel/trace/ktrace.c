@@ -281,6 +281,7 @@ void ttrace_cpu_online(struct cpu *c)
 	struct ttrace_header *hdr = ring.hdr;
 	ring.hdr = NULL;
 	c->trace_ring = ring;
+	ttrace_view_set(c, false); /* it runs the kernel's idle thread, never quiet */
 	/* release: pairs with the acquire load in ring_of(): the other fields are seen first */
 	__atomic_store_n(&c->trace_ring.hdr, hdr, __ATOMIC_RELEASE);
 }
@@ -322,6 +323,34 @@ void ttrace_tick(void)
 	}
 }
 
+void ttrace_view_set(struct cpu *c, bool quiet)
+{
+	c->trace_quiet = quiet;
+	if (quiet) {
+		c->trace_head = &c->trace_quiet_head;
+		c->trace_slots = &c->trace_quiet_slot;
+		c->trace_index_mask = 0;
+	} else {
+		c->trace_head = c->trace_ring.state;
+		c->trace_slots = c->trace_ring.slots;
+		c->trace_index_mask = c->trace_ring.index_mask;
+	}
+}
+
+/* After QUIET or UNQUIET: this CPU's view as its current thread's process now wants it. */
+static void view_refresh(void)
+{
+	uint64_t flags = irq_save();
+	struct cpu *c = this_cpu();
+	/* relaxed: as the switch reads it (sched/switch.h) */
+	bool quiet = __atomic_load_n(&c->current->trace_quiet, __ATOMIC_RELAXED);
+
+	if (quiet != c->trace_quiet) {
+		ttrace_view_set(c, quiet);
+	}
+	irq_restore(flags);
+}
+
 /* Whether PID tracking leaves out events of thread t (abi/trace.h TTRACE_OP_TRACK). */
 static bool untracked(const struct thread *t)
 {
@@ -346,8 +375,8 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
 		return false; /* a CPU beyond those the area was laid out for; no such event */
 	}
-	if (untracked(t)) {
-		return true;
+	if (c->trace_quiet || untracked(t)) {
+		return true; /* left out, as the straight path's quiet view leaves it */
 	}
 	if (stack) {
 		nwords = stack_event(with_stack, data, nwords, stack);
@@ -467,6 +496,8 @@ static int check(uint32_t op, uint64_t arg)
 		return arg != TTRACE_MODE_OVERWRITE && arg != TTRACE_MODE_DROP ? -EINVAL : 0;
 	case TTRACE_OP_TRACK:
 	case TTRACE_OP_UNTRACK:
+	case TTRACE_OP_QUIET:
+	case TTRACE_OP_UNQUIET:
 		return arg > UINT32_MAX ? -ENOENT : 0;
 	case TTRACE_OP_STACK:
 	case TTRACE_OP_STACK_ON:
@@ -545,14 +576,18 @@ static int control(uint32_t op, uint64_t arg)
 		}
 		break;
 	case TTRACE_OP_TRACK:
-		err = process_set_tracked((uint32_t)arg, true);
+		err = process_set_trace_flag((uint32_t)arg, PROC_TRACKED, true);
 		if (!err) {
 			/* relaxed: orders nothing, as the mask (change_mask()) */
 			__atomic_store_n(&area.hdr->tracking, 1, __ATOMIC_RELAXED);
 		}
 		break;
 	case TTRACE_OP_UNTRACK:
-		err = process_set_tracked((uint32_t)arg, false);
+		err = process_set_trace_flag((uint32_t)arg, PROC_TRACKED, false);
+		break;
+	case TTRACE_OP_QUIET:
+	case TTRACE_OP_UNQUIET:
+		err = process_set_trace_flag((uint32_t)arg, PROC_QUIET, op == TTRACE_OP_QUIET);
 		break;
 	case TTRACE_OP_UNTRACK_ALL:
 		__atomic_store_n(&area.hdr->tracking, 0, __ATOMIC_RELAXED);
@@ -584,6 +619,9 @@ static int control(uint32_t op, uint64_t arg)
 	bool move_sites = update_extras();
 	uint64_t mask = ttrace_mask;
 	spin_unlock_irqrestore(&control_lock, flags);
+	if (!err && (op == TTRACE_OP_QUIET || op == TTRACE_OP_UNQUIET)) {
+		view_refresh(); /* the caller may have named itself */
+	}
 	if (move_sites) {
 		smp_stop_others(change_sites, NULL);
 	}

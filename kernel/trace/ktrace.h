@@ -144,6 +144,14 @@ void ttrace_proc_freed(uint32_t pid);
  */
 int ttrace_control(uint32_t op, uint64_t arg);
 
+/*
+ * Points c's view of its ring (struct cpu, trace_head) at the ring, or
+ * for quiet at the slot nobody reads (abi/trace.h TTRACE_OP_QUIET).
+ * Interrupts off, on c itself, or at boot before c traces.
+ */
+struct cpu;
+void ttrace_view_set(struct cpu *c, bool quiet);
+
 /* The frame objects behind the trace capabilities: the whole area, the reader page. */
 struct memobj *ttrace_area_object(void);
 struct memobj *ttrace_reader_object(void);

@@ -30,7 +30,15 @@
  *  W3. Store the ts, with bit 1 flipped if the slot held that very ts (a
  *      clock that stood still for a lap).
  * The rare turns (an exchange an interrupt made fail, a ts that stood
- * still) are out of line in .text.unlikely.
+ * still) are out of line in .text.ttrace_unlikely, a section of their
+ * own: were it .text.unlikely, a site in a cold function (or in the cold
+ * part GCC splits off a function) is already there, the turns would be
+ * assembled right after W3, and the path would run into them.
+ *
+ * It writes where struct cpu's trace view points: this CPU's ring, or
+ * while a quiet process runs (abi/trace.h TTRACE_OP_QUIET) a slot nobody
+ * reads. The switch moves the view (sched/switch.h), so leaving a quiet
+ * process's events out costs the straight path nothing.
  */
 #ifndef SPOOR_TRACE_TRACEPOINT_H
 #define SPOOR_TRACE_TRACEPOINT_H
@@ -67,9 +75,9 @@ void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 		      uint64_t d4);
 
 /* The byte offsets the straight path reads through %gs. */
-#define TTRACE_PERCPU_STATE offsetof(struct cpu, trace_ring.state)
-#define TTRACE_PERCPU_SLOTS offsetof(struct cpu, trace_ring.slots)
-#define TTRACE_PERCPU_MASK  offsetof(struct cpu, trace_ring.index_mask)
+#define TTRACE_PERCPU_STATE offsetof(struct cpu, trace_head)
+#define TTRACE_PERCPU_SLOTS offsetof(struct cpu, trace_slots)
+#define TTRACE_PERCPU_MASK  offsetof(struct cpu, trace_index_mask)
 #define TTRACE_PERCPU_WORD1 offsetof(struct cpu, trace_word1)
 #define TTRACE_PERCPU_IDS   offsetof(struct cpu, trace_ids)
 
@@ -126,7 +134,7 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	    "movq %[d4], 56(%%rax)\n\t"
 	    /* W3 */
 	    "mov %%rdx, (%%rax)\n\t"
-	    ".pushsection .text.unlikely, \"ax\"\n"
+	    ".pushsection .text.ttrace_unlikely, \"ax\"\n"
 	    /* An interrupt's events moved head: from where they left it, with a new ts. */
 	    ".Lttrace_again%=:\n\t"
 	    "mov %%rax, %[w]\n\t"

@@ -113,7 +113,7 @@ static int send_line(const char *line, size_t len)
 	return 0;
 }
 
-/* The next byte from the host, waiting until deadline: 0, -ETIMEDOUT or -E*. */
+/* The next byte from the host, waiting until deadline: 0, -EHOSTDOWN or -E*. */
 static int recv_byte(uint8_t *c, uint64_t deadline)
 {
 	for (;;) {
@@ -126,7 +126,7 @@ static int recv_byte(uint8_t *c, uint64_t deadline)
 			return reg_read(UART_DATA, c);
 		}
 		if ((uint64_t)sys_clock_ns() >= deadline) {
-			return -ETIMEDOUT;
+			return -EHOSTDOWN;
 		}
 		sys_sleep_ns(POLL_NS);
 	}

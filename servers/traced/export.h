@@ -16,7 +16,8 @@ int export_open(uint8_t **window, size_t *size);
 /*
  * Sends one line of the channel's protocol and waits for the host's
  * answer: 0 for "ok", -EIO for an error (said on the console),
- * -ETIMEDOUT when the host says nothing.
+ * -EHOSTDOWN when the host says nothing (a client's -ETIMEDOUT is its
+ * own wait for traced, told apart).
  */
 int export_request(const char *line);
 

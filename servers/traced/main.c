@@ -36,15 +36,23 @@ static int no_body(const struct request *req)
 	return req->len ? -EINVAL : 0;
 }
 
-/* The live tracked processes, from the kernel's thread list (one entry a thread). */
+/*
+ * The live tracked processes, from the kernel's thread list (one entry a
+ * thread), and whether traced's own events are recorded: its process is
+ * not quiet (abi/trace.h TTRACE_OP_QUIET), as the kernel says.
+ */
 static void tracked_list(struct traced_status *st)
 {
 	static struct thread_info threads[TRACED_THREADS_MAX];
 	long n = sys_thread_list(threads, TRACED_THREADS_MAX);
+	uint32_t me = (uint32_t)sys_getpid();
 
 	for (long i = 0; i < n; i++) {
 		uint32_t pid = threads[i].pid;
 		bool seen = false;
+		if (pid == me) {
+			st->self = !(threads[i].flags & THREAD_INFO_QUIET);
+		}
 		for (uint32_t j = 0; j < st->ntracked && j < TRACED_TRACKED_MAX; j++) {
 			seen |= st->tracked[j] == pid;
 		}
@@ -206,6 +214,18 @@ static int op_profile(const struct request *req, struct reply *rep)
 	return kernel_op(TTRACE_OP_PROFILE, req, rep);
 }
 
+/* Whether traced's own events are recorded: its process quiet or not (abi/trace.h). */
+static int op_self(const struct request *req, struct reply *rep)
+{
+	if (no_body(req) || req->arg > 1) {
+		return -EINVAL;
+	}
+	int err =
+	    control(req->arg ? TTRACE_OP_UNQUIET : TTRACE_OP_QUIET, (uint64_t)sys_getpid(), rep);
+	rep->result = 0;
+	return err;
+}
+
 static int op_dump(const struct request *req, struct reply *rep)
 {
 	return dump_page(TRACED_OP_DUMP, req, rep);
@@ -259,6 +279,7 @@ static int op_map(const struct request *req, struct reply *rep)
 #define HANDLER_REC_STATUS record_status
 #define HANDLER_STACK_ON   op_stack_on
 #define HANDLER_STACK_OFF  op_stack_off
+#define HANDLER_SELF	   op_self
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {
@@ -297,6 +318,12 @@ int main(void)
 	long err;
 
 	traced_map();
+	/*
+	 * The tracer does not trace itself unless asked (SELF): what it and
+	 * the export channel do while serving and recording is left out, so
+	 * a recording's drain adds nothing to what it drains.
+	 */
+	sys_trace_control(CAP_SLOT_TRACE_CONTROL, TTRACE_OP_QUIET, (uint64_t)sys_getpid());
 	record_resume();
 	x.timeout_ns = record_tick_ns(); /* a resumed recording drains before any request */
 	x.recv_buf = (uint64_t)(uintptr_t)in;

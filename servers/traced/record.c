@@ -4,8 +4,9 @@
  * channel (export.c) while the run goes on. The events come from the
  * merge (merge.c) as a FOLLOW that started at the heads, binary, with its
  * loss markers; main.c calls record_drain() between requests and every
- * RECORD_TICK_NS while one runs, and each call sends what the rings hold
- * as chunks.
+ * RECORD_TICK_NS while one runs, or at once while a chunk's worth waits,
+ * and each call sends one chunk: a request waits for one chunk at most,
+ * not for all that the rings hold (a stop among them).
  *
  * A chunk is built in the export window: the events first, merged into
  * the window's upper half, then the aux ring's snapshot, so that every
@@ -39,7 +40,6 @@
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
-#define CHUNKS_PER_DRAIN  8		/* then a request gets its turn */
 #define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
 #define SLOT		  TTRACE_ENTRY_SIZE
 #define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
@@ -54,7 +54,7 @@ struct run {
 	struct traced_filter filter;
 	struct traced_cursor cursor;
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
-	uint64_t checksum; /* FNV-1a 64 of the bytes sent so far */
+	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
 	uint64_t aux_sent; /* aux positions below it are in the file */
 	uint32_t owner;	   /* the pid that asked: the recording ends with it */
 	uint32_t resumed;  /* the next chunk is the first after a restart */
@@ -82,6 +82,7 @@ static struct recorder {
 	struct run run;
 	uint64_t last_ns;  /* when the last chunk went */
 	uint64_t owner_ns; /* when owner was last looked for */
+	bool stalled;	   /* the last chunk met a write in progress: wait a tick */
 	uint8_t *win;
 	size_t win_size;
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
@@ -90,11 +91,6 @@ static struct recorder {
 bool record_active(void)
 {
 	return rec.run.st.active;
-}
-
-uint64_t record_tick_ns(void)
-{
-	return rec.run.st.active ? RECORD_TICK_NS : TIMEOUT_FOREVER;
 }
 
 /* Entries waiting in the rings past the recorder's cursor. */
@@ -108,6 +104,14 @@ static uint64_t pending(void)
 		     rec.run.cursor.next[i];
 	}
 	return n;
+}
+
+uint64_t record_tick_ns(void)
+{
+	if (!rec.run.st.active) {
+		return TIMEOUT_FOREVER;
+	}
+	return pending() * SLOT >= CHUNK_MIN && !rec.stalled ? 0 : RECORD_TICK_NS;
 }
 
 /* Where the keep lives: the export window's last KEEP_SIZE bytes. */
@@ -131,14 +135,14 @@ static void keep_write(const struct run *done, const struct run *next)
 
 /*
  * Sends len bytes at the window's start, which take the run from before
- * to rec.run: 0 or the host's refusal. The keep says both while they are
- * on their way: traced may die before the host's answer.
+ * to rec.run (its checksum already over them): 0 or the host's refusal.
+ * The keep says both while they are on their way: traced may die before
+ * the host's answer.
  */
 static int ship(size_t len, const struct run *before)
 {
 	char line[TTRACE_EXPORT_LINE_MAX];
 
-	rec.run.checksum = ttrace_fnv1a(rec.run.checksum, rec.win, len);
 	rec.run.st.bytes += len;
 	keep_write(before, &rec.run);
 	snprintf(line, sizeof(line), "data %zu\n", len);
@@ -147,7 +151,8 @@ static int ship(size_t len, const struct run *before)
 	return err;
 }
 
-/* The recording's file header: a save's, flagged as a recording, from the start of the run. */
+/* The recording's file header: a save's, flagged as a recording, from the start of the run.
+ */
 static void file_header(struct ttrace_file_header *fh)
 {
 	file_fill_header(fh, &rec.run.filter, rec.run.st.started_ns);
@@ -187,10 +192,13 @@ static size_t put_section(size_t at, uint32_t type, uint64_t size)
 }
 
 /*
- * Builds and sends the next chunk: *events gets how many events it took.
- * 0 or -E* (the host refused, or the aux ring could not be copied).
+ * Builds and sends the next chunk of the merge's stream: how MERGE_FOLLOW
+ * while the recording runs, MERGE_DUMP up to the cursor's end at its
+ * stop. *events gets how many events it took, *done whether the stream
+ * ended (never for a follow). 0 or -E* (the host refused, or the aux
+ * ring could not be copied).
  */
-static int chunk(uint64_t *events)
+static int chunk(uint32_t how, uint64_t *events, bool *done)
 {
 	uint8_t *scratch = rec.win + rec.win_size / 2;
 	struct merge_piece piece = {.out = scratch, .max = CHUNK_EVENTS_MAX};
@@ -198,7 +206,7 @@ static int chunk(uint64_t *events)
 	size_t at = 0;
 	const struct run before = rec.run;
 
-	merge_fill(MERGE_FOLLOW, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
+	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
 	*events = piece.events;
 	/*
@@ -255,8 +263,10 @@ static int chunk(uint64_t *events)
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
 	memcpy(rec.win + head, &s, sizeof(s));
-	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
 	at = put(at, &sum, sizeof(sum));
+	/* The running sum goes on over the chunk's own: its bytes are not summed twice. */
+	rec.run.checksum = ttrace_sum_words(sum, &sum, sizeof(sum));
 	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
 	return ship(at, &before);
@@ -293,26 +303,25 @@ void record_drain(void)
 	if (rec.run.st.active && now - rec.owner_ns >= OWNER_CHECK_NS) {
 		rec.owner_ns = now;
 		if (!owner_alive()) {
-			/* The owner was killed (a tracecat -r, say): its file still ends whole. */
+			/* The owner was killed (a tracecat -r, say): its file still ends
+			 * whole. */
 			static const struct request stop = {0};
 			struct reply ignored = {.buf = (uint8_t *)&rec.scratch_reply};
 			record_stop(&stop, &ignored);
 			return;
 		}
 	}
-	for (int n = 0; rec.run.st.active && n < CHUNKS_PER_DRAIN; n++) {
-		uint64_t waiting = pending(), events;
-		if (waiting * SLOT < CHUNK_MIN &&
-		    (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS)) {
-			return;
-		}
-		int err = chunk(&events);
-		if (err) {
-			fail(err);
-		}
-		if (!events) {
-			return; /* a write in progress: the next tick takes it */
-		}
+	uint64_t waiting = pending(), events;
+	if (!rec.run.st.active ||
+	    (waiting * SLOT < CHUNK_MIN && (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS))) {
+		return;
+	}
+	bool done;
+	int err = chunk(MERGE_FOLLOW, &events, &done);
+	if (err) {
+		fail(err); /* a chunk without events is a write in progress: the next look
+			    * takes it
+			    */
 	}
 }
 
@@ -372,7 +381,8 @@ int record_start(const struct request *req, struct reply *rep)
 	}
 	/* The first chunk now: the host has the header and the names at once. */
 	uint64_t events;
-	err = chunk(&events);
+	bool done;
+	err = chunk(MERGE_FOLLOW, &events, &done);
 	if (err) {
 		fail(err);
 		return err;
@@ -400,11 +410,13 @@ static int finish(void)
 					       .lost = rec.run.cpu[i].lost};
 		at = put(at, &l, sizeof(l));
 	}
-	uint64_t sum = ttrace_fnv1a(rec.run.checksum, rec.win, at);
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
 	struct ttrace_file_end end = {
 	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
+	size_t tail = at;
 	at = put_section(at, TTRACE_FILE_END, sizeof(end));
 	at = put(at, &end, sizeof(end));
+	rec.run.checksum = ttrace_sum_words(sum, rec.win + tail, at - tail);
 	const struct run before = rec.run;
 	int err = ship(at, &before);
 	if (err) {
@@ -423,12 +435,24 @@ int record_stop(const struct request *req, struct reply *rep)
 	if (!rec.run.st.active) {
 		return -ENOENT;
 	}
-	/* Everything up to the heads as they are now; a write in progress is waited out. */
+	/*
+	 * Up to the heads as they are now and no further: on a busy machine
+	 * the rings go on filling, and what comes after the stop was asked
+	 * is not the recording's (the stop would chase it). A write in
+	 * progress below them is waited out.
+	 */
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
+		rec.run.cursor.end[i] =
+		    __atomic_load_n(&traced.ring[i].state->head, __ATOMIC_ACQUIRE);
+	}
 	uint64_t events = 0;
+	bool done = false;
 	int err = 0;
-	for (int tries = 0; !err && pending() && tries < STOP_TRIES; tries++) {
-		err = chunk(&events);
-		if (!events) {
+	for (int stalls = 0; !err && !done && stalls < STOP_TRIES;) {
+		err = chunk(MERGE_DUMP, &events, &done);
+		if (!events && !done) {
+			stalls++;
 			sys_yield();
 		}
 	}
@@ -463,7 +487,8 @@ void record_resume(void)
 	}
 	rec.win = win;
 	rec.win_size = size;
-	/* The chunk on its way when traced died either reached the host or not: it knows which. */
+	/* The chunk on its way when traced died either reached the host or not: it knows
+	 * which. */
 	const struct run *tries[] = {k.sending ? &k.next : NULL, &k.done};
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		if (!tries[i]) {

@@ -19,11 +19,14 @@ int record_status(const struct request *req, struct reply *rep);
 /* Whether a recording runs. */
 bool record_active(void);
 
-/* How long main.c may wait for a request: RECORD_TICK_NS while a recording runs, else
- * TIMEOUT_FOREVER. */
+/*
+ * How long main.c may wait for a request: while a recording runs, 0 (a
+ * look) when a chunk's worth waits in the rings, else RECORD_TICK_NS;
+ * TIMEOUT_FOREVER when none runs.
+ */
 uint64_t record_tick_ns(void);
 
-/* Sends what the rings hold while a recording runs (nothing otherwise). */
+/* Sends a chunk of what the rings hold while a recording runs (nothing otherwise). */
 void record_drain(void);
 
 /*

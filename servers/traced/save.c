@@ -58,14 +58,14 @@ struct out {
 	size_t used;	   /* bytes in the window not yet sent */
 	size_t hashed;	   /* of them, those in the checksum already */
 	uint64_t sent;	   /* bytes the host has */
-	uint64_t checksum; /* FNV-1a 64 of every byte hashed */
+	uint64_t checksum; /* of every byte hashed (abi/trace_file.h, CHECKSUMS) */
 	int err;	   /* the first error: everything after it does nothing */
 };
 
 /* Adds the window's unhashed bytes to the checksum. */
 static void hash(struct out *o)
 {
-	o->checksum = ttrace_fnv1a(o->checksum, o->win + o->hashed, o->used - o->hashed);
+	o->checksum = ttrace_sum_words(o->checksum, o->win + o->hashed, o->used - o->hashed);
 	o->hashed = o->used;
 }
 

@@ -184,9 +184,7 @@ class Receiver:
     def send(self, name, payload, replace=False):
         """One file through the channel; the answers of its lines."""
         (self.folder / ".export.window").write_bytes(payload.ljust(4096, b"\0"))
-        checksum = 0xcbf29ce484222325
-        for byte in payload:
-            checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
+        checksum = word_sum(payload)
         return [self.ask(f"begin {name}" + (" replace" if replace else "")),
                 self.ask(f"data {len(payload)}"),
                 self.ask(f"end {len(payload)} {checksum:016x}")]
@@ -196,6 +194,16 @@ class Receiver:
         self.proc.wait()
         os.close(self.lines)
         os.close(self.answers)
+
+
+def word_sum(data):
+    """The export channel's checksum (abi/trace_file.h, CHECKSUMS): over
+    little-endian 64-bit words."""
+    checksum = 0xcbf29ce484222325
+    for at in range(0, len(data), 8):
+        word = int.from_bytes(data[at:at + 8], "little")
+        checksum = ((checksum ^ word) * 0x100000001b3) & (2**64 - 1)
+    return checksum
 
 
 @pytest.fixture
@@ -221,14 +229,6 @@ def test_the_receiver_replaces_a_file_only_when_told(receiver):
     assert (r.folder / "x.spoor").read_bytes() == b"third\0\0\0"
 
 
-def fnv1a(data):
-    """The checksum of an end line (common/fnv.h)."""
-    checksum = 0xcbf29ce484222325
-    for byte in data:
-        checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
-    return checksum
-
-
 def test_the_receiver_never_replaces_or_resumes_a_file_this_run_did_not_make(receiver):
     r = receiver()
     theirs = b"theirs\0\0"
@@ -249,10 +249,10 @@ def test_the_receiver_resumes_and_replaces_what_this_run_made(receiver):
     (r.folder / ".export.window").write_bytes(bytes(4096))
     assert r.ask("record rec") == "ok"
     assert r.ask("data 8") == "ok"
-    assert r.ask(f"end 8 {fnv1a(bytes(8)):016x}") == "ok"
+    assert r.ask(f"end 8 {word_sum(bytes(8)):016x}") == "ok"
     assert r.ask("resume rec 8") == "ok"
     assert r.ask("data 8") == "ok"
-    assert r.ask(f"end 16 {fnv1a(bytes(16)):016x}") == "ok"
+    assert r.ask(f"end 16 {word_sum(bytes(16)):016x}") == "ok"
     assert r.ask("resume rec 3") == "error size: the file has 16 bytes, not 3"
     assert (r.folder / "rec.spoor").read_bytes() == bytes(16)
     assert r.ask("record rec replace") == "ok"
@@ -267,9 +267,7 @@ def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):
     assert r.ask("begin late") == "ok"
     assert r.ask("data 8") == "ok"
     (r.folder / "late.spoor").write_bytes(b"theirs")
-    checksum = 0xcbf29ce484222325
-    for byte in bytes(8):
-        checksum = ((checksum ^ byte) * 0x100000001b3) & (2**64 - 1)
+    checksum = word_sum(bytes(8))
     assert r.ask(f"end 8 {checksum:016x}").startswith("error exists:")
     assert (r.folder / "late.spoor").read_bytes() == b"theirs"
     assert not list(r.folder.glob("*.part"))
@@ -286,6 +284,14 @@ def test_the_receiver_keeps_to_its_limits_of_files_and_bytes(receiver):
     answers = r2.send("b", bytes(16))
     assert answers[1] == "error limit: 24 bytes saved this run (--max-bytes)", answers
     assert {p.name for p in r2.folder.iterdir() if not p.name.startswith(".")} == {"a.spoor"}
+
+
+def test_the_receiver_refuses_data_that_is_not_whole_words(receiver):
+    r = receiver()
+    (r.folder / ".export.window").write_bytes(bytes(4096))
+    assert r.ask("begin odd") == "ok"
+    assert r.ask("data 12") == "error length not a multiple of 8"
+    assert not list(r.folder.glob("odd*"))
 
 
 def test_the_receiver_refuses_bad_limits_in_words(tmp_path):

@@ -28,6 +28,9 @@ STATUS_LINE = re.compile(r"^recording: (\S+)\.spoor: (\d+) events, (\d+) bytes, 
                          r"(\d+) events/s", re.MULTILINE)
 EVENT = re.compile(r"^\[[ \d.]+\] cpu=(\d+) .* test_tick seq=(\d+)$")
 LOST_LINE = re.compile(r"^# lost (\d+) events on cpu (\d+)$")
+STARTED = re.compile(r"\[started\] \S+ \(pid (\d+)\)")
+UPTIME = re.compile(r"up (\d+\.\d+) s")
+STAMP = re.compile(r"^\[ *(\d+\.\d+)\]", re.MULTILINE)
 
 CPUS = 4
 BIG_EACH = 500000         # 2 million in all
@@ -183,7 +186,7 @@ def test_a_second_recording_a_stop_with_none_and_bad_names_are_refused(spoor):
     assert "trace: bad name '.x'" in spoor.command("trace record as .x")
     assert "trace: bad name 'a/b'" in spoor.command("trace record as a/b")
     assert "trace: 'as' takes one NAME" in spoor.command("trace record as")
-    assert RECORDING.search(spoor.command("trace record as first"))
+    assert RECORDING.search(spoor.command("trace record test as first"))
     out = spoor.command("trace record as second")
     assert "trace: a recording is running already" in out, out
     assert "trace: a recording is running" in spoor.command("trace save as during")
@@ -276,12 +279,14 @@ def test_traced_killed_mid_recording_resumes_the_same_file(boot):
     assert sum(events.values()) == int(stopped.group(2))
 
 
-def test_spoor_trace_follow_prints_a_recording_as_it_grows_until_its_end(spoor):
+def test_spoor_trace_follow_waits_for_the_file_then_prints_it_as_it_grows_until_its_end(spoor):
     reset_tracing(spoor)
-    assert RECORDING.search(spoor.command("trace record test as followed"))
-    follower = subprocess.Popen([str(SPOOR_TRACE), "follow", "cpu=1", "kind=test_tick",
-                                 str(spoor.traces / "followed.spoor")],
+    path = spoor.traces / "followed.spoor"
+    follower = subprocess.Popen([str(SPOOR_TRACE), "follow", "cpu=1", "kind=test_tick", str(path)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # As tail -F: a file not there yet is waited for, said once.
+    assert follower.stderr.readline() == f"spoor-trace: {path} does not exist yet; waiting for it\n"
+    assert RECORDING.search(spoor.command("trace record test as followed"))
     assert "emitted 3000 of 3000" in spoor.command("run tracegen 3000 1 20000")
     assert "emitted 500 of 500" in spoor.command("run tracegen 500 0")
     assert RECORDED.search(spoor.command("trace record stop"))
@@ -292,3 +297,60 @@ def test_spoor_trace_follow_prints_a_recording_as_it_grows_until_its_end(spoor):
     assert len([l for l in lines if EVENT.match(l)]) == 3000, out[-2000:]
     assert all(EVENT.match(l).group(1) == "1" for l in lines[:-1]), out[-2000:]
     assert lines[-1] == "# end of dump: 3000 events, 0 lost", lines[-1]
+
+
+def test_record_all_stops_at_once_while_ipcping_memtest_and_tracegen_run(spoor):
+    reset_tracing(spoor)
+    assert RECORDING.search(spoor.command("trace record all as busy"))
+    pids = [STARTED.search(spoor.command(line)).group(1)
+            for line in ("run ipcping 100000000 &", "run tracegen 1000000000 1 200000 &",
+                         "run memtest &")]
+    asked = float(UPTIME.search(spoor.command("trace status")).group(1))
+    out = spoor.command("trace record stop", timeout=LONG)
+    stopped = RECORDED.search(out)
+    assert stopped and stopped.group(1) == "busy", out
+    answered = float(UPTIME.search(spoor.command("trace status")).group(1))
+    # Ended at the heads as they were when asked, so within a few seconds of guest time.
+    assert answered - asked < 3, (asked, answered)
+    # The categories the recording turned on are off again.
+    assert "trace: mask none" in spoor.command("trace status")
+    for pid in pids[:2]:
+        spoor.command(f"kill {pid}")
+    code, text, err = spoor_trace("text", spoor.traces / "busy.spoor")
+    assert code == 0 and "ends early" not in err, err
+    stamps = [float(t) for t in STAMP.findall(text)]
+    assert stamps and max(stamps) <= answered, (max(stamps), answered)
+
+
+def test_record_with_nothing_enabled_says_so(spoor):
+    reset_tracing(spoor)
+    out = spoor.command("trace record as empty")
+    assert out.strip().endswith("trace: nothing is enabled to record (trace on CATS first, or "
+                                "trace record CATS)"), out
+    assert not (spoor.traces / "empty.spoor").exists()
+    assert spoor.command("trace record stop").strip() == "trace: nothing is recording"
+
+
+def test_traced_leaves_its_own_events_out_unless_trace_self_on(spoor):
+    reset_tracing(spoor)
+    traced = pid_of(spoor, "traced")
+    assert re.search(r"^self: off$", spoor.command("trace status"), re.MULTILINE)
+    # An idle recording of everything: traced drains it, and none of its work is in it.
+    assert RECORDING.search(spoor.command("trace record all as idle"))
+    for _ in range(5):
+        spoor.command("trace status")
+    assert RECORDED.search(spoor.command("trace record stop"))
+    code, text, err = spoor_trace("text", spoor.traces / "idle.spoor")
+    assert code == 0, err
+    assert f" pid={traced} " not in text, [l for l in text.splitlines() if f" pid={traced} " in l][:3]
+    assert spoor.command("trace self on").strip() == \
+        "trace: self on: traced's own events are recorded"
+    assert re.search(r"^self: on$", spoor.command("trace status"), re.MULTILINE)
+    spoor.command("trace on syscall")
+    spoor.command("trace status")
+    spoor.command("trace off")
+    out = spoor.command(f"trace dump pid={traced} count=1")
+    assert re.search(rf" pid={traced} tid=\d+ comm=traced syscall_", out), out
+    assert spoor.command("trace self off").strip() == \
+        "trace: self off: traced's own events are left out"
+    assert re.search(r"^self: off$", spoor.command("trace status"), re.MULTILINE)

@@ -589,7 +589,7 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
     ("trace", "  FILTERS: cpu=N pid=N tid=N tree=N kind=NAME,... cat=NAME,... last=N count=N "
               "since=SECONDS until=SECONDS"),
     ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
-                    "mode follow save record track untrack run echo stack profile top stats hist strings events "
+                    "mode follow save record track untrack run echo self stack profile top stats hist strings events "
                     "register unregister)"),
     ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
     ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),

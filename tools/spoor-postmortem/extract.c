@@ -336,7 +336,7 @@ int extract_file(const struct ttrace_area *a, struct extract_result *res, char *
 	struct ttrace_file_end end = {
 	    .events = res->events,
 	    .lost = res->lost,
-	    .checksum = ttrace_fnv1a(TTRACE_FNV_OFFSET, o.buf, o.len),
+	    .checksum = ttrace_sum_words(TTRACE_FNV_OFFSET, o.buf, o.len),
 	};
 	put_section(&o, TTRACE_FILE_END, sizeof(end));
 	put(&o, &end, sizeof(end));

@@ -297,11 +297,15 @@ static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
 			 (long long)st.st_size, bytes);
 		return why;
 	}
-	/* The end line's checksum covers the whole file: what is there first. */
+	/* The end line's checksum covers the whole file: what is there first, in whole words. */
 	uint64_t sum = TTRACE_FNV_OFFSET;
 	off_t at = 0;
-	for (ssize_t n; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n) {
-		sum = ttrace_fnv1a(sum, buf, (size_t)n);
+	for (ssize_t n; (n = pread(fd, buf, sizeof(buf), at)) > 0 && n % 8 == 0; at += n) {
+		sum = ttrace_sum_words(sum, buf, (size_t)n);
+	}
+	if (at != (off_t)bytes) {
+		close(fd);
+		return "size: the file is not whole words, or cannot be read";
 	}
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->file = fd;
@@ -329,6 +333,9 @@ static const char *data(struct receiver *r, uint64_t len)
 			 "limit: %" PRIu64 " bytes saved this run (--max-bytes)", r->max_bytes);
 		return why_limit;
 	}
+	if (len % 8) {
+		return "length not a multiple of 8";
+	}
 	path(p, sizeof(p), r, ".export", ".window");
 	int fd = open(p, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) || (uint64_t)st.st_size < len || !len) {
@@ -351,7 +358,7 @@ static const char *data(struct receiver *r, uint64_t len)
 			done += (uint64_t)n;
 		}
 	}
-	r->checksum = ttrace_fnv1a(r->checksum, w, len);
+	r->checksum = ttrace_sum_words(r->checksum, w, len);
 	r->bytes += len;
 	munmap(w, len);
 	return why;

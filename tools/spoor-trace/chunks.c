@@ -11,17 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/fnv.h"
 #include "tools/spoor-trace/chunks.h"
 #include "tools/spoor-trace/file_parse.h"
-
-/* The FNV-1a 64 of the file's bytes [0, to): on from where the last call stopped. */
-static uint64_t running_sum(struct parser *p, uint64_t to)
-{
-	p->sum = ttrace_fnv1a(p->sum, p->d + p->hashed, to - p->hashed);
-	p->hashed = to;
-	return p->sum;
-}
 
 /*
  * Appends a chunk's AUX_RING piece to the joined ring copy. A piece that
@@ -160,12 +151,12 @@ static int parse_chunk(struct parser *p, uint64_t head, uint64_t payload, uint64
 				     (unsigned long long)f->chunks, (unsigned long long)size);
 	}
 	memcpy(&sum, p->d + sum_at, sizeof(sum));
-	if (sum != running_sum(p, sum_at)) {
+	if (sum != tparse_sum(p, sum_at)) {
 		return tparse_refuse(p, sum_at,
 				     "chunk %llu's checksum 0x%016llx does not match its bytes",
 				     (unsigned long long)f->chunks, (unsigned long long)sum);
 	}
-	running_sum(p, sum_at + sizeof(sum));
+	tparse_sum(p, sum_at + sizeof(sum));
 	memcpy(&c, p->d + payload, sizeof(c));
 	if (c.seq != f->chunks || c.num_cpus != f->hdr.num_cpus ||
 	    c.flags & ~TTRACE_CHUNK_F_RESUMED) {
@@ -186,7 +177,6 @@ int chunks_parse(struct parser *p, uint64_t off)
 	struct tfile *f = p->f;
 	uint32_t stage = 0; /* 0: chunks, 1: after LEDGER, 2: after END */
 
-	p->sum = TTRACE_FNV_OFFSET;
 	while (off < p->size) {
 		struct ttrace_file_section s;
 		uint64_t payload = off + HEAD_SIZE;
@@ -195,6 +185,7 @@ int chunks_parse(struct parser *p, uint64_t off)
 			return err;
 		}
 		if (s.size % 8 || s.size > p->size - payload) {
+			f->cut = s.size % 8 == 0;
 			return tparse_refuse(
 			    p, off,
 			    "%s %s section of %llu bytes is cut or not a multiple of 8 "
@@ -220,8 +211,13 @@ int chunks_parse(struct parser *p, uint64_t off)
 		}
 		stage += s.type != TTRACE_FILE_CHUNK;
 		off = payload + s.size;
+		if (s.type == TTRACE_FILE_CHUNK || stage == 2) {
+			f->parsed = off; /* whole: a follower goes on from here */
+			f->parsed_sum = p->sum;
+		}
 	}
 	if (stage == 1) {
+		f->cut = true; /* LEDGER and END arrive together: END is on its way */
 		return tparse_refuse(p, p->size, "the file ends before its END section");
 	}
 	if (!stage) {

@@ -38,6 +38,7 @@ static int parse_header(struct parser *p, uint64_t *header_size)
 	uint16_t major, minor;
 
 	if (p->size < sizeof(magic)) {
+		p->f->cut = true;
 		return tparse_refuse(p, p->size, "the file ends inside its %llu-byte header",
 				     (unsigned long long)ours);
 	}
@@ -47,6 +48,7 @@ static int parse_header(struct parser *p, uint64_t *header_size)
 				     magic, TTRACE_FILE_MAGIC);
 	}
 	if (p->size < offsetof(struct ttrace_file_header, num_cpus)) {
+		p->f->cut = true;
 		return tparse_refuse(p, p->size, "the file ends inside its %llu-byte header",
 				     (unsigned long long)ours);
 	}
@@ -64,6 +66,7 @@ static int parse_header(struct parser *p, uint64_t *header_size)
 				     (unsigned long long)ours);
 	}
 	if (p->size < hsize) {
+		p->f->cut = true;
 		return tparse_refuse(p, p->size, "the file ends inside its %u-byte header", hsize);
 	}
 	memcpy(h, p->d, sizeof(*h));
@@ -230,29 +233,9 @@ static int parse_sections(struct parser *p, uint64_t off)
 	return 0;
 }
 
-int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, size_t why_size)
+/* What tfile_parse() and tfile_parse_more() do once the sections are read: err passed on. */
+static int parsed(struct tfile *f, int err, char *why, size_t why_size)
 {
-	struct parser p = {.d = data, .size = size, .f = f, .why = why, .why_size = why_size};
-	uint64_t header_size = 0;
-	int err;
-
-	memset(f, 0, sizeof(*f));
-	f->data = data;
-	f->size = size;
-	if (why_size) {
-		why[0] = '\0';
-	}
-	err = parse_header(&p, &header_size);
-	if (!err && f->hdr.flags & ~TTRACE_FILE_F_RECORDING) {
-		err = tparse_refuse(&p, offsetof(struct ttrace_file_header, flags),
-				    "flags 0x%llx: this reader knows 0x%llx",
-				    (unsigned long long)f->hdr.flags,
-				    (unsigned long long)TTRACE_FILE_F_RECORDING);
-	}
-	if (!err) {
-		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? chunks_parse(&p, header_size)
-							     : parse_sections(&p, header_size);
-	}
 	f->aux_span = f->hdr.aux_ring_size;
 	while (f->aux_span && f->aux_span < f->aux_last - f->aux_first) {
 		f->aux_span *= 2;
@@ -264,6 +247,90 @@ int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, si
 		tfile_free(f);
 	}
 	return err;
+}
+
+/*
+ * A new parse of p's file into the zeroed *p->f: its header, and where
+ * its sections start in *off. 0 or as tfile_parse().
+ */
+static int parse_start(struct parser *p, uint64_t *off)
+{
+	struct tfile *f = p->f;
+	int err = parse_header(p, off);
+
+	if (!err && f->hdr.flags & ~TTRACE_FILE_F_RECORDING) {
+		err = tparse_refuse(p, offsetof(struct ttrace_file_header, flags),
+				    "flags 0x%llx: this reader knows 0x%llx",
+				    (unsigned long long)f->hdr.flags,
+				    (unsigned long long)TTRACE_FILE_F_RECORDING);
+	}
+	if (!err) {
+		/* The checksums cover the header too. */
+		p->sum = TTRACE_FNV_OFFSET;
+		f->parsed_sum = tparse_sum(p, *off);
+		f->parsed = *off;
+	}
+	return err;
+}
+
+int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, size_t why_size)
+{
+	struct parser p = {.d = data, .size = size, .f = f, .why = why, .why_size = why_size};
+	uint64_t off = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->data = data;
+	f->size = size;
+	if (why_size) {
+		why[0] = '\0';
+	}
+	int err = parse_start(&p, &off);
+	if (!err) {
+		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? chunks_parse(&p, off)
+							     : parse_sections(&p, off);
+	}
+	return parsed(f, err, why, why_size);
+}
+
+int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *why, size_t why_size)
+{
+	/* The chunks f read are whole: the checksum goes on from their end. */
+	struct parser p = {.d = data,
+			   .size = size,
+			   .f = f,
+			   .why = why,
+			   .why_size = why_size,
+			   .hashed = f->parsed,
+			   .sum = f->parsed_sum};
+	uint64_t off = f->parsed;
+	int err = 0;
+
+	if (f->durable) {
+		f->durable = data + (f->durable - f->data);
+	}
+	f->data = data;
+	f->size = size;
+	f->cut = f->ends_early = false;
+	if (why_size) {
+		why[0] = '\0';
+	}
+	if (!f->parsed) {
+		err = parse_start(&p, &off);
+		if (err == -EINVAL && f->cut) {
+			memset(f, 0, sizeof(*f)); /* the header is still on its way: all anew */
+			return -EAGAIN;
+		}
+	}
+	if (!err) {
+		/* A save appears whole (renamed into place): only a recording grows. */
+		err = f->hdr.flags & TTRACE_FILE_F_RECORDING ? chunks_parse(&p, off)
+							     : parse_sections(&p, off);
+	}
+	if (err == -EINVAL && f->cut && f->hdr.flags & TTRACE_FILE_F_RECORDING) {
+		f->ends_early = true; /* up to its last whole chunk, which f holds */
+		return -EAGAIN;
+	}
+	return parsed(f, err, why, why_size);
 }
 
 int tfile_read(const char *path, uint8_t **data, size_t *size)

@@ -35,6 +35,18 @@
  */
 int tfile_parse(const uint8_t *data, size_t size, struct tfile *f, char *why, size_t why_size);
 
+/*
+ * A recording read as it grows (follow): goes on from the end of the last
+ * whole chunk f holds (a zeroed f: from the start), over the size bytes
+ * at data: the bytes f read, unchanged, then what was appended (data may
+ * have moved; f points into it from now on). Returns 0, having read every
+ * whole chunk (ends_early as tfile_parse() sets it); -EAGAIN when the
+ * file ends inside its header or a section, which the writer has not
+ * finished (f holds the chunks before it, ends_early set); or -EINVAL and
+ * -ENOMEM as tfile_parse(), after which f is only for tfile_free().
+ */
+int tfile_parse_more(struct tfile *f, const uint8_t *data, size_t size, char *why, size_t why_size);
+
 /* Reads the whole file at path into *data (malloc'd). Returns 0 or -errno. */
 int tfile_read(const char *path, uint8_t **data, size_t *size);
 

@@ -49,6 +49,13 @@ int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
 	return -EINVAL;
 }
 
+uint64_t tparse_sum(struct parser *p, uint64_t to)
+{
+	p->sum = ttrace_file_sum(p->f->hdr.version_minor, p->sum, p->d + p->hashed, to - p->hashed);
+	p->hashed = to;
+	return p->sum;
+}
+
 int tparse_section_head(struct parser *p, uint64_t off, bool ended, struct ttrace_file_section *s)
 {
 	if (ended) {
@@ -56,6 +63,7 @@ int tparse_section_head(struct parser *p, uint64_t off, bool ended, struct ttrac
 				     (unsigned long long)(p->size - off));
 	}
 	if (p->size - off < HEAD_SIZE) {
+		p->f->cut = true;
 		return tparse_refuse(p, off,
 				     "the file ends inside a section head (%llu of %zu bytes)",
 				     (unsigned long long)(p->size - off), HEAD_SIZE);
@@ -263,7 +271,7 @@ int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
 				     (unsigned long long)size, sizeof(*e));
 	}
 	memcpy(e, p->d + payload, sizeof(*e));
-	uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, p->d, head);
+	uint64_t sum = tparse_sum(p, head);
 	if (e->checksum != sum) {
 		return tparse_refuse(
 		    p, payload + offsetof(struct ttrace_file_end, checksum),

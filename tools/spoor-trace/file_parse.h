@@ -22,12 +22,15 @@ struct parser {
 	struct tfile *f;
 	char *why;
 	size_t why_size;
-	uint64_t hashed, sum; /* a recording's: FNV-1a 64 of its bytes [0, hashed) */
+	uint64_t hashed, sum; /* the checksum of the file's bytes [0, hashed) */
 };
 
 /* Puts "byte AT: " and the message in p->why; returns -EINVAL. */
 int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The checksum of the file's bytes [0, to) (CHECKSUMS): on from where the last call stopped. */
+uint64_t tparse_sum(struct parser *p, uint64_t to);
 
 /* "a" or "an", as said before the name of section type t. */
 const char *tparse_article(uint32_t t);

@@ -3,7 +3,9 @@
  * events (abi/trace_file.h, A RECORDING) as the host receives them, as
  * `trace follow` prints a machine's: first what the file holds, then
  * each chunk as it arrives, until the recording's end, whose line it
- * prints last. NAME alone is build/traces/NAME.spoor. FILTERS are the
+ * prints last. It reads only what was appended, waits for a file that
+ * is not there yet and starts over with one that was replaced, as
+ * `tail -F` does. NAME alone is build/traces/NAME.spoor. FILTERS are the
  * words of `trace dump` that make sense for a file growing on the host:
  * cpu=N (given twice, both), pid=N, cat=LIST and kind=LIST; loss lines
  * of the CPUs shown always show.
@@ -15,9 +17,9 @@
 
 /*
  * Runs follow on argv[0..argc): FILTERS, then NAME or FILE. Returns the
- * exit status: 0 at the recording's end, 2 for a bad word, a missing
- * file or one that is not a recording's (one line), 1 when standard
- * output fails.
+ * exit status: 0 at the recording's end (or once a saved trace is
+ * printed), 2 for a bad word or a file that cannot be read or is refused
+ * (one line), 1 when standard output fails.
  */
 int follow_run(const char *prog, int argc, char **argv);
 

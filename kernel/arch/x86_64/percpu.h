@@ -70,6 +70,17 @@ struct cpu {
 	 * each: the ring, and what the events written here now carry.
 	 */
 	struct ttrace_ring trace_ring; /* [I] this CPU's ring, once tracing is set up */
+	/*
+	 * [o] Where the straight path writes: trace_ring's head, slots and
+	 * mask, or while a quiet process runs here (abi/trace.h
+	 * TTRACE_OP_QUIET) trace_quiet_head and trace_quiet_slot, which no
+	 * reader sees. ttrace_view_set() changes them with interrupts off;
+	 * no tracepoint runs in an NMI, so none sees them half changed.
+	 */
+	struct ttrace_cpu *trace_head;
+	union ttrace_slot *trace_slots;
+	uint64_t trace_index_mask;
+	bool trace_quiet; /* [o] the view is the quiet one */
 	/* [o] cpu << 48 | ctx << 56: word 1 of the events written here, but seq and kind */
 	uint64_t trace_word1;
 	uint64_t trace_ids;	   /* [o] pid | tid << 32 of the current thread (sched/switch.h) */
@@ -77,6 +88,8 @@ struct cpu {
 	uint32_t profile_hz;	   /* [a] the profiler's rate asked for here, 0: off (profile.c) */
 	uint32_t profile_rate;	   /* [o] the rate the timer runs at for it, 0: off */
 	uint32_t profile_phase;	   /* [o] the scheduler tick's share, as profile.c counts it */
+	struct ttrace_cpu trace_quiet_head; /* [o] the quiet view's head: counts nothing */
+	union ttrace_slot trace_quiet_slot; /* [o] the quiet view's one slot: read by nobody */
 
 	struct gdt gdt; /* [o] */
 	struct tss tss; /* [o] */

@@ -274,7 +274,8 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 			struct ttrace_file_end e = {.events = g->events, .lost = g->lost};
 			struct ttrace_file_section s = {.type = *t, .size = sizeof(e)};
 			put(&o, &s, sizeof(s));
-			e.checksum = ttrace_fnv1a(TTRACE_FNV_OFFSET, o.buf, o.len - sizeof(s));
+			e.checksum = ttrace_file_sum(g->hdr.version_minor, TTRACE_FNV_OFFSET, o.buf,
+						     o.len - sizeof(s));
 			put(&o, &e, sizeof(e));
 			break;
 		}
@@ -332,7 +333,7 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 	}
 	s.size = o->len + sizeof(uint64_t) - head - sizeof(s);
 	memcpy(o->buf + head, &s, sizeof(s));
-	uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, o->buf, o->len);
+	uint64_t sum = ttrace_file_sum(g->hdr.version_minor, TTRACE_FNV_OFFSET, o->buf, o->len);
 	put(o, &sum, sizeof(sum));
 }
 
@@ -365,7 +366,8 @@ uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, s
 		struct ttrace_file_end e = {.events = g->events, .lost = g->lost};
 		struct ttrace_file_section s = {.type = TTRACE_FILE_END, .size = sizeof(e)};
 		put(&o, &s, sizeof(s));
-		e.checksum = ttrace_fnv1a(TTRACE_FNV_OFFSET, o.buf, o.len - sizeof(s));
+		e.checksum = ttrace_file_sum(g->hdr.version_minor, TTRACE_FNV_OFFSET, o.buf,
+					     o.len - sizeof(s));
 		put(&o, &e, sizeof(e));
 	}
 	if (chunk_ends) {
@@ -376,6 +378,15 @@ uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, s
 	}
 	*len = o.len;
 	return o.buf;
+}
+
+/* The format minor file's header says. */
+static uint16_t minor_of(const uint8_t *file)
+{
+	uint16_t minor;
+
+	memcpy(&minor, file + offsetof(struct ttrace_file_header, version_minor), sizeof(minor));
+	return minor;
 }
 
 void gen_fix_chunk_sums(uint8_t *file, size_t len)
@@ -390,7 +401,8 @@ void gen_fix_chunk_sums(uint8_t *file, size_t len)
 		}
 		at += sizeof(s) + s.size;
 		if (s.type == TTRACE_FILE_CHUNK) {
-			uint64_t sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, file, at - sizeof(sum));
+			uint64_t sum = ttrace_file_sum(minor_of(file), TTRACE_FNV_OFFSET, file,
+						       at - sizeof(sum));
 			memcpy(file + at - sizeof(sum), &sum, sizeof(sum));
 		}
 	}
@@ -404,7 +416,7 @@ void gen_fix_checksum(uint8_t *file, size_t len)
 	if (len < end) {
 		return;
 	}
-	sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, file, len - end);
+	sum = ttrace_file_sum(minor_of(file), TTRACE_FNV_OFFSET, file, len - end);
 	memcpy(file + len - sizeof(struct ttrace_file_end) +
 		   offsetof(struct ttrace_file_end, checksum),
 	       &sum, sizeof(sum));

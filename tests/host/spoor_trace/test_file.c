@@ -245,7 +245,7 @@ static void checksum_mismatch(struct file *f, const struct gen *g)
 	snprintf(f->want, WANT_MAX,
 		 "byte %zu: checksum 0x%016llx, the bytes before the END section give 0x%016llx",
 		 end + HEAD + offsetof(struct ttrace_file_end, checksum), BYTE(stored),
-		 BYTE(ttrace_fnv1a(TTRACE_FNV_OFFSET, f->buf, end)));
+		 BYTE(ttrace_sum_words(TTRACE_FNV_OFFSET, f->buf, end)));
 }
 
 static void continuation_first(struct file *f, const struct gen *g)

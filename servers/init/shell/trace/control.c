@@ -1,7 +1,7 @@
 /*
  * control: the verbs that change what the kernel records: `trace on` and
  * `trace off` (categories and user events), `trace clear`, `trace mode`
- * and `trace echo`. Each is one or a few CONTROL requests to traced and
+ * `trace echo` and `trace self`. Each is one or a few CONTROL requests to traced and
  * prints a line confirming what happened.
  */
 #include <errno.h>
@@ -167,4 +167,19 @@ void control_echo(const struct verb *verb, int argc, char **argv)
 	ttrace_category_format(echo & ~st.mask, names, sizeof(names));
 	printf("%s%s%s\n", echo & ~st.mask ? " (not traced now: trace on " : "",
 	       echo & ~st.mask ? names : "", echo & ~st.mask ? ")" : "");
+}
+
+/* self on|off: traced's own events recorded, or left out (the default). */
+void control_self(const struct verb *verb, int argc, char **argv)
+{
+	bool on = argc == 2 && !strcmp(argv[1], "on");
+
+	if (argc != 2 || (!on && strcmp(argv[1], "off"))) {
+		verb_usage(verb);
+		return;
+	}
+	if (!verb_failed(traced_op(TRACED_OP_SELF, on, NULL))) {
+		printf("trace: self %s: traced's own events are %s\n", argv[1],
+		       on ? "recorded" : "left out");
+	}
 }

@@ -1,6 +1,6 @@
 /*
- * control: `trace on`, `trace off`, `trace clear`, `trace mode` and
- * `trace echo`, the verbs that change what the kernel records.
+ * control: `trace on`, `trace off`, `trace clear`, `trace mode`, `trace
+ * echo` and `trace self`, the verbs that change what the kernel records.
  */
 #ifndef SPOOR_INIT_SHELL_TRACE_CONTROL_H
 #define SPOOR_INIT_SHELL_TRACE_CONTROL_H
@@ -21,5 +21,8 @@ void control_mode(const struct verb *verb, int argc, char **argv);
 
 /* echo on|off [CATS]: the kernel's console echo of those categories (all if none). */
 void control_echo(const struct verb *verb, int argc, char **argv);
+
+/* self on|off: traced's own events recorded, or left out (the default). */
+void control_self(const struct verb *verb, int argc, char **argv);
 
 #endif

@@ -57,8 +57,12 @@ bool export_failed(long err, const char *name)
 	if (err == -ENODEV) {
 		printf("trace: no export channel on this machine (make run connects COM2 and the "
 		       "export window)\n");
-	} else if (err == -ETIMEDOUT) {
+	} else if (err == -EHOSTDOWN) {
 		printf("trace: nothing on the host answers the export channel\n");
+	} else if (err == -ETIMEDOUT) {
+		/* The request's own wait, not the host's: traced is still at it, or stuck. */
+		printf("trace: traced did not answer within %llu s\n",
+		       (unsigned long long)(TRACED_TIMEOUT_NS / 1000000000ull));
 	} else if (err == -EIO) {
 		printf("trace: the host refused %s%s\n", name, TTRACE_FILE_SUFFIX);
 	} else if (err == -ENOSPC) {

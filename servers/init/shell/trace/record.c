@@ -52,15 +52,17 @@ void record_status(void)
 static void stop(void)
 {
 	struct traced_record_status r;
-	long err = traced_request(TRACED_OP_REC_STOP, 0, NULL, 0, &r, sizeof(r), NULL);
 
-	if (err == -ENOENT) {
-		printf("trace: nothing is recording\n");
-		return;
-	}
+	/* Off before the last drain: what they would write after the stop is not the recording's.
+	 */
 	if (added) {
 		traced_op(TRACED_OP_DISABLE, added, NULL);
 		added = 0;
+	}
+	long err = traced_request(TRACED_OP_REC_STOP, 0, NULL, 0, &r, sizeof(r), NULL);
+	if (err == -ENOENT) {
+		printf("trace: nothing is recording\n");
+		return;
 	}
 	if (!export_failed(err, r.name)) {
 		print_totals("trace: recorded", &r);
@@ -95,6 +97,11 @@ void record_verb(const struct verb *verb, int argc, char **argv)
 		snprintf(req.name, sizeof(req.name), "record-%u", ++records);
 	}
 	if (verb_failed(traced_status(&st))) {
+		return;
+	}
+	if (!(st.mask | cats)) {
+		printf("trace: nothing is enabled to record (trace on CATS first, or trace record "
+		       "CATS)\n");
 		return;
 	}
 	uint64_t adding = cats & ~st.mask;

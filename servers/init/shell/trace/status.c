@@ -1,6 +1,7 @@
 /*
  * status: `trace status`, what tracing is doing now: the mask, the mode,
- * the area's geometry, PID tracking, the echo, stacks and profiler, the
+ * the area's geometry, PID tracking, whether traced's own events are
+ * recorded (self), the echo, stacks and profiler, the
  * recording, and every CPU's ledger.
  */
 #include <stdio.h>
@@ -51,6 +52,7 @@ void status_verb(const struct verb *verb, int argc, char **argv)
 	       (unsigned long long)st.aux_evicted, st.version_major, st.version_minor,
 	       (unsigned)TRACED_PROTOCOL, uptime_words(st.uptime_ns, up, sizeof(up)));
 	print_tracking(&st);
+	printf("self: %s\n", st.self ? "on" : "off");
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
 	prof_status(&st);

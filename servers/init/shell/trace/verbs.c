@@ -44,6 +44,8 @@ static const struct verb verbs[] = {
     {"untrack", "PID...|all", "stop tracking them (all: record everyone again)", track_untrack},
     {"run", "[CATS] PROG [ARGS]", "trace one program, then its first events and stats", run_verb},
     {"echo", "on|off [CATS]", "the kernel prints those events on the console too", control_echo},
+    {"self", "on|off", "record traced's own events too, or leave them out (the default)",
+     control_self},
     {"stack", "on KINDS|CATS|off [KINDS|CATS]",
      "their events carry their call stacks too, or no longer (off alone: none)", prof_stack},
     {"profile", "[HZ] [CPU|all]|off", "sample every cpu's stack HZ (997) times a second",
