@@ -6,6 +6,12 @@
  *
  * Call stacks are named from the build's ELF files (symbols.h).
  *
+ * Every subcommand that reads a saved trace takes FILTERS, the words
+ * `trace dump` takes and comm= (common/trace_filter.h), anywhere after
+ * its name: a word with an = is a filter. They choose the events once,
+ * as the file is read (select.h), so every output holds what `text` with
+ * the same words prints.
+ *
  * An output that exists already is left alone (exit status 2) unless -f
  * comes before the subcommand; -h or --help prints the usage on standard
  * output.
@@ -28,6 +34,7 @@
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/pprof.h"
 #include "tools/spoor-trace/report.h"
+#include "tools/spoor-trace/select.h"
 #include "tools/spoor-trace/symbols.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
@@ -273,13 +280,17 @@ static void print_usage(FILE *to)
 	for (size_t i = 0; i < ncommands; i++) {
 		const struct command *c = &commands[i];
 
-		fprintf(to, "%s %s%s %s %s%s\n", i ? "      " : "usage:", prog,
-			c->nargs > 1 ? " [-f]" : "", c->name, c->usage, c->note);
+		fprintf(to, "%s %s%s %s %s%s%s\n", i ? "      " : "usage:", prog,
+			c->nargs > 1 ? " [-f]" : "", c->name, c->usage, c->run ? " [FILTERS]" : "",
+			c->note);
 	}
+	char filters[256];
+	ttrace_filter_usage(filters, sizeof(filters), TTRACE_FILTER_HOST);
 	fprintf(to,
 		"       %s -h|--help\n"
-		"  -f  replace an output that exists (else it is left alone)\n",
-		prog);
+		"  -f       replace an output that exists (else it is left alone)\n"
+		"  FILTERS  %s\n",
+		prog, filters);
 }
 
 static int usage(void)
@@ -297,6 +308,7 @@ int main(int argc, char **argv)
 	struct tfile f;
 	struct tview v;
 	bool force = false;
+	int status = 0;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		print_usage(stdout);
@@ -321,6 +333,23 @@ int main(int argc, char **argv)
 			return EXIT_BAD_INPUT;
 		}
 	}
+	/*
+	 * The filter words go behind the others, in their order: argv[2..argc)
+	 * is then the subcommand's and filters[0..nfilters) the filter.
+	 */
+	int nfilters = 0;
+	for (int i = 2; i < argc - nfilters;) {
+		if (strchr(argv[i], '=')) {
+			char *w = argv[i];
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(*argv));
+			argv[argc - 1] = w;
+			nfilters++;
+		} else {
+			i++;
+		}
+	}
+	char **filters = argv + argc - nfilters;
+	argc -= nfilters;
 	if (!cmd || argc != 2 + cmd->nargs) {
 		if (cmd) {
 			fprintf(stderr, "%s: %s takes %s\n", prog, cmd->name, cmd->usage);
@@ -363,11 +392,32 @@ int main(int argc, char **argv)
 		free(data);
 		return EXIT_OUTPUT;
 	}
+	struct ttrace_filter flt;
+	struct tselect sel = {0};
+	if (nfilters && ttrace_filter_parse(nfilters, filters, f.hdr.num_cpus, TTRACE_FILTER_HOST,
+					    &flt, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, cmd->name, why);
+		status = EXIT_BAD_INPUT;
+	} else if (nfilters && tselect_make(&sel, &v, &flt)) {
+		fprintf(stderr, "%s: %s: out of memory\n", prog, file);
+		status = EXIT_OUTPUT;
+	}
+	if (status) {
+		tview_fini(&v);
+		tfile_free(&f);
+		free(data);
+		return status;
+	}
+	if (nfilters) {
+		v.file =
+		    &sel.f; /* the aux and the decoder are the file's: only the events change */
+	}
 	struct symbols *syms = symbols_open(NULL);
 	v.dec.symbolize = syms ? symbols_format : NULL;
 	v.dec.symbolize_ctx = syms;
-	int status = cmd->run(&v, file, cmd->nargs > 1 ? argv[3] : NULL);
+	status = cmd->run(&v, file, cmd->nargs > 1 ? argv[3] : NULL);
 	symbols_close(syms);
+	tselect_free(&sel);
 	tview_fini(&v);
 	tfile_free(&f);
 	free(data);
