@@ -278,13 +278,24 @@ int tselect_make(struct tselect *s, struct tview *v, const struct ttrace_filter 
 	uint64_t limit = f->flags & TRACED_F_COUNT ? f->count : UINT64_MAX;
 	size_t m = 0;
 
+	/*
+	 * last=N with more than N: what was lost before the first of the last N
+	 * cannot have been among them (abi/traced.h, TRACED_CURSOR_FULL).
+	 */
+	bool cut = skip > 0;
+
 	tfile_iter_start(&it, in);
 	while (out->events < limit && tfile_next(&it, &item)) {
-		/* last=N: what comes before the first of the last N is not theirs. */
-		if (item.lost ? w.markers[m++].keep && !skip : passes(&w, &item.rec) && !skip) {
-			put(out, s->slots, in, &item);
-		} else if (!item.lost && skip && passes(&w, &item.rec)) {
-			skip--;
+		if (item.lost) {
+			if (w.markers[m++].keep && !(cut && !out->events)) {
+				put(out, s->slots, in, &item);
+			}
+		} else if (passes(&w, &item.rec)) {
+			if (skip) {
+				skip--;
+			} else {
+				put(out, s->slots, in, &item);
+			}
 		}
 	}
 	out->data = s->slots;

@@ -12,7 +12,7 @@
  * the since=/until= window, or, when its CPU has none after it, when
  * until= is not given: the entries lost may have been any of the
  * chosen. count=N keeps the first N events and ends there; last=N the
- * last N with the losses after the first of them.
+ * last N, and when more passed, only the losses after the first of them.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_SELECT_H
 #define SPOOR_TOOLS_SPOOR_TRACE_SELECT_H
