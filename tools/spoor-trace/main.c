@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/traced_words.h"
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
 #include "tools/spoor-trace/flame.h"
@@ -35,6 +36,7 @@
 #include "tools/spoor-trace/pprof.h"
 #include "tools/spoor-trace/report.h"
 #include "tools/spoor-trace/select.h"
+#include "tools/spoor-trace/stats.h"
 #include "tools/spoor-trace/symbols.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
@@ -251,6 +253,37 @@ static int run_flamegraph(struct tview *v, const char *file, const char *out)
 	return err ? stacks_failed(file, err) : 0;
 }
 
+/*
+ * The question stats and hist answer: the form, hist_options()'s measure,
+ * key and path, and (set by main) the filter. Read by run_stats().
+ */
+static struct traced_stats_request stats_req = {.form = TRACED_STATS_TABLE};
+
+/* hist's MEASURE [KEY=VALUE] [path=P] after FILE, taken out of argv as the shell takes them. */
+static int hist_options(int argc, char **argv)
+{
+	char why[512];
+
+	if (argc < 3) {
+		return argc; /* no FILE: the usage says what hist takes */
+	}
+	int used = traced_hist_parse(argc - 3, argv + 3, &stats_req, why, sizeof(why));
+	if (used < 0) {
+		fprintf(stderr, "%s: hist: %s\n", prog, why);
+		return -1;
+	}
+	memmove(&argv[3], &argv[3 + used], (size_t)(argc - 3 - used + 1) * sizeof(*argv));
+	return argc - used;
+}
+
+static int run_stats(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
+	(void)out;
+	int err = stats_write(v, &stats_req, stdout);
+	return err ? output_failed("standard output", err) : 0;
+}
+
 static const struct command commands[] = {
     /* the lines `trace dump` prints */
     {"text", 1, "FILE", "", run_text, NULL, NULL},
@@ -270,6 +303,10 @@ static const struct command commands[] = {
     {"pprof", 2, "FILE OUT.pb.gz", "", run_pprof, NULL, NULL},
     /* a flame graph (SVG) of the stacks on standard output, or their folded text (flame.h) */
     {"flamegraph", 1, "[--folded] FILE", "", run_flamegraph, flame_options, NULL},
+    /* the shell's trace stats: counts of each kind and latency percentiles (stats.h) */
+    {"stats", 1, "FILE", "", run_stats, NULL, NULL},
+    /* the shell's trace hist: one measure's log2 histogram (stats.h) */
+    {"hist", 1, "FILE MEASURE [KEY=VALUE] [path=P]", "", run_stats, hist_options, NULL},
 };
 
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
@@ -409,8 +446,9 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (nfilters) {
-		v.file =
-		    &sel.f; /* the aux and the decoder are the file's: only the events change */
+		/* The aux and the decoder stay the file's: only the events change. */
+		v.file = &sel.f;
+		stats_req.filter = flt.f;
 	}
 	struct symbols *syms = symbols_open(NULL);
 	v.dec.symbolize = syms ? symbols_format : NULL;
