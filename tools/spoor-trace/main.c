@@ -32,6 +32,7 @@
 #include "tools/spoor-trace/file.h"
 #include "tools/spoor-trace/flame.h"
 #include "tools/spoor-trace/follow.h"
+#include "tools/spoor-trace/info.h"
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/pprof.h"
 #include "tools/spoor-trace/report.h"
@@ -284,6 +285,14 @@ static int run_stats(struct tview *v, const char *file, const char *out)
 	return err ? output_failed("standard output", err) : 0;
 }
 
+static int run_info(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
+	(void)out;
+	int err = info_write(v, stdout);
+	return err ? output_failed("standard output", err) : 0;
+}
+
 static const struct command commands[] = {
     /* the lines `trace dump` prints */
     {"text", 1, "FILE", "", run_text, NULL, NULL},
@@ -303,6 +312,8 @@ static const struct command commands[] = {
     {"pprof", 2, "FILE OUT.pb.gz", "", run_pprof, NULL, NULL},
     /* a flame graph (SVG) of the stacks on standard output, or their folded text (flame.h) */
     {"flamegraph", 1, "[--folded] FILE", "", run_flamegraph, flame_options, NULL},
+    /* what the file holds: CPUs, span, ledger, kinds, programs (info.h) */
+    {"info", 1, "FILE", "", run_info, NULL, NULL},
     /* the shell's trace stats: counts of each kind and latency percentiles (stats.h) */
     {"stats", 1, "FILE", "", run_stats, NULL, NULL},
     /* the shell's trace hist: one measure's log2 histogram (stats.h) */
