@@ -32,11 +32,9 @@ static bool pids_has(const struct pids *p, uint32_t id)
 	return false;
 }
 
-static int pids_add(struct pids *p, uint32_t id)
+/* Appends id to p, whether it holds it or not: 0 or -ENOMEM. */
+static int pids_push(struct pids *p, uint32_t id)
 {
-	if (pids_has(p, id)) {
-		return 0;
-	}
 	if (p->len == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
 		uint32_t *more = realloc(p->id, cap * sizeof(*more));
@@ -50,26 +48,25 @@ static int pids_add(struct pids *p, uint32_t id)
 	return 0;
 }
 
-/* Who spawned whom: pairs of (child, parent) in pids' arrays. */
+static int pids_add(struct pids *p, uint32_t id)
+{
+	return pids_has(p, id) ? 0 : pids_push(p, id);
+}
+
+/* Who spawned whom: pairs of (child, parent) at one index of the two arrays. */
 struct spawns {
 	struct pids child, parent;
 };
 
 static int spawn_add(struct spawns *s, uint32_t child, uint32_t parent)
 {
-	/* Both arrays grow together: the child list may hold a pid twice, so no pids_add(). */
-	for (int which = 0; which < 2; which++) {
-		struct pids *p = which ? &s->parent : &s->child;
-		if (p->len == p->cap) {
-			size_t cap = p->cap ? 2 * p->cap : 16;
-			uint32_t *more = realloc(p->id, cap * sizeof(*more));
-			if (!more) {
-				return -ENOMEM;
-			}
-			p->id = more;
-			p->cap = cap;
-		}
-		p->id[p->len++] = which ? parent : child;
+	/* A child's line goes in even if it is there: the two arrays stay in step. */
+	if (pids_push(&s->child, child)) {
+		return -ENOMEM;
+	}
+	if (pids_push(&s->parent, parent)) {
+		s->child.len--;
+		return -ENOMEM;
 	}
 	return 0;
 }
