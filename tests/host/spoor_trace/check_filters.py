@@ -15,6 +15,9 @@ and, for each filter in FILTERS below:
   perfetto, timeline) and check_tracedat.py (libtracecmd, trace-cmd
   report) run on a spoor-trace that adds the words to every call, so
   each output is compared with the filtered text;
+- `info` with the same words counts what that text shows: its events
+  and losses, each kind's events, each program's (by pid) and each
+  CPU's events and losses;
 - a word that is wrong gets one line and exit status 2 on every
   subcommand.
 
@@ -140,6 +143,51 @@ def choose(text, words):
     return "".join(i[1] + "\n" for i in chosen) + f"# end of dump: {nev} events, {lost} lost\n"
 
 
+INFO_EVENTS = re.compile(r"^events: (\d+), (\d+) lost")
+INFO_CPU = re.compile(r"^  (\d+) +(\d+) +\d+ +\d+ +\d+ +\d+ +\d+ +(\d+)$")
+INFO_ROW = re.compile(r"^  (\S+) +(\d+)$")
+INFO_PROG = re.compile(r"^  (\S+) +(\d+) +(\d+)$")
+
+
+def check_info(tool, path, words, text):
+    """info with words against the text with them."""
+    r = run([tool, "info", path] + words)
+    assert r.returncode == 0, f"info {' '.join(words)}: {r.stderr}"
+    items = parse(text)
+    events = [i[2] for i in items if i[0] == "event"]
+    lost = [(i[2], i[3]) for i in items if i[0] == "lost"]
+    lines = r.stdout.splitlines()
+    m = INFO_EVENTS.match(lines[1])
+    assert m and (int(m.group(1)), int(m.group(2))) == (len(events), sum(n for _, n in lost)), \
+        f"info {' '.join(words)}: {lines[1]!r}"
+    section, kinds, progs, cpus = None, {}, {}, {}
+    for line in lines[2:]:
+        if line.startswith("# "):
+            section = line.split()[1]
+        elif section == "cpu":
+            c = INFO_CPU.match(line)
+            cpus[int(c.group(1))] = (int(c.group(2)), int(c.group(3)))
+        elif section == "kind":
+            k = INFO_ROW.match(line.replace("(unknown kinds)", "unknown"))
+            kinds[k.group(1)] = int(k.group(2))
+        elif section == "program":
+            p = INFO_PROG.match(line)
+            progs[int(p.group(2))] = int(p.group(3))
+    want = {}
+    for e in events:
+        k = "user" if e["kind"].startswith("user") else e["kind"]
+        k = k if k in CATEGORY else "unknown"
+        want[k] = want.get(k, 0) + 1
+    assert kinds == want, f"info {' '.join(words)}: kinds {kinds}, the text {want}"
+    want = {}
+    for e in events:
+        want[e["pid"]] = want.get(e["pid"], 0) + 1
+    assert progs == want, f"info {' '.join(words)}: programs {progs}, the text {want}"
+    for c, (n, gone) in cpus.items():
+        assert n == sum(1 for e in events if e["cpu"] == c) and \
+            gone == sum(k for cpu, k in lost if cpu == c), f"info: cpu {c}: {n} {gone}"
+
+
 def wrapper(tool, words, path):
     """A spoor-trace that adds words to every call, for the converters' checks."""
     with open(path, "w") as f:
@@ -157,22 +205,25 @@ def check(tool, reader, path, workdir):
         want = choose(whole.stdout, words)
         assert r.stdout == want, \
             f"text {' '.join(words)}:\n{r.stdout}\nthe script's filter keeps:\n{want}"
+        check_info(tool, path, words, r.stdout)
         tool_f = wrapper(tool, words, os.path.join(workdir, "filtered-spoor-trace"))
         try:
             check_file(tool_f, path, workdir)
             check_tracedat.check_file(tool_f, reader, path, workdir)
         except AssertionError as e:
             raise AssertionError(f"with {' '.join(words)}: {e}") from e
+    check_info(tool, path, [], whole.stdout)
     for words in BAD:
-        for verb, out in (("text", []), ("ctf", ["d"]), ("perfetto", ["o.json"]),
-                          ("tracedat", ["o.dat"]), ("timeline", ["o.svg"]),
-                          ("report", []), ("flamegraph", []), ("pprof", ["o.pb.gz"])):
-            r = run([tool, verb, path] + [os.path.join(workdir, o) for o in out] + words)
+        for verb, args, out in (("text", [], []), ("ctf", [], ["d"]),
+                                ("perfetto", [], ["o.json"]), ("tracedat", [], ["o.dat"]),
+                                ("timeline", [], ["o.svg"]), ("report", [], []),
+                                ("flamegraph", [], ["f.svg"]), ("pprof", [], ["o.pb.gz"]),
+                                ("info", [], []), ("stats", [], []), ("hist", ["syscall"], [])):
+            outs = [os.path.join(workdir, o) for o in out]
+            r = run([tool, verb, path] + outs + args + words)
             assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, \
                 f"{verb} {' '.join(words)}: exit {r.returncode}, said {r.stderr!r}"
-            assert not any(os.path.exists(os.path.join(workdir, o)) for o in out), \
-                f"{verb} {' '.join(words)} left {out}"
-
+            assert not any(os.path.exists(o) for o in outs), f"{verb} {' '.join(words)} left {out}"
 
 def main(argv):
     if len(argv) != 4:
