@@ -16,6 +16,8 @@
 
 #include "abi/traced.h"
 #include "abi/uevent.h"
+#include "common/trace_filter.h"
+#include "common/traced_words.h"
 
 /* How long a request waits for traced: a page of a dump is well below it. */
 #define TRACED_TIMEOUT_NS 20000000000ull
@@ -117,25 +119,7 @@ int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct tra
  */
 void traced_filter_usage(char *buf, size_t size);
 
-/*
- * Parses the words of a histogram request, MEASURE [KEY=VALUE] [path=P]
- * (syscall name=NAME, ipc endpoint=N path=fast|slow, pf outcome=NAME,
- * wakeup cpu=N; without a key, every row of the measure) into *r as a
- * TRACED_STATS_HIST request (its filter still zero). Returns how many
- * words it took (the rest are filter words), or -EINVAL with one line in
- * why saying what is accepted.
- */
-int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request *r, char *why,
-		      size_t why_size);
-
-/*
- * The names the words above accept, for printing a row back: a measure's
- * name and its key, an IPC path, a page-fault outcome; "?" when out of range.
- */
-const char *traced_measure_name(uint32_t measure);
-const char *traced_measure_key(uint32_t measure);
-const char *traced_path_name(uint32_t path);
-const char *traced_outcome_name(uint64_t outcome);
+/* The words of `trace hist` and the names of its measures: traced_words.h. */
 
 /*
  * What a finished dump's losses mean for its question (abi/traced.h

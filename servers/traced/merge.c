@@ -14,6 +14,7 @@
 #include <spoor.h>
 #include <string.h>
 
+#include "common/trace_filter.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "servers/traced/merge.h"
@@ -92,29 +93,10 @@ struct dump {
 static bool matches(const struct traced_filter *f, const struct scope *tree,
 		    const struct ttrace_record *r)
 {
-	uint32_t fl = f->flags;
-
-	if (fl & TRACED_F_CATS) {
-		const struct ttrace_kind_info *k = ttrace_kind_info(r->kind);
-		if (!(k && k->category & f->cats)) {
-			return false;
-		}
-	}
-	if (fl & TRACED_F_KINDS && (r->kind >= TRACED_KIND_WORDS * 64 ||
-				    !(f->kinds[r->kind / 64] >> (r->kind % 64) & 1))) {
-		return false;
-	}
-	if ((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) ||
-	    (fl & TRACED_F_PID && !(tree ? scope_has(tree, r->pid) : r->pid == f->pid)) ||
-	    (fl & TRACED_F_TID && r->tid != f->tid)) {
-		return false;
-	}
-	if (!(fl & (TRACED_F_SINCE | TRACED_F_UNTIL))) {
-		return true;
-	}
-	uint64_t ns = traced_ns(r->ts);
-	return !(fl & TRACED_F_SINCE && ns < f->since_ns) &&
-	       !(fl & TRACED_F_UNTIL && ns >= f->until_ns);
+	/* The time last: only a filter with a window pays for the conversion. */
+	return ttrace_filter_match(f, r, tree && scope_has(tree, r->pid)) &&
+	       (!(f->flags & (TRACED_F_SINCE | TRACED_F_UNTIL)) ||
+		ttrace_filter_in_window(f, traced_ns(r->ts)));
 }
 
 /*

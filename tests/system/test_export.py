@@ -83,6 +83,19 @@ class TestASavedTrace:
         assert_lines_are(entries, events_in(out))
         assert lost == lost_per_cpu(out)
 
+    @pytest.mark.parametrize("question", [["stats"], ["hist", "syscall"]])
+    def test_stats_and_hist_of_the_file_are_the_shells(self, shared, session, question):
+        """spoor-trace answers with traced's code (common/trace_stats.h): on the
+        file, the shell's answer over the same rings, tracing off in between."""
+        machine, _, saved, path = session
+        shared.use(machine)
+        assert saved.group(2) == "0", "a lossy window: traced would say what its losses mean"
+        shell = machine.spoor.command("trace " + " ".join(question))
+        code, host, err = spoor_trace(question[0], path, *question[1:])
+        assert code == 0, err
+        assert [l.rstrip() for l in host.splitlines()] == \
+            [l.rstrip() for l in shell.splitlines() if l.strip()]
+
     def test_every_line_names_its_program(self, shared, session):
         machine, out, _, _ = session
         shared.use(machine)

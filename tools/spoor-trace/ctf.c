@@ -250,8 +250,15 @@ static void stream_starts(struct ctf *c)
 	struct tfile_item item;
 	bool seen[TTRACE_MAX_CPUS] = {false};
 
+	/*
+	 * A file of losses and no events (a filter chose none) has no first
+	 * timestamp: its packets begin at boot, not at a TSC of 0, which the
+	 * clock's offset would put before it.
+	 */
+	uint64_t first = c->v->file->events ? c->v->file->first_ts : c->v->hdr.boot_tsc;
+
 	for (uint32_t i = 0; i < TTRACE_MAX_CPUS; i++) {
-		c->s[i].last = c->v->file->first_ts;
+		c->s[i].last = first;
 	}
 	tfile_iter_start(&it, c->v->file);
 	while (tfile_next(&it, &item)) {

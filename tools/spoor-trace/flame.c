@@ -37,12 +37,13 @@ static int by_key(const void *a, const void *b)
 	return strcmp(((const struct tally_row *)a)->key, ((const struct tally_row *)b)->key);
 }
 
-/* The trace's folded stacks, sorted; *total their count. */
-static int folded(struct tview *v, struct tally *t, long *total)
+/* The trace's folded stacks, sorted; *total their count, *seen what the samples were. */
+static int folded(struct tview *v, uint32_t flags, struct tally *t, long *total,
+		  struct stacks_seen *seen)
 {
 	uint16_t kind;
 
-	*total = stacks_each(v, &kind, fold, t);
+	*total = stacks_each(v, flags, &kind, seen, fold, t);
 	if (*total <= 0) {
 		tally_free(t);
 		return *total ? (int)*total : -ENOENT;
@@ -51,11 +52,12 @@ static int folded(struct tview *v, struct tally *t, long *total)
 	return 0;
 }
 
-int flame_folded(struct tview *v, FILE *out)
+int flame_folded(struct tview *v, uint32_t flags, FILE *out)
 {
+	struct stacks_seen seen;
 	struct tally t = {0};
 	long total;
-	int err = folded(v, &t, &total);
+	int err = folded(v, flags, &t, &total, &seen);
 
 	if (err) {
 		return err;
@@ -89,7 +91,7 @@ static void box(FILE *out, const char *name, size_t len, uint32_t d, uint64_t x0
 {
 	double scale = (double)(SVG_WIDTH - 2 * PAD) / (double)total;
 	double x = PAD + (double)x0 * scale, w = (double)n * scale;
-	int y = PAD + (int)(depth - d - 1) * ROW + ROW;
+	int y = PAD + (int)(depth - d - 1) * ROW + 2 * ROW; /* below the title and the rate */
 	bool kernel = len > 4 && !memcmp(name + len - 4, "_[k]", 4);
 	uint64_t h = ttrace_fnv1a(TTRACE_FNV_OFFSET, name, len);
 
@@ -111,11 +113,13 @@ static void box(FILE *out, const char *name, size_t len, uint32_t d, uint64_t x0
 	fprintf(out, "</g>\n");
 }
 
-int flame_svg(struct tview *v, FILE *out)
+int flame_svg(struct tview *v, uint32_t flags, FILE *out)
 {
+	struct stacks_seen seen;
 	struct tally t = {0};
+	char rate[160];
 	long total;
-	int err = folded(v, &t, &total);
+	int err = folded(v, flags, &t, &total, &seen);
 	uint32_t depth = 1;
 
 	if (err) {
@@ -128,7 +132,7 @@ int flame_svg(struct tview *v, FILE *out)
 		}
 		depth = n > depth ? n : depth;
 	}
-	int height = 2 * PAD + (int)(depth + 1) * ROW;
+	int height = 2 * PAD + (int)(depth + 2) * ROW;
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -136,6 +140,10 @@ int flame_svg(struct tview *v, FILE *out)
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(248,248,240)\"/>\n"
 		"<text x=\"%d\" y=\"%d\">Flame graph: %ld stacks</text>\n",
 		SVG_WIDTH, height, SVG_WIDTH, height, PAD, PAD + 2, total);
+	stacks_rate(v, &seen, flags, rate, sizeof(rate));
+	fprintf(out, "<text x=\"%d\" y=\"%d\">", PAD, PAD + 2 + ROW);
+	xml_text(out, rate, strlen(rate));
+	fprintf(out, "</text>\n");
 	/* For each depth, the frame open there: where it started (in stacks). */
 	for (uint32_t d = 0; d < depth; d++) {
 		uint64_t x = 0, start = 0;

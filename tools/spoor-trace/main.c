@@ -6,6 +6,12 @@
  *
  * Call stacks are named from the build's ELF files (symbols.h).
  *
+ * Every subcommand that reads a saved trace takes FILTERS, the words
+ * `trace dump` takes and comm= (common/trace_filter.h), anywhere after
+ * its name: a word with an = is a filter. They choose the events once,
+ * as the file is read (select.h), so every output holds what `text` with
+ * the same words prints.
+ *
  * An output that exists already is left alone (exit status 2) unless -f
  * comes before the subcommand; -h or --help prints the usage on standard
  * output.
@@ -21,13 +27,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/traced_words.h"
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
 #include "tools/spoor-trace/flame.h"
 #include "tools/spoor-trace/follow.h"
+#include "tools/spoor-trace/info.h"
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/pprof.h"
 #include "tools/spoor-trace/report.h"
+#include "tools/spoor-trace/select.h"
+#include "tools/spoor-trace/stacks.h"
+#include "tools/spoor-trace/stats.h"
 #include "tools/spoor-trace/symbols.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/timeline.h"
@@ -60,6 +71,7 @@ struct command {
 	 * exit status.
 	 */
 	int (*run_alone)(const char *prog, int argc, char **argv);
+	bool out_optional; /* the output may be left out: then it goes to standard output */
 };
 
 static int output_failed(const char *what, int err)
@@ -210,10 +222,43 @@ static int stacks_failed(const char *file, int err)
 	return output_failed("standard output", err);
 }
 
+/* --idle (report, flamegraph) and --folded (flamegraph): set by the options, read by the runs. */
+static uint32_t stacks_flags;
+static bool flame_folded_text;
+
+/* Takes the flags names[] lists (each sets the bool of its index) from argv[2..argc). */
+static int take_flags(int argc, char **argv, const char *const *names, bool *set, int n)
+{
+	for (int i = 2; i < argc;) {
+		int k = 0;
+		while (k < n && strcmp(argv[i], names[k])) {
+			k++;
+		}
+		if (k == n) {
+			i++;
+			continue;
+		}
+		set[k] = true;
+		memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
+		argc--;
+	}
+	return argc;
+}
+
+static int report_options(int argc, char **argv)
+{
+	static const char *const names[] = {"--idle"};
+	bool set[1] = {false};
+
+	argc = take_flags(argc, argv, names, set, 1);
+	stacks_flags = set[0] ? STACKS_IDLE : 0;
+	return argc;
+}
+
 static int run_report(struct tview *v, const char *file, const char *out)
 {
 	(void)out;
-	int err = report_write(v, stdout);
+	int err = report_write(v, stacks_flags, stdout);
 	return err ? stacks_failed(file, err) : 0;
 }
 
@@ -224,45 +269,102 @@ static int run_pprof(struct tview *v, const char *file, const char *path)
 	return err == -ENOENT ? stacks_failed(file, err) : err ? output_failed(path, err) : 0;
 }
 
-/* --folded, set by flame_options(), read by run_flamegraph(). */
-static bool flame_folded_text;
-
 static int flame_options(int argc, char **argv)
 {
-	if (argc > 2 && !strcmp(argv[2], "--folded")) {
-		flame_folded_text = true;
-		memmove(&argv[2], &argv[3], (size_t)(argc - 3) * sizeof(*argv));
-		return argc - 1;
-	}
+	static const char *const names[] = {"--folded", "--idle"};
+	bool set[2] = {false, false};
+
+	argc = take_flags(argc, argv, names, set, 2);
+	flame_folded_text = set[0];
+	stacks_flags = set[1] ? STACKS_IDLE : 0;
 	return argc;
+}
+
+static int draw_flame(struct tview *v, FILE *out)
+{
+	return flame_folded_text ? flame_folded(v, stacks_flags, out)
+				 : flame_svg(v, stacks_flags, out);
 }
 
 static int run_flamegraph(struct tview *v, const char *file, const char *out)
 {
+	/* Into OUT.svg as every converter writes (nothing left on an error), else standard output.
+	 */
+	int err = out ? write_file(v, out, draw_flame) : draw_flame(v, stdout);
+
+	if (err == -ENOENT) {
+		return stacks_failed(file, err);
+	}
+	return err ? output_failed(out ? out : "standard output", err) : 0;
+}
+
+/*
+ * The question stats and hist answer: the form, hist_options()'s measure,
+ * key and path, and (set by main) the filter. Read by run_stats().
+ */
+static struct traced_stats_request stats_req = {.form = TRACED_STATS_TABLE};
+
+/* hist's MEASURE [KEY=VALUE] [path=P] after FILE, taken out of argv as the shell takes them. */
+static int hist_options(int argc, char **argv)
+{
+	char why[512];
+
+	if (argc < 3) {
+		return argc; /* no FILE: the usage says what hist takes */
+	}
+	int used = traced_hist_parse(argc - 3, argv + 3, &stats_req, why, sizeof(why));
+	if (used < 0) {
+		fprintf(stderr, "%s: hist: %s\n", prog, why);
+		return -1;
+	}
+	memmove(&argv[3], &argv[3 + used], (size_t)(argc - 3 - used + 1) * sizeof(*argv));
+	return argc - used;
+}
+
+static int run_stats(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
 	(void)out;
-	int err = flame_folded_text ? flame_folded(v, stdout) : flame_svg(v, stdout);
-	return err ? stacks_failed(file, err) : 0;
+	int err = stats_write(v, &stats_req, stdout);
+	return err ? output_failed("standard output", err) : 0;
+}
+
+static int run_info(struct tview *v, const char *file, const char *out)
+{
+	(void)file;
+	(void)out;
+	int err = info_write(v, stdout);
+	return err ? output_failed("standard output", err) : 0;
 }
 
 static const struct command commands[] = {
     /* the lines `trace dump` prints */
-    {"text", 1, "FILE", "", run_text, NULL, NULL},
+    {"text", 1, "FILE", "", run_text, NULL, NULL, false},
     /* a recording's events as they arrive (follow.h) */
-    {"follow", 0, "[FILTERS] NAME|FILE", "   (" FOLLOW_FILTERS ")", NULL, NULL, follow_run},
+    {"follow", 0, "[FILTERS] NAME|FILE", "   (" FOLLOW_FILTERS ")", NULL, NULL, follow_run, false},
     /* a CTF 1.8 trace (babeltrace2, Trace Compass) */
-    {"ctf", 2, "FILE DIR", "", run_ctf, NULL, NULL},
+    {"ctf", 2, "FILE DIR", "", run_ctf, NULL, NULL, false},
     /* Trace Event JSON (ui.perfetto.dev) */
-    {"perfetto", 2, "FILE OUT.json", "", run_perfetto, NULL, NULL},
+    {"perfetto", 2, "FILE OUT.json", "", run_perfetto, NULL, NULL, false},
     /* ftrace's trace.dat (trace-cmd report, KernelShark; tracedat.h) */
-    {"tracedat", 2, "FILE OUT.dat", "", run_tracedat, NULL, NULL},
+    {"tracedat", 2, "FILE OUT.dat", "", run_tracedat, NULL, NULL, false},
     /* an SVG picture of the CPUs; the options choose the window, CPUs and processes */
-    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", "", run_timeline, timeline_options, NULL},
+    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", "", run_timeline, timeline_options, NULL,
+     false},
     /* where the samples' time went, per function (report.h) */
-    {"report", 1, "FILE", "", run_report, NULL, NULL},
+    {"report", 1, "[--idle] FILE", "", run_report, report_options, NULL, false},
     /* the stacks as a pprof profile (go tool pprof; pprof.h) */
-    {"pprof", 2, "FILE OUT.pb.gz", "", run_pprof, NULL, NULL},
-    /* a flame graph (SVG) of the stacks on standard output, or their folded text (flame.h) */
-    {"flamegraph", 1, "[--folded] FILE", "", run_flamegraph, flame_options, NULL},
+    {"pprof", 2, "FILE OUT.pb.gz", "", run_pprof, NULL, NULL, false},
+    /* a flame graph (SVG) of the stacks, or their folded text (flame.h); standard output without
+       OUT */
+    {"flamegraph", 2, "[--folded] [--idle] FILE [OUT.svg]", "", run_flamegraph, flame_options, NULL,
+     true},
+    /* what the file holds: CPUs, span, ledger, kinds, programs (info.h) */
+    {"info", 1, "FILE", "", run_info, NULL, NULL, false},
+    /* the shell's trace stats: counts of each kind and latency percentiles (stats.h) */
+    {"stats", 1, "FILE", "", run_stats, NULL, NULL, false},
+    /* the shell's trace hist: one measure's log2 histogram (stats.h) */
+    {"hist", 1, "FILE MEASURE [KEY=VALUE] [path=P]", "", run_stats, hist_options, NULL, false},
 };
 
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
@@ -273,13 +375,17 @@ static void print_usage(FILE *to)
 	for (size_t i = 0; i < ncommands; i++) {
 		const struct command *c = &commands[i];
 
-		fprintf(to, "%s %s%s %s %s%s\n", i ? "      " : "usage:", prog,
-			c->nargs > 1 ? " [-f]" : "", c->name, c->usage, c->note);
+		fprintf(to, "%s %s%s %s %s%s%s\n", i ? "      " : "usage:", prog,
+			c->nargs > 1 ? " [-f]" : "", c->name, c->usage, c->run ? " [FILTERS]" : "",
+			c->note);
 	}
+	char filters[256];
+	ttrace_filter_usage(filters, sizeof(filters), TTRACE_FILTER_HOST);
 	fprintf(to,
 		"       %s -h|--help\n"
-		"  -f  replace an output that exists (else it is left alone)\n",
-		prog);
+		"  -f       replace an output that exists (else it is left alone)\n"
+		"  FILTERS  %s\n",
+		prog, filters);
 }
 
 static int usage(void)
@@ -297,6 +403,7 @@ int main(int argc, char **argv)
 	struct tfile f;
 	struct tview v;
 	bool force = false;
+	int status = 0;
 
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		print_usage(stdout);
@@ -321,7 +428,24 @@ int main(int argc, char **argv)
 			return EXIT_BAD_INPUT;
 		}
 	}
-	if (!cmd || argc != 2 + cmd->nargs) {
+	/*
+	 * The filter words go behind the others, in their order: argv[2..argc)
+	 * is then the subcommand's and filters[0..nfilters) the filter.
+	 */
+	int nfilters = 0;
+	for (int i = 2; i < argc - nfilters;) {
+		if (strchr(argv[i], '=')) {
+			char *w = argv[i];
+			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(*argv));
+			argv[argc - 1] = w;
+			nfilters++;
+		} else {
+			i++;
+		}
+	}
+	char **filters = argv + argc - nfilters;
+	argc -= nfilters;
+	if (!cmd || (argc != 2 + cmd->nargs && !(cmd->out_optional && argc == 1 + cmd->nargs))) {
 		if (cmd) {
 			fprintf(stderr, "%s: %s takes %s\n", prog, cmd->name, cmd->usage);
 		} else if (argc >= 2) {
@@ -332,7 +456,7 @@ int main(int argc, char **argv)
 	const char *file = argv[2];
 	struct stat st;
 	/* Checked before the work, so a mistyped name costs nothing. */
-	if (cmd->nargs > 1 && !force && !stat(argv[3], &st)) {
+	if (cmd->nargs > 1 && argc > 3 && !force && !stat(argv[3], &st)) {
 		fprintf(stderr, "%s: %s exists; not replacing it (-f replaces it)\n", prog,
 			argv[3]);
 		return EXIT_BAD_INPUT;
@@ -363,11 +487,33 @@ int main(int argc, char **argv)
 		free(data);
 		return EXIT_OUTPUT;
 	}
+	struct ttrace_filter flt;
+	struct tselect sel = {0};
+	if (nfilters && ttrace_filter_parse(nfilters, filters, f.hdr.num_cpus, TTRACE_FILTER_HOST,
+					    &flt, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, cmd->name, why);
+		status = EXIT_BAD_INPUT;
+	} else if (nfilters && tselect_make(&sel, &v, &flt)) {
+		fprintf(stderr, "%s: %s: out of memory\n", prog, file);
+		status = EXIT_OUTPUT;
+	}
+	if (status) {
+		tview_fini(&v);
+		tfile_free(&f);
+		free(data);
+		return status;
+	}
+	if (nfilters) {
+		/* The aux and the decoder stay the file's: only the events change. */
+		v.file = &sel.f;
+		stats_req.filter = flt.f;
+	}
 	struct symbols *syms = symbols_open(NULL);
 	v.dec.symbolize = syms ? symbols_format : NULL;
 	v.dec.symbolize_ctx = syms;
-	int status = cmd->run(&v, file, cmd->nargs > 1 ? argv[3] : NULL);
+	status = cmd->run(&v, file, cmd->nargs > 1 && argc > 3 ? argv[3] : NULL);
 	symbols_close(syms);
+	tselect_free(&sel);
 	tview_fini(&v);
 	tfile_free(&f);
 	free(data);

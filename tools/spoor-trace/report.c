@@ -62,11 +62,13 @@ static double share(uint64_t part, long all)
 	return all ? 100.0 * (double)part / (double)all : 0;
 }
 
-int report_write(struct tview *v, FILE *out)
+int report_write(struct tview *v, uint32_t flags, FILE *out)
 {
 	struct counts c = {0};
+	struct stacks_seen seen;
+	char rate[160];
 	uint16_t kind;
-	long n = stacks_each(v, &kind, count, &c);
+	long n = stacks_each(v, flags, &kind, &seen, count, &c);
 
 	if (n <= 0) {
 		tally_free(&c.functions);
@@ -75,8 +77,10 @@ int report_write(struct tview *v, FILE *out)
 	}
 	qsort(c.modules.rows, c.modules.len, sizeof(*c.modules.rows), by_self);
 	qsort(c.functions.rows, c.functions.len, sizeof(*c.functions.rows), by_self);
-	fprintf(out, "# %ld stacks (%s)\n# modules:", n,
-		kind ? ttrace_kind_info(kind)->name : "every event with a stack");
+	stacks_rate(v, &seen, flags, rate, sizeof(rate));
+	fprintf(out, "# %ld stacks (%s)\n%s%s%s# modules:", n,
+		kind ? ttrace_kind_info(kind)->name : "every event with a stack", *rate ? "# " : "",
+		rate, *rate ? "\n" : "");
 	for (size_t i = 0; i < c.modules.len; i++) {
 		fprintf(out, " %s %.1f%% (%llu)", c.modules.rows[i].key,
 			share(c.modules.rows[i].count[SELF], n),

@@ -19,6 +19,7 @@
 #   build/host/spoor_trace/check_pprof  the pprof profile read by go tool pprof
 #   build/host/spoor_trace/check_tracedat  the trace.dat read back by libtracecmd
 #                                     (read_tracedat), trace-cmd report and KernelShark
+#   build/host/spoor_trace/check_filters  FILTERS on every subcommand against the text's
 
 SPOOR_TRACE := $(BUILD)/host/spoor-trace
 # pprof's own profile.proto (Debian golang-github-google-pprof-dev) in C by
@@ -129,6 +130,15 @@ $(SPOOR_TRACE_READ_TRACEDAT): tests/host/spoor_trace/read_tracedat.c
 	$(CC) $(HOST_CFLAGS) $(shell pkg-config --cflags libtracecmd) -o $@ $< \
 		$(shell pkg-config --libs libtracecmd)
 
+# Every subcommand's FILTERS against the text's, and the text's against the script's own filter.
+$(SPOOR_TRACE_TEST_DIR)/check_filters: tests/host/spoor_trace/check_filters.py \
+		tests/host/spoor_trace/check_converters.py tests/host/spoor_trace/check_tracedat.py \
+		$(SPOOR_TRACE) $(SPOOR_TRACE_GEN) $(SPOOR_TRACE_READ_TRACEDAT)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s %s %s %s %s\n' '$(PYTHON)' '$<' '$(SPOOR_TRACE)' \
+		'$(SPOOR_TRACE_GEN)' '$(SPOOR_TRACE_READ_TRACEDAT)' > $@
+	chmod +x $@
+
 $(SPOOR_TRACE_CHECK_TRACEDAT): tests/host/spoor_trace/check_tracedat.py $(SPOOR_TRACE) \
 		$(SPOOR_TRACE_GEN) $(SPOOR_TRACE_READ_TRACEDAT)
 	@mkdir -p $(dir $@)
@@ -141,7 +151,7 @@ test-system: $(SPOOR_TRACE_READ_TRACEDAT)
 
 HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
 	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS) $(SPOOR_TRACE_CHECK_TRACEDAT) \
-	$(SPOOR_TRACE_TEST_DIR)/check_pprof
+	$(SPOOR_TRACE_TEST_DIR)/check_pprof $(SPOOR_TRACE_TEST_DIR)/check_filters
 
 -include $(SPOOR_TRACE_LIB_OBJS:.o=.d) $(SPOOR_TRACE_UNIT_OBJS:.o=.d) \
 	$(BUILD)/host/tests/host/spoor_trace/fuzz.c.d $(BUILD)/host/tests/host/spoor_trace/gen_main.c.d

@@ -84,14 +84,15 @@ static bool has_samples(struct tview *v)
 	return false;
 }
 
-long stacks_each(struct tview *v, uint16_t *kind, int (*fn)(void *ctx, const struct stack_names *s),
-		 void *ctx)
+long stacks_each(struct tview *v, uint32_t flags, uint16_t *kind, struct stacks_seen *seen,
+		 int (*fn)(void *ctx, const struct stack_names *s), void *ctx)
 {
 	static struct stack_names s;
 	struct tfile_iter it;
 	struct tfile_item item;
 	long n = 0;
 
+	memset(seen, 0, sizeof(*seen));
 	*kind = has_samples(v) ? TTRACE_KIND_prof_sample : 0;
 	tfile_iter_start(&it, v->file);
 	while (tfile_next(&it, &item)) {
@@ -100,7 +101,14 @@ long stacks_each(struct tview *v, uint16_t *kind, int (*fn)(void *ctx, const str
 		if (item.lost || (*kind && rec->kind != *kind)) {
 			continue;
 		}
-		if (!stacks_of(v, rec, &s)) {
+		bool idle = *kind && rec->data[1] == TTRACE_PROF_IDLE;
+		if (*kind) {
+			seen->first_ts = seen->samples++ ? seen->first_ts : rec->ts;
+			seen->last_ts = rec->ts;
+			seen->idle += idle;
+			seen->cpus |= 1u << rec->cpu;
+		}
+		if ((idle && !(flags & STACKS_IDLE)) || !stacks_of(v, rec, &s)) {
 			continue;
 		}
 		int err = fn(ctx, &s);
@@ -110,4 +118,34 @@ long stacks_each(struct tview *v, uint16_t *kind, int (*fn)(void *ctx, const str
 		n++;
 	}
 	return n;
+}
+
+void stacks_rate(const struct tview *v, const struct stacks_seen *seen, uint32_t flags, char *buf,
+		 size_t size)
+{
+	int cpus = __builtin_popcount(seen->cpus);
+	uint64_t ns = tview_ns(v, seen->last_ts) - tview_ns(v, seen->first_ts);
+	size_t len;
+
+	buf[0] = '\0';
+	if (!seen->samples) {
+		return;
+	}
+	len = (size_t)snprintf(buf, size, "%ld samples on %d cpu%s", seen->samples, cpus,
+			       cpus == 1 ? "" : "s");
+	/*
+	 * A rate needs two samples at least: one instant has none. Each CPU's
+	 * first sample starts the span rather than fills an interval of it.
+	 */
+	if (ns && len < size) {
+		double s = (double)ns / 1e9;
+		len += (size_t)snprintf(buf + len, size - len, " in %.6f s: %.0f Hz a cpu", s,
+					(double)(seen->samples - cpus) / cpus / s);
+	}
+	if (seen->idle && len < size) {
+		snprintf(buf + len, size - len,
+			 flags & STACKS_IDLE ? "; %ld idle counted"
+					     : "; %ld idle left out (--idle shows them)",
+			 seen->idle);
+	}
 }

@@ -30,13 +30,33 @@ struct stack_names {
 /* rec's stack as names, root first: true, or false for an event without one. */
 bool stacks_of(struct tview *v, const struct ttrace_record *rec, struct stack_names *s);
 
+/* stacks_each()'s flags. */
+#define STACKS_IDLE 0x1u /* the idle CPUs' samples too (else left out: they hide the work) */
+
+/* What stacks_each() saw of the profiler's samples, idle or not. */
+struct stacks_seen {
+	long samples, idle;
+	uint64_t first_ts, last_ts;
+	uint32_t cpus; /* bit c: CPU c was sampled */
+};
+
 /*
- * Calls fn for every stack of v's trace, as above, and returns how many
- * there were, with *kind the kind they came from (TTRACE_KIND_prof_sample
- * or 0 for every stacked event). fn returning nonzero stops the walk and
- * is returned negated.
+ * Calls fn for every stack of v's trace, as above (idle samples only with
+ * STACKS_IDLE), and returns how many there were, with *kind the kind they
+ * came from (TTRACE_KIND_prof_sample or 0 for every stacked event) and
+ * in *seen what it saw of the samples. fn returning nonzero stops the
+ * walk and is returned negated.
  */
-long stacks_each(struct tview *v, uint16_t *kind, int (*fn)(void *ctx, const struct stack_names *s),
-		 void *ctx);
+long stacks_each(struct tview *v, uint32_t flags, uint16_t *kind, struct stacks_seen *seen,
+		 int (*fn)(void *ctx, const struct stack_names *s), void *ctx);
+
+/*
+ * The samples' effective rate, as a line's words into buf: "1204 samples
+ * on 4 cpus in 0.301000 s: 1000 Hz a cpu; 903 idle left out (--idle shows
+ * them)" — what the profiler achieved, whatever rate was asked. Nothing
+ * when the stacks are no samples.
+ */
+void stacks_rate(const struct tview *v, const struct stacks_seen *seen, uint32_t flags, char *buf,
+		 size_t size);
 
 #endif

@@ -259,14 +259,14 @@ def check_ctf(tool, path, workdir, text, lost, losses):
     assert r.returncode == 0, f"ctf {path}: exit {r.returncode}: {r.stderr}"
     r = run(["babeltrace2", out, "-c", "sink.text.details"])
     assert r.returncode == 0, f"babeltrace2 {out}: exit {r.returncode}: {r.stderr}"
-    if text:
+    if text or lost:
         found = re.findall(r"^  Trace `([^`]*)`:\n    UUID: (\S+)$", r.stdout, re.MULTILINE)
         assert found and all(f == found[0] for f in found), f"babeltrace2 {out}: traces {found}"
         assert found[0][0] == name, f"babeltrace2 {out}: trace {found[0][0]!r}, not {name!r}"
         uuid = found[0][1]
         assert UUID.match(uuid), f"babeltrace2 {out}: UUID {uuid!r}"
     else:
-        uuid = None  # no event, no stream: babeltrace2 shows no trace
+        uuid = None  # no event and no loss, no stream: babeltrace2 shows no trace
     r = run(["babeltrace2", "--clock-seconds", "--no-delta", out])
     assert r.returncode == 0, f"babeltrace2 {out}: exit {r.returncode}: {r.stderr}"
     warnings = [l for l in r.stderr.splitlines() if l.strip()]

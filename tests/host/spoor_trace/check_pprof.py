@@ -41,7 +41,8 @@ def by_count(rows):
 
 
 def check_top(tool, trace, profile, env):
-    report = run([tool, "report", trace], env=env)
+    # The profile holds every sample, idle ones too (pprof's -hide=idle leaves them out).
+    report = run([tool, "report", "--idle", trace], env=env)
     mine = [(int(m.group(1)), int(m.group(2)), m.group(3).removesuffix("_[k]"))
             for m in map(REPORT_ROW.match, report.splitlines()) if m]
     top = run(["go", "tool", "pprof", "-top", "-nodefraction=0", "-edgefraction=0", profile],

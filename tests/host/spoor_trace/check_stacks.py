@@ -7,8 +7,12 @@ middle, called by _start) into a build folder of its own, as build/bin/prog,
 generates a trace whose stacks point into it (gen stacks), and checks:
   - the text names each frame as addr2line does, function+offset (file:line),
     and a frame nothing names as hex with its module;
-  - report and flamegraph --folded give exactly the expected text;
-  - the SVG is XML with a box for hot;
+  - report and flamegraph --folded give exactly the expected text, idle
+    left out unless --idle, the report's samples' effective rate as the
+    text's prof_sample lines give it;
+  - the SVG is XML with a box for hot and the rate; flamegraph FILE OUT.svg
+    writes the same picture, leaves an existing file alone and leaves no
+    file after an error;
   - the Trace Event JSON's stackFrames chain from each sample's sf is its stack;
   - babeltrace2 reads the CTF's stack sequence and its names.
 """
@@ -45,14 +49,29 @@ void _start(void)
 KERNEL_IP = 0xffffffff80101234  # the test has no kernel.elf: stays hex, module kernel
 
 FOLDED = """\
-idle 1
 prog;0x7fe0001234;hot 1
 prog;_start;middle;hot 3
 prog;_start;middle;hot;0x{k:x}_[k] 1
 """
+FOLDED_IDLE = "idle 1\n" + FOLDED  # --idle: the idle CPU's sample too
 
+# Idle left out: the share of the work, over the stacks that are work.
 REPORT = """\
+# 5 stacks (prof_sample)
+# {rate}; 1 idle left out (--idle shows them)
+# modules: prog 80.0% (4) kernel 20.0% (1)
+#
+#   self   total     self    total  module           function
+ 80.00% 100.00%        4        5  prog             hot
+ 20.00%  20.00%        1        1  kernel           0x{k:x}_[k]
+  0.00%  80.00%        0        4  prog             _start
+  0.00%  80.00%        0        4  prog             middle
+  0.00%  20.00%        0        1  prog             0x7fe0001234
+"""
+
+REPORT_IDLE = """\
 # 6 stacks (prof_sample)
+# {rate}; 1 idle counted
 # modules: prog 66.7% (4) idle 16.7% (1) kernel 16.7% (1)
 #
 #   self   total     self    total  module           function
@@ -64,6 +83,17 @@ REPORT = """\
   0.00%  16.67%        0        1  prog             0x7fe0001234
 """
 
+SAMPLE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) .* prof_sample ", re.MULTILINE)
+
+
+def rate(text):
+    """The samples' effective rate, from the text's prof_sample lines: each CPU's first
+    starts the span, the others fill it."""
+    found = [(int(s) * 1000000 + int(us), int(c)) for s, us, c in SAMPLE.findall(text)]
+    cpus = len({c for _, c in found})
+    span = (max(t for t, _ in found) - min(t for t, _ in found)) / 1e6
+    return (f"{len(found)} samples on {cpus} cpu{'' if cpus == 1 else 's'} in {span:.6f} s: "
+            f"{(len(found) - cpus) / cpus / span:.0f} Hz a cpu")
 
 def run(cmd, **kw):
     done = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -125,11 +155,33 @@ def main(argv):
             assert "    0x0000007fe0001234 prog\n    ... user stack cut\n" in text, text
             folded = run([tool, "flamegraph", "--folded", trace], env=env)
             assert folded == FOLDED.format(k=KERNEL_IP), f"folded:\n{folded}"
+            folded = run([tool, "flamegraph", "--idle", "--folded", trace], env=env)
+            assert folded == FOLDED_IDLE.format(k=KERNEL_IP), f"folded --idle:\n{folded}"
             report = run([tool, "report", trace], env=env)
-            assert report == REPORT.format(k=KERNEL_IP), f"report:\n{report}"
+            assert report == REPORT.format(k=KERNEL_IP, rate=rate(text)), f"report:\n{report}"
+            report = run([tool, "report", "--idle", trace], env=env)
+            assert report == REPORT_IDLE.format(k=KERNEL_IP, rate=rate(text)), \
+                f"report --idle:\n{report}"
             svg = ElementTree.fromstring(run([tool, "flamegraph", trace], env=env))
             titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
-            assert any(t.startswith("hot (4 stacks, 66.67%)") for t in titles), titles
+            assert any(t.startswith("hot (4 stacks, 80.00%)") for t in titles), titles
+            said = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+            assert rate(text) + "; 1 idle left out (--idle shows them)" in said, said
+            # Into OUT.svg as every converter writes: the same picture; nothing on an error.
+            out_svg = os.path.join(build, "flame.svg")
+            subprocess.run([tool, "flamegraph", trace, out_svg], env=env, check=True)
+            with open(out_svg) as f:
+                assert f.read() == run([tool, "flamegraph", trace], env=env)
+            r = subprocess.run([tool, "flamegraph", trace, out_svg], env=env,
+                               capture_output=True, text=True)
+            assert r.returncode == 2 and "exists" in r.stderr, r.stderr
+            empty = os.path.join(build, "empty.spoor")
+            subprocess.run([gen, empty, "empty"], check=True)
+            none_svg = os.path.join(build, "none.svg")
+            r = subprocess.run([tool, "flamegraph", empty, none_svg], env=env,
+                               capture_output=True, text=True)
+            assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+            assert not os.path.exists(none_svg), "flamegraph left a file after its error"
             out = os.path.join(build, "stacks.json")
             run([tool, "perfetto", trace, out], env=env)
             with open(out) as f:

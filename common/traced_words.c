@@ -1,17 +1,17 @@
 /*
- * stats: the words of `trace hist MEASURE [KEY=VALUE]` (trace_client.h)
- * turned into a STATS request, with the measures, their keys and the
- * outcome and path names from abi/ (one list each), and every error in
- * one line naming what is accepted.
+ * traced_words: the words of `trace hist MEASURE [KEY=VALUE]` (see
+ * traced_words.h), every error in one line naming what is accepted.
+ * Pure code, as common/ is: the compiler's builtins for the string
+ * functions every side has, format_snprintf() for the messages.
  */
-#include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <trace_client.h>
+#include "common/traced_words.h"
 
+#include <stdbool.h>
+
+#include "abi/errno.h"
 #include "abi/syscall.h"
+#include "abi/trace.h"
+#include "common/format.h"
 
 #define KNOWN_MAX 512
 
@@ -73,30 +73,46 @@ static int lookup_word(const char *word, const char *const *names, uint32_t n, u
 	size_t len = 0;
 
 	for (uint32_t i = first; i < n; i++) {
-		if (names[i] && !strcmp(word, names[i])) {
+		if (names[i] && !__builtin_strcmp(word, names[i])) {
 			return (int)i;
 		}
 	}
 	known[0] = '\0';
 	for (uint32_t i = first; i < n && len < sizeof(known); i++) {
 		if (names[i]) {
-			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
-						len ? " " : "", names[i]);
+			len += (size_t)format_snprintf(known + len, sizeof(known) - len, "%s%s",
+						       len ? " " : "", names[i]);
 		}
 	}
-	snprintf(why, size, "unknown %s '%s' (known: %s)", what, word, known);
+	format_snprintf(why, size, "unknown %s '%s' (known: %s)", what, word, known);
 	return -1;
 }
 
+/* A decimal number, all of s, without overflow. */
 static bool number(const char *s, uint64_t *v)
 {
-	char *end;
+	uint64_t n = 0;
 
-	if (*s < '0' || *s > '9') {
+	if (!*s) {
 		return false;
 	}
-	*v = strtoull(s, &end, 10);
-	return !*end;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || __builtin_mul_overflow(n, 10, &n) ||
+		    __builtin_add_overflow(n, (uint64_t)(*s - '0'), &n)) {
+			return false;
+		}
+	}
+	*v = n;
+	return true;
+}
+
+/* The first c in s, or NULL. */
+static const char *find(const char *s, char c)
+{
+	while (*s && *s != c) {
+		s++;
+	}
+	return *s ? s : NULL;
 }
 
 /* The value of the measure's key (syscall name, endpoint, outcome, cpu) into r->key. */
@@ -113,7 +129,8 @@ static int key_value(struct traced_stats_request *r, const char *v, char *why, s
 		break;
 	default:
 		if (!number(v, &r->key)) {
-			snprintf(why, size, "bad %s '%s' (a number)", measures[r->measure][1], v);
+			format_snprintf(why, size, "bad %s '%s' (a number)",
+					measures[r->measure][1], v);
 			return -EINVAL;
 		}
 		return 0;
@@ -128,12 +145,12 @@ static int key_value(struct traced_stats_request *r, const char *v, char *why, s
 /* The measures a histogram is of, each with its key (and ipc's path), into why. */
 static void no_measure(char *why, size_t size)
 {
-	size_t len = (size_t)snprintf(why, size, "hist needs a measure:");
+	size_t len = (size_t)format_snprintf(why, size, "hist needs a measure:");
 
 	for (uint32_t m = 1; m < TRACED_MEASURE_LIMIT && len < size; m++) {
-		len += (size_t)snprintf(why + len, size - len, "%s %s [%s=...]%s", m > 1 ? "," : "",
-					measures[m][0], measures[m][1],
-					m == TRACED_MEASURE_IPC ? " [path=fast|slow]" : "");
+		len += (size_t)format_snprintf(why + len, size - len, "%s %s [%s=...]%s",
+					       m > 1 ? "," : "", measures[m][0], measures[m][1],
+					       m == TRACED_MEASURE_IPC ? " [path=fast|slow]" : "");
 	}
 }
 
@@ -142,7 +159,7 @@ int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request 
 {
 	int used = 1;
 
-	memset(r, 0, sizeof(*r));
+	__builtin_memset(r, 0, sizeof(*r));
 	const char *names[TRACED_MEASURE_LIMIT];
 	for (uint32_t m = 0; m < TRACED_MEASURE_LIMIT; m++) {
 		names[m] = measures[m][0];
@@ -160,15 +177,16 @@ int traced_hist_parse(int argc, char *const argv[], struct traced_stats_request 
 	r->key = TRACED_STATS_ANY;
 	/* The measure's own key words come first; what follows them are filters. */
 	for (; used < argc; used++) {
-		const char *eq = strchr(argv[used], '=');
+		const char *eq = find(argv[used], '=');
 		size_t len = eq ? (size_t)(eq - argv[used]) : 0;
 		const char *key = measures[m][1];
-		if (eq && len == strlen(key) && !strncmp(argv[used], key, len)) {
+		if (eq && len == __builtin_strlen(key) &&
+		    !__builtin_strncmp(argv[used], key, len)) {
 			if (key_value(r, eq + 1, why, why_size)) {
 				return -EINVAL;
 			}
 		} else if (eq && m == TRACED_MEASURE_IPC && len == 4 &&
-			   !strncmp(argv[used], "path", 4)) {
+			   !__builtin_strncmp(argv[used], "path", 4)) {
 			int p =
 			    lookup_word(eq + 1, paths, TRACED_PATH_LIMIT, 0, "path", why, why_size);
 			if (p < 0) {
