@@ -358,10 +358,11 @@ static inline bool wakeclaim_injected(const struct thread *t, const struct threa
 /*
  * inject=wakeclaim: t, blocked and claimable since ipc_lock was dropped,
  * waits until a call claims it (a fast call takes it off this CPU) or a
- * second has passed, and then a millisecond more, so that the claimer's
- * fast path is well under way, waiting for t to leave this CPU, before t's
- * wake-up of its caller takes the caller's CPU's run queue lock. A fast
- * path that waited holding that lock locks both CPUs up every time
+ * second has passed. The claimer holds ipc_lock from before its claim
+ * until it goes to switch to t, so taking the lock once more waits for
+ * that; a millisecond more lets it get to waiting for t to leave this CPU
+ * before t's wake-up of its caller takes the caller's CPU's run queue
+ * lock. A fast path that waited holding that lock locks both CPUs up
  * (ipctest wakerace); without the option the window is a few hundred
  * instructions wide.
  */
@@ -375,6 +376,8 @@ static void wakeclaim_wait(const struct thread *t)
 		cpu_relax();
 	}
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_BLOCKED) {
+		spin_lock(&ipc_lock);
+		spin_unlock(&ipc_lock);
 		timer_delay_us(WAKECLAIM_SETTLE_US);
 	}
 }
