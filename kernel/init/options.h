@@ -46,11 +46,18 @@
  *            IPIs, so its start fails as a dead CPU's would (smp.c)
  *   latenmi  the last CPU takes the lockup detector's NMI only after the
  *            report stopped waiting for it (watchdog.c)
+ *   wakeclaim  a server that replies and waits for its next call in one
+ *            generic reply_recv, to a caller pinned to another CPU, waits
+ *            before waking that caller until a call takes it off its CPU
+ *            (up to a second), then lets the claimer's fast path get well
+ *            under way: the fast call lands inside the wake-up every time
+ *            rather than now and then (ipc.c, ipctest wakerace)
  */
 #define INJECT_KINDS(X)                                                                            \
 	X(NONE, none)                                                                              \
 	X(APSTART, apstart)                                                                        \
-	X(LATENMI, latenmi)
+	X(LATENMI, latenmi)                                                                        \
+	X(WAKECLAIM, wakeclaim)
 
 enum inject_kind {
 #define INJECT_ENUM_(NAME, word) INJECT_##NAME,

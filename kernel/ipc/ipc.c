@@ -31,6 +31,9 @@
 #include <stddef.h>
 
 #include "abi/errno.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/timer.h"
+#include "init/options.h"
 #include "lib/spinlock.h"
 #include "lib/string.h"
 #include "mm/heap.h"
@@ -334,6 +337,51 @@ static inline int collect(struct thread *t)
 	return result;
 }
 
+/* inject=wakeclaim: how long a server waits to be claimed, and then for its claimer. */
+#define WAKECLAIM_WAIT_NS   1000000000ull
+#define WAKECLAIM_SETTLE_US 1000
+
+/*
+ * Whether t, about to wake partner, is a server that replied and queued
+ * itself for its next call in one reply_recv, which inject=wakeclaim
+ * holds up. Only a caller pinned to another CPU: then the wake-up
+ * certainly takes another CPU's run queue lock, which is what a fast call
+ * landing inside it can collide with, and every other reply in the system
+ * keeps its speed. ipc_lock held, so t's phase is stable.
+ */
+static inline bool wakeclaim_injected(const struct thread *t, const struct thread *partner)
+{
+	return kopts.inject == INJECT_WAKECLAIM && partner && t->ipc.phase == IPC_RECEIVING &&
+	       partner->pin_cpu >= 0 && (uint32_t)partner->pin_cpu != this_cpu()->id;
+}
+
+/*
+ * inject=wakeclaim: t, blocked and claimable since ipc_lock was dropped,
+ * waits until a call claims it (a fast call takes it off this CPU) or a
+ * second has passed. The claimer holds ipc_lock from before its claim
+ * until it goes to switch to t, so taking the lock once more waits for
+ * that; a millisecond more lets it get to waiting for t to leave this CPU
+ * before t's wake-up of its caller takes the caller's CPU's run queue
+ * lock. A fast path that waited holding that lock locks both CPUs up
+ * (ipctest wakerace); without the option the window is a few hundred
+ * instructions wide.
+ */
+static void wakeclaim_wait(const struct thread *t)
+{
+	uint64_t end = timer_now_ns() + WAKECLAIM_WAIT_NS;
+
+	/* acquire: pairs with the claimer's compare-and-swap in sched_claim() */
+	while (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == THREAD_BLOCKED &&
+	       timer_now_ns() < end) {
+		cpu_relax();
+	}
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != THREAD_BLOCKED) {
+		spin_lock(&ipc_lock);
+		spin_unlock(&ipc_lock);
+		timer_delay_us(WAKECLAIM_SETTLE_US);
+	}
+}
+
 /*
  * Gives up the CPU through the scheduler until the operation is done,
  * waking partner, if any, to run. Called with ipc_lock held (taken with
@@ -343,10 +391,20 @@ static inline int collect(struct thread *t)
 static int wait_done(struct thread *t, const struct endpoint *ep, struct thread *partner,
 		     uint64_t deadline_ns, uint64_t flags)
 {
+	bool injected = wakeclaim_injected(t, partner);
+	/*
+	 * What ipc_slowpath says, read while ipc_lock keeps t's message ours:
+	 * once the lock is dropped a caller may deliver its own into it.
+	 */
+	uint32_t label = IPC_INFO_LABEL(t->ipc.msg.info);
+
 	spin_unlock(&ipc_lock); /* interrupts stay off until we are switched out */
 	sched_block_check_kill(t);
+	if (injected) {
+		wakeclaim_wait(t);
+	}
 	if (partner) {
-		TTRACE(ipc_slowpath, ep->id, IPC_INFO_LABEL(t->ipc.msg.info), partner->tid);
+		TTRACE(ipc_slowpath, ep->id, label, partner->tid);
 		sched_wake(partner, WAKE_EVENT);
 	}
 	schedule();

@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from spoorlib import BOOT_TIMEOUT, COMMAND_TIMEOUT, expect_after, free_frames, pid_of, \
-    restarted_pid
+from spoorlib import BOOT_TIMEOUT, COMMAND_TIMEOUT, dump, expect_after, free_frames, \
+    lost_per_cpu, pid_of, restarted_pid
 
 LOAD_TIMEOUT = 180  # stress, churn and ipcping: seconds under TCG, minutes if something is wrong
 # ipcping's rounds per figure: enough for every case to run its batches,
@@ -25,6 +25,11 @@ IPCPING_ROUNDS = 1000
 # How late a timeout may fire under -icount: the timer's 10 ms tick, and a
 # little (a run measures 300 to 310 ms for 300).
 ICOUNT_LATE_MS = 20
+# ipctest wakerace (tests/programs/ipctest/wakerace.c): its rounds, and the
+# labels of its slow and fast calls as the dump prints them.
+WAKERACE_ROUNDS = 100
+LABEL_SLOW_CALL = "0x5c0"
+LABEL_FAST_CALL = "0xfc0"
 # The checks each ipctest test makes, all of which must pass, as a run of a
 # working build counts them (loops included: call's and frame's 4096-byte
 # buffers are checked byte by byte); a change to a test's checks changes its
@@ -98,15 +103,57 @@ def test_fast_path_between_threads_on_any_cpu_loses_and_repeats_no_call(spoor):
 
 
 def test_fast_call_taking_a_server_that_is_still_waking_its_caller_does_not_lock_up(boot):
-    """ipctest wakerace, with the sched category echoed so that the server's
-    wake-up of its caller is slow enough for the fast call to land inside it.
-    A fast path that waited for the server's CPU while holding its own run
-    queue lock locked both CPUs up within the first rounds."""
-    spoor = boot(smp=4)
-    spoor.command("trace echo on sched")
-    spoor.command("trace on sched")
+    """ipctest wakerace on a kernel booted with inject=wakeclaim: the server,
+    queued for its next call, waits to be claimed before it wakes the caller
+    it replied to, so the fast call lands inside that wake-up in every round,
+    not only when the timing happens to allow it. A fast path that waited
+    for the server's CPU while holding its own run queue lock locked both
+    CPUs up in the first round.
+
+    The trace says that it happened: in each round, between the server's
+    reply to the slow caller and its wake-up of that caller (ipc_reply,
+    then ipc_slowpath, both naming the caller), the fast client's call
+    claimed the server. A fast call records ipc_call only once it has
+    claimed its server, and then ipc_fastpath naming it (which may come
+    after the wake-up: the claimer's CPU can be slow to get there); a call
+    that ipc_fastpath does not follow went the generic way and claimed
+    nothing. A round without such a claim inside it would be one the race
+    was not run in, and fails the test."""
+    spoor = boot(smp=4, cmdline="inject=wakeclaim")
+    spoor.command("trace on ipc")
     out = run_ipctest(spoor, "wakerace", timeout=LOAD_TIMEOUT)
-    assert "ipctest wakerace: 100 rounds" in out, out
+    assert f"ipctest wakerace: {WAKERACE_ROUNDS} rounds" in out, out
+    spoor.command("trace off")
+    found, dumped = dump(spoor, "cat=ipc")
+    assert not lost_per_cpu(dumped), dumped[-2000:]
+    events = [e for e in found if e.comm == "ipctest"]
+    fast = {e.tid for e in events if e.kind == "ipc_call" and e.args["label"] == LABEL_FAST_CALL}
+    slow = {e.tid for e in events if e.kind == "ipc_call" and e.args["label"] == LABEL_SLOW_CALL}
+    assert len(fast) == 1 and len(slow) == 1, [e.line for e in events[:40]]
+    fast, slow = fast.pop(), slow.pop()
+    server = {int(e.args["peer"]) for e in events
+              if e.tid == fast and e.kind == "ipc_fastpath"}
+    assert len(server) == 1, [e.line for e in events[:40]]
+    server = server.pop()
+
+    # The fast client's calls that went the fast path: their ipc_call's place in the dump.
+    mine = [(i, e) for i, e in enumerate(events) if e.tid == fast]
+    claims = {i for (i, e), (_, after) in zip(mine, mine[1:])
+              if e.kind == "ipc_call" and after.kind == "ipc_fastpath"
+              and int(after.args["peer"]) == server}
+    forced = unforced = 0
+    reply = None
+    for i, e in enumerate(events):
+        if e.tid != server or int(e.args["peer"]) != slow:
+            continue
+        if e.kind == "ipc_reply":
+            reply = i
+        elif e.kind == "ipc_slowpath" and reply is not None:
+            claimed = any(reply < c < i for c in claims)
+            forced, unforced = forced + claimed, unforced + (not claimed)
+            reply = None
+    assert (forced, unforced) == (WAKERACE_ROUNDS, 0), \
+        f"{forced} rounds had the fast call land inside the wake-up, {unforced} did not"
 
 
 def test_recv_and_call_time_out_with_etimedout(boot):

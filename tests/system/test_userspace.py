@@ -9,10 +9,12 @@ CPUs is checked on SMP=1 and SMP=4.
 """
 
 import re
+from collections import defaultdict
 
 import pytest
 
-from spoorlib import free_frames, kill_job, ps, start_background
+from spoorlib import dump, free_frames, kill_job, lost_per_cpu, ps, reset_tracing, \
+    start_background
 
 # abi/mem.h: the main thread's stack and the guard below it (kernel/mm/uvm.c).
 USER_STACK_TOP = 0x00007FF000000000
@@ -24,7 +26,10 @@ MEMTEST_DATA_PAGES = 64  # apps/memtest: DATA_PAGES
 MEMTEST_RUNS = 100
 FUZZ_CALLS = 100000
 FUZZ_TIMEOUT = 300  # about 25 s under TCG; minutes only if something is wrong
-PS_POLLS = 20
+# spin's busy threads run this long, traced: long enough for every CPU to take
+# some, and seconds of output at most for the dump.
+SPIN_SECONDS = 1
+SPIN_TIMEOUT = 120
 
 
 @pytest.fixture(params=[1, 4], ids=["smp1", "smp4"])
@@ -84,22 +89,36 @@ def test_running_an_unknown_program_names_it(spoor2):
 
 
 def test_eight_busy_threads_run_on_all_four_cpus(spoor4):
-    pid, _ = start_background(spoor4, "run spin 8", r"spin: 8 threads started")
+    """spin's eight busy threads, traced for their whole life: every CPU ran
+    one of them, as its sched_switch events say. The trace sees every switch
+    where looking at ps now and then sees what happens to be running, so a
+    scheduler that left a CPU without them fails every time."""
+    reset_tracing(spoor4)
+    spoor4.command("trace on sched")
     try:
-        seen = set()
-        for _ in range(PS_POLLS):
-            threads = [r for r in ps(spoor4) if r[0] == pid]
-            # The busy ones: all but the main thread (the lowest tid), which may still
-            # be on its way to wait for them when ps looks.
-            main = min(r[1] for r in threads)
-            rows = [r for r in threads if r[1] != main and r[3] in ("running", "ready")]
-            assert len(rows) == 8, threads
-            seen |= {row[4] for row in rows}
-            if seen == {0, 1, 2, 3}:
-                break
-        assert seen == {0, 1, 2, 3}, f"spin threads seen only on cpus {sorted(seen)}"
+        out = spoor4.command(f"run spin 8 {SPIN_SECONDS}", timeout=SPIN_TIMEOUT)
     finally:
-        kill_job(spoor4, pid, "spin")
+        spoor4.command("trace off")
+    started = re.search(r"^\[pid (\d+)\] spin$", out, re.MULTILINE)
+    assert started and "spin: 8 threads started" in out, out
+    pid = int(started.group(1))
+    found, dumped = dump(spoor4, "cat=sched")
+    assert not lost_per_cpu(dumped), dumped[-2000:]
+    # Every thread of spin records a switch away from it on its way out, so
+    # each appears; the main thread (the lowest tid) only waits for the others.
+    threads = {e.tid for e in found if e.pid == pid}
+    assert len(threads) == 9, f"spin's threads in the trace: {sorted(threads)}"
+    busy = threads - {min(threads)}
+    ran_on = defaultdict(set)  # busy tid: the CPUs it ran on
+    for e in found:
+        if e.kind == "sched_switch":
+            for tid in (int(e.args["prev_tid"]), int(e.args["next_tid"])):
+                if tid in busy:
+                    ran_on[tid].add(e.cpu)
+    assert set(ran_on) == busy, f"busy threads never switched: {sorted(busy - set(ran_on))}"
+    cpus = set().union(*ran_on.values())
+    assert cpus == {0, 1, 2, 3}, f"spin's busy threads ran only on cpus {sorted(cpus)}"
+    reset_tracing(spoor4)
 
 
 def test_killed_program_leaves_none_of_its_threads(spoor4):

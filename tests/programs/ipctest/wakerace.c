@@ -11,9 +11,11 @@
  * the server blocked, and so claims it while that wake-up runs; the fast
  * path then waits for the server to leave CPU 1. A fast path that held
  * CPU 0's run queue lock while waiting would never see it leave: the
- * wake-up on CPU 1 waits for that very lock. Run with the sched category
- * echoed on the console (test_ipc.py does), which makes the wake-up slow
- * enough for the fast call to land inside it.
+ * wake-up on CPU 1 waits for that very lock. Left to chance the window is
+ * a few hundred instructions wide and the fast call almost never lands in
+ * it: test_ipc.py boots with inject=wakeclaim, which holds the server's
+ * wake-up until the fast call has claimed it, and reads from the trace
+ * that it did so in every round.
  */
 #include <stdint.h>
 #include <stdio.h>
