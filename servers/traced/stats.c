@@ -27,7 +27,7 @@
 
 #define PIECE	 65536 /* bytes of merged events folded at a time */
 #define TEXT_MAX 32768 /* the answer's text */
-#define TAIL_MAX 512	 /* the lines that say what the losses mean */
+#define TAIL_MAX 512   /* the lines that say what the losses mean */
 
 /* The window's counts and latencies (common/trace_stats.h), and what its losses mean. */
 static struct ttrace_stats st;
