@@ -264,11 +264,13 @@ def test_names_are_known_for_programs_started_before_tracing(spoor):
     names[0] = "kernel"
     pid, _ = start_background(spoor, "run spin 1 600", r"spin: 1 threads started")
     names[pid] = "spin"
+    spoor.command("trace self on")  # traced, started before tracing too, is left out by default
     spoor.command("trace on sched,syscall")
     hello = re.search(r"^\[pid (\d+)\] hello$", spoor.command("run hello"), re.MULTILINE)
     assert hello
     names[int(hello.group(1))] = "hello"
     spoor.command("trace off")
+    spoor.command("trace self off")
     found, _ = dump(spoor)
     kill_job(spoor, pid, "spin")
     for e in found:
@@ -292,9 +294,11 @@ def test_program_names_outlive_aux_traffic_while_a_dump_needs_them(shared):
     while hello's, whose events are still in the rings, stays."""
     spoor = shared(smp=2, cmdline="ttrace.aux_kb=4")
     reset_tracing(spoor)
+    spoor.command("trace self on")  # traced's name is one the dump needs
     spoor.command("trace on syscall,proc")
     assert "hello" in spoor.command("run hello")
     spoor.command("trace off")
+    spoor.command("trace self off")
     before = evicted(spoor)
     for _ in range(3):
         assert "spin: 63 threads started" in spoor.command("run spin 63 1")
