@@ -227,6 +227,14 @@ stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRA
 	$(RING_STRESS) $(STRESS_SECONDS) && $(RING_STRESS_TSAN) $(STRESS_SECONDS) && \
 		$(PYTHON) -m pytest -q --stress $(if $(STRESS_SHORT),--stress-short) tests/system
 
+# make soak: make test-system's run SOAK_ROUNDS times with two CPU-bound
+# processes on the host beside it (tools/soak), stopping at the first
+# failing round; make test leaves it out.
+SOAK_ROUNDS ?= 5
+.PHONY: soak
+soak: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+	tools/soak $(SOAK_ROUNDS) $(PYTHON)
+
 # The host benchmark first (bench/bench.mk: the ring writer against the
 # floor and LTTng-UST), then the figures measured in QEMU.
 bench: deps $(BUILD)/spoor.iso $(RINGBENCH) $(TEST_PROGRAMS) $(HOST_TOOLS)

@@ -15,6 +15,12 @@
 #include "trace/ktrace.h"
 
 #define WATCHDOG_NMI_WAIT_MS 100
+/*
+ * A CPU that takes no tick is called stuck with interrupts masked only
+ * after this many answers to the detector's NMI, a tick's period apart,
+ * each with interrupts masked and no tick taken since it was suspected.
+ */
+#define WATCHDOG_MASKED_ANSWERS 3
 
 /* A CPU's state as its NMI answer (or the reporter's own tick) left it. */
 struct snapshot {
@@ -27,6 +33,22 @@ struct snapshot {
 enum { ASK_NONE, ASK_PENDING, ASK_ANSWERED };
 
 /*
+ * Silence is measured in the time a CPU actually ran. Under TCG each
+ * vCPU is a host thread and the TSC follows the host's clock, so a CPU
+ * the host does not run for a while looks, by the TSC, as silent as a
+ * hung one. Two kinds of silence are told apart:
+ *
+ * - A CPU with interrupts on takes its ticks whenever it runs: its own
+ *   ticks count its silence (silent_ticks, one tick a 1/TIMER_HZ s of
+ *   the time it ran), whatever the host did meanwhile.
+ * - A CPU with interrupts masked takes no tick: it is suspected when its
+ *   last tick is older than the limit by the reporter's TSC, and called
+ *   stuck only when it answers the NMI WATCHDOG_MASKED_ANSWERS times, a
+ *   tick's period apart, with interrupts masked and still no tick taken.
+ *   A CPU the host merely did not run answers once it runs again, with
+ *   its tick pending: it takes the tick as soon as it unmasks, which a
+ *   CPU that runs does within a tick's period.
+ *
  * A CPU holds one NMI pending at most, and one may come after the report
  * stopped waiting for it (a CPU slow to take it, as under a loaded host).
  * So the reporter sends a CPU no NMI while one it sent is not taken yet,
@@ -36,19 +58,30 @@ enum { ASK_NONE, ASK_PENDING, ASK_ANSWERED };
  */
 struct watch {
 	uint64_t progress_tsc; /* [a] the CPU's own tick: when it last saw progress */
+	uint64_t ticks;	       /* [a] the CPU's own tick: how many it took */
+	uint32_t silent_ticks; /* [a] the CPU's own tick: of them, those since it saw progress */
 	bool armed;	       /* [a] progress_tsc is set: the CPU is watched */
-	bool reported;	       /* [reporting] this stall was reported */
-	uint32_t ask;	       /* [a] ASK_*: the reporter asks, the CPU's NMI answers */
-	uint32_t nmi_sent;     /* [a] the detector's NMIs sent to the CPU; [reporting] changes it */
+	bool reported; /* [a] this stall was reported: set by the reporter, cleared by progress */
+	uint32_t ask;  /* [a] ASK_*: the reporter asks, the CPU's NMI answers */
+	uint32_t nmi_sent;    /* [a] the detector's NMIs sent to the CPU; [reporting] changes it */
 	uint32_t nmi_taken;   /* [a] of them, those its NMI handler took; only the CPU changes it */
 	uint32_t nmi_late;    /* [a] of them, those taken after the report stopped waiting */
 	uint64_t tick_tsc;    /* [a] the CPU's own tick: when it last took one */
 	struct snapshot snap; /* written by the CPU's NMI before ask turns ASK_ANSWERED */
 };
 
+/* What the reporter saw of a suspected CPU when it suspected it. */
+struct suspect {
+	uint64_t ticks;	       /* its tick count */
+	uint32_t silent_ticks; /* its ticks without progress */
+	uint64_t tickless;     /* TSC ticks since its last tick, by the reporter's TSC */
+	bool masked;	       /* it took no tick for the limit: interrupts masked, or not run */
+};
+
 static struct watch watches[MAX_CPUS];
-static uint32_t reporting;		/* [a] 1 while a CPU reports: one report at a time */
-static struct snapshot snaps[MAX_CPUS]; /* [reporting] the CPUs' states, for the report */
+static uint32_t reporting;		  /* [a] 1 while a CPU reports: one report at a time */
+static struct snapshot snaps[MAX_CPUS];	  /* [reporting] the CPUs' states, for the report */
+static struct suspect suspects[MAX_CPUS]; /* [reporting] */
 
 /* Fills *s with the state of c, which runs this, interrupted at f. */
 static void take_snapshot(struct snapshot *s, const struct trap_frame *f, const struct cpu *c)
@@ -98,18 +131,21 @@ bool watchdog_nmi(const struct trap_frame *f)
 }
 
 /*
- * Asks every other CPU for its state by NMI, but one that has not taken
- * the last NMI sent to it yet; waits a while for the answers. Returns the
- * CPUs asked.
+ * Asks the CPUs in who but me for their state by NMI, but one that has
+ * not taken the last NMI sent to it yet; waits a while for the answers.
+ * Returns the CPUs that answered (*sent: those asked); every other one's
+ * NMI, should it come, is late (watchdog_nmi()). Copies each answer into
+ * snaps[].
  */
-static uint64_t ask_others(uint32_t me)
+static uint64_t ask(uint32_t me, uint64_t who, uint64_t *sent)
 {
-	uint64_t asked = 0;
+	uint64_t asked = 0, answered = 0;
 
 	for (uint32_t i = 0; i < ncpus; i++) {
 		struct watch *o = &watches[i];
 		/* acquire: pairs with the release store of nmi_taken in watchdog_nmi() */
-		if (i == me || __atomic_load_n(&o->nmi_taken, __ATOMIC_ACQUIRE) != o->nmi_sent) {
+		if (i == me || !(who >> i & 1) ||
+		    __atomic_load_n(&o->nmi_taken, __ATOMIC_ACQUIRE) != o->nmi_sent) {
 			continue;
 		}
 		/* relaxed: the release increment of nmi_sent below publishes it */
@@ -127,24 +163,123 @@ static uint64_t ask_others(uint32_t me)
 			cpu_relax();
 		}
 	}
-	return asked;
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (!(asked >> i & 1)) {
+			continue;
+		}
+		/* acquire: pairs with the release store of ASK_ANSWERED in watchdog_nmi() */
+		if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
+			snaps[i] = watches[i].snap;
+			answered |= 1ull << i;
+		}
+		/* relaxed: an NMI that comes after this is late (watchdog_nmi()) */
+		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);
+	}
+	*sent = asked;
+	return answered;
 }
 
-/* The CPUs other than me, watched and not yet reported, silent for more than limit TSC ticks. */
-static uint64_t silent_cpus(uint32_t me, uint64_t now, uint64_t limit)
+/* The limit, limit_s seconds, in ticks. */
+static uint64_t limit_ticks(uint64_t limit_tsc)
+{
+	return limit_tsc / (timer_tsc_hz() / TIMER_HZ);
+}
+
+/*
+ * The CPUs, this one among them, watched and not yet reported, silent for
+ * more than limit TSC ticks: by their own ticks, or taking none by ours.
+ * Notes in seen[] (suspects[] for the reporter, NULL else) what was seen
+ * of each.
+ */
+static uint64_t silent_cpus(uint64_t now, uint64_t limit, struct suspect *seen)
 {
 	uint64_t silent = 0;
 
 	for (uint32_t i = 0; i < ncpus; i++) {
 		struct watch *o = &watches[i];
+		/* acquire: pairs with the release store of armed in watchdog_tick() */
+		if (!__atomic_load_n(&o->armed, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&o->reported, __ATOMIC_RELAXED)) {
+			continue;
+		}
+		/* relaxed: the owner's counts and time, each read once */
+		struct suspect s = {
+		    .ticks = __atomic_load_n(&o->ticks, __ATOMIC_RELAXED),
+		    .silent_ticks = __atomic_load_n(&o->silent_ticks, __ATOMIC_RELAXED),
+		};
 		/* signed: another CPU's TSC may run slightly ahead of ours */
-		if (i != me && __atomic_load_n(&o->armed, __ATOMIC_ACQUIRE) && !o->reported &&
-		    (int64_t)(now - __atomic_load_n(&o->progress_tsc, __ATOMIC_RELAXED)) >
-			(int64_t)limit) {
+		int64_t tickless = (int64_t)(now - __atomic_load_n(&o->tick_tsc, __ATOMIC_RELAXED));
+		s.tickless = tickless > 0 ? (uint64_t)tickless : 0;
+		s.masked = s.tickless > limit;
+		if (s.silent_ticks >= limit_ticks(limit) || s.masked) {
+			if (seen) {
+				seen[i] = s;
+			}
 			silent |= 1ull << i;
 		}
 	}
 	return silent;
+}
+
+/*
+ * Of the CPUs in silent, those still as silent_cpus() saw them: no
+ * progress since, and those suspected for taking no tick still without
+ * one, with interrupts masked in their last answer (from answered).
+ */
+static uint64_t still_silent(uint64_t silent, uint64_t answered)
+{
+	uint64_t still = 0;
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		const struct watch *o = &watches[i];
+		const struct suspect *s = &suspects[i];
+		if (!(silent >> i & 1)) {
+			continue;
+		}
+		/* relaxed: counts only the owner changes; a change means progress or a tick */
+		uint32_t quiet = __atomic_load_n(&o->silent_ticks, __ATOMIC_RELAXED);
+		uint64_t ticks = __atomic_load_n(&o->ticks, __ATOMIC_RELAXED);
+		if (quiet < s->silent_ticks) {
+			continue; /* it made progress since */
+		}
+		if (s->masked &&
+		    (ticks != s->ticks || !(answered >> i & 1) || snaps[i].rflags & RFLAGS_IF)) {
+			continue;
+		}
+		still |= 1ull << i;
+	}
+	return still;
+}
+
+/*
+ * Of the CPUs in silent (me among them perhaps), those the NMI shows
+ * stuck. A CPU silent by its own ticks is; one suspected for taking no
+ * tick must answer WATCHDOG_MASKED_ANSWERS times, a tick's period apart,
+ * still without a tick and with interrupts masked. *answered: the CPUs
+ * whose snapshot snaps[] has; *unanswered: the suspects that did not
+ * answer, which cannot be judged.
+ */
+static uint64_t confirm(uint32_t me, uint64_t silent, uint64_t *answered, uint64_t *unanswered)
+{
+	uint64_t masked = 0;
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if (silent >> i & 1 && suspects[i].masked) {
+			masked |= 1ull << i;
+		}
+	}
+	uint64_t sent;
+	*answered = ask(me, silent, &sent);
+	*unanswered = silent & ~*answered & ~(1ull << me);
+	uint64_t stuck = still_silent(silent & ~(masked & *unanswered), *answered);
+	for (int n = 1; n < WATCHDOG_MASKED_ANSWERS && stuck & masked; n++) {
+		/* Time for a CPU that runs to unmask and take its pending tick. */
+		timer_delay_us(1000000 / TIMER_HZ);
+		uint64_t again = ask(me, stuck & masked, &sent);
+		*unanswered |= stuck & masked & ~again;
+		stuck = still_silent(stuck & ~(masked & ~again), again | (*answered & ~masked));
+	}
+	return stuck;
 }
 
 /*
@@ -165,7 +300,7 @@ static void print_thread(uint32_t i, const struct thread *t, bool stuck)
 }
 
 /* CPU i's lines, from snaps[i]; have: the CPUs whose snapshot the report has. */
-static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck, uint64_t now)
+static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck)
 {
 	const struct snapshot *s = &snaps[i];
 
@@ -189,7 +324,15 @@ static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck, uint64_t now)
 		}
 	}
 	if (stuck & (1ull << i)) {
-		uint64_t ms = (now - watches[i].progress_tsc) / (timer_tsc_hz() / 1000);
+		/*
+		 * The time it ran without progress, by its own ticks, and for
+		 * one that takes none, the time since its last: never negative.
+		 */
+		const struct suspect *z = &suspects[i];
+		uint64_t ms = z->silent_ticks * 1000ull / TIMER_HZ;
+		if (z->masked) {
+			ms += z->tickless / (timer_tsc_hz() / 1000);
+		}
 		printk(", stuck for %lu.%03lu s", ms / 1000, ms % 1000);
 	}
 	printk("\n");
@@ -198,10 +341,14 @@ static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck, uint64_t now)
 	}
 }
 
-/* The report of the CPUs in stuck, by this CPU (me), from its timer interrupt f. */
-static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint64_t now)
+/*
+ * The report of the CPUs in stuck (confirm()), by this CPU (me), from its
+ * timer interrupt f; answered and unanswered as confirm() left them.
+ */
+static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint64_t answered,
+		   uint64_t unanswered)
 {
-	uint64_t have = 1ull << me;
+	uint64_t asked;
 	size_t recorded = 0;
 
 	printk("\nWATCHDOG:");
@@ -211,22 +358,13 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint
 		}
 	}
 	printk(" stuck: no schedule or return to user (ttrace.watchdog=%lu)\n", kopts.watchdog_s);
-	uint64_t asked = ask_others(me);
+	uint64_t rest = ~(answered | unanswered | 1ull << me);
+	uint64_t have = answered | ask(me, rest, &asked) | 1ull << me;
 	take_snapshot(&snaps[me], f, &cpus[me]);
 	for (uint32_t i = 0; i < ncpus; i++) {
-		/* acquire: pairs with the release store of ASK_ANSWERED in watchdog_nmi() */
-		if (asked >> i & 1 &&
-		    __atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
-			snaps[i] = watches[i].snap;
-			have |= 1ull << i;
-		}
-		/* relaxed: an NMI that comes after this is late (watchdog_nmi()) */
-		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);
-	}
-	for (uint32_t i = 0; i < ncpus; i++) {
 		if (have >> i & 1) {
-			print_cpu(i, have, stuck, now);
-		} else if (asked >> i & 1) {
+			print_cpu(i, have, stuck);
+		} else if ((asked | unanswered) >> i & 1) {
 			printk("cpu %u: did not answer the NMI in %u ms\n", i,
 			       WATCHDOG_NMI_WAIT_MS);
 		} else {
@@ -246,6 +384,36 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint
 	printk("WATCHDOG: going on (ttrace.watchdog_panic=1 panics instead)\n");
 }
 
+/*
+ * Looks for stuck CPUs, from this CPU's (me's) timer interrupt f, and
+ * reports them. A hang seldom catches its CPUs at the same instant: a
+ * report names, as one stall, every CPU silent for half the limit too,
+ * but is made only when one of them has been for the whole limit.
+ */
+static void look(uint32_t me, const struct trap_frame *f, uint64_t now, uint64_t limit)
+{
+	uint64_t answered, unanswered, over = 0;
+	uint64_t stuck = confirm(me, silent_cpus(now, limit / 2, suspects), &answered, &unanswered);
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		const struct suspect *s = &suspects[i];
+		if (stuck >> i & 1 &&
+		    (s->silent_ticks >= limit_ticks(limit) || s->tickless > limit)) {
+			over |= 1ull << i;
+		}
+	}
+	if (!over) {
+		return; /* nothing to report: nothing, not even a header, is printed */
+	}
+	for (uint32_t i = 0; i < ncpus; i++) {
+		if ((stuck | unanswered) >> i & 1) {
+			/* relaxed: read by this CPU or the next reporter, after reporting */
+			__atomic_store_n(&watches[i].reported, true, __ATOMIC_RELAXED);
+		}
+	}
+	report(me, f, stuck, answered, unanswered);
+}
+
 void watchdog_tick(const struct trap_frame *f)
 {
 	if (!kopts.watchdog_s) {
@@ -256,16 +424,19 @@ void watchdog_tick(const struct trap_frame *f)
 	uint64_t now = rdtsc();
 	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
 
-	/* relaxed: only a time, for watchdog_cpu_state() */
+	/* relaxed: only the time and count of a tick, see still_silent() */
 	__atomic_store_n(&w->tick_tsc, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->ticks, w->ticks + 1, __ATOMIC_RELAXED);
 	/* relaxed: progressed is this CPU's own, and progress_tsc only a time */
 	if ((f->cs & 3) == 3 || c->current == c->idle ||
 	    __atomic_exchange_n(&c->progressed, false, __ATOMIC_RELAXED) ||
 	    !__atomic_load_n(&w->armed, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&w->progress_tsc, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->silent_ticks, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->armed, true, __ATOMIC_RELEASE);
-		w->reported = false;
-	} else if (now - w->progress_tsc > limit / 4) {
+		__atomic_store_n(&w->reported, false, __ATOMIC_RELAXED);
+	} else if (__atomic_add_fetch(&w->silent_ticks, 1, __ATOMIC_RELAXED) >
+		   limit_ticks(limit) / 4) {
 		/*
 		 * A thread that only makes system calls (their return skips the
 		 * scheduler) shows its progress at the next one. Asked only after
@@ -276,20 +447,10 @@ void watchdog_tick(const struct trap_frame *f)
 	}
 	uint32_t idle = 0;
 	/* acquire: the last report's reported flags are seen */
-	if (silent_cpus(c->id, now, limit) &&
+	if (silent_cpus(now, limit, NULL) &&
 	    __atomic_compare_exchange_n(&reporting, &idle, 1, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
-		/*
-		 * A hang seldom catches its CPUs at the same instant: the report
-		 * names, as one stall, every CPU silent for half the limit too.
-		 */
-		uint64_t stuck = silent_cpus(c->id, now, limit / 2);
-		for (uint32_t i = 0; i < ncpus; i++) {
-			if (stuck & (1ull << i)) {
-				watches[i].reported = true;
-			}
-		}
-		report(c->id, f, stuck, now);
+		look(c->id, f, now, limit);
 		/* release: pairs with the acquire above */
 		__atomic_store_n(&reporting, 0, __ATOMIC_RELEASE);
 	}
@@ -300,16 +461,28 @@ void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s)
 	const struct watch *w = &watches[cpu];
 	uint64_t now = rdtsc();
 	uint64_t half = kopts.watchdog_s * timer_tsc_hz() / 2;
-	/* acquire: pairs with the release store of armed in watchdog_tick(): progress_tsc is set */
+	/* acquire: pairs with the release store of armed in watchdog_tick() */
 	bool armed = __atomic_load_n(&w->armed, __ATOMIC_ACQUIRE);
-	/* relaxed: times and a count, only printed */
-	int64_t silent = (int64_t)(now - __atomic_load_n(&w->progress_tsc, __ATOMIC_RELAXED));
+	/* relaxed: counts and a time, only printed */
+	uint64_t quiet = __atomic_load_n(&w->silent_ticks, __ATOMIC_RELAXED);
+	/* signed: another CPU's TSC may run slightly ahead of ours */
 	int64_t tickless = (int64_t)(now - __atomic_load_n(&w->tick_tsc, __ATOMIC_RELAXED));
+	uint64_t ns_per_tick = 1000000000ull / TIMER_HZ;
 
 	*s = (struct watchdog_cpu){.late_nmis = __atomic_load_n(&w->nmi_late, __ATOMIC_RELAXED)};
-	/* signed: another CPU's TSC may run slightly ahead of ours */
-	if (kopts.watchdog_s && armed && silent > (int64_t)half) {
-		s->stuck_ns = (uint64_t)silent / (timer_tsc_hz() / 1000000) * 1000;
-		s->irqs_masked = tickless > (int64_t)half;
+	if (!kopts.watchdog_s || !armed) {
+		return;
+	}
+	/*
+	 * A CPU without ticks is called stuck only once a report confirmed it
+	 * (confirm()): by the TSC alone, a CPU the host does not run looks
+	 * the same.
+	 */
+	if (__atomic_load_n(&w->reported, __ATOMIC_RELAXED) && tickless > (int64_t)half) {
+		s->stuck_ns =
+		    quiet * ns_per_tick + (uint64_t)tickless / (timer_tsc_hz() / 1000000) * 1000;
+		s->irqs_masked = true;
+	} else if (quiet >= limit_ticks(half)) {
+		s->stuck_ns = quiet * ns_per_tick;
 	}
 }

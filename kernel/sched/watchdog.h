@@ -7,13 +7,19 @@
  * thread that only makes system calls (whose return skips the scheduler)
  * shows its progress at the next one.
  *
- * Each tick also looks at the other CPUs: one whose last progress is more
- * than ttrace.watchdog= seconds old (default 10; 0 turns the detector
- * off) is stuck, whether it spins with interrupts on (its ticks see no
- * progress) or with them masked (it takes no tick at all). The CPU that
- * sees it first reports, once per stall, on the console, naming with it
- * every CPU silent for half as long (a hang seldom catches its CPUs at
- * the same instant):
+ * Silence is counted in the time a CPU ran, not by the TSC, which under
+ * TCG follows the host's clock and so also runs while the host does not
+ * run the vCPU. A CPU with interrupts on is stuck when its own ticks,
+ * ttrace.watchdog= seconds of them (default 10; 0 turns the detector
+ * off), saw no progress. A CPU with interrupts masked takes no tick: one
+ * whose last tick is that old by another CPU's TSC is only suspected,
+ * and called stuck when it answers the detector's NMI three times, a
+ * tick's period apart, with interrupts masked and still no tick taken (a
+ * CPU the host merely did not run takes its pending tick as soon as it
+ * runs and unmasks). The CPU that sees it first reports, once per stall,
+ * on the console, naming with it every CPU so found silent for half as
+ * long (a hang seldom catches its CPUs at the same instant); a report
+ * that finds no CPU stuck is not made:
  *
  *   WATCHDOG: cpu 2 cpu 3 stuck: no schedule or return to user (ttrace.watchdog=10)
  *   cpu 0: pid 3 tid 4 (traced), rip 0x..., interrupts on

@@ -261,6 +261,16 @@ def free_frames(spoor):
     return int(match.group(1))
 
 
+def free_frames_once_traced_serves(spoor):
+    """The free frames once traced serves. traced commits its copy of the aux
+    ring (ttrace.aux_kb, 256 frames by default) as it starts, which on a
+    loaded host may come after the shell's first prompt: a count taken
+    before it is that much too high for the rest of the boot. The shell's
+    `trace status` is answered from traced's request loop, after its start."""
+    status(spoor)
+    return free_frames(spoor)
+
+
 # What free memory may differ by around a program that gave everything back:
 # a few frames for what the shell, traced and the kernel's heap do meanwhile.
 SLACK_FRAMES = 4

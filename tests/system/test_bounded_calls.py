@@ -10,7 +10,7 @@ The program under test is tests/programs/bigcall.
 
 import re
 
-from spoorlib import assert_free_back_to, free_frames
+from spoorlib import assert_free_back_to, free_frames_once_traced_serves
 
 # The detector's shortest limit: a CPU silent for 1 s is reported, and the
 # report panics. A quarter of it without progress, and its tick asks the
@@ -25,7 +25,7 @@ NOT_FOUND = "no such entry"
 
 def test_system_calls_with_the_largest_arguments_set_off_no_lockup_report(boot):
     spoor = boot(smp=2, mem="256M", cmdline=CMDLINE, modules=("bigcall",))
-    before = free_frames(spoor)
+    before = free_frames_once_traced_serves(spoor)
     out = spoor.command("run -m 64M bigcall", timeout=BIGCALL_TIMEOUT)
     assert "bigcall: done" in out, out
     said = re.findall(r"^bigcall: (\S+): (.*)$", out, re.MULTILINE)
