@@ -203,7 +203,7 @@ def test_a_second_recording_a_stop_with_none_and_bad_names_are_refused(spoor):
 def test_readme_says_save_and_clear_are_refused_during_a_recording_as_the_shell_does(spoor):
     """The README once said they wait for the recording's stop; the shell refuses them, and
     the README shows its very lines."""
-    assert RECORDING.search(spoor.command("trace record as refusals"))
+    assert RECORDING.search(spoor.command("trace record test as refusals"))
     said = spoor.command("trace save").strip().splitlines() + \
         spoor.command("trace clear").strip().splitlines()
     assert RECORDED.search(spoor.command("trace record stop"))
