@@ -93,7 +93,8 @@
  *      sequentially consistent, for R2). If
  *      i < clear_index, the entries up to it are gone, and count as the
  *      ledger counts them (ACCOUNTING): take clear_index, cleared and the
- *      CLEAR LOG as one snapshot (the seqlock of CLEAR). A cursor that
+ *      CLEAR LOG as one snapshot (the seqlock of CLEAR); while a clear
+ *      stays in progress, stop and retry later (R6). A cursor that
  *      knows the ledger's cleared count below i ("settled": i is 0, or a
  *      clear_index or R2 position reached with that count in the same
  *      snapshot, nothing read since) counts the difference as cleared and
@@ -156,7 +157,10 @@
  *      progress) waits a bounded while of its choosing for i to move; if
  *      it does not, the write (or the clear) may never end, its CPU
  *      wedged or stopped. Then it skips: i + 1, or H - N if lapped;
- *      counts what it skipped lost, not synced, and says so. If the write
+ *      counts what it skipped lost, not synced, and says so. Below
+ *      clear_index it skips up to clear_index, synced: the N entries below
+ *      it count cleared and the rest lost (the log that would split them
+ *      is what the clear was writing). If the write
  *      completes after all, the entry is this reader's loss though the
  *      ledger counts it stored.
  *  A reader never returns a slot it did not validate this way, so never a

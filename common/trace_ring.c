@@ -266,28 +266,27 @@ static uint64_t cleared_between(const struct clears *c, uint64_t i, uint64_t sto
  * are gone; they count as the ledger counts them. Settled, the cursor
  * knows the ledger's cleared count below its index, so the difference is
  * exact whatever clears ran; otherwise the clear log splits them. Past
- * the cursor's end only the part below it counts. A clear that never
- * ends leaves only clear_index: its stretch, the N entries below it, is
- * taken as cleared, what lies below as overwritten.
+ * the cursor's end only the part below it counts. Returns false, having
+ * moved nothing, while a clear is in progress through every try of the
+ * snapshot: the split is not known yet (R6 decides when to stop waiting).
  */
-static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, uint64_t *clear)
+static bool skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, uint64_t *clear)
 {
 	struct clears now;
-	bool whole = clear_snapshot(r, &now);
-	uint64_t to = whole && now.index > *clear ? now.index : *clear;
+
+	if (!clear_snapshot(r, &now)) {
+		return false;
+	}
+	uint64_t to = now.index > *clear ? now.index : *clear;
 	uint64_t stop = to < c->end ? to : c->end;
 	uint64_t skipped = stop - c->index;
 	uint64_t gone;
 
 	*clear = to;
-	if (stop == to && whole && c->settled && now.cleared >= c->below) {
+	if (stop == to && c->settled && now.cleared >= c->below) {
 		gone = now.cleared - c->below;
-	} else if (whole) {
-		gone = cleared_between(&now, c->index, stop);
 	} else {
-		uint64_t kept = ttrace_ring_oldest(to, r->entries, c->index);
-
-		gone = stop > kept ? stop - kept : 0;
+		gone = cleared_between(&now, c->index, stop);
 	}
 	if (gone > skipped) {
 		gone = skipped;
@@ -296,8 +295,9 @@ static void skip_cleared(const struct ttrace_ring *r, struct ttrace_cursor *c, u
 	c->lost += skipped - gone;
 	c->index = stop;
 	c->synced = true;
-	c->settled = whole && stop == to;
+	c->settled = stop == to;
 	c->below = now.cleared;
+	return true;
 }
 
 /*
@@ -331,7 +331,9 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 		uint32_t nslots = 1;
 
 		if (i < clear) { /* R1 */
-			skip_cleared(r, c, &clear);
+			if (!skip_cleared(r, c, &clear)) {
+				break;
+			}
 			continue;
 		}
 		if (head - i > r->entries) { /* R2 */
@@ -385,11 +387,34 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
 	return n;
 }
 
+/*
+ * R6 for a reader held up at i below clear_index by a clear that does not
+ * end: the stretch of that clear, the N entries below clear_index, counts
+ * cleared, and what lies below it lost (the log, which would split them
+ * exactly, is what the clear was writing). Up to the cursor's end only.
+ */
+static void skip_unended_clear(const struct ttrace_ring *r, struct ttrace_cursor *c,
+			       uint64_t clear)
+{
+	uint64_t i = c->index;
+	uint64_t stop = clear < c->end ? clear : c->end;
+	uint64_t kept = ttrace_ring_oldest(clear, r->entries, i);
+	uint64_t gone = stop > kept ? stop - kept : 0;
+
+	c->cleared += gone;
+	c->lost += stop - i - gone;
+	c->stuck += stop - i - gone;
+	c->index = stop;
+	c->synced = true; /* clear_index and an end are head values */
+}
+
 enum ttrace_wait ttrace_ring_wait(const struct ttrace_ring *r, struct ttrace_cursor *c,
 				  uint64_t now, uint64_t patience)
 {
 	/* acquire: pairs with the writer's release reservation (W1) */
 	uint64_t head = __atomic_load_n(&r->state->head, __ATOMIC_ACQUIRE);
+	/* acquire: pairs with the release store of clear_index in ttrace_ring_clear_end() */
+	uint64_t clear = __atomic_load_n(&r->state->clear_index, __ATOMIC_ACQUIRE);
 	uint64_t i = c->index;
 
 	if (i >= head || i >= c->end) {
@@ -404,6 +429,12 @@ enum ttrace_wait ttrace_ring_wait(const struct ttrace_ring *r, struct ttrace_cur
 	if (now - c->wait_since < patience) {
 		return TTRACE_WAIT_MORE;
 	}
+	c->settled = false;
+	c->waiting = false;
+	if (i < clear) {
+		skip_unended_clear(r, c, clear);
+		return TTRACE_WAIT_SKIPPED;
+	}
 	uint64_t to = head - i > r->entries ? head - r->entries : i + 1;
 
 	to = to < c->end ? to : c->end;
@@ -411,8 +442,6 @@ enum ttrace_wait ttrace_ring_wait(const struct ttrace_ring *r, struct ttrace_cur
 	c->stuck += to - i;
 	c->index = to;
 	c->synced = false;
-	c->settled = false;
-	c->waiting = false;
 	return TTRACE_WAIT_SKIPPED;
 }
 

@@ -151,7 +151,9 @@ enum ttrace_wait {
  * unit of the caller's clock that only grows; 0 and 0 skip at once, for
  * readers of stopped CPUs or frozen memory), it skips what holds it up:
  * the slot (or, lapped while a clear is in progress, up to head less a
- * ring), adding it to c->lost and c->stuck, not synced. A write that
+ * ring), adding it to c->lost and c->stuck, not synced; or, below a clear
+ * in progress, up to its clear_index, the ring's worth below it cleared
+ * and the rest lost and stuck. A write that
  * completes later is then this reader's loss, though the ledger counts it
  * stored; every reader says how many it skipped this way.
  */

@@ -705,6 +705,57 @@ TEST(trace_ring_reader_waits_for_a_clear_paused_mid_way)
 	test_area_put(&a);
 }
 
+/*
+ * In drop mode a reader more than a ring behind clear_index, all of it
+ * cleared by two clears that ended, while a third is in progress: it
+ * waits for the snapshot rather than guess the split (it once counted
+ * the entries below the last ring lost: ring_stress's "lost in drop
+ * mode"), and only a reader that gives up on the clear (R6) guesses.
+ */
+TEST(trace_ring_reader_below_two_clears_waits_for_a_third_in_progress)
+{
+	uint64_t data[TTRACE_EVENT_WORDS_MAX];
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_clearing clearing;
+	struct ttrace_cursor c, giving_up;
+	struct ttrace_area a;
+	struct ttrace_ring r;
+	uint32_t t = 0;
+
+	ring_area(&a, 1, ENTRIES, true);
+	a.hdr->mode = TTRACE_MODE_DROP;
+	ttrace_ring_get(&r, &a, 0);
+	for (; t < 10; t++) {
+		struct ttrace_event ev = make_event(t, 1, data);
+		CHECK(ttrace_ring_write(&r, &ev), "write %u", t);
+	}
+	ttrace_cursor_init(&c, 0);
+	CHECK_EQ_UINT(ttrace_ring_read(&r, &c, out, 5), 5, "the reader reads 0..4");
+	CHECK_EQ_INT(ttrace_ring_publish_tail(&r, c.index), 0, "and publishes its tail");
+	ttrace_ring_clear(&r);
+	for (; t < 10 + ENTRIES; t++) {
+		struct ttrace_event ev = make_event(t, 1, data);
+		CHECK(ttrace_ring_write(&r, &ev), "write %u over the cleared", t);
+	}
+	ttrace_ring_clear(&r);
+	ttrace_ring_clear_begin(&r, &clearing);
+	giving_up = c;
+	CHECK_EQ_UINT(ttrace_ring_read(&r, &c, out, READ_MAX), 0, "a clear in progress");
+	CHECK_EQ_UINT(c.index, 5, "the cursor waits");
+	CHECK_EQ_UINT(c.lost + c.cleared, 0, "nothing counted yet");
+	CHECK_EQ_INT(ttrace_ring_wait(&r, &giving_up, 0, 0), TTRACE_WAIT_SKIPPED, "R6 skips");
+	CHECK_EQ_UINT(giving_up.index, 10 + ENTRIES, "to clear_index");
+	CHECK_EQ_UINT(giving_up.cleared, ENTRIES, "a ring below it cleared");
+	CHECK_EQ_UINT(giving_up.lost, 5, "the rest lost");
+	CHECK_EQ_UINT(giving_up.stuck, 5, "and said so");
+	ttrace_ring_clear_end(&r, &clearing);
+	CHECK_EQ_UINT(ttrace_ring_read(&r, &c, out, READ_MAX), 0, "nothing after the clears");
+	CHECK_EQ_UINT(c.index, 10 + ENTRIES, "the cursor at the clears' head");
+	CHECK_EQ_UINT(c.cleared, 5 + ENTRIES, "every entry it missed cleared");
+	CHECK_EQ_UINT(c.lost, 0, "none lost in drop mode");
+	test_area_put(&a);
+}
+
 TEST(trace_ring_never_publishes_the_ts_a_slot_already_holds)
 {
 	uint64_t data[TTRACE_EVENT_WORDS_MAX] = {0};
