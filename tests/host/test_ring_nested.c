@@ -476,11 +476,25 @@ TEST(ring_nested_writes_from_a_signal_handler)
 static volatile sig_atomic_t step_count;   /* steps taken in this pass */
 static volatile sig_atomic_t step_nest_at; /* the step after which two events nest */
 static volatile sig_atomic_t step_nested;  /* they did */
+static struct rig *step_rig;
+static struct ttrace_cursor step_from; /* a reader's cursor where the pass began */
 
-/* After step step_nest_at, two events, as an interrupt's entry and exit would write them. */
+/*
+ * After every step, a reader from where the pass began: whatever it
+ * returns is whole (an event being written is not returned). After step
+ * step_nest_at, two events, as an interrupt's entry and exit would write
+ * them.
+ */
 static void on_step(int sig)
 {
+	struct ttrace_record out[READ_MAX];
+	struct ttrace_cursor c = step_from;
+	size_t n = ttrace_ring_read(&step_rig->r, &c, out, READ_MAX);
+
 	(void)sig;
+	for (size_t i = 0; i < n; i++) {
+		check(&out[i], out[i].index, out[i].pid - 1000, step_rig->since, "read at a step");
+	}
 	if (++step_count == step_nest_at) {
 		straight_write(STEP_TAG + 2 * (uint32_t)step_nest_at, true);
 		straight_write(STEP_TAG + 2 * (uint32_t)step_nest_at + 1, true);
@@ -527,7 +541,8 @@ static __attribute__((noinline)) void stepped_write(uint32_t t)
  * they make the exchange fail and the path reads the clock again (such a
  * pass takes more steps than one without nesting); nested after the
  * exchange, they take the indices after the interrupted event's, and the
- * reader waits at it until it is committed.
+ * reader waits at it until it is committed. A reader after every step
+ * returns only whole events.
  */
 TEST(ring_nested_straight_path_stepped)
 {
@@ -547,6 +562,8 @@ TEST(ring_nested_straight_path_stepped)
 		uint64_t first = g.c.index;
 
 		snprintf(what, sizeof(what), "pass %u", k);
+		step_rig = &g;
+		step_from = g.c;
 		step_count = 0;
 		step_nest_at = (sig_atomic_t)k;
 		step_nested = 0;
