@@ -221,10 +221,22 @@ static bool stopping(struct rig *g)
 	return __atomic_load_n(&g->stop, __ATOMIC_RELAXED);
 }
 
+/* The k-th CPU of set, counting from 0 (set holds more than k). */
+static int nth_cpu(const cpu_set_t *set, int k)
+{
+	int cpu = 0;
+
+	while (!CPU_ISSET(cpu, set) || k-- > 0) {
+		cpu++;
+	}
+	return cpu;
+}
+
 /*
  * Writes until told to stop, as CPU w->cpu, pinned to one of the host's
  * CPUs, so that its TSC reads rise (and the straight path's timestamps
- * with them) even where the host's CPUs' clocks differ.
+ * with them) even where the host's CPUs' clocks differ. Left unpinned if
+ * the host refuses, it relies on their being in step.
  */
 static void *writer_thread(void *p)
 {
@@ -233,11 +245,8 @@ static void *writer_thread(void *p)
 
 	CPU_ZERO(&on);
 	if (!sched_getaffinity(0, sizeof(on), &on)) {
-		int k = (int)(w->cpu % (uint32_t)CPU_COUNT(&on)), host = 0;
+		int host = nth_cpu(&on, (int)(w->cpu % (uint32_t)CPU_COUNT(&on)));
 
-		while (!CPU_ISSET(host, &on) || k--) {
-			host++;
-		}
 		CPU_ZERO(&on);
 		CPU_SET(host, &on);
 		pthread_setaffinity_np(pthread_self(), sizeof(on), &on);
