@@ -16,6 +16,9 @@
  * with two events written after each of its instructions in turn, as
  * selftest=tracenest does in the kernel.
  */
+#define _GNU_SOURCE /* sched_getcpu() */
+
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -549,8 +552,14 @@ TEST(ring_nested_straight_path_stepped)
 	struct ttrace_record out[READ_MAX];
 	struct sigaction sa, old;
 	uint32_t steps[PASSES_MAX + 1], passes = 0, before = 0, inside = 0, retried = 0;
+	cpu_set_t was, here;
 	struct rig g;
 
+	/* on one host CPU, so that its TSC reads rise, as a ring's on its own CPU */
+	CHECK(sched_getaffinity(0, sizeof(was), &was) == 0, "sched_getaffinity");
+	CPU_ZERO(&here);
+	CPU_SET(sched_getcpu(), &here);
+	CHECK(sched_setaffinity(0, sizeof(here), &here) == 0, "sched_setaffinity");
 	rig_get(&g, TTRACE_MODE_OVERWRITE, false, ENTRIES);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_step;
@@ -590,6 +599,7 @@ TEST(ring_nested_straight_path_stepped)
 		inside += n == 3 && out[0].pid - 1000 == (t | STRAIGHT);
 	}
 	sigaction(SIGTRAP, &old, NULL);
+	sched_setaffinity(0, sizeof(was), &was);
 	CHECK(passes > 0, "the path ended within %u steps", PASSES_MAX);
 	/* the last pass nested nothing: a pass that took more steps went round again */
 	for (uint32_t k = 1; k < passes; k++) {
