@@ -3,21 +3,24 @@
 # `make` or `make test`: it needs LTTng-UST, which tools/bench-deps
 # installs first, and it only measures.
 #
-# The code under test is built with the kernel's own flags: the writer
-# (kernel/trace/ring_write.c) and what sets its area up, in their own
-# objects as the kernel has them, and the measured loops (bench/loops.c)
-# that call them, as a tracepoint's surroundings are. Only -mcmodel=kernel
-# goes: a host program does not live in the top 2 GiB. The driver
-# (ringbench.c: timing, statistics, printing) and LTTng's probe provider
-# are ordinary host code.
+# The code under test is built with the kernel's own flags: the slow
+# path's writer (kernel/trace/ring_write.c), the kinds' table the straight
+# path reads (kernel/trace/kind_words.c) and what sets the area up, in
+# their own objects as the kernel has them, and the measured loops
+# (bench/loops.c) that call them and run the straight path
+# (kernel/trace/tracepoint.h), as a tracepoint's surroundings are. Only
+# -mcmodel=kernel goes: a host program does not live in the top 2 GiB.
+# The driver (ringbench.c: timing, statistics, printing), the simulated
+# CPU the straight path runs on (tests/host/writers.c) and LTTng's probe
+# provider are ordinary host code.
 
 RINGBENCH := $(BUILD)/bench/ringbench
 RINGBENCH_KCFLAGS := $(filter-out -mcmodel=kernel,$(KERNEL_CFLAGS))
 RINGBENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer -MMD -MP \
 	-Ikernel -I.
-RINGBENCH_KSRCS := bench/loops.c kernel/trace/ring_write.c kernel/trace/area_init.c \
-	common/trace_ring.c common/trace_header.c common/format.c
-RINGBENCH_SRCS := bench/ringbench.c bench/lttng_probe.c
+RINGBENCH_KSRCS := bench/loops.c kernel/trace/ring_write.c kernel/trace/kind_words.c \
+	kernel/trace/area_init.c common/trace_ring.c common/trace_header.c common/format.c
+RINGBENCH_SRCS := bench/ringbench.c bench/lttng_probe.c tests/host/writers.c
 RINGBENCH_OBJS := $(RINGBENCH_KSRCS:%=$(BUILD)/bench/k/%.o) $(RINGBENCH_SRCS:%=$(BUILD)/bench/%.o)
 
 .PHONY: bench-deps ringbench
@@ -30,7 +33,7 @@ $(BUILD)/bench/k/%.c.o: %.c $(BUILD)/ttrace-setting | bench-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(RINGBENCH_KCFLAGS) -c $< -o $@
 
-$(BUILD)/bench/bench/%.c.o: bench/%.c | bench-deps
+$(BUILD)/bench/%.c.o: %.c | bench-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(RINGBENCH_CFLAGS) -c $< -o $@
 

@@ -11,6 +11,7 @@
 #include "bench/lttng_probe.h"
 #include "trace/ktrace.h"
 #include "trace/ring_write.h"
+#include "tests/host/writers.h"
 
 #define BENCH_PID 7
 #define BENCH_TID 9
@@ -29,12 +30,10 @@ static uint64_t floor_entries;
 static uint64_t floor_head;
 
 /*
- * What TTRACE() below refers to (trace/tracepoint.h): the kinds' words and
- * the slow path. Its site is a NOP nothing here rewrites, so neither is
- * ever reached; the slow path writes as the kernel's would.
+ * What TTRACE() below calls on its slow path (trace/tracepoint.h). Its
+ * site is a NOP nothing here rewrites, so it is never reached; it writes
+ * as the slow path's ring steps would.
  */
-const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
-
 void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4)
 {
@@ -47,17 +46,29 @@ void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 				  .nwords = (uint8_t)kind_n,
 				  .data = data};
 
-	ttrace_ring_write(ring, &ev);
+	host_slow_write(ring, &ev);
 }
 
 void loops_init(struct ttrace_ring *r, union ttrace_slot *floor_ring)
 {
+	static struct cpu cpu;
+
 	ring = r;
 	floor_slots = floor_ring;
 	floor_entries = r->entries;
+	host_cpu_enter(&cpu, r);
+	host_cpu_ids(BENCH_PID, BENCH_TID);
 }
 
 void loop_spoor(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		ttrace_write_here(TTRACE_KIND_test_tick, PAYLOAD(i));
+		LOOP_KEEP(i);
+	}
+}
+
+void loop_spoor_slow(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t data[] = {PAYLOAD(i)};
@@ -68,8 +79,11 @@ void loop_spoor(uint64_t n)
 					  .ctx = TTRACE_CTX_KERNEL,
 					  .nwords = TTRACE_HEAD_WORDS,
 					  .data = data};
+		uint64_t index;
 
-		ttrace_ring_write(ring, &ev);
+		if (ttrace_ring_reserve(ring, 1, &index)) {
+			ttrace_ring_commit(ring, index, &ev);
+		}
 		LOOP_KEEP(i);
 	}
 }

@@ -15,11 +15,27 @@
 
 #include "common/trace_ring.h"
 
-/* The ring loop_spoor() writes, and the floor's ring: r->entries slots. */
+/*
+ * The ring loop_spoor() and loop_spoor_slow() write, and the floor's ring:
+ * r->entries slots. The calling thread's %gs then points at the ring's
+ * simulated CPU (tests/host/writers.h), for the straight path.
+ */
 void loops_init(struct ttrace_ring *r, union ttrace_slot *floor_ring);
 
-/* (a) ttrace_ring_write() of kernel/trace/ring_write.c, as the kernel builds it. */
+/*
+ * (a) The straight path, ttrace_write_here() of kernel/trace/tracepoint.h,
+ * as an enabled tracepoint runs it: the kernel runs the same instructions
+ * after the static branch's jump to them.
+ */
 void loop_spoor(uint64_t n);
+
+/*
+ * (a') The slow path's ring write, ttrace_ring_reserve() and
+ * ttrace_ring_commit() of kernel/trace/ring_write.c, without what the
+ * kernel's slow path adds around it (the call, its checks, interrupts
+ * masked for the reservation).
+ */
+void loop_spoor_slow(uint64_t n);
 
 /* (b) The floor: rdtsc, eight stores of a 64-byte record, index++, into a ring of equal size. */
 void loop_floor(uint64_t n);

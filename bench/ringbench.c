@@ -1,5 +1,6 @@
 /*
- * ringbench: Spoor's ring writer against the physical floor of a 64-byte
+ * ringbench: Spoor's ring writers, the tracepoints' straight path and the
+ * slow path's ring write, against the physical floor of a 64-byte
  * timestamped record and against LTTng-UST, natively on the host. make
  * bench runs it through bench/run-ringbench, which starts the LTTng
  * session daemon and the two sessions it names (-d, -s, -o); without
@@ -45,6 +46,7 @@
 
 enum row_id {
 	ROW_SPOOR,
+	ROW_SPOOR_SLOW,
 	ROW_FLOOR,
 	ROW_LTTNG_DISCARD,
 	ROW_LTTNG_SNAPSHOT,
@@ -64,6 +66,7 @@ struct row {
 
 static struct row rows[ROW_COUNT] = {
     [ROW_SPOOR] = {"spoor ring write", loop_spoor, false, NULL, 0, 0},
+    [ROW_SPOOR_SLOW] = {"spoor slow path's write", loop_spoor_slow, false, NULL, 0, 0},
     [ROW_FLOOR] = {"floor (rdtsc+8 stores)", loop_floor, false, NULL, 0, 0},
     [ROW_LTTNG_DISCARD] = {"lttng-ust discard", loop_lttng_discard, true, NULL, 0, 0},
     [ROW_LTTNG_SNAPSHOT] = {"lttng-ust snapshot", loop_lttng_snapshot, true, NULL, 0, 0},
@@ -378,6 +381,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ratio("spoor/floor", ROW_SPOOR, ROW_FLOOR);
+	ratio("spoor slow path/straight", ROW_SPOOR_SLOW, ROW_SPOOR);
 	if (lttng) {
 		ratio("lttng discard/spoor", ROW_LTTNG_DISCARD, ROW_SPOOR);
 		ratio("lttng snapshot/spoor", ROW_LTTNG_SNAPSHOT, ROW_SPOOR);
@@ -390,7 +394,8 @@ int main(int argc, char **argv)
 	}
 
 	struct ttrace_counts c;
-	uint64_t written = (uint64_t)(rounds + 1) * events;
+	/* two Spoor rows write into the ring: the straight path and the slow one */
+	uint64_t written = 2 * (uint64_t)(rounds + 1) * events;
 
 	if (ttrace_ring_counts(&ring, &c) || c.emitted != written ||
 	    c.emitted != c.stored + c.overwritten + c.dropped + c.cleared) {

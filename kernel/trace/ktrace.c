@@ -52,13 +52,6 @@
 uint64_t ttrace_mask;
 uint64_t ttrace_area_phys;
 
-/* Word 1's kind part for each kind; read by the tracepoints as a memory operand. */
-const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT] = {
-#define TTRACE_KIND(id, name, cat, args) [id] = TTRACE_KIND_WORD(id),
-#include "abi/trace_kinds.def"
-#undef TTRACE_KIND
-};
-
 /*
  * [control_lock] What the tracepoints cannot do on their straight path
  * is wanted (tracepoint.h): PID tracking, the echo, call stacks, drop

@@ -4,13 +4,13 @@
  * written a whole 64-bit word at a time, with __atomic stores, so a
  * reader racing the writer reads whole old or whole new words.
  *
- * The fast path is an event of one slot in overwrite mode, which is what
- * the kernel writes (every kernel kind fits in one slot): one unlocked
- * add reserves it, one load reads the ts the slot held, nine stores
- * write it, with no loop and no copy. Drop mode's reservation and events
- * with continuations (user events) take the out-of-line paths below.
- * (The kernel's tracepoints write the same entries with instructions of
- * their own at each site, reserving by compare-and-exchange so as to read
+ * These are the slow path's steps (ttrace_emit_slow() and
+ * ttrace_emit_user() in ktrace.c): in overwrite mode one unlocked add
+ * reserves, and an event of one slot, which every kernel kind fits in, is
+ * nine stores with no loop and no copy. Drop mode's reservation and events
+ * with continuations (user events) take the out-of-line paths below. (The
+ * tracepoints' straight path writes the same entries with instructions of
+ * its own at each site, reserving by compare-and-exchange so as to read
  * the clock in between: trace/tracepoint.h.)
  */
 #include "trace/ring_write.h"
@@ -161,21 +161,6 @@ static inline __attribute__((always_inline)) void commit_one(struct ttrace_ring 
 		  n > 4 ? d[4] : 0);
 }
 
-/*
- * ttrace_ring_write() of an event of one slot (ev->nwords <=
- * TTRACE_HEAD_WORDS). False, having written nothing, in drop mode: the
- * caller then takes the slow path.
- */
-static inline __attribute__((always_inline)) bool
-ttrace_ring_write_one(struct ttrace_ring *r, const struct ttrace_event *ev)
-{
-	if (!overwriting(r)) {
-		return false;
-	}
-	commit_one(r, reserve_overwrite(r, 1), ev);
-	return true;
-}
-
 /* W1 in drop mode: out of line, the fast path is overwrite mode's. */
 static __attribute__((noinline)) bool reserve_drop(struct ttrace_ring *r, uint32_t nslots,
 						   uint64_t *index)
@@ -269,28 +254,6 @@ void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttra
 	} else {
 		commit_one(r, index, ev);
 	}
-}
-
-/* ttrace_ring_write() in drop mode, or for an event with continuations or too many words. */
-static __attribute__((noinline)) bool write_slow(struct ttrace_ring *r,
-						 const struct ttrace_event *ev)
-{
-	uint64_t index;
-
-	if (ev->nwords > TTRACE_EVENT_WORDS_MAX ||
-	    !ttrace_ring_reserve(r, TTRACE_EVENT_SLOTS(ev->nwords), &index)) {
-		return false;
-	}
-	ttrace_ring_commit(r, index, ev);
-	return true;
-}
-
-bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev)
-{
-	if (__builtin_expect(ev->nwords > TTRACE_HEAD_WORDS, 0) || !ttrace_ring_write_one(r, ev)) {
-		return write_slow(r, ev);
-	}
-	return true;
 }
 
 void ttrace_ring_clear_begin(struct ttrace_ring *r, struct ttrace_clearing *c)

@@ -13,11 +13,9 @@
  * nests inside an interrupted one and takes the indices after it. (The
  * kernel keeps timestamps in index order: its tracepoints read the clock
  * between loading head and an exchange that an interrupt's event makes
- * fail, tracepoint.h; its other events reserve with interrupts off,
- * ktrace.c.)
- * An event of one slot, as every kernel kind is, takes
- * a straight path; events with continuations an out-of-line one. No
- * locks, no locked instructions, no allocation, never blocks.
+ * fail, tracepoint.h; its slow path reserves here with interrupts off,
+ * ktrace.c.) No locks, no locked instructions, no allocation, never
+ * blocks.
  *
  * Control: ttrace_ring_clear() runs on any CPU; callers serialise clears
  * (the kernel's trace-control lock), which may run concurrently with the
@@ -34,7 +32,7 @@
 #include "common/trace_ring.h"
 
 /*
- * An event as a tracepoint hands it over. kind and ctx sit where word 1
+ * An event as the slow path hands it over. kind and ctx sit where word 1
  * of the head entry holds them, 16 bits apart (struct ttrace_entry), so
  * the writer takes both with one load, as kind_ctx; the byte between
  * them, where the ring's cpu goes, is ignored.
@@ -62,19 +60,14 @@ _Static_assert(offsetof(struct ttrace_event, ctx) - offsetof(struct ttrace_event
 	       "kind_ctx: ctx where word 1 has it");
 
 /*
- * Stores ev in ring r: reserve, then commit. Returns true if stored, false
- * if drop mode dropped it (counted in dropped) or nwords is too large
- * (counted nowhere: callers check user-supplied sizes first).
- */
-bool ttrace_ring_write(struct ttrace_ring *r, const struct ttrace_event *ev);
-
-/*
- * The two halves of ttrace_ring_write, for callers that must fill an
- * event after reserving it (and for tests that nest writes between
- * them). reserve takes nslots (1..1 + TTRACE_CONT_MAX) consecutive
- * indices, the first in *index, or returns false having counted them as
- * dropped. commit writes an event of exactly that many slots at index,
- * on the same CPU, before the ring wraps onto it.
+ * A write in two halves, W1 then W2-W3: the slow path reserves with
+ * interrupts off and commits with them on again, and tests nest writes
+ * between them. reserve takes nslots (1..1 + TTRACE_CONT_MAX)
+ * consecutive indices, the first in *index, or returns false having
+ * counted them as dropped. commit writes an event of exactly that many
+ * slots (nwords at most TTRACE_EVENT_WORDS_MAX: callers check
+ * user-supplied sizes first) at index, on the same CPU, before the ring
+ * wraps onto it.
  */
 bool ttrace_ring_reserve(struct ttrace_ring *r, uint32_t nslots, uint64_t *index);
 void ttrace_ring_commit(struct ttrace_ring *r, uint64_t index, const struct ttrace_event *ev);

@@ -59,7 +59,7 @@
 
 _Static_assert(TTRACE_CAT_ALL < TTRACE_KEY_EXTRAS, "a bit no category has");
 
-/* TTRACE_KIND_WORD(k) for each kind k (ktrace.c): word 1's kind, as a memory operand. */
+/* TTRACE_KIND_WORD(k) for each kind k (kind_words.c): word 1's kind, as a memory operand. */
 extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
 
 /*

@@ -7,7 +7,8 @@ POSTMORTEM_TEST_OBJS := $(patsubst %,$(BUILD)/host/%.o,tests/host/runner.c \
 	tools/spoor-postmortem/extract.c tools/spoor-postmortem/why.c tools/spoor-trace/file.c \
 	tools/spoor-trace/file_parse.c \
 	tools/spoor-trace/chunks.c $(wildcard common/*.c) \
-	kernel/trace/area_init.c kernel/trace/ring_write.c kernel/trace/aux_write.c)
+	kernel/trace/area_init.c kernel/trace/ring_write.c kernel/trace/aux_write.c \
+	tests/host/writers.c)
 
 $(POSTMORTEM_TEST): $(POSTMORTEM_TEST_OBJS)
 	@mkdir -p $(dir $@)

@@ -13,6 +13,7 @@
 #include "test.h"
 #include "trace/recorder.h"
 #include "trace/ring_write.h"
+#include "writers.h"
 
 #define RING_SLOTS 64
 #define BEFORE	   5 /* events written before the stuck slot */
@@ -34,7 +35,7 @@ static void write_tick(struct ttrace_ring *r, uint64_t seq)
 				  .nwords = 1,
 				  .data = data};
 
-	CHECK(ttrace_ring_write(r, &ev), "a write is stored");
+	CHECK(host_slow_write(r, &ev), "a write is stored");
 }
 
 TEST(recorder_steps_over_a_slot_being_written_and_reads_what_follows)

@@ -13,7 +13,7 @@ TRACE_TSAN_SRCS := tests/host/runner.c tests/host/area.c $(sort $(wildcard tests
 	$(sort $(wildcard common/*.c)) $(KERNEL_PURE)
 
 $(TRACE_TSAN): $(TRACE_TSAN_SRCS) $(wildcard abi/*.h abi/*.def common/*.h tests/host/*.h) \
-		$(KERNEL_PURE:.c=.h) \
+		$(wildcard $(KERNEL_PURE:.c=.h)) \
 		tests/host/trace.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_THREAD_CFLAGS) -O1 -fsanitize=thread -o $@ $(TRACE_TSAN_SRCS)

@@ -20,6 +20,7 @@
 #include "trace/area_init.h"
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
+#include "writers.h"
 
 #define AREA_PHYS 0x200000ull /* where the area sits in the guest */
 #define RAM_BYTES (8ull << 20)
@@ -83,7 +84,7 @@ static void guest_events(struct guest *g, uint32_t cpu, uint32_t n)
 		    .nwords = (uint8_t)(i % 3 == 2 ? 12 : 2),
 		    .data = data,
 		};
-		CHECK(ttrace_ring_write(&r, &ev), "write");
+		CHECK(host_slow_write(&r, &ev), "write");
 	}
 }
 
@@ -448,7 +449,7 @@ static void plant_forged_area(struct guest *g, uint64_t phys)
 					  .ctx = TTRACE_CTX_KERNEL,
 					  .nwords = 4,
 					  .data = data};
-		CHECK(ttrace_ring_write(&r, &ev), "a forged write");
+		CHECK(host_slow_write(&r, &ev), "a forged write");
 	}
 }
 

@@ -7,8 +7,9 @@
  * then each configuration says one line, and at the end
  *   ring_stress: ok, N events in M s (seed S)
  * or, for each configuration with failures or that did not do its work
- * (no events, nothing streamed or recorded, nothing overwritten or dropped
- * in the mode it starts in, no clears or mode changes where asked for),
+ * (no events, none by the straight path in overwrite mode, nothing
+ * streamed or recorded, nothing overwritten or dropped in the mode it
+ * starts in, no clears or mode changes where asked for),
  *   ring_stress: FAIL config: N failures, the first: ...
  * and the exit status is 1. The seed replays a run's random choices (the
  * threads' interleaving is the host's).
@@ -42,6 +43,9 @@ static const char *work_missing(const struct ring_stress_config *cfg,
 {
 	if (!t->events || !t->nested) {
 		return "no events, or none nested";
+	}
+	if (cfg->mode == TTRACE_MODE_OVERWRITE && !t->straight) {
+		return "none by the straight path in overwrite mode";
 	}
 	if (!t->received || !t->recorded) {
 		return "nothing streamed, or nothing recorded";
@@ -94,12 +98,14 @@ int main(int argc, char **argv)
 			}
 			done_ms += slice;
 			events += t.events;
-			printf("ring_stress: %s: %llu events (%llu nested), %llu entries streamed, "
+			printf("ring_stress: %s: %llu events (%llu straight, %llu nested), %llu "
+			       "entries streamed, "
 			       "%llu "
 			       "recorded, %llu overwritten, %llu dropped, %llu cleared in %llu "
 			       "clears, "
 			       "%llu mode changes\n",
-			       cfg.name, (unsigned long long)t.events, (unsigned long long)t.nested,
+			       cfg.name, (unsigned long long)t.events,
+			       (unsigned long long)t.straight, (unsigned long long)t.nested,
 			       (unsigned long long)t.received, (unsigned long long)t.recorded,
 			       (unsigned long long)t.overwritten, (unsigned long long)t.dropped,
 			       (unsigned long long)t.cleared, (unsigned long long)t.clears,

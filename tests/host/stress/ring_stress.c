@@ -3,6 +3,8 @@
  *  - every event a reader returns (streaming, flight recorder, and a fresh
  *    reader at the end) passes its checksum, holds the words its number
  *    says, zeros after them, and comes after the one before it on its CPU;
+ *    its ts is the one its number gives, or for the straight path's the
+ *    TSC's, later than the straight event's before it on its CPU;
  *  - the snapshots of the counters add up (emitted = stored +
  *    overwritten + dropped + cleared), stored never exceeds the ring, and
  *    no counter goes back between two of them; both the control thread,
@@ -19,9 +21,12 @@
  * Threads never stop at a failure: they record it (the first message is
  * kept) and the run reports the count.
  */
+#define _GNU_SOURCE /* pthread_setaffinity_np */
+
 #include "ring_stress.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,23 +39,27 @@
 #include "rand.h"
 #include "trace/recorder.h"
 #include "trace/ring_write.h"
+#include "writers.h"
 
 #define CPUS	     4
 #define ENTRIES	     TTRACE_RING_ENTRIES_MIN /* tiny: every ring wraps all the time */
 #define READ_BATCH   8
-#define NEST_DEPTH   2	/* an interrupt inside an interrupt inside a write */
-#define NEST_ONE_IN  6	/* one write in this many has another nested in it */
-#define CLEAR_ONE_IN 64 /* control rounds per clear */
-#define MODE_ONE_IN  96 /* control rounds per mode change */
+#define NEST_DEPTH   2	       /* an interrupt inside an interrupt inside a write */
+#define NEST_ONE_IN  6	       /* one write in this many has another nested in it */
+#define CLEAR_ONE_IN 64	       /* control rounds per clear */
+#define MODE_ONE_IN  96	       /* control rounds per mode change */
+#define STRAIGHT     (1u << 7) /* in an event's first word: the straight path wrote it */
 
 struct rig {
 	const struct ring_stress_config *cfg;
 	struct ttrace_area a;
 	struct ttrace_ring ring[CPUS];
-	bool stop;	  /* [a] the writers stop */
-	int writers_left; /* [a] */
+	bool stop;	      /* [a] the writers stop */
+	int writers_left;     /* [a] */
+	struct cpu cpu[CPUS]; /* each writer's, its thread's %gs for the straight path */
 	/* each writer's own tally, read after it is joined */
-	uint64_t attempted[CPUS], reserved[CPUS], dropped[CPUS], events[CPUS], nested[CPUS];
+	uint64_t attempted[CPUS], reserved[CPUS], dropped[CPUS], events[CPUS], nested[CPUS],
+	    straight[CPUS];
 	/* the streaming reader's, read after it is joined */
 	uint64_t received[CPUS];
 	struct ttrace_cursor stream[CPUS];
@@ -80,7 +89,10 @@ static uint64_t mix(uint64_t h, uint64_t w)
 	return (h ^ w) * 0x100000001b3ull + (h >> 29);
 }
 
-/* The checksum of everything an event carries but its last word. */
+/*
+ * The checksum of everything an event carries but its last word (and the
+ * ts of one the straight path writes, which is the TSC's).
+ */
 static uint64_t checksum(uint64_t ts, uint32_t pid, uint32_t tid, uint16_t kind, uint8_t ctx,
 			 uint8_t cpu, const uint64_t *data, uint32_t nwords)
 {
@@ -102,13 +114,14 @@ static uint32_t random_nwords(uint64_t *rnd)
 }
 
 /*
- * Event evno of CPU cpu at index: nwords words, the first its number and
- * size, the last the checksum. The word each continuation holds where a
- * head entry has its seq is forged to the seq of the next lap's entry in
- * that slot: a reader must not take it for one.
+ * Event evno of CPU cpu at index: nwords words, the first its number,
+ * whether the straight path writes it (flags: STRAIGHT or 0) and its size,
+ * the last the checksum, zeros after. The word each continuation holds
+ * where a head entry has its seq is forged to the seq of the next lap's
+ * entry in that slot: a reader must not take it for one.
  */
 static struct ttrace_event make_event(uint32_t cpu, uint64_t evno, uint64_t index, uint32_t nwords,
-				      uint64_t *rnd, uint64_t *data)
+				      uint32_t flags, uint64_t *rnd, uint64_t *data)
 {
 	struct ttrace_event ev = {.ts = (evno + 1) << 1,
 				  .pid = 100 + cpu,
@@ -118,9 +131,12 @@ static struct ttrace_event make_event(uint32_t cpu, uint64_t evno, uint64_t inde
 				  .nwords = (uint8_t)nwords,
 				  .data = data};
 
-	data[0] = evno << 8 | nwords;
+	data[0] = evno << 8 | flags | nwords;
 	for (uint32_t i = 1; i + 1 < nwords; i++) {
 		data[i] = test_random(rnd);
+	}
+	for (uint32_t i = nwords; i < TTRACE_EVENT_WORDS_MAX; i++) {
+		data[i] = 0;
 	}
 	for (uint32_t j = 1; j <= TTRACE_CONT_MAX; j++) {
 		uint32_t w = TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS;
@@ -129,8 +145,8 @@ static struct ttrace_event make_event(uint32_t cpu, uint64_t evno, uint64_t inde
 			data[w] = (data[w] & ~0xffffffffull) | (uint32_t)(index + j + ENTRIES);
 		}
 	}
-	data[nwords - 1] =
-	    checksum(ev.ts, ev.pid, ev.tid, ev.kind, ev.ctx, (uint8_t)cpu, data, nwords);
+	data[nwords - 1] = checksum(flags ? 0 : ev.ts, ev.pid, ev.tid, ev.kind, ev.ctx,
+				    (uint8_t)cpu, data, nwords);
 	return ev;
 }
 
@@ -142,9 +158,26 @@ struct writer {
 };
 
 /*
- * Writes one event: reserves it, then, one time in NEST_ONE_IN while
- * depth allows, writes another the same way before committing it, as an
- * interrupt between reserve and commit does.
+ * Event evno of nwords words (one slot) by the straight path, on this
+ * thread's CPU: its pid, tid and context set there first, as a switch
+ * sets them.
+ */
+static void write_straight(struct writer *w, uint64_t evno, uint32_t nwords)
+{
+	uint64_t d[TTRACE_EVENT_WORDS_MAX];
+	struct ttrace_event ev = make_event(w->cpu, evno, 0, nwords, STRAIGHT, &w->rnd, d);
+
+	host_cpu_ids(ev.pid, ev.tid);
+	percpu_set_trace_ctx(ev.ctx);
+	ttrace_write_here(ev.kind, d[0], d[1], d[2], d[3], d[4]);
+}
+
+/*
+ * Writes one event as the kernel does: an event of one slot in overwrite
+ * mode, half the time, by the straight path, as a tracepoint while no
+ * extra is on; any other by the slow path, which reserves it, then, one
+ * time in NEST_ONE_IN while depth allows, writes another before
+ * committing it, as an interrupt between reserve and commit does.
  */
 static void write_event(struct writer *w, uint32_t depth)
 {
@@ -154,17 +187,29 @@ static void write_event(struct writer *w, uint32_t depth)
 	uint32_t nwords = random_nwords(&w->rnd);
 	uint32_t nslots = TTRACE_EVENT_SLOTS(nwords);
 	uint64_t evno = w->evno++, index;
-	bool reserved = ttrace_ring_reserve(r, nslots, &index);
 
 	g->attempted[w->cpu] += nslots;
 	g->events[w->cpu]++;
 	g->nested[w->cpu] += depth > 0;
+	/*
+	 * relaxed, as the mode is switched: a write racing the switch may
+	 * use either mode (as a site moved to the slow path by the switch)
+	 */
+	if (nslots == 1 && __atomic_load_n(&g->a.hdr->mode, __ATOMIC_RELAXED) != TTRACE_MODE_DROP &&
+	    test_random(&w->rnd) % 2) {
+		write_straight(w, evno, nwords);
+		g->reserved[w->cpu]++;
+		g->straight[w->cpu]++;
+		return;
+	}
+	bool reserved = ttrace_ring_reserve(r, nslots, &index);
+
 	*(reserved ? &g->reserved[w->cpu] : &g->dropped[w->cpu]) += nslots;
 	if (depth < NEST_DEPTH && test_random(&w->rnd) % NEST_ONE_IN == 0) {
 		write_event(w, depth + 1);
 	}
 	if (reserved) {
-		struct ttrace_event ev = make_event(w->cpu, evno, index, nwords, &w->rnd, data);
+		struct ttrace_event ev = make_event(w->cpu, evno, index, nwords, 0, &w->rnd, data);
 
 		ttrace_ring_commit(r, index, &ev);
 	}
@@ -176,10 +221,37 @@ static bool stopping(struct rig *g)
 	return __atomic_load_n(&g->stop, __ATOMIC_RELAXED);
 }
 
+/* The k-th CPU of set, counting from 0 (set holds more than k). */
+static int nth_cpu(const cpu_set_t *set, int k)
+{
+	int cpu = 0;
+
+	while (!CPU_ISSET(cpu, set) || k-- > 0) {
+		cpu++;
+	}
+	return cpu;
+}
+
+/*
+ * Writes until told to stop, as CPU w->cpu, pinned to one of the host's
+ * CPUs, so that its TSC reads rise (and the straight path's timestamps
+ * with them) even where the host's CPUs' clocks differ. Left unpinned if
+ * the host refuses, it relies on their being in step.
+ */
 static void *writer_thread(void *p)
 {
 	struct writer *w = p;
+	cpu_set_t on;
 
+	CPU_ZERO(&on);
+	if (!sched_getaffinity(0, sizeof(on), &on)) {
+		int host = nth_cpu(&on, (int)(w->cpu % (uint32_t)CPU_COUNT(&on)));
+
+		CPU_ZERO(&on);
+		CPU_SET(host, &on);
+		pthread_setaffinity_np(pthread_self(), sizeof(on), &on);
+	}
+	host_cpu_enter(&w->g->cpu[w->cpu], &w->g->ring[w->cpu]);
 	while (!stopping(w->g)) {
 		write_event(w, 0);
 	}
@@ -194,15 +266,21 @@ static bool writers_done(struct rig *g)
 	return __atomic_load_n(&g->writers_left, __ATOMIC_ACQUIRE) == 0;
 }
 
-/*
- * Checks a record a reader got from CPU cpu; *last_evno is the event
- * number it got before in the same pass (-1 if none), which must be lower.
- */
+/* What a reader got before from one CPU in one pass: the next must come after it. */
+struct order {
+	int64_t evno; /* the event's number, -1 for none yet */
+	uint64_t ts;  /* the last straight event's ts, 0 for none yet */
+};
+
+#define ORDER_START ((struct order){.evno = -1, .ts = 0})
+
+/* Checks a record a reader got from CPU cpu after those *last says. */
 static void check_record(struct rig *g, const struct ttrace_record *rec, uint32_t cpu,
-			 int64_t *last_evno, const char *who)
+			 struct order *last, const char *who)
 {
-	uint32_t nwords = rec->data[0] & 0xff;
+	uint32_t nwords = rec->data[0] & (STRAIGHT - 1);
 	uint64_t evno = rec->data[0] >> 8;
+	bool straight = rec->data[0] & STRAIGHT;
 
 	if (nwords < 2 || nwords > TTRACE_EVENT_WORDS_MAX ||
 	    rec->ncont + 1u != TTRACE_EVENT_SLOTS(nwords)) {
@@ -217,18 +295,20 @@ static void check_record(struct rig *g, const struct ttrace_record *rec, uint32_
 			return;
 		}
 	}
-	if (rec->data[nwords - 1] != checksum(rec->ts, rec->pid, rec->tid, rec->kind, rec->ctx,
-					      rec->cpu, rec->data, nwords) ||
-	    rec->cpu != cpu || rec->pid != 100 + cpu || rec->ts != (evno + 1) << 1) {
+	if (rec->data[nwords - 1] != checksum(straight ? 0 : rec->ts, rec->pid, rec->tid, rec->kind,
+					      rec->ctx, rec->cpu, rec->data, nwords) ||
+	    rec->cpu != cpu || rec->pid != 100 + cpu ||
+	    (straight ? rec->ts <= last->ts || rec->ts % 2 : rec->ts != (evno + 1) << 1)) {
 		fail(g, "%s: cpu %u index %llu: torn or misplaced event %llu", who, cpu,
 		     (unsigned long long)rec->index, (unsigned long long)evno);
 		return;
 	}
-	if ((int64_t)evno <= *last_evno) {
+	if ((int64_t)evno <= last->evno) {
 		fail(g, "%s: cpu %u: event %llu after event %lld", who, cpu,
-		     (unsigned long long)evno, (long long)*last_evno);
+		     (unsigned long long)evno, (long long)last->evno);
 	}
-	*last_evno = (int64_t)evno;
+	last->evno = (int64_t)evno;
+	last->ts = straight ? rec->ts : last->ts;
 }
 
 /* Follows every ring until the writers are done and it has read up to every head. */
@@ -236,12 +316,12 @@ static void *streaming_reader(void *p)
 {
 	struct rig *g = p;
 	struct ttrace_record out[READ_BATCH];
-	int64_t last[CPUS];
+	struct order last[CPUS];
 	bool done = false;
 
 	for (uint32_t c = 0; c < CPUS; c++) {
 		ttrace_cursor_init(&g->stream[c], 0);
-		last[c] = -1;
+		last[c] = ORDER_START;
 	}
 	while (!done) {
 		bool finished = writers_done(g);
@@ -278,7 +358,7 @@ static void *recorder_reader(void *p)
 	while (!writers_done(g)) {
 		uint32_t c = test_random(&rnd) % CPUS;
 		uint64_t skipped;
-		int64_t last = -1;
+		struct order last = ORDER_START;
 		size_t n = recorder_read(&g->ring[c], 1 + test_random(&rnd) % (2 * ENTRIES), out,
 					 ENTRIES, &skipped);
 
@@ -380,7 +460,7 @@ static void check_at_rest(struct rig *g, uint32_t c, struct ring_stress_totals *
 	struct ttrace_counts k;
 	struct ttrace_cursor fresh;
 	uint64_t got = 0;
-	int64_t last = -1;
+	struct order last = ORDER_START;
 	size_t n;
 
 	if (ttrace_ring_counts(&g->ring[c], &k)) {
@@ -423,6 +503,7 @@ static void check_at_rest(struct rig *g, uint32_t c, struct ring_stress_totals *
 	}
 	t->events += g->events[c];
 	t->nested += g->nested[c];
+	t->straight += g->straight[c];
 	t->received += g->received[c];
 	t->overwritten += k.overwritten;
 	t->dropped += k.dropped;

@@ -5,8 +5,11 @@
  * ThreadSanitizer and at -O2 without sanitizers.
  *
  * One writer thread per simulated CPU writes events of 0 to
- * TTRACE_CONT_MAX continuations into a tiny ring, nesting writes between
- * the reserve and the commit of others the way interrupts do (on the same
+ * TTRACE_CONT_MAX continuations into a tiny ring with the kernel's two
+ * writers (tests/host/writers.h): events of one slot in overwrite mode
+ * half the time by the tracepoints' straight path, on a simulated CPU
+ * its %gs points at, the others by the slow path's reserve and commit,
+ * nesting writes between the two the way interrupts do (on the same
  * thread: a ring has one writer). Every event carries its number and a
  * checksum of everything else it holds. A streaming reader follows every
  * ring (publishing its drop-mode tails), a flight-recorder reader keeps
@@ -36,6 +39,7 @@ struct ring_stress_config {
 /* What a run saw, summed over the CPUs. */
 struct ring_stress_totals {
 	uint64_t events;      /* events the writers attempted */
+	uint64_t straight;    /* of them, written by the straight path */
 	uint64_t nested;      /* of them, written between another's reserve and commit */
 	uint64_t received;    /* entries the streaming reader got */
 	uint64_t recorded;    /* events the flight-recorder reader got */
