@@ -710,7 +710,12 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      switch points elsewhere. -ENOENT as for TRACK.
  *   TTRACE_OP_UNQUIET  arg: a pid. Its events are recorded again.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
- * mode or category bit.
+ * mode or category bit. What an operation changes holds for every event
+ * reserved after it returns: a kernel tracepoint under way on another
+ * CPU meanwhile has either reserved its slot before (W1) and finishes
+ * that event, or starts again under the change (kernel/trace/tracepoint.h:
+ * no overwrite in drop mode, no event of an untracked process after
+ * TRACK).
  */
 #define TTRACE_MAP_AREA		 0
 #define TTRACE_MAP_READER	 1
