@@ -710,7 +710,15 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      switch points elsewhere. -ENOENT as for TRACK.
  *   TTRACE_OP_UNQUIET  arg: a pid. Its events are recorded again.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
- * mode or category bit.
+ * mode or category bit. MODE (drop), TRACK, ECHO and STACK that turn the
+ * first such setting on move the kernel's tracepoints off their straight
+ * path (kernel/trace/tracepoint.h) before the change: one under way on
+ * another CPU then either reserved its slot (W1) before the move and
+ * finishes that event, or starts again on the full path, which checks the
+ * settings. So once the call has returned, no straight path overwrites in
+ * drop mode or records a process PID tracking leaves out. (The full path
+ * reads each setting once: an event racing a change may see it or not, as
+ * one racing ENABLE or DISABLE of its category.)
  */
 #define TTRACE_MAP_AREA		 0
 #define TTRACE_MAP_READER	 1

@@ -108,6 +108,8 @@ __attribute__((noreturn)) static void ap_entry(struct cpu *c)
 	timer_start_cpu();     /* periodic tick */
 	irq_enable();	       /* ... taken from now on */
 	smp_cpu_online(c);     /* others may call it now */
+	/* A self-test's part on this CPU, if it has one, before it idles. */
+	selftest_run_ap(kopts.selftest);
 	sched_idle_loop();
 }
 

@@ -19,6 +19,7 @@
 #include "mm/vmm.h"
 #include "trace/bench.h"
 #include "trace/nest_test.h"
+#include "trace/stop_test.h"
 #include "trace/wedge_test.h"
 
 #define SELFTEST_FAULT_ADDR   0xdead0000ul /* unmapped in the kernel's tables */
@@ -149,6 +150,13 @@ static void selftest_double_fault(void)
 	__asm__ volatile("movq %0, %%rsp; ud2" : : "r"(SELFTEST_FAULT_ADDR));
 }
 
+/* The boot CPU's steps through a tracepoint, then a second CPU's, stopped at each. */
+static void selftest_tracenest(void)
+{
+	ttrace_nest_test();
+	ttrace_stop_test();
+}
+
 static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_PAGEFAULT] = selftest_pagefault,
     [SELFTEST_GPF] = selftest_gpf,
@@ -159,7 +167,7 @@ static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_HEAP] = selftest_heap,
     [SELFTEST_DEADLOCK] = selftest_deadlock,
     [SELFTEST_TRACEBENCH] = ttrace_bench,
-    [SELFTEST_TRACENEST] = ttrace_nest_test,
+    [SELFTEST_TRACENEST] = selftest_tracenest,
     [SELFTEST_TRACEWEDGE] = ttrace_wedge_test,
 };
 
@@ -167,5 +175,12 @@ void selftest_run(uint32_t kind)
 {
 	if (kind < SELFTEST_LIMIT && selftests[kind]) {
 		selftests[kind]();
+	}
+}
+
+void selftest_run_ap(uint32_t kind)
+{
+	if (kind == SELFTEST_TRACENEST) {
+		ttrace_stop_test_ap();
 	}
 }

@@ -37,6 +37,13 @@ enum selftest_kind {
 void selftest_run(uint32_t kind);
 
 /*
+ * An application processor's part of self-test kind, if it has one, on
+ * its way to its idle loop (online, interrupts on): it returns when the
+ * boot CPU's part is done with it.
+ */
+void selftest_run_ap(uint32_t kind);
+
+/*
  * selftest=deadlock: the last two CPUs deadlock, ABBA, with interrupts
  * masked, for the lockup detector; the rest of the machine goes on
  * (selftest_deadlock.c).

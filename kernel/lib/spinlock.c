@@ -1,7 +1,6 @@
 /*
  * spinlock: the contended wait (spinlock.h), out of line: it marks the
- * lock in this CPU's spinning_on for the lockup detector's report; and
- * the owner a lock records.
+ * lock in this CPU's spinning_on for the lockup detector's report.
  */
 #include "lib/spinlock.h"
 
@@ -9,8 +8,7 @@
 
 void spin_lock_wait(struct spinlock *l, uint32_t ticket)
 {
-	/* cpus[0] before percpu_init(): only the boot CPU runs then. */
-	struct cpu *c = &cpus[percpu_current_id()];
+	struct cpu *c = this_cpu();
 	/* An interrupt handler may wait for a lock inside our wait: it puts ours back. */
 	const struct spinlock *outer = __atomic_load_n(&c->spinning_on, __ATOMIC_RELAXED);
 
@@ -21,10 +19,4 @@ void spin_lock_wait(struct spinlock *l, uint32_t ticket)
 		cpu_relax();
 	}
 	__atomic_store_n(&c->spinning_on, outer, __ATOMIC_RELAXED);
-}
-
-uint32_t spin_owner_self(void)
-{
-	/* the boot CPU (0) before percpu_init(), when it alone runs */
-	return percpu_current_id() + 1;
 }

@@ -509,9 +509,11 @@ static int check(uint32_t op, uint64_t arg)
  * ttrace_control(), control_mutex held. Checks op's argument, then
  * changes. An op that turns an extra on moves the sites to the slow path
  * first, so no straight path runs past its effect (overwriting in drop
- * mode, recording an untracked pid); if it then fails after all (a TRACK
- * of a pid no live process has), update_extras() finds the extras as
- * they were and the sites move back.
+ * mode, recording an untracked pid): one that a CPU was on its way
+ * through when the move stopped it, its slot not yet reserved, starts
+ * again from its site (tracepoint.h). If the op then fails after all (a
+ * TRACK of a pid no live process has), update_extras() finds the extras
+ * as they were and the sites move back.
  */
 static int control(uint32_t op, uint64_t arg)
 {

@@ -39,8 +39,7 @@
 #include "trace/echo.h"
 #include "trace/ktrace.h"
 
-#define PASSES_MAX  200		/* far more steps than a tracepoint's path takes */
-#define RFLAGS_TF   (1ull << 8) /* SDM 3A 2.3: trap after each instruction */
+#define PASSES_MAX  200 /* far more steps than a tracepoint's path takes */
 #define READ_BATCH  32
 #define NO_PID	    UINT32_MAX /* a pid no process has: TTRACE_OP_TRACK fails */
 #define ECHO_STRIDE 16	       /* the echo test nests after every 16th step */
@@ -111,15 +110,6 @@ static __attribute__((noinline)) void stepped(uint64_t pass)
 	TTRACE(test_tick, pass);
 }
 
-static void set_tf(bool on)
-{
-	uint64_t flags;
-
-	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
-	flags = on ? flags | RFLAGS_TF : flags & ~RFLAGS_TF;
-	__asm__ volatile("pushq %0; popfq" : : "r"(flags) : "memory", "cc");
-}
-
 /*
  * One pass through fn(arg), stepped, with nest() run after step at
  * (UINT32_MAX: never). Interrupts masked by the caller.
@@ -133,9 +123,9 @@ static void step_pass(void (*fn)(uint64_t), uint64_t arg, uint32_t at, void (*ne
 	/* relaxed: this CPU's own ring */
 	pass_head = __atomic_load_n(&this_cpu()->trace_ring.state->head, __ATOMIC_RELAXED);
 	stepping = true;
-	set_tf(true);
+	cpu_set_trap_flag(true);
 	fn(arg);
-	set_tf(false);
+	cpu_set_trap_flag(false);
 	stepping = false;
 }
 

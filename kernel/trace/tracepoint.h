@@ -13,6 +13,23 @@
  * CPU stopped, so the straight path tests nothing: that it runs says the
  * category is on and no extra is.
  *
+ * A CPU may be stopped on its way through a straight path, though, and
+ * the operation that moved the sites takes effect once the stop is over:
+ * a path that went on would write past it (overwrite in drop mode, record
+ * a pid PID tracking leaves out). So the path begins with a static branch
+ * of its own on the extras' key, a NOP while no extra is on, and up to its
+ * reservation (the cmpxchg of W1) it is a restartable range
+ * (arch/x86_64/restart.h): it stores nothing before it, and changes none
+ * of the registers it reads, only its outputs and clobbers. A CPU stopped
+ * anywhere from the site to the reservation reaches that branch after the
+ * stop, from the compiler's code that sets up the words or sent back to
+ * the range's start by the stop itself; with an extra on, the branch
+ * turns it away, back to the site, which takes the slow path now (or
+ * nothing, the category gone). A path stopped past its reservation
+ * finishes the event it reserved before the move, in the ring's place
+ * and time the reservation gave it: the ledger counts it as it counts
+ * any reservation made before a change of mode.
+ *
  * The straight path writes an event of one slot (every kernel kind fits
  * one) into this CPU's ring in overwrite mode, W1-W3 of abi/trace.h:
  *  W1. Load head, read the TSC, then move head on from the value loaded
@@ -29,8 +46,9 @@
  *      keeps the compiler from moving any of the site's accesses across.
  *  W3. Store the ts, with bit 1 flipped if the slot held that very ts (a
  *      clock that stood still for a lap).
- * The rare turns (an exchange an interrupt made fail, a ts that stood
- * still) are out of line in .text.ttrace_unlikely, a section of their
+ * The rare turns (an exchange an interrupt made fail, which starts the
+ * path again from its branch, a ts that stood still) are out of line in
+ * .text.ttrace_unlikely, a section of their
  * own: were it .text.unlikely, a site in a cold function (or in the cold
  * part GCC splits off a function) is already there, the turns would be
  * assembled right after W3, and the path would run into them.
@@ -48,6 +66,7 @@
 
 #include "abi/trace.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/restart.h"
 #include "arch/x86_64/static_branch.h"
 
 /*
@@ -86,10 +105,22 @@ _Static_assert(TTRACE_ENTRY_SIZE == 1 << 6 && TTRACE_HEAD_WORDS == 5, "the slot'
 _Static_assert(TTRACE_TS_WRITING == UINT64_MAX && TTRACE_TS_CONT == 1, "$-1, $-2 below");
 
 /*
- * The straight path (see the top): an event of kind with the words d0..d4
- * (zero past its own), on this CPU, not preempted. Any context.
+ * The straight path's start (see the top), in its asm: the branch that
+ * turns it away while an extra is on, and its restartable range, from
+ * there to the reservation.
  */
-static inline __attribute__((always_inline)) void
+#define TTRACE_PATH_START_                                                                         \
+	".Lttrace_path%=:\n\t" STATIC_BRANCH_NOP "\n\t" STATIC_BRANCH_ENTRY(                       \
+	    ".Lttrace_path%=", "%l[turned]", "%l[turned]", "%c[extras]",                           \
+	    "0") "\n\t" RESTART_RANGE(".Lttrace_path%=", ".Lttrace_reserved%=") "\n\t"
+
+/*
+ * The straight path (see the top): an event of kind with the words d0..d4
+ * (zero past its own), on this CPU, not preempted. Any context. False,
+ * having written nothing, if an extra came on while it ran: the caller
+ * takes its site again.
+ */
+static inline __attribute__((always_inline)) bool
 ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3, uint64_t d4)
 {
 	uint64_t head_p, w;
@@ -97,20 +128,22 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	/*
 	 * inline: for GCC's inliner the asm is as small as can be (else it
 	 * counts its lines), so a site costs the function that has it no
-	 * inlining it had before.
+	 * inlining it had before. volatile: an asm goto with outputs is not
+	 * volatile by itself, and the outputs here are scratch nobody uses.
 	 */
-	__asm__ volatile inline(
+	__asm__ volatile inline goto(
+	    TTRACE_PATH_START_
 	    /* W1 */
 	    "mov %%gs:%c[state], %[hp]\n\t"
-	    "mov (%[hp]), %[w]\n"
-	    ".Lttrace_reserve%=:\n\t"
+	    "mov (%[hp]), %[w]\n\t"
 	    "rdtsc\n\t"
 	    "shl $32, %%rdx\n\t"
 	    "or %%rax, %%rdx\n\t"
 	    "and $-2, %%rdx\n\t"
 	    "mov %[w], %%rax\n\t"
 	    "lea 1(%[w]), %[w]\n\t"
-	    "cmpxchg %[w], (%[hp])\n\t"
+	    "cmpxchg %[w], (%[hp])\n"
+	    ".Lttrace_reserved%=:\n\t"
 	    "jne .Lttrace_again%=\n\t"
 	    /* word 1 from the index's low half (seq), the kind and this CPU's part; its slot */
 	    "mov %%eax, %k[w]\n\t"
@@ -135,10 +168,9 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	    /* W3 */
 	    "mov %%rdx, (%%rax)\n\t"
 	    ".pushsection .text.ttrace_unlikely, \"ax\"\n"
-	    /* An interrupt's events moved head: from where they left it, with a new ts. */
+	    /* An interrupt's events moved head: again from the branch, with a new ts. */
 	    ".Lttrace_again%=:\n\t"
-	    "mov %%rax, %[w]\n\t"
-	    "jmp .Lttrace_reserve%=\n"
+	    "jmp .Lttrace_path%=\n"
 	    /* The slot holds this ts already (W3). */
 	    ".Lttrace_stood%=:\n\t"
 	    "xor $2, %%rdx\n\t"
@@ -149,8 +181,13 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 	    : [kind] "m"(ttrace_kind_words[kind]), [state] "i"(TTRACE_PERCPU_STATE),
 	      [slots] "i"(TTRACE_PERCPU_SLOTS), [mask] "i"(TTRACE_PERCPU_MASK),
 	      [word1] "i"(TTRACE_PERCPU_WORD1), [ids] "i"(TTRACE_PERCPU_IDS), [d0] "re"(d0),
-	      [d1] "re"(d1), [d2] "re"(d2), [d3] "re"(d3), [d4] "re"(d4)
-	    : "rax", "rdx", "cc", "memory");
+	      [d1] "re"(d1), [d2] "re"(d2), [d3] "re"(d3), [d4] "re"(d4),
+	      [extras] "i"(TTRACE_KEY_EXTRAS)
+	    : "rax", "rdx", "cc", "memory"
+	    : turned);
+	return true;
+turned:
+	return false;
 }
 
 /* The words of a tracepoint, padded with zeros to five (TTRACE_SITE_ refuses more). */
@@ -162,18 +199,23 @@ ttrace_write_here(uint16_t kind, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t
 /*
  * A tracepoint's site, as an expression: true if it was on (its event
  * written, or handed to the slow path, which may still leave it out).
- * The words are evaluated only on the way taken.
+ * The words are evaluated only on the way taken, and again when a
+ * straight path turned away takes the site again (see the top): they
+ * have no side effects.
  */
 #define TTRACE_SITE_(name, ...)                                                                    \
 	({                                                                                         \
 		_Static_assert(sizeof((uint64_t[]){__VA_ARGS__}) <=                                \
 				   TTRACE_HEAD_WORDS * sizeof(uint64_t),                           \
 			       "a tracepoint has at most five words");                             \
-		enum static_branch_way ttrace_way_ =                                               \
-		    static_branch_alt(TTRACE_KMASK_##name, TTRACE_KEY_EXTRAS);                     \
-		if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0)) {                        \
-			ttrace_write_here(TTRACE_KIND_##name, TTRACE_WORDS_(__VA_ARGS__));         \
-		} else if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ALT, 0)) {                \
+		enum static_branch_way ttrace_way_;                                                \
+		do {                                                                               \
+			ttrace_way_ = static_branch_alt(TTRACE_KMASK_##name, TTRACE_KEY_EXTRAS);   \
+		} while (                                                                          \
+		    __builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0) &&                        \
+		    __builtin_expect(                                                              \
+			!ttrace_write_here(TTRACE_KIND_##name, TTRACE_WORDS_(__VA_ARGS__)), 0));   \
+		if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ALT, 0)) {                       \
 			ttrace_emit_slow(TTRACE_KIND_##name << TTRACE_SLOW_KIND_SHIFT |            \
 					     TTRACE_NWORDS_(__VA_ARGS__),                          \
 					 TTRACE_WORDS_(__VA_ARGS__));                              \

@@ -48,7 +48,7 @@ def test_interrupts_nested_at_every_instruction_of_a_tracepoint_keep_order_and_l
                          line)
     assert found, line
     passes, inside, events = map(int, found.groups())
-    # The straight path alone is 28 instructions, stores included, and the last
+    # The straight path alone is 29 instructions, stores included, and the last
     # pass steps past the end without nesting.
     assert passes > 28 and inside >= 10 and events == passes + 2 * (passes - 1), line
     # A control operation that fails leaves the sites where they were: the
@@ -61,6 +61,27 @@ def test_interrupts_nested_at_every_instruction_of_a_tracepoint_keep_order_and_l
     line = spoor.expect(r"(tracenest: [^\r\n]*)\r*\n").group(1)
     assert line == "tracenest: echoes of two cpus, one inside the other, each name their own " \
                    "program", line
+    spoor.expect(re.escape(PROMPT))
+
+
+def test_a_cpu_stopped_inside_a_tracepoint_writes_nothing_after_drop_mode_took_effect(boot):
+    """selftest=tracenest also stops a second CPU after each instruction of a
+    tracepoint it single-steps, its ring full, by the switch to drop mode
+    (every other CPU stopped while the sites move to the slow path). A
+    tracepoint stopped before its reservation must not go on to overwrite
+    once drop mode holds: its event is dropped and counted; one stopped
+    after its reservation finishes the event it reserved before."""
+    spoor = boot(smp=2, cmdline="selftest=tracenest", wait_prompt=False)
+    line = spoor.expect(r"(tracenest: (?:a cpu stopped|FAILED: a cpu stopped)[^\r\n]*)\r*\n").group(1)
+    found = re.fullmatch(r"tracenest: a cpu stopped after each step of a tracepoint while drop "
+                         r"mode comes on: (\d+) passes, (\d+) stopped before its reservation "
+                         r"\(each dropped\), (\d+) after it \(each written whole\)", line)
+    assert found, line
+    passes, before, after = map(int, found.groups())
+    # Stopped in the function's entry, at the site, in the code that sets up
+    # the words and in the straight path up to its exchange; then past it, up
+    # to the end of the call; the last pass runs unstopped.
+    assert before >= 10 and after >= 10 and passes == before + after + 1, line
     spoor.expect(re.escape(PROMPT))
 
 

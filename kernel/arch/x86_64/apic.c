@@ -13,6 +13,7 @@
 #define LAPIC_TPR	    0x080
 #define LAPIC_EOI	    0x0b0
 #define LAPIC_SVR	    0x0f0
+#define LAPIC_IRR	    0x200 /* SDM 3A 11.8.4: 8 registers of 32 vectors, 0x10 apart */
 #define LAPIC_ICR_LOW	    0x300
 #define LAPIC_ICR_HIGH	    0x310
 #define LAPIC_LVT_TIMER	    0x320
@@ -58,6 +59,11 @@ void apic_init_cpu(void)
 uint32_t apic_id(void)
 {
 	return rd(LAPIC_ID) >> 24;
+}
+
+bool apic_pending(uint8_t vector)
+{
+	return rd(LAPIC_IRR + vector / 32 * 0x10) >> (vector % 32) & 1;
 }
 
 void apic_eoi(void)

@@ -5,6 +5,7 @@
 #ifndef SPOOR_ARCH_APIC_H
 #define SPOOR_ARCH_APIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Maps the LAPIC registers found by acpi_init(); boot CPU, once. */
@@ -14,6 +15,10 @@ void apic_init(uint64_t phys);
 void apic_init_cpu(void);
 
 uint32_t apic_id(void);
+
+/* Whether vector is requested on this CPU and not yet taken (its IRR bit). */
+bool apic_pending(uint8_t vector);
+
 void apic_eoi(void);
 void apic_send_ipi(uint32_t apic_id, uint8_t vector);
 void apic_send_init(uint32_t apic_id);

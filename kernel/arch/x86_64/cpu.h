@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define RFLAGS_TF (1ul << 8) /* SDM 3A 2.3: trap flag, a debug exception after each instruction */
 #define RFLAGS_IF (1ul << 9) /* SDM 1 3.4.3: interrupt enable flag */
 
 #define MSR_EFER      0xc0000080u /* SDM 4 2.1 */
@@ -157,6 +158,16 @@ static inline bool irq_enabled(void)
 	uint64_t flags;
 	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
 	return flags & RFLAGS_IF;
+}
+
+/* Sets or clears RFLAGS.TF: single-stepping, for the selftests that step through code. */
+static inline void cpu_set_trap_flag(bool on)
+{
+	uint64_t flags;
+
+	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
+	flags = on ? flags | RFLAGS_TF : flags & ~RFLAGS_TF;
+	__asm__ volatile("pushq %0; popfq" : : "r"(flags) : "memory", "cc");
 }
 
 /* Waits for the next interrupt with interrupts enabled, then returns. */

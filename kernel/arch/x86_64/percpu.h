@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86_64/cpu_id.h"
 #include "arch/x86_64/gdt.h"
 #include "common/trace_ring.h"
 #include "lib/list.h"
@@ -102,6 +103,7 @@ struct cpu {
 _Static_assert(__builtin_offsetof(struct cpu, self) == 0, "this_cpu() reads %gs:0");
 _Static_assert(__builtin_offsetof(struct cpu, kstack_top) == PERCPU_KSTACK_TOP, "syscall_entry.S");
 _Static_assert(__builtin_offsetof(struct cpu, user_rsp) == PERCPU_USER_RSP, "syscall_entry.S");
+_Static_assert(__builtin_offsetof(struct cpu, id) == PERCPU_ID, "cpu_id_self()");
 
 extern struct cpu cpus[MAX_CPUS];
 extern uint32_t ncpus; /* [I] CPUs started, set before the APs run */

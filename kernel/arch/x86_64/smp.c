@@ -10,6 +10,7 @@
 #include "arch/x86_64/cpu.h"
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/restart.h"
 #include "arch/x86_64/timer.h"
 #include "init/options.h"
 #include "lib/panic.h"
@@ -86,14 +87,23 @@ static bool start_one(struct cpu *c, void (*entry)(struct cpu *c), bool dead)
 	return false;
 }
 
+static void park(void *arg);
+
 static void call_ipi(struct trap_frame *f)
 {
-	(void)f;
 	struct cpu *c = this_cpu();
 
 	/* acquire: pairs with the release store of call_pending in smp_call_others() */
 	if (__atomic_load_n(&c->call_pending, __ATOMIC_ACQUIRE)) {
 		c->call_fn(c->call_arg);
+		/*
+		 * A CPU stopped inside a restartable range goes on from its
+		 * start, through the code the stopper may have changed
+		 * (restart.h); before call_pending is 0, while call_fn is ours.
+		 */
+		if (c->call_fn == park) {
+			restart_fixup(f);
+		}
 		/* release: the caller may reuse what fn read once it sees 0 */
 		__atomic_store_n(&c->call_pending, 0, __ATOMIC_RELEASE);
 	}

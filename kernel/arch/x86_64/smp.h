@@ -37,8 +37,9 @@ void smp_call_some(uint64_t mask, void (*fn)(void *arg), void *arg);
  * waits in an interrupt handler with interrupts off: no other CPU is
  * inside any instruction or holds any spinlock while fn runs (spinlocks
  * are held with interrupts off). Each executes a serialising instruction
- * before it goes on, so fn may change kernel code (SDM 3A 8.1.3). fn
- * must not wait for another CPU. Same calling rules as smp_call_others();
+ * before it goes on, so fn may change kernel code (SDM 3A 8.1.3); one
+ * stopped inside a restartable range goes on from the range's start
+ * (restart.h). fn must not wait for another CPU. Same calling rules as smp_call_others();
  * with one CPU online, fn simply runs.
  */
 void smp_stop_others(void (*fn)(void *arg), void *arg);

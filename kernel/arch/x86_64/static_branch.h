@@ -55,15 +55,25 @@ enum static_branch_way {
 	STATIC_BRANCH_ALT, /* to the alternative work: alt_key is on too */
 };
 
+/* A site as it starts: nopl 0x0(%rax,%rax,1), the 5-byte NOP of SDM 2B "NOP", as asm. */
+#define STATIC_BRANCH_NOP ".byte 0x0f, 0x1f, 0x44, 0x00, 0x00"
+
+/*
+ * The entry of .static_branches for the site at the asm label site, as
+ * asm: its work at on, its alternative at alt, its keys (the asm's
+ * operands or labels, as strings).
+ */
+#define STATIC_BRANCH_ENTRY(site, on, alt, key, alt_key)                                           \
+	".pushsection .static_branches, \"a\"\n\t"                                                 \
+	".balign 4\n\t"                                                                            \
+	".long " site " - ., " on " - ., " alt " - ., " key ", " alt_key "\n\t"                    \
+	".popsection"
+
 /* True while key's site is on. key must be a compile-time constant. */
 static inline __attribute__((always_inline)) bool static_branch(uint64_t key)
 {
-	/* nopl 0x0(%rax,%rax,1), the 5-byte NOP of SDM 2B "NOP" */
-	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
-		     ".pushsection .static_branches, \"a\"\n\t"
-		     ".balign 4\n\t"
-		     ".long 1b - ., %l[on] - ., %l[on] - ., %c0, 0\n\t"
-		     ".popsection"
+	__asm__ goto("1: " STATIC_BRANCH_NOP
+		     "\n\t" STATIC_BRANCH_ENTRY("1b", "%l[on]", "%l[on]", "%c0", "0")
 		     :
 		     : "i"(key)
 		     :
@@ -82,11 +92,8 @@ on:
 static inline __attribute__((always_inline)) enum static_branch_way
 static_branch_alt(uint64_t key, uint64_t alt_key)
 {
-	__asm__ goto("1: .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
-		     ".pushsection .static_branches, \"a\"\n\t"
-		     ".balign 4\n\t"
-		     ".long 1b - ., %l[on] - ., %l[alt] - ., %c0, %c1\n\t"
-		     ".popsection"
+	__asm__ goto("1: " STATIC_BRANCH_NOP
+		     "\n\t" STATIC_BRANCH_ENTRY("1b", "%l[on]", "%l[alt]", "%c0", "%c1")
 		     :
 		     : "i"(key), "i"(alt_key)
 		     :

@@ -14,7 +14,6 @@
 #define MSR_LSTAR 0xc0000082u
 #define MSR_FMASK 0xc0000084u
 #define EFER_SCE  (1ull << 0)
-#define RFLAGS_TF (1ull << 8)
 #define RFLAGS_DF (1ull << 10)
 #define RFLAGS_AC (1ull << 18)
 

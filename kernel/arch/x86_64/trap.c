@@ -20,6 +20,7 @@
 #include "sched/watchdog.h"
 #include "trace/ktrace.h"
 #include "trace/nest_test.h"
+#include "trace/stop_test.h"
 
 #define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
 #define PF_WRITE    (1u << 1)
@@ -191,8 +192,9 @@ void trap_dispatch(struct trap_frame *f)
 		if (f->vector == EXC_NMI && watchdog_nmi(f)) {
 			return;
 		}
-		/* selftest=tracenest stepping through a tracepoint: the nested events */
-		if (f->vector == EXC_DEBUG && !from_user(f) && ttrace_nest_step()) {
+		/* selftest=tracenest stepping through a tracepoint: the nested events, or a stop */
+		if (f->vector == EXC_DEBUG && !from_user(f) &&
+		    (ttrace_nest_step() || ttrace_stop_step())) {
 			return;
 		}
 		uint64_t cr2 = read_cr2(); /* before anything can fault again */
