@@ -471,8 +471,7 @@ TEST(ring_nested_writes_from_a_signal_handler)
 	signal_case(TTRACE_MODE_DROP, true);
 }
 
-#define RFLAGS_TF  0x100 /* SDM 3A 2.3: a debug trap after each instruction */
-#define PASSES_MAX 200	 /* far more steps than the straight path takes */
+#define PASSES_MAX 200 /* far more steps than the straight path takes */
 #define STEP_TAG   (1u << 23)
 
 /* [the stepping thread and its SIGTRAP handler] The pass being stepped. */
