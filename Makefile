@@ -51,6 +51,18 @@ PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
 TEST_PROGRAM_DIRS := $(sort $(wildcard tests/programs/*/))
 PRODUCT_PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
 TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(d:/=)))
+# The images' module lists, the one place each is kept: a module string is
+# a program's name, then its attributes after a ':' ("echo:server"), which
+# becomes the space of grub.cfg's module2 line. BOOT_MODULES, every image's
+# (grub.cfg's modules.cfg, tools/mkiso): the product's programs, init
+# first, then the others by name, those of servers/ marked server (init
+# starts and keeps them). TEST_MODULES, the programs of tests/programs/
+# every image the system tests boot adds (tests/system/spoorlib.py); the
+# others only the tests that need them add.
+BOOT_MODULES := init $(sort $(foreach d,$(filter-out servers/init/,$(PROGRAM_DIRS)),\
+	$(notdir $(d:/=))$(if $(filter servers/%,$(d)),:server)))
+TEST_MODULES := spin fault captest sysfuzz echo:server ipctest tracecap tracegen tracedfuzz \
+	tracescope edges churn traceflip tracebulk memhog hotspot stackbad
 # A program is every .c file of its folder's tree, so a new file needs no list.
 program_srcs = $(sort $(shell find $(1) -name '*.c'))
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
@@ -170,7 +182,23 @@ endef
 $(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/bin)))
 $(foreach d,$(TEST_PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/tests/bin)))
 
-$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
+# The module lists as files, a module string a line (its ':' a space
+# again), rewritten only when a list changes: build/modules for
+# tools/mkiso, build/tests/modules for the system tests.
+$(BUILD)/modules: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' $(subst :,' ',$(BOOT_MODULES)) | cmp -s - $@ || \
+		printf '%s\n' $(subst :,' ',$(BOOT_MODULES)) > $@
+
+$(BUILD)/tests/modules: FORCE
+	@mkdir -p $(dir $@)
+	@for m in $(TEST_MODULES); do [ -d tests/programs/$${m%%:*} ] || \
+		{ echo "TEST_MODULES: no test program '$${m%%:*}' (tests/programs/)" >&2; exit 2; }; done
+	@printf '%s\n' $(subst :,' ',$(TEST_MODULES)) | cmp -s - $@ || \
+		printf '%s\n' $(subst :,' ',$(TEST_MODULES)) > $@
+
+$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline \
+		$(BUILD)/modules
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)'
 
 # make run PROGRAMS=...: the product's image and those test programs (a
@@ -181,7 +209,7 @@ $(BUILD)/run-programs: FORCE
 	@echo '$(PROGRAMS)' | cmp -s - $@ || echo '$(PROGRAMS)' > $@
 
 $(BUILD)/run.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline \
-		$(BUILD)/run-programs $(filter $(addprefix $(BUILD)/tests/bin/,$(PROGRAMS)),$(TEST_PROGRAMS))
+		$(BUILD)/modules $(BUILD)/run-programs $(filter $(addprefix $(BUILD)/tests/bin/,$(PROGRAMS)),$(TEST_PROGRAMS))
 	@for p in $(PROGRAMS); do [ -f $(BUILD)/tests/bin/$$p ] || \
 		{ echo "PROGRAMS: no test program '$$p' (tests/programs/)" >&2; exit 2; }; done
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)' $(PROGRAMS)
@@ -214,7 +242,7 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 	$(HOST_BOUNDED) $(BUILD)/host/run_tests
 	$(foreach t,$(HOST_EXTRA_TESTS),$(HOST_BOUNDED) $(t) &&) true
 
-test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
 	$(PYTHON) -m pytest -q tests/system
 
 # make stress: the ring stress (tests/host/stress.mk) for STRESS_SECONDS,
@@ -223,7 +251,8 @@ test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 # makes their every step small (.ci/run).
 STRESS_SECONDS ?= 120
 .PHONY: stress
-stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) \
+		$(BUILD)/tests/modules $(HOST_TOOLS)
 	$(RING_STRESS) $(STRESS_SECONDS) && $(RING_STRESS_TSAN) $(STRESS_SECONDS) && \
 		$(PYTHON) -m pytest -q --stress $(if $(STRESS_SHORT),--stress-short) tests/system
 
@@ -232,7 +261,7 @@ stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRA
 # failing round; make test leaves it out.
 SOAK_ROUNDS ?= 5
 .PHONY: soak
-soak: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+soak: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
 	tools/soak $(SOAK_ROUNDS) $(PYTHON)
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
