@@ -284,9 +284,12 @@ CIRCLE_OBJS := $(KERNEL_OBJS) $(LIBC_OBJS) $(USER_OBJS) \
 
 # cppcheck does not know register variables bound to registers (libc's IPC
 # wrappers): the -D drops the binding and keeps the variable.
-lint: deps $(CIRCLE_OBJS)
+# tools/readme-shows: the README's copies of lists the code keeps (its
+# usage, from spoor-trace's table of subcommands) are the code's.
+lint: deps $(CIRCLE_OBJS) $(SPOOR_TRACE)
 	clang-format --dry-run --Werror $(LINT_SRCS)
 	tools/circles $(BUILD) abi common kernel libc servers apps tools tests/host tests/programs
+	tools/readme-shows README.md $(SPOOR_TRACE) --help
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem -D__GNUC__ '-D__asm__(reg)=' \
 		-Ikernel -I. -Ilibc/include \
