@@ -238,7 +238,7 @@
 
 /* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
 enum {
-#define TRACED_OP(nr, NAME, LEVEL, request, reply) TRACED_OP_##NAME = nr,
+#define TRACED_OP(nr, NAME, name, LEVEL, arg, request, reply, result) TRACED_OP_##NAME = nr,
 #include "abi/traced_ops.def"
 #undef TRACED_OP
 	TRACED_OP_LIMIT /* one past the highest operation */
