@@ -115,7 +115,7 @@ HOST_EXTRA_TESTS :=
 
 .PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
-all: $(BUILD)/spoor.iso $(HOST_TOOLS) $(ABI_CHECKS)
+all: $(BUILD)/spoor.iso $(HOST_TOOLS) $(ABI_CHECKS) $(BUILD)/docs/traced_ops.md
 
 deps:
 	@tools/deps
@@ -130,6 +130,15 @@ $(BUILD)/abi/%.h.ok: abi/%.h
 	$(CC) $(USER_CFLAGS) -fsyntax-only -x c $< -MF $@.d -MT $@
 	$(CC) $(HOST_BASE_CFLAGS) -I. -fsyntax-only -x c $<
 	touch $@
+
+# traced's operations as a table for people, from the list the server and
+# libc's stubs are made of (abi/traced_ops.def). Built for the host with
+# libc/include after the system's headers, for trace_client.h alone.
+$(BUILD)/docs/traced_ops.md: tools/traced-ops-doc.c abi/traced_ops.def abi/traced.h \
+		libc/include/trace_client.h
+	@mkdir -p $(dir $@) $(BUILD)/host
+	$(CC) $(HOST_TOOL_CFLAGS) -idirafter libc/include -o $(BUILD)/host/traced-ops-doc $<
+	$(BUILD)/host/traced-ops-doc > $@.tmp && mv $@.tmp $@
 
 # Kernel objects depend on TTRACE: switching it rebuilds them.
 $(BUILD)/ttrace-setting: FORCE

@@ -43,7 +43,9 @@
  * is -EACCES.
  *
  * OPERATIONS (argument in word 1 -> result in word 1 / the buffer). The
- * list of them, with each one's level and buffers, is abi/traced_ops.def.
+ * list of them, with each one's level, words and buffers, is
+ * abi/traced_ops.def; `make` writes it as a table, with each one's client
+ * stub (libc/include/trace_client.h), to build/docs/traced_ops.md.
  *   STATUS   -                -> struct traced_status
  *   ENABLE   category bits    -> the mask in force afterwards
  *   DISABLE  category bits    -> the mask in force afterwards
