@@ -37,10 +37,8 @@ struct cell {
 #define CELL_CAP CELL("a capability", 0, "")
 
 /* The client's way to ask: the stub's declaration, or the pager for PAGES. */
-#define CLIENT_NONE(name, params)  STR(TRACED_STUB(name, params))
-#define CLIENT_STRUCT(tag)	   CLIENT_NONE
-#define CLIENT_CAP		   CLIENT_NONE
-#define CLIENT_PAGES(name, params) "traced_pager_*()"
+#define CLIENT(reply, name, params)                                                                \
+	(TRACED_STUBBED_##reply ? STR(TRACED_STUB(name, params)) : "traced_pager_*()")
 
 struct op {
 	unsigned nr;
@@ -58,8 +56,8 @@ static const struct op ops[] = {
 	 CELL_##request,                                                                           \
 	 CELL_##reply,                                                                             \
 	 CELL_##result,                                                                            \
-	 CLIENT_##reply(name,                                                                      \
-			TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result)},
+	 CLIENT(reply, name,                                                                       \
+		TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result)},
 #include "abi/traced_ops.def"
 #undef TRACED_OP
 };

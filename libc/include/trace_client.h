@@ -69,14 +69,19 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
 #define TRACED_PARAMS(...)	   TRACED_PARAMS_(__VA_ARGS__)
 #define TRACED_PARAMS_(first, ...) __VA_ARGS__
 #define TRACED_STUB(name, ...)	   long traced_call_##name(TRACED_PARAMS(__VA_ARGS__))
-/* A stub's declaration by the operation's reply: none for PAGES. */
-#define TRACED_DECLARE_NONE	   TRACED_STUB
-#define TRACED_DECLARE_STRUCT(tag) TRACED_STUB
-#define TRACED_DECLARE_CAP	   TRACED_STUB
-#define TRACED_DECLARE_PAGES(...)  _Static_assert(1, "traced_pager_*() ask for it")
+/* 1 when an operation has a stub, by its reply: all but PAGES. */
+#define TRACED_STUBBED_NONE	   1
+#define TRACED_STUBBED_STRUCT(tag) 1
+#define TRACED_STUBBED_CAP	   1
+#define TRACED_STUBBED_PAGES	   0
+/* TRACED_IF(c)(text): text when c is 1, nothing when 0. */
+#define TRACED_IF(c)	 TRACED_IF_(c)
+#define TRACED_IF_(c)	 TRACED_IF_##c
+#define TRACED_IF_1(...) __VA_ARGS__
+#define TRACED_IF_0(...)
 #define TRACED_OP(nr, NAME, name, LEVEL, arg, request, reply, result)                              \
-	TRACED_DECLARE_##reply(                                                                    \
-	    name, TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result);
+	TRACED_IF(TRACED_STUBBED_##reply)                                                          \
+	(TRACED_STUB(name, TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result);)
 #include "abi/traced_ops.def"
 #undef TRACED_OP
 

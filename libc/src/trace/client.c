@@ -104,21 +104,6 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
 	return __libc_traced_stub(op, arg, body, len, IPC_NO_CAP, reply, reply_max, NULL, result);
 }
 
-long traced_num_cpus(void)
-{
-	static uint32_t ncpus; /* the trace area's: it never changes */
-	struct traced_status st;
-
-	if (!ncpus) {
-		long err = traced_call_status(&st);
-		if (err) {
-			return err;
-		}
-		ncpus = st.num_cpus;
-	}
-	return ncpus;
-}
-
 void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
 		       uint32_t format)
 {

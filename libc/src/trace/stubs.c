@@ -25,18 +25,12 @@
 #define TRACED_Z_NONE	    NULL
 #define TRACED_Z_WORD(what) what
 
-/* A stub's definition by the operation's reply: none for PAGES. */
-#define TRACED_DEFINE_NONE(NAME, name, params, ...)                                                \
-	TRACED_STUB(name, params)                                                                  \
-	{                                                                                          \
-		return __libc_traced_stub(TRACED_OP_##NAME, __VA_ARGS__);                          \
-	}
-#define TRACED_DEFINE_STRUCT(tag) TRACED_DEFINE_NONE
-#define TRACED_DEFINE_CAP	  TRACED_DEFINE_NONE
-#define TRACED_DEFINE_PAGES(...)
+/* Each stub: trace_client.h's declaration, with a body that sends the request. */
 #define TRACED_OP(nr, NAME, name, LEVEL, arg, request, reply, result)                              \
-	TRACED_DEFINE_##reply(                                                                     \
-	    NAME, name, TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result,      \
-	    TRACED_V_##arg, TRACED_B_##request, TRACED_Y_##reply, TRACED_Z_##result)
+	TRACED_IF(TRACED_STUBBED_##reply)                                                          \
+	(TRACED_STUB(name, TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result) { \
+		return __libc_traced_stub(TRACED_OP_##NAME, TRACED_V_##arg, TRACED_B_##request,    \
+					  TRACED_Y_##reply, TRACED_Z_##result);                    \
+	})
 #include "abi/traced_ops.def"
 #undef TRACED_OP
