@@ -46,6 +46,8 @@ long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, voi
  *   arg WORD(what)         uint64_t what: word 1 of the request
  *   request TEXT           const char *text: its bytes, without the NUL
  *   request STRUCT(tag)    const struct tag *req
+ *   request FRAME(tag)     const struct tag *req, uint32_t frame: the
+ *                          slot of the frame a copy of which goes along
  *   reply STRUCT(tag)      struct tag *reply: filled on success
  *   reply CAP              uint32_t *cap: the slot of the capability the
  *                          reply carried, the caller's to keep (-EPROTO
