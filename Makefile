@@ -51,6 +51,18 @@ PROGRAM_DIRS := $(sort $(wildcard servers/*/ apps/*/))
 TEST_PROGRAM_DIRS := $(sort $(wildcard tests/programs/*/))
 PRODUCT_PROGRAMS := $(foreach d,$(PROGRAM_DIRS),$(BUILD)/bin/$(notdir $(d:/=)))
 TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(d:/=)))
+# The images' module lists, the one place each is kept: a module string is
+# a program's name, then its attributes after a ':' ("echo:server"), which
+# becomes the space of grub.cfg's module2 line. BOOT_MODULES, every image's
+# (grub.cfg's modules.cfg, tools/mkiso): the product's programs, init
+# first, then the others by name, those of servers/ marked server (init
+# starts and keeps them). TEST_MODULES, the programs of tests/programs/
+# every image the system tests boot adds (tests/system/spoorlib.py); the
+# others only the tests that need them add.
+BOOT_MODULES := init $(sort $(foreach d,$(filter-out servers/init/,$(PROGRAM_DIRS)),\
+	$(notdir $(d:/=))$(if $(filter servers/%,$(d)),:server)))
+TEST_MODULES := spin fault captest sysfuzz echo:server ipctest tracecap tracegen tracedfuzz \
+	tracescope edges churn traceflip tracebulk memhog hotspot stackbad
 # A program is every .c file of its folder's tree, so a new file needs no list.
 program_srcs = $(sort $(shell find $(1) -name '*.c'))
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
@@ -104,7 +116,7 @@ HOST_EXTRA_TESTS :=
 
 .PHONY: all deps run debug test test-host test-system bench lint clean FORCE
 
-all: $(BUILD)/spoor.iso $(HOST_TOOLS) $(ABI_CHECKS)
+all: $(BUILD)/spoor.iso $(HOST_TOOLS) $(ABI_CHECKS) $(BUILD)/docs/traced_ops.md
 
 deps:
 	@tools/deps
@@ -119,6 +131,15 @@ $(BUILD)/abi/%.h.ok: abi/%.h
 	$(CC) $(USER_CFLAGS) -fsyntax-only -x c $< -MF $@.d -MT $@
 	$(CC) $(HOST_BASE_CFLAGS) -I. -fsyntax-only -x c $<
 	touch $@
+
+# traced's operations as a table for people, from the list the server and
+# libc's stubs are made of (abi/traced_ops.def). Built for the host with
+# libc/include after the system's headers, for trace_client.h alone.
+$(BUILD)/docs/traced_ops.md: tools/traced-ops-doc.c abi/traced_ops.def abi/traced.h \
+		libc/include/trace_client.h
+	@mkdir -p $(dir $@) $(BUILD)/host
+	$(CC) $(HOST_TOOL_CFLAGS) -idirafter libc/include -o $(BUILD)/host/traced-ops-doc $<
+	$(BUILD)/host/traced-ops-doc > $@.tmp && mv $@.tmp $@
 
 # Kernel objects depend on TTRACE: switching it rebuilds them.
 $(BUILD)/ttrace-setting: FORCE
@@ -171,7 +192,23 @@ endef
 $(foreach d,$(PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/bin)))
 $(foreach d,$(TEST_PROGRAM_DIRS),$(eval $(call program_rule,$(d),$(BUILD)/tests/bin)))
 
-$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline
+# The module lists as files, a module string a line (its ':' a space
+# again), rewritten only when a list changes: build/modules for
+# tools/mkiso, build/tests/modules for the system tests.
+$(BUILD)/modules: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' $(subst :,' ',$(BOOT_MODULES)) | cmp -s - $@ || \
+		printf '%s\n' $(subst :,' ',$(BOOT_MODULES)) > $@
+
+$(BUILD)/tests/modules: FORCE
+	@mkdir -p $(dir $@)
+	@for m in $(TEST_MODULES); do [ -d tests/programs/$${m%%:*} ] || \
+		{ echo "TEST_MODULES: no test program '$${m%%:*}' (tests/programs/)" >&2; exit 2; }; done
+	@printf '%s\n' $(subst :,' ',$(TEST_MODULES)) | cmp -s - $@ || \
+		printf '%s\n' $(subst :,' ',$(TEST_MODULES)) > $@
+
+$(BUILD)/spoor.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline \
+		$(BUILD)/modules
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)'
 
 # make run PROGRAMS=...: the product's image and those test programs (a
@@ -182,7 +219,7 @@ $(BUILD)/run-programs: FORCE
 	@echo '$(PROGRAMS)' | cmp -s - $@ || echo '$(PROGRAMS)' > $@
 
 $(BUILD)/run.iso: $(BUILD)/kernel.elf $(PRODUCT_PROGRAMS) grub.cfg tools/mkiso $(BUILD)/kcmdline \
-		$(BUILD)/run-programs $(filter $(addprefix $(BUILD)/tests/bin/,$(PROGRAMS)),$(TEST_PROGRAMS))
+		$(BUILD)/modules $(BUILD)/run-programs $(filter $(addprefix $(BUILD)/tests/bin/,$(PROGRAMS)),$(TEST_PROGRAMS))
 	@for p in $(PROGRAMS); do [ -f $(BUILD)/tests/bin/$$p ] || \
 		{ echo "PROGRAMS: no test program '$$p' (tests/programs/)" >&2; exit 2; }; done
 	tools/mkiso $@ $(BUILD)/kernel.elf '$(KCMDLINE)' $(PROGRAMS)
@@ -215,7 +252,7 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 	$(HOST_BOUNDED) $(BUILD)/host/run_tests
 	$(foreach t,$(HOST_EXTRA_TESTS),$(HOST_BOUNDED) $(t) &&) true
 
-test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
 	$(PYTHON) -m pytest -q tests/system
 
 # make stress: the ring stress (tests/host/stress.mk) for STRESS_SECONDS,
@@ -224,7 +261,8 @@ test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
 # makes their every step small (.ci/run).
 STRESS_SECONDS ?= 120
 .PHONY: stress
-stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) \
+		$(BUILD)/tests/modules $(HOST_TOOLS)
 	$(RING_STRESS) $(STRESS_SECONDS) && $(RING_STRESS_TSAN) $(STRESS_SECONDS) && \
 		$(PYTHON) -m pytest -q --stress $(if $(STRESS_SHORT),--stress-short) tests/system
 
@@ -233,7 +271,7 @@ stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRA
 # failing round; make test leaves it out.
 SOAK_ROUNDS ?= 5
 .PHONY: soak
-soak: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(HOST_TOOLS)
+soak: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
 	tools/soak $(SOAK_ROUNDS) $(PYTHON)
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
@@ -256,9 +294,12 @@ CIRCLE_OBJS := $(KERNEL_OBJS) $(LIBC_OBJS) $(USER_OBJS) \
 
 # cppcheck does not know register variables bound to registers (libc's IPC
 # wrappers): the -D drops the binding and keeps the variable.
-lint: deps $(CIRCLE_OBJS)
+# tools/readme-shows: the README's copies of lists the code keeps (its
+# usage, from spoor-trace's table of subcommands) are the code's.
+lint: deps $(CIRCLE_OBJS) $(SPOOR_TRACE)
 	clang-format --dry-run --Werror $(LINT_SRCS)
 	tools/circles $(BUILD) abi common kernel libc servers apps tools tests/host tests/programs
+	tools/readme-shows README.md $(SPOOR_TRACE) --help
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem -D__GNUC__ '-D__asm__(reg)=' \
 		-Ikernel -I. -Ilibc/include \

@@ -43,7 +43,9 @@
  * is -EACCES.
  *
  * OPERATIONS (argument in word 1 -> result in word 1 / the buffer). The
- * list of them, with each one's level and buffers, is abi/traced_ops.def.
+ * list of them, with each one's level, words and buffers, is
+ * abi/traced_ops.def; `make` writes it as a table, with each one's client
+ * stub (libc/include/trace_client.h), to build/docs/traced_ops.md.
  *   STATUS   -                -> struct traced_status
  *   ENABLE   category bits    -> the mask in force afterwards
  *   DISABLE  category bits    -> the mask in force afterwards
@@ -238,7 +240,7 @@
 
 /* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
 enum {
-#define TRACED_OP(nr, NAME, LEVEL, request, reply) TRACED_OP_##NAME = nr,
+#define TRACED_OP(nr, NAME, name, LEVEL, arg, request, reply, result) TRACED_OP_##NAME = nr,
 #include "abi/traced_ops.def"
 #undef TRACED_OP
 	TRACED_OP_LIMIT /* one past the highest operation */

@@ -252,14 +252,14 @@ static const struct filter_key keys[] = {
     {"cpu", "N", key_cpu, TRACED_F_CPUS, true, 0},
     {"pid", "N", key_id, TRACED_F_PID, false, 0},
     {"tid", "N", key_id, TRACED_F_TID, false, 0},
-    {"tree", "N", key_id, TRACED_F_PID | TRACED_F_TREE, false, 0},
+    {"tree", "N", key_id, TRACED_F_PID | TRACED_F_TREE, false, TTRACE_FILTER_WHOLE},
     {"comm", "NAME", key_comm, 0, false, TTRACE_FILTER_COMM},
     {"kind", "NAME,...", key_kind, TRACED_F_KINDS, true, 0},
     {"cat", "NAME,...", key_cat, TRACED_F_CATS, true, 0},
-    {"last", "N", key_count, TRACED_F_LAST, false, 0},
-    {"count", "N", key_count, TRACED_F_COUNT, false, 0},
-    {"since", "SECONDS", key_time, TRACED_F_SINCE, false, 0},
-    {"until", "SECONDS", key_time, TRACED_F_UNTIL, false, 0},
+    {"last", "N", key_count, TRACED_F_LAST, false, TTRACE_FILTER_WHOLE},
+    {"count", "N", key_count, TRACED_F_COUNT, false, TTRACE_FILTER_WHOLE},
+    {"since", "SECONDS", key_time, TRACED_F_SINCE, false, TTRACE_FILTER_WHOLE},
+    {"until", "SECONDS", key_time, TRACED_F_UNTIL, false, TTRACE_FILTER_WHOLE},
 };
 
 #define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -404,9 +404,14 @@ bool ttrace_filter_match(const struct traced_filter *f, const struct ttrace_reco
 	    (r->kind >= KINDS_MAX || !(f->kinds[r->kind / 64] >> (r->kind % 64) & 1))) {
 		return false;
 	}
-	return !((fl & TRACED_F_CPUS && !(f->cpus >> r->cpu & 1)) ||
+	return !(!ttrace_filter_cpu(f, r->cpu) ||
 		 (fl & TRACED_F_PID && !(fl & TRACED_F_TREE ? in_tree : r->pid == f->pid)) ||
 		 (fl & TRACED_F_TID && r->tid != f->tid));
+}
+
+bool ttrace_filter_cpu(const struct traced_filter *f, uint32_t cpu)
+{
+	return !(f->flags & TRACED_F_CPUS) || f->cpus >> cpu & 1;
 }
 
 bool ttrace_filter_in_window(const struct traced_filter *f, uint64_t ns)

@@ -26,10 +26,20 @@
 /* The longest comm= a filter holds: a program name as the aux ring keeps it. */
 #define TTRACE_FILTER_COMM_MAX 64
 
-/* Keys a caller may leave out of what it accepts. */
-#define TTRACE_FILTER_COMM  0x1u /* comm=NAME (a reader that knows the names) */
-#define TTRACE_FILTER_GUEST 0x0u /* what traced decides: every key but comm= */
-#define TTRACE_FILTER_HOST  TTRACE_FILTER_COMM
+/*
+ * Keys a caller may leave out of what it accepts. A reader of a stream
+ * that has no end yet (spoor-trace follow of a growing recording) decides
+ * each event as it comes, so it leaves out the keys that need the whole
+ * window: tree= (who spawned whom, which a later record may tell), last=
+ * and count= (positions in the window), since= and until= (a loss stays by
+ * the time of its CPU's next event, abi/trace_file.h LOSS PLACEMENT, which
+ * may not have arrived).
+ */
+#define TTRACE_FILTER_COMM   0x1u /* comm=NAME (a reader that knows the names) */
+#define TTRACE_FILTER_WHOLE  0x2u /* tree= last= count= since= until= (a whole window) */
+#define TTRACE_FILTER_GUEST  TTRACE_FILTER_WHOLE /* what traced decides: every key but comm= */
+#define TTRACE_FILTER_HOST   (TTRACE_FILTER_COMM | TTRACE_FILTER_WHOLE) /* a saved file */
+#define TTRACE_FILTER_STREAM TTRACE_FILTER_COMM /* a recording as it grows */
 
 struct ttrace_filter {
 	struct traced_filter f; /* what traced decides */
@@ -66,6 +76,9 @@ int ttrace_filter_categories(const char *list, uint64_t *mask, char *why, size_t
  */
 bool ttrace_filter_match(const struct traced_filter *f, const struct ttrace_record *r,
 			 bool in_tree);
+
+/* Whether f's cpu= leaves cpu in (its losses show, as its events may). */
+bool ttrace_filter_cpu(const struct traced_filter *f, uint32_t cpu);
 
 /* Whether ns (since boot) is in f's since= and until= window. */
 bool ttrace_filter_in_window(const struct traced_filter *f, uint64_t ns);

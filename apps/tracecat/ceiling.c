@@ -25,8 +25,10 @@ static int map_area(struct ttrace_area *a)
 {
 	struct cap_info info;
 	char why[160];
-	long slot = traced_map_cap();
-	long base = slot < 0 ? slot : sys_trace_map((int)slot, TTRACE_MAP_AREA, NULL);
+	uint32_t slot;
+	long base = traced_call_map(&slot);
+
+	base = base < 0 ? base : sys_trace_map((int)slot, TTRACE_MAP_AREA, NULL);
 	long err = base < 0 ? base : sys_cap_identify((int)slot, &info);
 
 	if (err) {

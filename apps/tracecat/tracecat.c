@@ -164,7 +164,7 @@ static int record(const struct traced_filter *f, const struct options *o)
 		return 2;
 	}
 	strcpy(req.name, o->record);
-	long err = traced_request(TRACED_OP_RECORD, 0, &req, sizeof(req), &r, sizeof(r), NULL);
+	long err = traced_call_record(&req, &r);
 	if (err) {
 		printf("tracecat: traced refused the recording: %s%s\n", strerror((int)-err),
 		       err == -EACCES ? " (it needs the control level: run -t)" : "");
@@ -174,7 +174,7 @@ static int record(const struct traced_filter *f, const struct options *o)
 	for (uint64_t waited = 0; !o->pause_ns || waited < o->pause_ns; waited += FOLLOW_POLL_NS) {
 		sys_sleep_ns(FOLLOW_POLL_NS);
 	}
-	err = traced_request(TRACED_OP_REC_STOP, 0, NULL, 0, &r, sizeof(r), NULL);
+	err = traced_call_rec_stop(&r);
 	if (err) {
 		printf("tracecat: the recording ended badly: %s\n", strerror((int)-err));
 		return 1;
@@ -323,7 +323,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct traced_status st;
-	long err = traced_status(&st);
+	long err = traced_call_status(&st);
 	if (err) {
 		printf("tracecat: traced: %s\n", strerror((int)-err));
 		return 1;

@@ -32,23 +32,60 @@ void traced_use(int slot);
  * A request traced died with is sent again to the traced init restarts
  * (an UNREGISTER that had taken effect then answers -ENOENT). Returns 0,
  * traced's error, -ENOENT if there is no traced, -ETIMEDOUT if it did not
- * answer in TRACED_TIMEOUT_NS, or another IPC error.
+ * answer in TRACED_TIMEOUT_NS, or another IPC error. The typed stubs below
+ * are the way to ask; this one sends what no stub would (the tests'
+ * malformed requests).
  */
 long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
 		    size_t reply_max, uint64_t *result);
 
 /*
- * An operation that sends no body and takes no reply buffer: only arg,
- * and word 1 of the answer in *result (unless NULL). Returns as
- * traced_request().
+ * The stubs: traced_call_<name>() for each operation of
+ * abi/traced_ops.def but those whose reply is PAGES (the pager's, below),
+ * its parameters made from the list's columns, in this order:
+ *   arg WORD(what)         uint64_t what: word 1 of the request
+ *   request TEXT           const char *text: its bytes, without the NUL
+ *   request STRUCT(tag)    const struct tag *req
+ *   request FRAME(tag)     const struct tag *req, uint32_t frame: the
+ *                          slot of the frame a copy of which goes along
+ *   reply STRUCT(tag)      struct tag *reply: filled on success
+ *   reply CAP              uint32_t *cap: the slot of the capability the
+ *                          reply carried, the caller's to keep (-EPROTO
+ *                          when traced sent none)
+ *   result WORD(what)      uint64_t *what: word 1 of the reply (may be NULL)
+ * e.g. long traced_call_enable(uint64_t cats, uint64_t *mask). Each
+ * returns as traced_request(), and any capability a reply carries that
+ * the stub does not give out is deleted.
  */
-long traced_op(uint32_t op, uint64_t arg, uint64_t *result);
-
-/* MAP: the slot of a read-only trace-read capability, or -E* as traced_request(). */
-long traced_map_cap(void);
-
-/* STATUS into *st. Returns as traced_request(). */
-long traced_status(struct traced_status *st);
+#define TRACED_P_NONE
+#define TRACED_P_WORD(what)  , uint64_t what
+#define TRACED_P_TEXT	     , const char *text
+#define TRACED_P_STRUCT(tag) , const struct tag *req
+#define TRACED_P_FRAME(tag)  , const struct tag *req, uint32_t frame
+#define TRACED_R_NONE
+#define TRACED_R_STRUCT(tag) , struct tag *reply
+#define TRACED_R_CAP	     , uint32_t *cap
+#define TRACED_W_NONE
+#define TRACED_W_WORD(what) , uint64_t *what
+/* The parameters without the first one's comma. */
+#define TRACED_PARAMS(...)	   TRACED_PARAMS_(__VA_ARGS__)
+#define TRACED_PARAMS_(first, ...) __VA_ARGS__
+#define TRACED_STUB(name, ...)	   long traced_call_##name(TRACED_PARAMS(__VA_ARGS__))
+/* 1 when an operation has a stub, by its reply: all but PAGES. */
+#define TRACED_STUBBED_NONE	   1
+#define TRACED_STUBBED_STRUCT(tag) 1
+#define TRACED_STUBBED_CAP	   1
+#define TRACED_STUBBED_PAGES	   0
+/* TRACED_IF(c)(text): text when c is 1, nothing when 0. */
+#define TRACED_IF(c)	 TRACED_IF_(c)
+#define TRACED_IF_(c)	 TRACED_IF_##c
+#define TRACED_IF_1(...) __VA_ARGS__
+#define TRACED_IF_0(...)
+#define TRACED_OP(nr, NAME, name, LEVEL, arg, request, reply, result)                              \
+	TRACED_IF(TRACED_STUBBED_##reply)                                                          \
+	(TRACED_STUB(name, TRACED_P_##arg TRACED_P_##request TRACED_R_##reply TRACED_W_##result);)
+#include "abi/traced_ops.def"
+#undef TRACED_OP
 
 /*
  * The trace area's CPU count, asked of traced once (STATUS) and then

@@ -68,13 +68,13 @@ int __libc_file_write(struct file *f, const char *s, size_t len);
 extern const char *__libc_progname;
 
 /*
- * One request to traced (trace_client.h's traced_request). *cap goes in
- * as the slot of a capability the request carries (a copy with the read
- * and write rights goes along), or IPC_NO_CAP; it comes out as the
- * capability the reply carries, if any (IPC_NO_CAP if none), for the
- * caller to keep or delete.
+ * One request to traced (trace_client.h's traced_request() and stubs):
+ * frame, the slot of a capability the request carries (a copy with the
+ * read and write rights goes along) or IPC_NO_CAP. A capability the reply
+ * carries goes to *cap when cap is not NULL (and without one the request
+ * fails with -EPROTO); otherwise it is deleted.
  */
-long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
-			size_t reply_max, uint64_t *result, uint32_t *cap);
+long __libc_traced_stub(uint32_t op, uint64_t arg, const void *body, size_t len, uint32_t frame,
+			void *reply, size_t reply_max, uint32_t *cap, uint64_t *result);
 
 #endif

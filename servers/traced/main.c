@@ -286,7 +286,8 @@ static const struct op {
 	int (*run)(const struct request *, struct reply *);
 	uint32_t level;
 } ops[] = {
-#define TRACED_OP(nr, NAME, LEVEL, request, reply) [nr] = {HANDLER_##NAME, TRACED_LEVEL_##LEVEL},
+#define TRACED_OP(nr, NAME, name, LEVEL, arg, request, reply, result)                              \
+	[nr] = {HANDLER_##NAME, TRACED_LEVEL_##LEVEL},
 #include "abi/traced_ops.def"
 #undef TRACED_OP
 };

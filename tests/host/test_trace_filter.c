@@ -42,6 +42,10 @@ static const struct parse_row parse_rows[] = {
     {{"kind=nosuch"}, TTRACE_FILTER_GUEST, -EINVAL, 0, "unknown kind 'nosuch'"},
     {{"cat=memory"}, TTRACE_FILTER_GUEST, -EINVAL, 0, "unknown category 'memory'"},
     {{"cpu"}, TTRACE_FILTER_GUEST, -EINVAL, 0, "bad filter 'cpu'"},
+    {{"cpu=1", "tid=4", "comm=init"}, TTRACE_FILTER_STREAM, 0, TRACED_F_CPUS | TRACED_F_TID, NULL},
+    {{"last=2"}, TTRACE_FILTER_STREAM, -EINVAL, 0, "unknown filter 'last' (known: cpu= pid= tid="},
+    {{"since=1"}, TTRACE_FILTER_STREAM, -EINVAL, 0, "unknown filter 'since'"},
+    {{"tree=1"}, TTRACE_FILTER_STREAM, -EINVAL, 0, "unknown filter 'tree'"},
 };
 
 static int count_words(const char *const *w)

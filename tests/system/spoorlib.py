@@ -47,12 +47,18 @@ COMMAND_TIMEOUT = 60
 EXIT_POWER_OFF = 0
 EXIT_KERNEL_FAILURE = 3
 
-# The programs only tests use (tests/programs/), loaded into every image
-# the tests boot; `make run` boots without them. echo is a server init
-# starts and keeps.
-TEST_MODULES = ("spin", "fault", "captest", "sysfuzz", "echo server", "ipctest", "tracecap",
-                "tracegen", "tracedfuzz", "tracescope", "edges", "churn", "traceflip",
-                "tracebulk", "memhog", "hotspot", "stackbad")
+
+def read_test_modules():
+    """The module strings of the programs only tests use (tests/programs/) that every
+    image the tests boot carries: the Makefile's TEST_MODULES, which make writes to
+    build/tests/modules. `make run` boots without them."""
+    path = BUILD / "tests" / "modules"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: make test-system PYTHON=true writes it")
+    return tuple(path.read_text().splitlines())
+
+
+TEST_MODULES = read_test_modules()
 
 
 class KernelPanic(AssertionError):

@@ -6,14 +6,18 @@
  * prints last. It reads only what was appended, waits for a file that
  * is not there yet and starts over with one that was replaced, as
  * `tail -F` does. NAME alone is build/traces/NAME.spoor. FILTERS are the
- * words of `trace dump` that make sense for a file growing on the host:
- * cpu=N (given twice, both), pid=N, cat=LIST and kind=LIST; loss lines
- * of the CPUs shown always show.
+ * words of `trace dump` that an event can be decided by as it arrives
+ * (common/trace_filter.h, TTRACE_FILTER_STREAM: cpu= pid= tid= comm= kind=
+ * cat=), parsed and matched by the code every other subcommand uses;
+ * loss lines of the CPUs shown always show.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_FOLLOW_H
 #define SPOOR_TOOLS_SPOOR_TRACE_FOLLOW_H
 
-#define FOLLOW_FILTERS "filters: cpu=N pid=N cat=LIST kind=LIST"
+#include "common/trace_filter.h"
+
+/* The FILTERS keys follow takes (TTRACE_FILTER_*). */
+#define FOLLOW_FILTERS TTRACE_FILTER_STREAM
 
 /*
  * Runs follow on argv[0..argc): FILTERS, then NAME or FILE. Returns the

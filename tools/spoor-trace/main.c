@@ -58,7 +58,12 @@ struct command {
 	const char *name;
 	int nargs; /* after the subcommand: FILE and the output, if any */
 	const char *usage;
-	const char *note; /* said after the usage, or "" */
+	/*
+	 * The FILTERS keys it takes (TTRACE_FILTER_*): a saved file's
+	 * (TTRACE_FILTER_HOST, "[FILTERS]" after the usage), or others, which
+	 * the usage lists.
+	 */
+	uint32_t filters;
 	int (*run)(struct tview *v, const char *file, const char *out);
 	/*
 	 * NULL, or takes the command's options out of argv[2..argc) and
@@ -339,32 +344,33 @@ static int run_info(struct tview *v, const char *file, const char *out)
 
 static const struct command commands[] = {
     /* the lines `trace dump` prints */
-    {"text", 1, "FILE", "", run_text, NULL, NULL, false},
+    {"text", 1, "FILE", TTRACE_FILTER_HOST, run_text, NULL, NULL, false},
     /* a recording's events as they arrive (follow.h) */
-    {"follow", 0, "[FILTERS] NAME|FILE", "   (" FOLLOW_FILTERS ")", NULL, NULL, follow_run, false},
+    {"follow", 0, "[FILTERS] NAME|FILE", FOLLOW_FILTERS, NULL, NULL, follow_run, false},
     /* a CTF 1.8 trace (babeltrace2, Trace Compass) */
-    {"ctf", 2, "FILE DIR", "", run_ctf, NULL, NULL, false},
+    {"ctf", 2, "FILE DIR", TTRACE_FILTER_HOST, run_ctf, NULL, NULL, false},
     /* Trace Event JSON (ui.perfetto.dev) */
-    {"perfetto", 2, "FILE OUT.json", "", run_perfetto, NULL, NULL, false},
+    {"perfetto", 2, "FILE OUT.json", TTRACE_FILTER_HOST, run_perfetto, NULL, NULL, false},
     /* ftrace's trace.dat (trace-cmd report, KernelShark; tracedat.h) */
-    {"tracedat", 2, "FILE OUT.dat", "", run_tracedat, NULL, NULL, false},
+    {"tracedat", 2, "FILE OUT.dat", TTRACE_FILTER_HOST, run_tracedat, NULL, NULL, false},
     /* an SVG picture of the CPUs; the options choose the window, CPUs and processes */
-    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", "", run_timeline, timeline_options, NULL,
-     false},
+    {"timeline", 2, TIMELINE_OPTS_USAGE " FILE OUT.svg", TTRACE_FILTER_HOST, run_timeline,
+     timeline_options, NULL, false},
     /* where the samples' time went, per function (report.h) */
-    {"report", 1, "[--idle] FILE", "", run_report, report_options, NULL, false},
+    {"report", 1, "[--idle] FILE", TTRACE_FILTER_HOST, run_report, report_options, NULL, false},
     /* the stacks as a pprof profile (go tool pprof; pprof.h) */
-    {"pprof", 2, "FILE OUT.pb.gz", "", run_pprof, NULL, NULL, false},
+    {"pprof", 2, "FILE OUT.pb.gz", TTRACE_FILTER_HOST, run_pprof, NULL, NULL, false},
     /* a flame graph (SVG) of the stacks, or their folded text (flame.h); standard output without
        OUT */
-    {"flamegraph", 2, "[--folded] [--idle] FILE [OUT.svg]", "", run_flamegraph, flame_options, NULL,
-     true},
+    {"flamegraph", 2, "[--folded] [--idle] FILE [OUT.svg]", TTRACE_FILTER_HOST, run_flamegraph,
+     flame_options, NULL, true},
     /* what the file holds: CPUs, span, ledger, kinds, programs (info.h) */
-    {"info", 1, "FILE", "", run_info, NULL, NULL, false},
+    {"info", 1, "FILE", TTRACE_FILTER_HOST, run_info, NULL, NULL, false},
     /* the shell's trace stats: counts of each kind and latency percentiles (stats.h) */
-    {"stats", 1, "FILE", "", run_stats, NULL, NULL, false},
+    {"stats", 1, "FILE", TTRACE_FILTER_HOST, run_stats, NULL, NULL, false},
     /* the shell's trace hist: one measure's log2 histogram (stats.h) */
-    {"hist", 1, "FILE MEASURE [KEY=VALUE] [path=P]", "", run_stats, hist_options, NULL, false},
+    {"hist", 1, "FILE MEASURE [KEY=VALUE] [path=P]", TTRACE_FILTER_HOST, run_stats, hist_options,
+     NULL, false},
 };
 
 static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
@@ -372,14 +378,20 @@ static const size_t ncommands = sizeof(commands) / sizeof(commands[0]);
 /* A subcommand that writes an output file takes -f, which lets it replace one. */
 static void print_usage(FILE *to)
 {
+	char filters[256];
+
 	for (size_t i = 0; i < ncommands; i++) {
 		const struct command *c = &commands[i];
 
-		fprintf(to, "%s %s%s %s %s%s%s\n", i ? "      " : "usage:", prog,
-			c->nargs > 1 ? " [-f]" : "", c->name, c->usage, c->run ? " [FILTERS]" : "",
-			c->note);
+		fprintf(to, "%s %s%s %s %s", i ? "      " : "usage:", prog,
+			c->nargs > 1 ? " [-f]" : "", c->name, c->usage);
+		if (c->filters == TTRACE_FILTER_HOST) {
+			fputs(" [FILTERS]\n", to);
+		} else {
+			ttrace_filter_usage(filters, sizeof(filters), c->filters);
+			fprintf(to, "   (filters: %s)\n", filters);
+		}
 	}
-	char filters[256];
 	ttrace_filter_usage(filters, sizeof(filters), TTRACE_FILTER_HOST);
 	fprintf(to,
 		"       %s -h|--help\n"
@@ -489,8 +501,8 @@ int main(int argc, char **argv)
 	}
 	struct ttrace_filter flt;
 	struct tselect sel = {0};
-	if (nfilters && ttrace_filter_parse(nfilters, filters, f.hdr.num_cpus, TTRACE_FILTER_HOST,
-					    &flt, why, sizeof(why))) {
+	if (nfilters && ttrace_filter_parse(nfilters, filters, f.hdr.num_cpus, cmd->filters, &flt,
+					    why, sizeof(why))) {
 		fprintf(stderr, "%s: %s: %s\n", prog, cmd->name, why);
 		status = EXIT_BAD_INPUT;
 	} else if (nfilters && tselect_make(&sel, &v, &flt)) {

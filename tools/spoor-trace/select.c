@@ -118,19 +118,19 @@ struct walk {
 	size_t nmarkers;
 };
 
-static bool passes(struct walk *w, const struct ttrace_record *r)
+bool tselect_passes(struct tview *v, const struct ttrace_filter *flt, const struct ttrace_record *r,
+		    bool in_tree)
 {
-	const struct traced_filter *f = &w->flt->f;
+	const struct traced_filter *f = &flt->f;
 
-	return ttrace_filter_match(f, r, pids_has(&w->tree, r->pid)) &&
-	       ttrace_filter_in_window(f, tview_ns(w->v, r->ts)) &&
-	       (!w->flt->has_comm ||
-		!strcmp(ttrace_decoder_comm(&w->v->dec, r->pid), w->flt->comm));
+	return ttrace_filter_match(f, r, in_tree) &&
+	       ttrace_filter_in_window(f, tview_ns(v, r->ts)) &&
+	       (!flt->has_comm || !strcmp(ttrace_decoder_comm(&v->dec, r->pid), flt->comm));
 }
 
-static bool cpu_chosen(const struct traced_filter *f, uint32_t cpu)
+static bool passes(struct walk *w, const struct ttrace_record *r)
 {
-	return !(f->flags & TRACED_F_CPUS) || f->cpus >> cpu & 1;
+	return tselect_passes(w->v, w->flt, r, pids_has(&w->tree, r->pid));
 }
 
 static int tree_make(struct walk *w)
@@ -194,7 +194,7 @@ static int survey(struct walk *w, uint64_t *passing)
 		for (size_t m = first[r->cpu]; m < w->nmarkers; m++) {
 			struct marker *k = &w->markers[m];
 			if (k->cpu == r->cpu && !k->decided) {
-				k->keep = cpu_chosen(f, r->cpu) &&
+				k->keep = ttrace_filter_cpu(f, r->cpu) &&
 					  ttrace_filter_in_window(f, tview_ns(w->v, r->ts));
 				k->decided = true;
 			}
@@ -205,7 +205,7 @@ static int survey(struct walk *w, uint64_t *passing)
 	for (size_t m = 0; m < w->nmarkers; m++) {
 		struct marker *k = &w->markers[m];
 		if (!k->decided) {
-			k->keep = cpu_chosen(f, k->cpu) && !(f->flags & TRACED_F_UNTIL);
+			k->keep = ttrace_filter_cpu(f, k->cpu) && !(f->flags & TRACED_F_UNTIL);
 		}
 	}
 	return 0;

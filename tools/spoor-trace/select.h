@@ -17,6 +17,7 @@
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_SELECT_H
 #define SPOOR_TOOLS_SPOOR_TRACE_SELECT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/trace_filter.h"
@@ -37,5 +38,13 @@ struct tselect {
 int tselect_make(struct tselect *s, struct tview *v, const struct ttrace_filter *flt);
 
 void tselect_free(struct tselect *s);
+
+/*
+ * Whether event r passes every test of flt but count= and last= (which
+ * are positions in a window), decided with v's decoder (comm=) and clock;
+ * in_tree says whether r's pid is tree='s (read only with tree=).
+ */
+bool tselect_passes(struct tview *v, const struct ttrace_filter *flt, const struct ttrace_record *r,
+		    bool in_tree);
 
 #endif

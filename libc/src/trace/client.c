@@ -31,8 +31,12 @@ static long slot_get(void)
 	return traced_slot;
 }
 
-long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
-			size_t reply_max, uint64_t *result, uint32_t *cap)
+/*
+ * One request: *cap goes in as the capability it carries, or IPC_NO_CAP,
+ * and comes out as the one the reply carries, or IPC_NO_CAP.
+ */
+static long call(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+		 size_t reply_max, uint64_t *result, uint32_t *cap)
 {
 	struct ipc_regs m = {.info = IPC_INFO(op, 2)};
 	struct ipc_extra x = {
@@ -77,55 +81,27 @@ long __libc_traced_call(uint32_t op, uint64_t arg, const void *body, size_t len,
 	return (long)(int64_t)m.words[0];
 }
 
-long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
-		    size_t reply_max, uint64_t *result)
+long __libc_traced_stub(uint32_t op, uint64_t arg, const void *body, size_t len, uint32_t frame,
+			void *reply, size_t reply_max, uint32_t *cap, uint64_t *result)
 {
-	uint32_t cap = IPC_NO_CAP;
-	long err = __libc_traced_call(op, arg, body, len, reply, reply_max, result, &cap);
+	uint32_t got = frame;
+	long err = call(op, arg, body, len, reply, reply_max, result, &got);
 
-	if (cap != IPC_NO_CAP) {
-		sys_cap_delete((int)cap); /* only MAP sends one */
+	if (!err && cap && got == IPC_NO_CAP) {
+		err = -EPROTO; /* an operation whose reply carries one always does */
+	}
+	if (got != IPC_NO_CAP && (err || !cap)) {
+		sys_cap_delete((int)got);
+	} else if (!err && cap) {
+		*cap = got;
 	}
 	return err;
 }
 
-long traced_op(uint32_t op, uint64_t arg, uint64_t *result)
+long traced_request(uint32_t op, uint64_t arg, const void *body, size_t len, void *reply,
+		    size_t reply_max, uint64_t *result)
 {
-	return traced_request(op, arg, NULL, 0, NULL, 0, result);
-}
-
-long traced_map_cap(void)
-{
-	uint32_t cap = IPC_NO_CAP;
-	long err = __libc_traced_call(TRACED_OP_MAP, 0, NULL, 0, NULL, 0, NULL, &cap);
-
-	if (!err && cap == IPC_NO_CAP) {
-		err = -EPROTO;
-	}
-	if (err && cap != IPC_NO_CAP) {
-		sys_cap_delete((int)cap);
-	}
-	return err ? err : (long)cap;
-}
-
-long traced_status(struct traced_status *st)
-{
-	return traced_request(TRACED_OP_STATUS, 0, NULL, 0, st, sizeof(*st), NULL);
-}
-
-long traced_num_cpus(void)
-{
-	static uint32_t ncpus; /* the trace area's: it never changes */
-	struct traced_status st;
-
-	if (!ncpus) {
-		long err = traced_status(&st);
-		if (err) {
-			return err;
-		}
-		ncpus = st.num_cpus;
-	}
-	return ncpus;
+	return __libc_traced_stub(op, arg, body, len, IPC_NO_CAP, reply, reply_max, NULL, result);
 }
 
 void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
@@ -191,13 +167,9 @@ long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len
 	size_t size = strings			 ? sizeof(p->req.strings)
 		      : p->op == TRACED_OP_STATS ? sizeof(p->req.stats)
 						 : sizeof(p->req.dump);
-	uint32_t cap = p->window ? p->frame : IPC_NO_CAP;
-	long err = __libc_traced_call(p->op, 0, &p->req, size, p->reply.bytes,
-				      sizeof(p->reply.bytes), NULL, &cap);
+	long err = __libc_traced_stub(p->op, 0, &p->req, size, p->window ? p->frame : IPC_NO_CAP,
+				      p->reply.bytes, sizeof(p->reply.bytes), NULL, NULL);
 
-	if (cap != IPC_NO_CAP) {
-		sys_cap_delete((int)cap); /* no page carries one */
-	}
 	if (err) {
 		return err;
 	}

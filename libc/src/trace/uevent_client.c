@@ -7,8 +7,6 @@
 #include <string.h>
 #include <trace_client.h>
 
-#include "../internal.h"
-
 static const volatile uint8_t *status_page; /* mapped on the first registration */
 
 #define STR_(x) #x
@@ -31,17 +29,10 @@ const char *trace_uevent_why(long err)
 long trace_uevent_register(const char *desc, struct trace_uevent *ev)
 {
 	uint64_t id;
-	uint32_t cap = IPC_NO_CAP;
-	long err = __libc_traced_call(TRACED_OP_REGISTER, 0, desc, strnlen(desc, IPC_BUF_MAX), NULL,
-				      0, &id, &cap);
+	uint32_t cap;
+	long err = traced_call_register(desc, &cap, &id);
 
-	if (!err && cap == IPC_NO_CAP) {
-		err = -EPROTO;
-	}
 	if (err) {
-		if (cap != IPC_NO_CAP) {
-			sys_cap_delete((int)cap);
-		}
 		return err;
 	}
 	if (!status_page) {

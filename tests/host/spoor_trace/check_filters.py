@@ -18,6 +18,9 @@ and, for each filter in FILTERS below:
 - `info` with the same words counts what that text shows: its events
   and losses, each kind's events, each program's (by pid) and each
   CPU's events and losses;
+- `follow` given the same words, when it takes them all (the keys an
+  event is decided by as it arrives), prints what `text` prints, and
+  refuses the others in one line;
 - a word that is wrong gets one line and exit status 2 on every
   subcommand.
 
@@ -49,6 +52,8 @@ FILTERS = [
     ["cpu=1", "until=0.000240"],
 ]
 BAD = [["cpu=99"], ["colour=red"], ["kind=nosuch"], ["pid=1", "tree=1"], ["comm="]]
+# The keys follow takes: those an event is decided by as it arrives (trace_filter.h).
+FOLLOW_KEYS = {"cpu", "pid", "tid", "comm", "kind", "cat"}
 
 
 def parse(text):
@@ -188,6 +193,17 @@ def check_info(tool, path, words, text):
             gone == sum(k for cpu, k in lost if cpu == c), f"info: cpu {c}: {n} {gone}"
 
 
+def check_follow(tool, path, words, text):
+    """follow with words prints the text with them, or refuses a key it does not take."""
+    r = run([tool, "follow"] + words + [path])
+    if {w.split("=", 1)[0] for w in words} <= FOLLOW_KEYS:
+        assert r.returncode == 0 and r.stdout == text, \
+            f"follow {' '.join(words)}: exit {r.returncode}, {r.stderr}\n{r.stdout}\ntext:\n{text}"
+    else:
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and not r.stdout, \
+            f"follow {' '.join(words)}: exit {r.returncode}, said {r.stderr!r}"
+
+
 def wrapper(tool, words, path):
     """A spoor-trace that adds words to every call, for the converters' checks."""
     with open(path, "w") as f:
@@ -206,6 +222,7 @@ def check(tool, reader, path, workdir):
         assert r.stdout == want, \
             f"text {' '.join(words)}:\n{r.stdout}\nthe script's filter keeps:\n{want}"
         check_info(tool, path, words, r.stdout)
+        check_follow(tool, path, words, r.stdout)
         tool_f = wrapper(tool, words, os.path.join(workdir, "filtered-spoor-trace"))
         try:
             check_file(tool_f, path, workdir)
@@ -224,6 +241,9 @@ def check(tool, reader, path, workdir):
             assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, \
                 f"{verb} {' '.join(words)}: exit {r.returncode}, said {r.stderr!r}"
             assert not any(os.path.exists(o) for o in outs), f"{verb} {' '.join(words)} left {out}"
+        r = run([tool, "follow"] + words + [path])
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and not r.stdout, \
+            f"follow {' '.join(words)}: exit {r.returncode}, said {r.stderr!r}"
 
 def main(argv):
     if len(argv) != 4:

@@ -61,7 +61,7 @@ static long save(const char *name, uint64_t *events)
 	struct traced_save_reply rep = {0};
 
 	snprintf(req.name, sizeof(req.name), "%s", name);
-	long err = traced_request(TRACED_OP_SAVE, 0, &req, sizeof(req), &rep, sizeof(rep), NULL);
+	long err = traced_call_save(&req, &rep);
 	*events = rep.events;
 	return err;
 }

@@ -172,12 +172,12 @@ int main(int argc, char **argv)
 		printf("tracebulk: cannot set up: %ld %ld %ld %ld\n", frame, big, endpoint, window);
 		return 1;
 	}
-	expect("status before", traced_status(&before), 0);
+	expect("status before", traced_call_status(&before), 0);
 	for (int i = 0; i < rounds; i++) {
 		refusals((uint32_t)frame, (const uint8_t *)window, (uint32_t)big,
 			 (uint32_t)endpoint);
 	}
-	expect("status after", traced_status(&after), 0);
+	expect("status after", traced_call_status(&after), 0);
 	expect("the ledger as it was", !memcmp(before.cpu, after.cpu, sizeof(before.cpu)), 1);
 	races();
 	whole_dump();

@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 	struct traced_cursor real;
 	static struct attempt a;
 
-	long err = traced_status(&status);
+	long err = traced_call_status(&status);
 	if (!err) {
 		err = real_cursor(&real);
 	}
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 			       a.op, got);
 			return 1;
 		}
-		err = traced_status(&now);
+		err = traced_call_status(&now);
 		/* With tracing off, not even a counter may move. */
 		if (err || now.mask != status.mask || now.mode != status.mode ||
 		    (!status.mask && memcmp(now.cpu, status.cpu, sizeof(now.cpu)))) {

@@ -27,9 +27,9 @@
 /* A kind with a stack asked for: a process's fault, which none of the test's programs has. */
 #define STACKED (1ull << TTRACE_KIND_proc_fault)
 
-static void request(uint32_t op, uint64_t arg, const char *what)
+static void request(long (*ask)(uint64_t, uint64_t *), uint64_t arg, const char *what)
 {
-	long err = traced_op(op, arg, NULL);
+	long err = ask(arg, NULL);
 
 	if (err) {
 		printf("traceflip: %s: %s\n", what, strerror((int)-err));
@@ -39,10 +39,10 @@ static void request(uint32_t op, uint64_t arg, const char *what)
 
 static void round_trip(void)
 {
-	request(TRACED_OP_ENABLE, FLIPPED, "enable");
-	request(TRACED_OP_STACK, STACKED, "stack on");
-	request(TRACED_OP_DISABLE, FLIPPED, "disable");
-	request(TRACED_OP_STACK, 0, "stack off");
+	request(traced_call_enable, FLIPPED, "enable");
+	request(traced_call_stack, STACKED, "stack on");
+	request(traced_call_disable, FLIPPED, "disable");
+	request(traced_call_stack, 0, "stack off");
 }
 
 int main(void)

@@ -73,7 +73,7 @@ static void expect_unchanged(const char *what, const struct traced_status *befor
 {
 	struct traced_status now;
 
-	expect("status after refusals", traced_status(&now), 0);
+	expect("status after refusals", traced_call_status(&now), 0);
 	bool same = now.mask == before->mask && now.mode == before->mode &&
 		    now.tracking == before->tracking &&
 		    !memcmp(now.cpu, before->cpu, sizeof(now.cpu));
@@ -87,7 +87,7 @@ static void refusals(const char *other_event, bool may_read)
 	struct traced_strings_request listing = {0};
 	struct traced_status before;
 
-	expect("status before refusals", traced_status(&before), 0);
+	expect("status before refusals", traced_call_status(&before), 0);
 	const struct {
 		const char *what;
 		uint32_t op;
@@ -146,18 +146,16 @@ static void own_event(void)
 	const char name[] = "tracescope_own";
 
 	expect("register its own event", trace_uevent_register("tracescope_own u32 n", &ev), 0);
-	expect("unregister it while holding it",
-	       traced_request(TRACED_OP_UNREGISTER, 0, name, strlen(name), NULL, 0, NULL), -EBUSY);
+	expect("unregister it while holding it", traced_call_unregister(name), -EBUSY);
 	expect("release it", trace_uevent_release(&ev), 0);
-	expect("unregister it once released",
-	       traced_request(TRACED_OP_UNREGISTER, 0, name, strlen(name), NULL, 0, NULL), -ENOENT);
+	expect("unregister it once released", traced_call_unregister(name), -ENOENT);
 }
 
 static int mode_self(const char *other_event)
 {
 	struct traced_status st;
 
-	expect("status", traced_status(&st), 0);
+	expect("status", traced_call_status(&st), 0);
 	expect("the level traced sees", st.level, TRACED_LEVEL_SELF);
 	expect("the pid traced sees", st.pid, sys_getpid());
 	refusals(other_event, false);
@@ -238,7 +236,7 @@ static int mode_read(const char *other_event)
 	struct traced_status st;
 	struct tally t = {0};
 
-	expect("status", traced_status(&st), 0);
+	expect("status", traced_call_status(&st), 0);
 	expect("the level traced sees", st.level, TRACED_LEVEL_READ);
 	tally_dump(&t, false);
 	expect("it reads other processes' events", t.strangers > 0, 1);
@@ -392,7 +390,7 @@ static int mode_passed(void)
 	struct traced_status st;
 
 	traced_use(PASSED_SLOT);
-	expect("status through the passed capability", traced_status(&st), 0);
+	expect("status through the passed capability", traced_call_status(&st), 0);
 	expect("traced sees the child's own pid", st.pid, sys_getpid());
 	expect("the level is the capability's", st.level, TRACED_LEVEL_SELF);
 	expect("minting another badge from it",

@@ -29,8 +29,7 @@ static void print_mask(const char *what, uint64_t mask)
 static bool switch_event(const char *name, bool on)
 {
 	uint64_t now;
-	long err = traced_request(on ? TRACED_OP_EVENT_ON : TRACED_OP_EVENT_OFF, 0, name,
-				  strlen(name), NULL, 0, &now);
+	long err = on ? traced_call_event_on(name, &now) : traced_call_event_off(name, &now);
 
 	if (err == -ENOENT || err == -EINVAL) {
 		printf("trace: no user event '%s' (see trace events)\n", name);
@@ -83,7 +82,7 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 		printf("trace: %s\n", why);
 		return;
 	}
-	if (verb_failed(traced_op(on ? TRACED_OP_ENABLE : TRACED_OP_DISABLE, mask, &now))) {
+	if (verb_failed(on ? traced_call_enable(mask, &now) : traced_call_disable(mask, &now))) {
 		return;
 	}
 	char what[CATEGORIES_MAX + 16];
@@ -116,7 +115,7 @@ void control_clear(const struct verb *verb, int argc, char **argv)
 		verb_usage(verb);
 		return;
 	}
-	long err = traced_op(TRACED_OP_CLEAR, 0, &now);
+	long err = traced_call_clear(&now);
 	if (err == -EBUSY) {
 		printf("trace: a recording is running (trace record stop ends it); a clear would "
 		       "take events it counts\n");
@@ -134,7 +133,7 @@ void control_mode(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	mode = strcmp(argv[1], "drop") ? TTRACE_MODE_OVERWRITE : TTRACE_MODE_DROP;
-	if (!verb_failed(traced_op(TRACED_OP_MODE, mode, NULL))) {
+	if (!verb_failed(traced_call_mode(mode, NULL))) {
 		printf("trace: mode %s\n", argv[1]);
 	}
 }
@@ -155,11 +154,11 @@ void control_echo(const struct verb *verb, int argc, char **argv)
 		printf("trace: %s\n", why);
 		return;
 	}
-	if (verb_failed(traced_status(&st))) {
+	if (verb_failed(traced_call_status(&st))) {
 		return;
 	}
 	uint64_t echo = on ? st.echo | cats : st.echo & ~cats;
-	if (verb_failed(traced_op(TRACED_OP_ECHO, echo, NULL))) {
+	if (verb_failed(traced_call_echo(echo, NULL))) {
 		return;
 	}
 	ttrace_category_format(echo, names, sizeof(names));
@@ -178,7 +177,7 @@ void control_self(const struct verb *verb, int argc, char **argv)
 		verb_usage(verb);
 		return;
 	}
-	if (!verb_failed(traced_op(TRACED_OP_SELF, on, NULL))) {
+	if (!verb_failed(traced_call_self(on))) {
 		printf("trace: self %s: traced's own events are %s\n", argv[1],
 		       on ? "recorded" : "left out");
 	}

@@ -90,8 +90,10 @@ void prof_stack(const struct verb *verb, int argc, char **argv)
 	if (argc == 3 && !kinds_parse(argv[2], &kinds)) {
 		return;
 	}
-	uint32_t op = on ? TRACED_OP_STACK_ON : argc == 3 ? TRACED_OP_STACK_OFF : TRACED_OP_STACK;
-	if (verb_failed(traced_op(op, kinds, NULL)) || verb_failed(traced_status(&st))) {
+	long (*ask)(uint64_t, uint64_t *) = on		? traced_call_stack_on
+					    : argc == 3 ? traced_call_stack_off
+							: traced_call_stack;
+	if (verb_failed(ask(kinds, NULL)) || verb_failed(traced_call_status(&st))) {
 		return;
 	}
 	if (!st.stack_kinds) {
@@ -152,12 +154,12 @@ void prof_profile(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	if (argc == 2 && !strcmp(argv[1], "off")) {
-		if (!verb_failed(traced_op(TRACED_OP_PROFILE, 0, NULL))) {
+		if (!verb_failed(traced_call_profile(0, NULL))) {
 			printf("trace: profiler off\n");
 		}
 		return;
 	}
-	if (verb_failed(traced_status(&st))) {
+	if (verb_failed(traced_call_status(&st))) {
 		return;
 	}
 	if (argc >= 2) {
@@ -182,7 +184,7 @@ void prof_profile(const struct verb *verb, int argc, char **argv)
 		all = false;
 	}
 	uint32_t cpus = all ? (uint32_t)((1ull << st.num_cpus) - 1) : 1u << cpu;
-	long err = traced_op(TRACED_OP_PROFILE, TTRACE_PROFILE_ARG(hz, cpus), NULL);
+	long err = traced_call_profile(TTRACE_PROFILE_ARG(hz, cpus), NULL);
 	if (verb_failed(err)) {
 		return;
 	}

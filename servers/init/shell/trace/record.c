@@ -40,7 +40,7 @@ void record_status(void)
 {
 	struct traced_record_status r;
 
-	if (traced_request(TRACED_OP_REC_STATUS, 0, NULL, 0, &r, sizeof(r), NULL) || !r.name[0]) {
+	if (traced_call_rec_status(&r) || !r.name[0]) {
 		return; /* none yet: no line */
 	}
 	print_totals(r.active ? "recording:" : "last recording:", &r);
@@ -56,10 +56,10 @@ static void stop(void)
 	/* Off before the last drain: what they would write after the stop is not the recording's.
 	 */
 	if (added) {
-		traced_op(TRACED_OP_DISABLE, added, NULL);
+		traced_call_disable(added, NULL);
 		added = 0;
 	}
-	long err = traced_request(TRACED_OP_REC_STOP, 0, NULL, 0, &r, sizeof(r), NULL);
+	long err = traced_call_rec_stop(&r);
 	if (err == -ENOENT) {
 		printf("trace: nothing is recording\n");
 		return;
@@ -96,7 +96,7 @@ void record_verb(const struct verb *verb, int argc, char **argv)
 	if (!req.name[0]) {
 		snprintf(req.name, sizeof(req.name), "record-%u", ++records);
 	}
-	if (verb_failed(traced_status(&st))) {
+	if (verb_failed(traced_call_status(&st))) {
 		return;
 	}
 	if (!(st.mask | cats)) {
@@ -105,13 +105,13 @@ void record_verb(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	uint64_t adding = cats & ~st.mask;
-	if (adding && verb_failed(traced_op(TRACED_OP_ENABLE, adding, NULL))) {
+	if (adding && verb_failed(traced_call_enable(adding, NULL))) {
 		return;
 	}
-	long err = traced_request(TRACED_OP_RECORD, 0, &req, sizeof(req), &r, sizeof(r), NULL);
+	long err = traced_call_record(&req, &r);
 	if (err) {
 		if (adding) {
-			traced_op(TRACED_OP_DISABLE, adding, NULL);
+			traced_call_disable(adding, NULL);
 		}
 		if (err == -EBUSY) {
 			printf(

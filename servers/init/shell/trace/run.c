@@ -19,19 +19,19 @@ static void restore_tracking(const struct traced_status *st)
 {
 	uint32_t self = (uint32_t)sys_getpid();
 
-	traced_op(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL);
+	traced_call_untrack(TRACED_UNTRACK_ALL, NULL);
 	if (!st->tracking) {
 		return;
 	}
 	/* Tracking on, even if no process it tracked is left: init in and out again. */
 	bool self_tracked = false;
-	traced_op(TRACED_OP_TRACK, self, NULL);
+	traced_call_track(self, NULL);
 	for (uint32_t i = 0; i < st->ntracked && i < TRACED_TRACKED_MAX; i++) {
-		traced_op(TRACED_OP_TRACK, st->tracked[i], NULL);
+		traced_call_track(st->tracked[i], NULL);
 		self_tracked |= st->tracked[i] == self;
 	}
 	if (!self_tracked) {
-		traced_op(TRACED_OP_UNTRACK, self, NULL);
+		traced_call_untrack(self, NULL);
 	}
 }
 
@@ -80,25 +80,25 @@ void run_verb(const struct verb *verb, int argc, char **argv)
 		verb_usage(verb);
 		return;
 	}
-	if (verb_failed(traced_status(&before))) {
+	if (verb_failed(traced_call_status(&before))) {
 		return;
 	}
 	uint64_t added = cats & ~before.mask;
 	uint32_t self = (uint32_t)sys_getpid();
-	long err = traced_op(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL);
-	err = err ? err : traced_op(TRACED_OP_TRACK, self, NULL);
-	err = err || !added ? err : traced_op(TRACED_OP_ENABLE, added, NULL);
+	long err = traced_call_untrack(TRACED_UNTRACK_ALL, NULL);
+	err = err ? err : traced_call_track(self, NULL);
+	err = err || !added ? err : traced_call_enable(added, NULL);
 	int started = err ? 0
 			  : jobs_start(argv[first], argc - first, argv + first, false,
 				       TRACED_LEVEL_SELF, 0, &job);
-	traced_op(TRACED_OP_UNTRACK, self, NULL);
+	traced_call_untrack(self, NULL);
 	if (!err && !started) {
 		f.pid = job->pid;
 		jobs_launch(job); /* untracked now: the shell's line is not in its trace */
 		jobs_wait_foreground(job);
 	}
 	if (added) {
-		traced_op(TRACED_OP_DISABLE, added, NULL);
+		traced_call_disable(added, NULL);
 	}
 	restore_tracking(&before);
 	if (verb_failed(err)) {

@@ -36,7 +36,7 @@ void save_verb(const struct verb *verb, int argc, char **argv)
 	if (!req.name[0]) {
 		snprintf(req.name, sizeof(req.name), "trace-%u", ++saves);
 	}
-	long err = traced_request(TRACED_OP_SAVE, 0, &req, sizeof(req), &rep, sizeof(rep), NULL);
+	long err = traced_call_save(&req, &rep);
 	if (err == -EBUSY) {
 		printf("trace: a recording is running (trace record stop ends it); it has the "
 		       "export channel\n");

@@ -51,7 +51,7 @@ static void not_traced(uint32_t measure)
 	struct traced_status st;
 	char name[LEGEND_LIST_MAX];
 
-	if (traced_status(&st) || st.mask & measure_category[measure]) {
+	if (traced_call_status(&st) || st.mask & measure_category[measure]) {
 		return;
 	}
 	ttrace_category_format(measure_category[measure], name, sizeof(name));

@@ -41,7 +41,7 @@ void status_verb(const struct verb *verb, int argc, char **argv)
 		verb_usage(verb);
 		return;
 	}
-	if (verb_failed(traced_status(&st))) {
+	if (verb_failed(traced_call_status(&st))) {
 		return;
 	}
 	ttrace_category_format(st.mask, names, sizeof(names));

@@ -115,7 +115,7 @@ void top_verb(const struct verb *verb, int argc, char **argv)
 			return;
 		}
 	}
-	if (verb_failed(traced_status(&st))) {
+	if (verb_failed(traced_call_status(&st))) {
 		return;
 	}
 	f.kinds[TTRACE_KIND_prof_sample / 64] = 1ull << (TTRACE_KIND_prof_sample % 64);

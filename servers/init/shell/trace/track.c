@@ -34,7 +34,7 @@ static void track_pids(int argc, char **argv, bool on)
 		if (!pid_word(argv[i], &pid)) {
 			return;
 		}
-		long err = traced_op(on ? TRACED_OP_TRACK : TRACED_OP_UNTRACK, pid, NULL);
+		long err = on ? traced_call_track(pid, NULL) : traced_call_untrack(pid, NULL);
 		if (err == -ENOENT) {
 			printf("trace: no process %u\n", pid);
 			return;
@@ -62,7 +62,7 @@ void track_untrack(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	if (argc == 2 && !strcmp(argv[1], "all")) {
-		if (!verb_failed(traced_op(TRACED_OP_UNTRACK, TRACED_UNTRACK_ALL, NULL))) {
+		if (!verb_failed(traced_call_untrack(TRACED_UNTRACK_ALL, NULL))) {
 			printf("trace: tracking off: every process is traced\n");
 		}
 		return;

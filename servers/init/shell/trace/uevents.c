@@ -83,7 +83,7 @@ void uevents_unregister(const struct verb *verb, int argc, char **argv)
 			let_go = true;
 		}
 	}
-	long err = traced_request(TRACED_OP_UNREGISTER, 0, argv[1], strlen(argv[1]), NULL, 0, NULL);
+	long err = traced_call_unregister(argv[1]);
 	if ((err == -ENOENT || err == -EINVAL) && !let_go) {
 		printf("trace: no user event '%s' (see trace events)\n", argv[1]);
 	} else if (err == -EBUSY) {
