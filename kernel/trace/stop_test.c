@@ -116,8 +116,13 @@ static void fill(struct ttrace_ring *r)
 	struct ttrace_event ev = {.kind = TTRACE_KIND_test_tick, .nwords = 1, .data = &word};
 
 	for (uint32_t i = 0; i < r->entries; i++) {
+		uint64_t index;
+
 		ev.ts = rdtsc();
-		(void)ttrace_ring_write(r, &ev); /* overwrite mode, as at boot: stored */
+		/* overwrite mode, as at boot: the reservation always succeeds */
+		if (ttrace_ring_reserve(r, 1, &index)) {
+			ttrace_ring_commit(r, index, &ev);
+		}
 	}
 }
 
