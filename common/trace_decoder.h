@@ -61,7 +61,8 @@ struct ttrace_decoder {
 	 * (file.c:40)" for addr, of the kernel or of program comm, into buf
 	 * and returns true, or false to print it as hex. ret: addr is a
 	 * return address (its call is the instruction before it). NULL (as
-	 * ttrace_decoder_init() leaves it): hex. The host tools set it.
+	 * ttrace_decoder_init() leaves it): hex. The host tools set it, and
+	 * traced for kernel frames (servers/traced/kframes.h).
 	 */
 	bool (*symbolize)(void *ctx, const struct ttrace_frame *frame, char *buf, size_t size);
 	void *symbolize_ctx;
