@@ -125,9 +125,14 @@ def test_trace_on_with_a_stuck_cpu_is_refused_and_changes_nothing(boot):
                  timeout=REPORT_TIMEOUT, allow_panic=True)
     refused = "trace: nothing changed: a cpu did not stop for the tracepoints' rewrite " \
               "(stuck? cpus shows it)"
-    for line in ("trace on sched", "trace on sched", "trace stack on mem_pf", "trace profile"):
+    assert "trace: registered user event 0 'stuckdemo'" in spoor.command("trace register 'stuckdemo u32 a'")
+    for line in ("trace on sched", "trace on sched", "trace stack on mem_pf", "trace profile",
+                 "trace on user", "trace on user:stuckdemo"):
         out = spoor.command(line, timeout=60)
         assert refused in out, out
+    # The user category stayed off, and so did its events: none is left enabled.
+    out = spoor.command("trace events")
+    assert re.search(r"^\d+:stuckdemo$", out, re.MULTILINE) and "Busy: 0" in out, out
     out = spoor.command("trace status")
     assert re.search(r"^trace: mask none, ", out, re.MULTILINE), out
     assert re.search(r"^stacks: off$", out, re.MULTILINE), out
