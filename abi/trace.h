@@ -710,7 +710,10 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  *                      switch points elsewhere. -ENOENT as for TRACK.
  *   TTRACE_OP_UNQUIET  arg: a pid. Its events are recorded again.
  * It returns the mask in force afterwards, or -EINVAL for an unknown op,
- * mode or category bit. MODE (drop), TRACK, ECHO and STACK that turn the
+ * mode or category bit, or -ECPUSTUCK, having changed nothing, when an op
+ * that rewrites the tracepoints (a category on or off, the first extra on)
+ * found a CPU that did not stop for it within a bound (one stuck with
+ * interrupts masked). MODE (drop), TRACK, ECHO and STACK that turn the
  * first such setting on move the kernel's tracepoints off their straight
  * path (kernel/trace/tracepoint.h) before the change: one under way on
  * another CPU then either reserved its slot (W1) before the move and

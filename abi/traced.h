@@ -422,7 +422,10 @@ _Static_assert(sizeof(struct traced_strings_request) == 8 + 184, "abi");
  *   syscall  syscall_entry to syscall_exit of the same tid, per syscall
  *   ipc      ipc_call of a thread to the ipc_reply naming it (peer), per
  *            endpoint and path: fast if the caller's ipc_fastpath came
- *            between them, else slow
+ *            between them, else slow; a row names the program of the
+ *            thread last seen taking calls on its endpoint (an ipc_recv's
+ *            thread, a caller's ipc_fastpath peer or its ipc_slowpath
+ *            peer while its call on that endpoint is pending): the server
  *   pf       mem_pf_entry to the mem_pf of the same tid, per outcome
  *            (mapped, cow, fixup, killed)
  *   wakeup   sched_wakeup of a tid to the sched_switch that runs it, per
@@ -452,7 +455,8 @@ _Static_assert(sizeof(struct traced_strings_request) == 8 + 184, "abi");
  *   kind=mem_pf count=N
  *   measure=syscall name=clock_ns count=N unpaired=U min_us=A p50_us=B
  *     p90_us=C p99_us=D max_us=E approx=0
- *   (ipc rows: endpoint=N path=fast|slow; pf: outcome=NAME; wakeup: cpu=N)
+ *   (ipc rows: endpoint=N server=NAME path=fast|slow, NAME ? when no
+ *   thread was seen taking its calls; pf: outcome=NAME; wakeup: cpu=N)
  * and HIST, bpftrace's hist() of one measure, rows whose keys match:
  *   [0]                 12 |@@@@@@@@@@@@@@                                  |
  *   [2, 4)               3 |@@@                                             |

@@ -100,6 +100,16 @@ const struct uevent_def *ttrace_decoder_uevent(struct ttrace_decoder *d, uint32_
 	return s->found ? &s->def : NULL;
 }
 
+/* A name as a line shows it: bytes that would break the line become '?'. */
+static void tidy_name(char *name)
+{
+	for (char *p = name; *p; p++) {
+		if (*p <= ' ' || *p > '~') {
+			*p = '?';
+		}
+	}
+}
+
 const char *ttrace_decoder_comm(struct ttrace_decoder *d, uint32_t pid)
 {
 	struct ttrace_comm *c = &d->comm[pid % TTRACE_DECODER_COMMS];
@@ -112,11 +122,21 @@ const char *ttrace_decoder_comm(struct ttrace_decoder *d, uint32_t pid)
 		/* A spawn record's id: pid | parent << 32 (abi/trace.h). */
 		c->found =
 		    !aux_find(d->area, TTRACE_AUX_PROC, pid, UINT32_MAX, c->name, sizeof(c->name));
-		for (char *p = c->name; *p; p++) {
-			if (*p <= ' ' || *p > '~') {
-				*p = '?';
-			}
-		}
+		tidy_name(c->name);
 	}
 	return c->found && c->name[0] ? c->name : "?";
+}
+
+bool ttrace_decoder_thread(const struct ttrace_decoder *d, uint32_t tid, char *buf, size_t size)
+{
+	if (size < 2) {
+		return false;
+	}
+	if (aux_find(d->area, TTRACE_AUX_THREAD, tid, UINT64_MAX, buf, size) || !buf[0]) {
+		buf[0] = '?';
+		buf[1] = '\0';
+		return false;
+	}
+	tidy_name(buf);
+	return true;
 }

@@ -61,7 +61,8 @@ struct ttrace_decoder {
 	 * (file.c:40)" for addr, of the kernel or of program comm, into buf
 	 * and returns true, or false to print it as hex. ret: addr is a
 	 * return address (its call is the instruction before it). NULL (as
-	 * ttrace_decoder_init() leaves it): hex. The host tools set it.
+	 * ttrace_decoder_init() leaves it): hex. The host tools set it, and
+	 * traced for kernel frames (servers/traced/kframes.h).
 	 */
 	bool (*symbolize)(void *ctx, const struct ttrace_frame *frame, char *buf, size_t size);
 	void *symbolize_ctx;
@@ -82,6 +83,14 @@ void ttrace_decoder_init(struct ttrace_decoder *d, const struct ttrace_area *a,
  * a line are '?'.
  */
 const char *ttrace_decoder_comm(struct ttrace_decoder *d, uint32_t pid);
+
+/*
+ * The program name of thread tid into buf (NUL-terminated), from the aux
+ * record the kernel writes at every thread's start (tag THREAD): true, or
+ * false with "?" when that record was evicted. Not cached: a walk of the
+ * aux ring each call. Bytes that would break a line are '?'.
+ */
+bool ttrace_decoder_thread(const struct ttrace_decoder *d, uint32_t tid, char *buf, size_t size);
 
 /* The name of syscall nr (len bytes, no NUL in *len), or NULL if the aux has none. */
 const char *ttrace_decoder_syscall(const struct ttrace_decoder *d, uint64_t nr, size_t *len);

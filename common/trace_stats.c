@@ -195,6 +195,40 @@ static void flush_pending(struct ttrace_stats *st)
 	}
 }
 
+/* tid took a call on endpoint: the newest server of it (a full table keeps the first ones). */
+static void server_seen(struct ttrace_stats *st, uint64_t endpoint, uint32_t tid)
+{
+	struct ttrace_stats_server *free = NULL;
+
+	if (!tid) {
+		return;
+	}
+	for (uint32_t i = 0; i < TTRACE_STATS_ROWS; i++) {
+		struct ttrace_stats_server *s = &st->server[i];
+		if (s->tid && s->endpoint == endpoint) {
+			s->tid = tid;
+			return;
+		}
+		if (!s->tid && !free) {
+			free = s;
+		}
+	}
+	if (free) {
+		*free = (struct ttrace_stats_server){.endpoint = endpoint, .tid = tid};
+	}
+}
+
+/* The thread last seen taking a call on endpoint, or 0. */
+static uint32_t server_of(const struct ttrace_stats *st, uint64_t endpoint)
+{
+	for (uint32_t i = 0; i < TTRACE_STATS_ROWS; i++) {
+		if (st->server[i].tid && st->server[i].endpoint == endpoint) {
+			return st->server[i].tid;
+		}
+	}
+	return 0;
+}
+
 void ttrace_stats_event(struct ttrace_stats *st, const struct ttrace_entry *e)
 {
 	uint64_t us = us_of(st, e->ts);
@@ -214,10 +248,27 @@ void ttrace_stats_event(struct ttrace_stats *st, const struct ttrace_entry *e)
 	case TTRACE_KIND_ipc_call:
 		begin(st, e->tid, TRACED_MEASURE_IPC, us, e->data[0]);
 		break;
+	case TTRACE_KIND_ipc_recv:
+		server_seen(st, e->data[0], e->tid);
+		break;
 	case TTRACE_KIND_ipc_fastpath: {
 		struct ttrace_stats_pending *p = pending_of(st, e->tid, TRACED_MEASURE_IPC);
 		if (p) {
 			p->path = TRACED_PATH_FAST;
+		}
+		/* recorded by the caller: its peer is the server, switched to */
+		server_seen(st, e->data[0], (uint32_t)e->data[2]);
+		break;
+	}
+	case TTRACE_KIND_ipc_slowpath: {
+		/*
+		 * A caller waiting on its call wakes the server (its peer); a
+		 * server replying wakes its caller, and has no call pending on
+		 * the endpoint it receives on.
+		 */
+		struct ttrace_stats_pending *p = pending_of(st, e->tid, TRACED_MEASURE_IPC);
+		if (p && p->key == e->data[0]) {
+			server_seen(st, e->data[0], (uint32_t)e->data[2]);
 		}
 		break;
 	}
@@ -275,12 +326,17 @@ static uint64_t rank_value(const struct ttrace_stats_row *r, uint32_t p)
 	return r->max;
 }
 
-/* A row's key as text: a syscall's name, an endpoint and path, an outcome, a cpu. */
-static void key_text(const struct ttrace_stats_row *r, const struct ttrace_decoder *d, char *buf,
-		     size_t size)
+/*
+ * A row's key as text: a syscall's name, an endpoint with its server and
+ * path ("2 (traced) path=fast", or "2 server=traced path=fast" for kv),
+ * an outcome, a cpu.
+ */
+static void key_text(const struct ttrace_stats *st, const struct ttrace_stats_row *r, bool kv,
+		     const struct ttrace_decoder *d, char *buf, size_t size)
 {
 	size_t len;
 	const char *name;
+	char server[TTRACE_COMM_MAX];
 
 	if (r->key == UNKNOWN && r->measure == TRACED_MEASURE_IPC) {
 		format_snprintf(buf, size, UNKNOWN_KEY " path=%s", traced_path_name(r->path));
@@ -290,8 +346,12 @@ static void key_text(const struct ttrace_stats_row *r, const struct ttrace_decod
 		   (name = ttrace_decoder_syscall(d, r->key, &len))) {
 		format_snprintf(buf, size, "%.*s", (int)len, name);
 	} else if (r->measure == TRACED_MEASURE_IPC) {
-		format_snprintf(buf, size, "%llu path=%s", (unsigned long long)r->key,
-				traced_path_name(r->path));
+		uint32_t tid = server_of(st, r->key);
+		if (!tid || !ttrace_decoder_thread(d, tid, server, sizeof(server))) {
+			format_snprintf(server, sizeof(server), "?");
+		}
+		format_snprintf(buf, size, kv ? "%llu server=%s path=%s" : "%llu (%s) path=%s",
+				(unsigned long long)r->key, server, traced_path_name(r->path));
 	} else if (r->measure == TRACED_MEASURE_PF) {
 		format_snprintf(buf, size, "%s", traced_outcome_name(r->key));
 	} else {
@@ -299,13 +359,13 @@ static void key_text(const struct ttrace_stats_row *r, const struct ttrace_decod
 	}
 }
 
-static void print_row(struct format_buf *out, const struct ttrace_stats_row *r, bool kv,
-		      const struct ttrace_decoder *d)
+static void print_row(struct format_buf *out, const struct ttrace_stats *st,
+		      const struct ttrace_stats_row *r, bool kv, const struct ttrace_decoder *d)
 {
 	char key[96];
 	uint64_t p[PERCENTILES];
 
-	key_text(r, d, key, sizeof(key));
+	key_text(st, r, kv, d, key, sizeof(key));
 	for (int i = 0; i < PERCENTILES; i++) {
 		p[i] = r->count ? rank_value(r, percentile[i]) : 0;
 	}
@@ -374,7 +434,7 @@ void ttrace_stats_print(const struct ttrace_stats *st, struct format_buf *out,
 				     "p90", "p99", "max");
 				head = true;
 			}
-			print_row(out, &st->row[i], kv, d);
+			print_row(out, st, &st->row[i], kv, d);
 		}
 	}
 }

@@ -57,6 +57,12 @@ struct ttrace_stats_pending {
 	uint32_t path; /* ipc: fast once the caller's fastpath is seen */
 };
 
+/* The thread seen taking calls on an endpoint: the server its IPC rows name. */
+struct ttrace_stats_server {
+	uint64_t endpoint;
+	uint32_t tid; /* 0: free */
+};
+
 struct ttrace_stats {
 	const struct ttrace_header *hdr; /* its clock: times as a dump prints them */
 	uint64_t events, lost;
@@ -64,6 +70,7 @@ struct ttrace_stats {
 	uint64_t kinds[TTRACE_KIND_LIMIT];
 	struct ttrace_stats_row row[TTRACE_STATS_ROWS];
 	struct ttrace_stats_pending pending[TRACED_STATS_THREADS];
+	struct ttrace_stats_server server[TTRACE_STATS_ROWS]; /* as many as rows can name */
 };
 
 /* Empties *s for a new window of the trace whose header is h. */
@@ -82,7 +89,11 @@ void ttrace_stats_finish(struct ttrace_stats *s);
  * The answer as text into out: the table (kv false) or key=value lines
  * (kv true) of s, with the kinds the filter f names shown even at 0, and
  * losses (the lines that say what the window's losses mean, or "") after
- * the head line of the table. d names the system calls.
+ * the head line of the table. d names the system calls, and the server
+ * behind each IPC row's endpoint: the program of the thread last seen
+ * taking a call on it (an ipc_recv's thread, a caller's ipc_fastpath or
+ * ipc_slowpath peer), `(?)` when the window shows none; in a key=value
+ * line, server=NAME.
  */
 void ttrace_stats_print(const struct ttrace_stats *s, struct format_buf *out,
 			const struct traced_filter *f, bool kv, const struct ttrace_decoder *d,

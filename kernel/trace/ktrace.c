@@ -250,10 +250,10 @@ void ttrace_init(uint32_t num_cpus)
 	/* relaxed: nothing emits before the mask is set below */
 	__atomic_store_n(&area.hdr->echo, boot_mask(kopts.ttrace_echo, "echo"), __ATOMIC_RELAXED);
 	(void)update_extras(); /* the sites are all off yet */
-	/* Only this CPU runs yet: the change needs no other stopped. */
-	smp_stop_others(change_mask,
-			&(struct mask_change){.op = TTRACE_OP_ENABLE,
-					      .cats = boot_mask(kopts.ttrace, "tracing")});
+	/* Only this CPU runs yet: the change needs no other stopped, and cannot fail. */
+	(void)smp_stop_others(change_mask,
+			      &(struct mask_change){.op = TTRACE_OP_ENABLE,
+						    .cats = boot_mask(kopts.ttrace, "tracing")});
 
 	char names[128];
 	ttrace_category_format(ttrace_mask, names, sizeof(names));
@@ -506,6 +506,37 @@ static int check(uint32_t op, uint64_t arg)
 }
 
 /*
+ * PROFILE for control(): the profiler's rate and CPUs, and the samples'
+ * category with them (on with the profiler, off without it). When the
+ * category cannot change (a CPU did not stop), the profiler is put back
+ * as the header says it was: nothing changed.
+ */
+static int profile(uint64_t arg)
+{
+	uint32_t hz = TTRACE_PROFILE_HZ(arg);
+	/* relaxed: only control() changes them, under control_mutex */
+	uint32_t was_hz = __atomic_load_n(&area.hdr->profile_hz, __ATOMIC_RELAXED);
+	uint32_t was_cpus = __atomic_load_n(&area.hdr->profile_cpus, __ATOMIC_RELAXED);
+	struct mask_change m = {.op = hz ? TTRACE_OP_ENABLE : TTRACE_OP_DISABLE,
+				.cats = TTRACE_CAT(PROF)};
+	int err = profile_set(hz, TTRACE_PROFILE_CPUS(arg));
+
+	if (err) {
+		return err;
+	}
+	err = smp_stop_others(change_mask, &m);
+	if (err) {
+		(void)profile_set(was_hz, was_cpus); /* valid: it was set so */
+		return err;
+	}
+	/* relaxed: for readers to report, as the mask */
+	__atomic_store_n(&area.hdr->profile_hz, hz, __ATOMIC_RELAXED);
+	__atomic_store_n(&area.hdr->profile_cpus, hz ? TTRACE_PROFILE_CPUS(arg) : 0,
+			 __ATOMIC_RELAXED);
+	return (int)m.mask;
+}
+
+/*
  * ttrace_control(), control_mutex held. Checks op's argument, then
  * changes. An op that turns an extra on moves the sites to the slow path
  * first, so no straight path runs past its effect (overwriting in drop
@@ -513,7 +544,11 @@ static int check(uint32_t op, uint64_t arg)
  * through when the move stopped it, its slot not yet reserved, starts
  * again from its site (tracepoint.h). If the op then fails after all (a
  * TRACK of a pid no live process has), update_extras() finds the extras
- * as they were and the sites move back.
+ * as they were and the sites move back. A change of the sites that cannot
+ * stop every CPU (smp_stop_others()'s -ECPUSTUCK) changes nothing and
+ * returns that error; one moving them back to the straight path after
+ * the op is done leaves them on the slow path, which is right, only
+ * slower, and extras says so, for the next op to move them.
  */
 static int control(uint32_t op, uint64_t arg)
 {
@@ -528,30 +563,22 @@ static int control(uint32_t op, uint64_t arg)
 
 		extras = true;
 		spin_unlock_irqrestore(&control_lock, flags);
-		if (move) {
-			smp_stop_others(change_sites, NULL);
+		err = move ? smp_stop_others(change_sites, NULL) : 0;
+		if (err) {
+			flags = spin_lock_irqsave(&control_lock);
+			extras = false; /* the sites did not move: the straight path still runs */
+			spin_unlock_irqrestore(&control_lock, flags);
+			return err;
 		}
 	}
 	if (op == TTRACE_OP_PROFILE) {
-		uint32_t hz = TTRACE_PROFILE_HZ(arg);
-
-		err = profile_set(hz, TTRACE_PROFILE_CPUS(arg));
-		if (err) {
-			return err;
-		}
-		/* relaxed: for readers to report, as the mask */
-		__atomic_store_n(&area.hdr->profile_hz, hz, __ATOMIC_RELAXED);
-		__atomic_store_n(&area.hdr->profile_cpus, hz ? TTRACE_PROFILE_CPUS(arg) : 0,
-				 __ATOMIC_RELAXED);
-		/* the samples' category follows: on with the profiler, off without it */
-		op = hz ? TTRACE_OP_ENABLE : TTRACE_OP_DISABLE;
-		arg = TTRACE_CAT(PROF);
+		return profile(arg);
 	}
 	if (op == TTRACE_OP_ENABLE || op == TTRACE_OP_DISABLE) {
 		struct mask_change m = {.op = op, .cats = arg};
 
-		smp_stop_others(change_mask, &m);
-		return (int)m.mask;
+		err = smp_stop_others(change_mask, &m);
+		return err ? err : (int)m.mask;
 	}
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 	switch (op) {
@@ -617,8 +644,10 @@ static int control(uint32_t op, uint64_t arg)
 	if (!err && (op == TTRACE_OP_QUIET || op == TTRACE_OP_UNQUIET)) {
 		view_refresh(); /* the caller may have named itself */
 	}
-	if (move_sites) {
-		smp_stop_others(change_sites, NULL);
+	if (move_sites && smp_stop_others(change_sites, NULL)) {
+		flags = spin_lock_irqsave(&control_lock);
+		extras = true; /* the sites stayed on the slow path */
+		spin_unlock_irqrestore(&control_lock, flags);
 	}
 	return err ? err : (int)mask;
 }

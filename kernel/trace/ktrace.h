@@ -140,7 +140,9 @@ void ttrace_proc_freed(uint32_t pid);
  * and the changes that turn the first of tracking, echo, stacks or drop
  * mode on or the last off, stop every other CPU while they rewrite the
  * tracepoints: callers follow smp_stop_others()'s rules (interrupts on,
- * no spinlock held) and may sleep (one change at a time).
+ * no spinlock held) and may sleep (one change at a time). Those return
+ * -ECPUSTUCK, having changed nothing, when a CPU did not stop within
+ * SMP_STOP_WAIT_MS (a stuck one).
  */
 int ttrace_control(uint32_t op, uint64_t arg);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "abi/naming.h"
+#include "servers/traced/kframes.h"
 #include "servers/traced/state.h"
 
 struct traced traced;
@@ -99,4 +100,5 @@ void traced_map(void)
 	}
 	traced.aux_copy = (uint64_t *)copy;
 	ttrace_decoder_init(&traced.decoder, &traced.area, uevent_slots);
+	traced.decoder.symbolize = kframes_name;
 }

@@ -172,6 +172,22 @@ def test_ipcping_makes_at_least_its_round_trips_on_one_endpoint(spoor):
     assert max(per_endpoint.values()) >= 50 * 4, per_endpoint
 
 
+def test_ipc_rows_name_the_server_behind_the_endpoint(spoor):
+    """ipcping's round trips are between its own threads: its endpoint's rows name
+    ipcping as the server, in the table and as server= in key=value lines; every IPC
+    row names one (or says ?), none is a bare endpoint number."""
+    workload(spoor)
+    out = spoor.command("trace stats cat=ipc")
+    rows = re.findall(r"^  (\S+)(?: \((\S+)\))? path=(fast|slow|any) +(\d+) ", out, re.MULTILINE)
+    assert rows, out
+    assert all(server for key, server, _, _ in rows if key != "unknown"), out
+    assert sum(int(n) for _, server, _, n in rows if server == "ipcping") >= 50 * 4, out
+    got = stats_kv(spoor)
+    ipc = [row for key, row in got.items() if isinstance(key, tuple) and key[0] == "ipc"]
+    assert ipc and all("server" in row for row in ipc if row["endpoint"] != "unknown"), ipc
+    assert sum(int(row["count"]) for row in ipc if row.get("server") == "ipcping") >= 50 * 4, ipc
+
+
 def test_page_faults_are_the_ones_memtest_counted(spoor):
     spoor.command("trace on mem")
     out = spoor.command("run memtest")

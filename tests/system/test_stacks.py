@@ -18,6 +18,7 @@ import check_pprof  # noqa: E402  (go tool pprof against spoor-trace report)
 USER_TOP = 0x800000000000
 DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
 FRAME = re.compile(r"^    (0x[0-9a-f]{16}) (\S+)$")
+KERNEL_FRAME = re.compile(r"^    (\w+)\+0x([0-9a-f]+) kernel$")  # named by the kernel's table
 CUT = re.compile(r"^    \.\.\. (kernel|user) stack cut$")
 # Under -icount hotspot's samples are all in hot() but a few of its start and
 # end (a run: 1996 of 1996, and 99.95% in the report): a profiler that puts
@@ -53,7 +54,8 @@ def counted(shared):
 
 
 def events_with_stacks(out):
-    """[(pid, kind, args, [(addr, module)], {cut parts})] of a dump's text."""
+    """[(pid, kind, args, [(frame, module)], {cut parts})] of a dump's text: a frame is a
+    user frame's address, or a kernel frame's (function, offset) as the dump names it."""
     events = []
     for line in out.splitlines():
         m = EVENT_LINE.match(line)
@@ -62,6 +64,9 @@ def events_with_stacks(out):
         elif events and FRAME.match(line):
             f = FRAME.match(line)
             events[-1][3].append((int(f.group(1), 16), f.group(2)))
+        elif events and KERNEL_FRAME.match(line):
+            f = KERNEL_FRAME.match(line)
+            events[-1][3].append(((f.group(1), int(f.group(2), 16)), "kernel"))
         elif events and CUT.match(line):
             events[-1][4].add(CUT.match(line).group(1))
     return events
@@ -144,10 +149,10 @@ def test_memtest_page_fault_stack_names_its_function_and_the_kernel_fault_path(s
     memtest = ROOT / "build" / "bin" / "memtest"
     named = set()
     for _, _, args, frames, cut in found:
-        kernel = [a for a, mod in frames if mod == "kernel"]
+        kernel = [f[0] for f, mod in frames if mod == "kernel"]
         user = [a for a, mod in frames if mod == "memtest"]
         assert len(kernel) + len(user) == len(frames), frames
-        assert all(a < USER_TOP for a in user) and all(a >= USER_TOP for a in kernel), frames
+        assert all(a < USER_TOP for a in user), frames
         assert "kernel" not in cut, frames
         # The user's first frame is where it faulted: the event's own rip.
         rip = int(re.search(r"rip=(0x[0-9a-f]+)", args).group(1), 16)
@@ -156,10 +161,38 @@ def test_memtest_page_fault_stack_names_its_function_and_the_kernel_fault_path(s
             names = functions(memtest, user)
             assert names[-1] in ("_start", "__libc_start"), names
             named.update(names)
-            assert {"user_exception", "trap_dispatch"} & set(functions(KERNEL, kernel)), \
-                functions(KERNEL, kernel)
+            assert {"user_exception", "trap_dispatch"} & set(kernel), kernel
     # fill() writes memtest's fresh pages: the faults of its checks (inlined into main).
     assert "fill" in named, named
+
+
+def test_dump_names_kernel_frames_by_the_kernels_symbol_table(spoor):
+    """A kernel frame prints as its function and offset, as trace top and the panic block
+    name them (the kernel's own table), each inside that function as nm sizes it; the
+    user's frames stay addresses."""
+    spoor.command("trace stack on mem_pf")
+    spoor.command("trace on mem")
+    out = spoor.command("run fault null")
+    pid = run_pid(out, "fault")
+    spoor.command("trace off")
+    dumped = spoor.command(f"trace dump pid={pid} kind=mem_pf last=1")
+    assert not re.search(r"^    0x[0-9a-f]{16} kernel$", dumped, re.MULTILINE), dumped
+    (_, _, args, frames, _), = events_with_stacks(dumped)
+    assert "outcome=killed" in args, dumped
+    kernel = [f for f, mod in frames if mod == "kernel"]
+    user = [a for a, mod in frames if mod == "fault"]
+    assert kernel and user and len(kernel) + len(user) == len(frames), dumped
+    assert all(a < USER_TOP for a in user), dumped
+    sizes = {}  # text symbols: their sizes, or None for the assembly's, which have none
+    for line in subprocess.run(["nm", "-S", "--defined-only", str(KERNEL)], check=True,
+                               capture_output=True, text=True).stdout.splitlines():
+        parts = line.split()
+        if parts[-2] in ("t", "T"):
+            sizes[parts[-1]] = int(parts[1], 16) if len(parts) == 4 else None
+    # A return address may be one past its function's end (a call that never returns).
+    assert all(name in sizes and (sizes[name] is None or offset <= sizes[name])
+               for name, offset in kernel), kernel
+    assert {"user_exception", "trap_dispatch"} & {name for name, _ in kernel}, kernel
 
 
 @pytest.mark.parametrize("mode,cut", [("kernel", True), ("unmapped", True), ("loop", True),

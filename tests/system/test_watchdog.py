@@ -112,3 +112,29 @@ def test_an_nmi_after_the_report_stopped_waiting_is_counted_and_the_machine_goes
     assert re.search(r"^cpu 2: stuck for \d+\.\d{3} s, interrupts masked, running tid [1-9]\d*, "
                      r"\d+ ready$", out, re.MULTILINE), out
     assert "traced" in spoor.command("ps")
+
+
+def test_trace_on_with_a_stuck_cpu_is_refused_and_changes_nothing(boot):
+    """Turning a category, an extra or the profiler on stops every other CPU to rewrite
+    the tracepoints: with CPUs stuck, interrupts masked (selftest=deadlock), it gives up
+    after a bounded wait and the shell says why, instead of hanging; nothing changed.
+    (Before, the shell hung and its CPU, spinning in the stop, was reported stuck.) The
+    limit is above the stop's 2 s wait, which counts no progress."""
+    spoor = boot(smp=3, cmdline="selftest=deadlock ttrace.watchdog=5", wait_prompt=False)
+    spoor.expect(r"WATCHDOG: going on \(ttrace.watchdog_panic=1 panics instead\)",
+                 timeout=REPORT_TIMEOUT, allow_panic=True)
+    refused = "trace: nothing changed: a cpu did not stop for the tracepoints' rewrite " \
+              "(stuck? cpus shows it)"
+    assert "trace: registered user event 0 'stuckdemo'" in spoor.command("trace register 'stuckdemo u32 a'")
+    for line in ("trace on sched", "trace on sched", "trace stack on mem_pf", "trace profile",
+                 "trace on user", "trace on user:stuckdemo"):
+        out = spoor.command(line, timeout=60)
+        assert refused in out, out
+    # The user category stayed off, and so did its events: none is left enabled.
+    out = spoor.command("trace events")
+    assert re.search(r"^\d+:stuckdemo$", out, re.MULTILINE) and "Busy: 0" in out, out
+    out = spoor.command("trace status")
+    assert re.search(r"^trace: mask none, ", out, re.MULTILINE), out
+    assert re.search(r"^stacks: off$", out, re.MULTILINE), out
+    assert re.search(r"^profile: off$", out, re.MULTILINE), out
+    assert "traced" in spoor.command("ps")

@@ -1,7 +1,8 @@
 /*
- * ctf: the CTF writer (see ctf.h). One pass over the events writes every
- * CPU's packets and collects the event classes they use; the metadata,
- * which declares them, is written last. Integers are byte aligned and
+ * ctf: the CTF writer (see ctf.h). A first pass finds the kinds whose
+ * events carry stacks; a second writes every CPU's packets and collects
+ * the event classes they use; the metadata, which declares them, is
+ * written last. Integers are byte aligned and
  * little-endian, so an event's bytes are its fields back to back.
  */
 #include "tools/spoor-trace/ctf.h"
@@ -60,7 +61,8 @@ struct ctf {
 	struct user_class *users;
 	size_t nusers;
 	struct tfields fields;
-	struct stack_names stack; /* an event's, named (put_stack()) */
+	struct stack_names stack;	 /* an event's, named (put_stack()) */
+	bool stacked[TTRACE_KIND_LIMIT]; /* kinds of which some event carries a stack */
 	int err;
 };
 
@@ -164,7 +166,7 @@ static void put_fields(struct stream *s, const struct tfields *fs, struct ctf *c
 }
 
 /*
- * A kind's event ends with its call stack (none: length 0): stack_len,
+ * A stacked kind's event ends with its call stack (none: length 0): stack_len,
  * stack[stack_len] the addresses as recorded (the kernel's, then the
  * user's, innermost first), and stack_names, the stack named as
  * `spoor-trace flamegraph --folded` names it (root first, ';' between).
@@ -216,7 +218,7 @@ static void event(struct ctf *c, const struct ttrace_record *r)
 	const char *comm = ttrace_decoder_comm(&c->v->dec, r->pid);
 	put(s, comm, strlen(comm) + 1, c);
 	put_fields(s, &c->fields, c);
-	if (k.type == TCLASS_KIND) {
+	if (k.type == TCLASS_KIND && c->stacked[r->kind]) {
 		put_stack(s, r, c);
 	}
 	if (s->after_loss) {
@@ -459,7 +461,8 @@ static void metadata(struct ctf *c, const char *name, FILE *m)
 		k.type = kind == TTRACE_KIND_user ? TCLASS_USER_RAW : TCLASS_KIND;
 		k.kind = kind;
 		tfields_get(c->v, &k, NULL, &c->fields);
-		put_class(m, kind, info->name, &c->fields, k.type == TCLASS_KIND);
+		put_class(m, kind, info->name, &c->fields,
+			  k.type == TCLASS_KIND && c->stacked[kind]);
 	}
 	for (uint32_t kind = 0; kind <= UINT16_MAX; kind++) {
 		if (c->unknown[kind]) {
@@ -499,6 +502,14 @@ int ctf_convert(struct tview *v, const char *name, FILE *metadata_out, FILE *con
 	c->v = v;
 	for (uint32_t i = 0; i < ncpus; i++) {
 		c->s[i].out = streams[i];
+	}
+	tfile_iter_start(&it, v->file);
+	while (tfile_next(&it, &item)) {
+		struct ttrace_stack st;
+		if (!item.lost && item.rec.kind < TTRACE_KIND_LIMIT &&
+		    ttrace_stack_get(&item.rec, &st)) {
+			c->stacked[item.rec.kind] = true;
+		}
 	}
 	stream_starts(c);
 	tfile_iter_start(&it, v->file);

@@ -20,6 +20,10 @@
  *     strings, unsigned char[N] and structs as byte arrays, dynamic bytes
  *     as the text's hex); `user` for user events without a definition
  *     (or whose payload does not fit it), `kind_N` for unknown kinds;
+ *   - a kind's class ends with its call stack (stack_len, stack[], the
+ *     addresses, and stack_names) only when some event of that kind in
+ *     the trace carries one: with stacks off, no class has stack fields;
+ *     an event without a stack in a class with them has stack_len 0;
  *   - event header: the class id (32 bits) and the raw TSC (64 bits,
  *     mapped to the clock); event context: cpu, pid, tid and comm (the
  *     program's name, as the text shows it);

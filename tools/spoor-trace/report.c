@@ -78,9 +78,19 @@ int report_write(struct tview *v, uint32_t flags, FILE *out)
 	qsort(c.modules.rows, c.modules.len, sizeof(*c.modules.rows), by_self);
 	qsort(c.functions.rows, c.functions.len, sizeof(*c.functions.rows), by_self);
 	stacks_rate(v, &seen, flags, rate, sizeof(rate));
-	fprintf(out, "# %ld stacks (%s)\n%s%s%s# modules:", n,
-		kind ? ttrace_kind_info(kind)->name : "every event with a stack", *rate ? "# " : "",
-		rate, *rate ? "\n" : "");
+	fprintf(out, "# %ld stacks (%s)\n", n,
+		kind ? ttrace_kind_info(kind)->name : "every event with a stack");
+	if (*rate) {
+		/*
+		 * The profiler samples from the timer's interrupt, which waits
+		 * while interrupts are masked (README, Known limits).
+		 */
+		fprintf(out,
+			"# %s\n# the timer interrupt samples: one due while interrupts were "
+			"masked lands on the first\n# instruction after they are unmasked\n",
+			rate);
+	}
+	fprintf(out, "# modules:");
 	for (size_t i = 0; i < c.modules.len; i++) {
 		fprintf(out, " %s %.1f%% (%llu)", c.modules.rows[i].key,
 			share(c.modules.rows[i].count[SELF], n),

@@ -5,6 +5,7 @@
  */
 #include "arch/x86_64/smp.h"
 
+#include "abi/errno.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/apic.h"
 #include "arch/x86_64/cpu.h"
@@ -152,6 +153,14 @@ static uint32_t send_calls(uint64_t mask, void (*fn)(void *arg), void *arg)
 		if (c == me || !cpu_online(c) || !(mask >> i & 1)) {
 			continue;
 		}
+		/*
+		 * A park a stop gave up on may still be pending: the CPU could
+		 * read call_fn and call_arg at any time, so they change only
+		 * once it has taken it. acquire: pairs with call_ipi()'s store of 0.
+		 */
+		while (__atomic_load_n(&c->call_pending, __ATOMIC_ACQUIRE)) {
+			cpu_relax();
+		}
 		c->call_fn = fn;
 		c->call_arg = arg;
 		/* release: publishes call_fn/call_arg to call_ipi() */
@@ -162,15 +171,28 @@ static uint32_t send_calls(uint64_t mask, void (*fn)(void *arg), void *arg)
 	return sent;
 }
 
-/* call_lock held: waits until every call sent has returned. */
-static void wait_calls(void)
+/*
+ * call_lock held: waits until every call sent has returned, or until
+ * timer_now_ns() passes deadline_ns (UINT64_MAX: for ever). Returns
+ * whether they all returned.
+ */
+static bool wait_calls_until(uint64_t deadline_ns)
 {
 	for (uint32_t i = 0; i < ncpus; i++) {
 		/* acquire: pairs with the release store of 0 in call_ipi() */
 		while (__atomic_load_n(&cpus[i].call_pending, __ATOMIC_ACQUIRE)) {
+			if (deadline_ns != UINT64_MAX && timer_now_ns() > deadline_ns) {
+				return false;
+			}
 			cpu_relax();
 		}
 	}
+	return true;
+}
+
+static void wait_calls(void)
+{
+	(void)wait_calls_until(UINT64_MAX);
 }
 
 void smp_call_others(void (*fn)(void *arg), void *arg)
@@ -204,7 +226,7 @@ static void park(void *arg)
 	serialize_cpu(); /* the code fn changed is fetched anew (SDM 3A 8.1.3) */
 }
 
-void smp_stop_others(void (*fn)(void *arg), void *arg)
+int smp_stop_others(void (*fn)(void *arg), void *arg)
 {
 	uint64_t flags;
 
@@ -212,7 +234,7 @@ void smp_stop_others(void (*fn)(void *arg), void *arg)
 		flags = irq_save();
 		fn(arg);
 		irq_restore(flags);
-		return;
+		return 0;
 	}
 	KASSERT(irq_enabled());
 	/*
@@ -221,22 +243,39 @@ void smp_stop_others(void (*fn)(void *arg), void *arg)
 	 * so it parks too.
 	 */
 	spin_lock(&call_lock);
+	uint64_t deadline = timer_now_ns() + SMP_STOP_WAIT_MS * 1000000ull;
+	/*
+	 * A CPU that did not answer a stop that gave up still has its park
+	 * pending: stopped and restart are not reset under it, so it can
+	 * never be counted as stopped by this stop, nor wait on it.
+	 */
+	if (!wait_calls_until(deadline)) {
+		spin_unlock(&call_lock);
+		return -ECPUSTUCK;
+	}
 	/* relaxed: send_calls()' release store of call_pending publishes both */
 	__atomic_store_n(&stopped, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&restart, 0, __ATOMIC_RELAXED);
 	uint32_t others = send_calls(UINT64_MAX, park, NULL);
+	int err = 0;
 	/* acquire: pairs with the release increment in park() */
-	while (__atomic_load_n(&stopped, __ATOMIC_ACQUIRE) < others) {
+	while (!err && __atomic_load_n(&stopped, __ATOMIC_ACQUIRE) < others) {
+		err = timer_now_ns() > deadline ? -ECPUSTUCK : 0;
 		cpu_relax();
 	}
-	flags = irq_save();
-	fn(arg);
-	serialize_cpu();
-	irq_restore(flags);
-	/* release: pairs with the acquire load in park() */
+	if (!err) {
+		flags = irq_save();
+		fn(arg);
+		serialize_cpu();
+		irq_restore(flags);
+	}
+	/* release: pairs with the acquire load in park(); a late one goes on at once */
 	__atomic_store_n(&restart, 1, __ATOMIC_RELEASE);
-	wait_calls();
+	if (!err) {
+		wait_calls();
+	}
 	spin_unlock(&call_lock);
+	return err;
 }
 
 uint32_t smp_wait_ticking(uint64_t min_ticks, uint64_t timeout_ms)

@@ -39,10 +39,15 @@ void smp_call_some(uint64_t mask, void (*fn)(void *arg), void *arg);
  * are held with interrupts off). Each executes a serialising instruction
  * before it goes on, so fn may change kernel code (SDM 3A 8.1.3); one
  * stopped inside a restartable range goes on from the range's start
- * (restart.h). fn must not wait for another CPU. Same calling rules as smp_call_others();
- * with one CPU online, fn simply runs.
+ * (restart.h). fn must not wait for another CPU. Same calling rules as
+ * smp_call_others(); with one CPU online, fn simply runs. Returns 0, or
+ * -ECPUSTUCK without running fn when a CPU did not stop within
+ * SMP_STOP_WAIT_MS (one stuck with interrupts masked, or one that has not
+ * yet answered an earlier stop that gave up): the CPUs that did stop go
+ * on, nothing changed.
  */
-void smp_stop_others(void (*fn)(void *arg), void *arg);
+#define SMP_STOP_WAIT_MS 2000 /* far above a vCPU the host leaves unscheduled a while */
+int smp_stop_others(void (*fn)(void *arg), void *arg);
 
 /*
  * Waits up to timeout_ms for every online CPU to have taken at least

@@ -201,11 +201,10 @@ def ctf_events(out, trace):
             if k == "result" and success and int(success.group(2)) >= 0:
                 assert success.group(1) == BT_SUCCESS, \
                     f"babeltrace2: {m.group(4)} succeeded, its result shows as {v.strip()}"
-        # A kind's call stack: its length is the text's count of frame lines.
+        # A kind's call stack: its length is the text's count of frame lines (an event
+        # without one, of a kind others of which carry one, has length 0: check_ctf()).
         fields.pop("stack", None)
         fields.pop("stack_names", None)
-        if fields.get("stack_len") == "0":
-            del fields["stack_len"]
         if fields.get("name") == "" and "nr" in fields:
             del fields["name"]  # a syscall the durable names do not know: the text shows none
         events.append((us, int(c["cpu"]), int(c["pid"]), int(c["tid"]), m.group(4), fields,
@@ -282,6 +281,13 @@ def check_ctf(tool, path, workdir, text, lost, losses):
     same_places(merge_places(discarded), loss_places(text, losses), f"babeltrace2 {out}")
     got = ctf_events(r.stdout, name)
     assert len(got) == len(text), f"babeltrace2 {out}: {len(got)} events, the text {len(text)}"
+    # Only the kinds of which some event carries a stack have the stack fields.
+    stacked = {t[4] for t in text if t[5] and "stack_len" in t[5]}
+    for g in got:
+        if g[4] in stacked and g[5].get("stack_len") == "0":
+            del g[5]["stack_len"]
+        assert g[4] in stacked or "stack_len" not in g[5], \
+            f"ctf {g[4]} at {g[0]} us: stack fields, though no {g[4]} carries a stack"
     # Each CPU's own order is exact in both; across CPUs, events of one instant
     # may come in either order, and the two round times to the microsecond apart.
     for cpu in sorted({e[1] for e in text}):

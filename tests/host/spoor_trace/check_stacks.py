@@ -59,6 +59,8 @@ FOLDED_IDLE = "idle 1\n" + FOLDED  # --idle: the idle CPU's sample too
 REPORT = """\
 # 5 stacks (prof_sample)
 # {rate}; 1 idle left out (--idle shows them)
+# the timer interrupt samples: one due while interrupts were masked lands on the first
+# instruction after they are unmasked
 # modules: prog 80.0% (4) kernel 20.0% (1)
 #
 #   self   total     self    total  module           function
@@ -72,6 +74,8 @@ REPORT = """\
 REPORT_IDLE = """\
 # 6 stacks (prof_sample)
 # {rate}; 1 idle counted
+# the timer interrupt samples: one due while interrupts were masked lands on the first
+# instruction after they are unmasked
 # modules: prog 66.7% (4) idle 16.7% (1) kernel 16.7% (1)
 #
 #   self   total     self    total  module           function

@@ -81,8 +81,10 @@ void stats_hist(const struct verb *verb, int argc, char **argv)
 /* What each measure pairs, for the legend: abi/traced.h STATS in a person's words. */
 static const char *const measure_pairs[TRACED_MEASURE_LIMIT] = {
     [TRACED_MEASURE_SYSCALL] = "syscall_entry to syscall_exit of a thread; a row per call",
-    [TRACED_MEASURE_IPC] = "ipc_call to the ipc_reply answering it; a row per endpoint and\n"
-			   "             path (fast: the caller's ipc_fastpath came between)",
+    [TRACED_MEASURE_IPC] =
+	"ipc_call to the ipc_reply answering it; a row per endpoint and\n"
+	"             path (fast: the caller's ipc_fastpath came between), with\n"
+	"             the server seen taking its calls: 2 (traced), ? if unseen",
     [TRACED_MEASURE_PF] = "mem_pf_entry to the mem_pf of a thread; a row per outcome",
     [TRACED_MEASURE_WAKEUP] = "sched_wakeup of a thread to the sched_switch running it; a row\n"
 			      "             per cpu it ran on",

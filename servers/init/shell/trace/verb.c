@@ -23,6 +23,9 @@ bool verb_failed(long err)
 	}
 	if (err == -ETIMEDOUT || err == -EPIPE || err == -ENOENT) {
 		printf("trace: traced is not running\n");
+	} else if (err == -ECPUSTUCK) {
+		printf("trace: nothing changed: a cpu did not stop for the tracepoints' rewrite "
+		       "(stuck? cpus shows it)\n");
 	} else {
 		printf("trace: traced refused: %s\n", strerror((int)-err));
 	}
