@@ -334,8 +334,7 @@ int main(void)
 		bool woken = !err && wake_signalled(&m, &x);
 		if (err || woken) {
 			if (err == -ETIMEDOUT || woken) {
-				record_drain(); /* a ring filled, or no request came: the
-						   recording's turn */
+				record_drain(); /* a ring filled, or no request: its turn */
 			}
 			m = (struct ipc_regs){0};
 			x.timeout_ns = record_tick_ns();
