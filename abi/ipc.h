@@ -37,6 +37,19 @@
  *
  * Register-only call and reply_recv take the fast path: the kernel
  * switches straight to a waiting partner that may run on this CPU.
+ *
+ * Signals: the kernel may signal an endpoint to wake its server without
+ * a message of anyone's (the trace wake-up, abi/trace.h THE WAKE-UP). A
+ * signal is received as a message from the kernel: label
+ * IPC_SIGNAL_LABEL, one word (the bits signalled), badge 0, sender_pid 0
+ * (no process has pid 0, so no caller can forge one: a server that wants
+ * to tell signals apart receives with a struct ipc_extra), no buffer, no
+ * capability, and no reply owed. It goes to the oldest receiver waiting;
+ * with none, it stays pending on the endpoint, and the next receive
+ * takes it at once, before any queued caller. Signals that come while
+ * one is pending join it (their bits OR-ed): a receiver learns that
+ * something was signalled since its last one, never how often, and no
+ * signal is lost between a server's last look and its next receive.
  */
 #ifndef SPOOR_ABI_IPC_H
 #define SPOOR_ABI_IPC_H
@@ -51,6 +64,8 @@
 #define IPC_INFO_LABEL(info)	((uint32_t)(info))
 #define IPC_INFO_WORDS(info)	((uint32_t)((info) >> 32) & 0xf)
 #define IPC_INFO_RESERVED	0xfffffff000000000ull /* must be zero */
+
+#define IPC_SIGNAL_LABEL 0xffffffffu /* a signal's label (above); from sender_pid 0 only */
 
 /* The optional part of a message; fields marked [out] are written back. */
 struct ipc_extra {

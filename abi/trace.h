@@ -216,6 +216,22 @@
  * the few orphan continuations whose head entry was overwritten (stored,
  * but not readable as an event).
  *
+ * THE WAKE-UP. A streaming reader need not poll: trace_wake (below)
+ * binds the kernel's one trace wake-up to an endpoint the reader
+ * receives on and arms it with a watermark. While armed, each CPU's
+ * timer tick compares its ring's unread entries, head - max(the
+ * reader's tail, clear_index), with the watermark; the first CPU to
+ * find more disarms it and signals the endpoint (abi/ipc.h, SIGNALS)
+ * with bit c for CPU c. One signal per arming: the reader publishes its
+ * tails, arms, then receives, and arms again before each wait. The
+ * check is of a level at every tick, and a signal that finds no
+ * receiver stays pending on the endpoint, so a ring that passed the
+ * watermark before the arming, or while the reader was busy, wakes it
+ * all the same: no wake-up is lost. The tracepoints do nothing for it;
+ * a ring is noticed at most one tick (10 ms) after it passes the mark,
+ * so a watermark leaves the writers that much room. Tails publish as in
+ * DROP MODE, in either mode (overwrite mode's writers ignore them).
+ *
  * THE AUX BUFFER. Records name things events refer to. Positions form one
  * byte space: the durable part holds positions [0, aux_durable_end), at
  * aux_offset + p; the ring holds [aux_first, aux_last), all at least
@@ -722,6 +738,18 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  * drop mode or records a process PID tracking leaves out. (The full path
  * reads each setting once: an event racing a change may see it or not, as
  * one racing ENABLE or DISABLE of its category.)
+ *
+ * trace_wake(control slot, endpoint slot, watermark) binds the wake-up
+ * to the endpoint (in place of the one it was bound to) and arms it
+ * (THE WAKE-UP): needs a trace-control capability with CAP_RIGHT_WRITE
+ * and an endpoint capability with CAP_RIGHT_READ (a signal wakes the
+ * endpoint's receiver, so only a receiver may ask for one). The
+ * watermark, in entries of one CPU's ring, is 1..ring_entries - 1, and
+ * is checked before the capabilities: -EINVAL otherwise. -ENOMEM
+ * without a trace area (tracing could not be set up), then the slot
+ * errors of abi/cap.h. Returns 0; never blocks. The kernel's reference
+ * to the endpoint carries no rights: it keeps no caller of a dead
+ * server from -EPIPE.
  */
 #define TTRACE_MAP_AREA		 0
 #define TTRACE_MAP_READER	 1

@@ -25,6 +25,14 @@
  * the fast path ends its operation for it and sends it straight back to
  * user mode, so a round trip between two such threads never returns
  * through the C code that blocked either of them.
+ *
+ * A signal (ipc_signal(), abi/ipc.h SIGNALS) is a message with no sender:
+ * under ipc_lock it completes the oldest waiting receive, as a caller
+ * would but owed no reply, or else stays in the endpoint's signal bits,
+ * which every receive looks at before its queue of callers (and the fast
+ * reply_recv, which would otherwise queue its thread past them, leaves
+ * to the generic path). Deciding and queueing under the one lock is what
+ * keeps a signal from falling between a receiver's look and its sleep.
  */
 #include "ipc/ipc.h"
 
@@ -52,6 +60,7 @@ struct endpoint {
 	uint32_t receivers;  /* [ipc] references with the read right */
 	struct list senders; /* [ipc] threads IPC_SENDING, oldest first */
 	struct list waiting; /* [ipc] threads IPC_RECEIVING, oldest first */
+	uint64_t signal;     /* [ipc] bits signalled that no receive has taken yet */
 };
 
 static struct spinlock ipc_lock = SPINLOCK_INIT;
@@ -513,11 +522,59 @@ static inline void wait_for_call(struct endpoint *ep, struct thread *me, uint32_
 	me->ipc.phase = IPC_RECEIVING;
 }
 
+/*
+ * Puts a signal of bits in t's message, or straight in its registers if
+ * it waits on the fast path (abi/ipc.h, SIGNALS): the kernel's message,
+ * which owes no reply. ipc_lock held.
+ */
+static void put_signal(struct thread *t, uint64_t bits)
+{
+	struct ipc_msg *m = &t->ipc.msg;
+
+	m->info = IPC_INFO(IPC_SIGNAL_LABEL, 1);
+	m->words[0] = bits;
+	for (unsigned i = 1; i < IPC_WORDS; i++) {
+		m->words[i] = 0;
+	}
+	m->badge = 0;
+	m->sender_pid = 0;
+	m->len = 0;
+	m->has_cap = false; /* a receiver's own staged capability went at its reply */
+	if (t->ipc.in_regs) {
+		ipc_store_regs(t->frame, m);
+	}
+}
+
+void ipc_signal(struct endpoint *ep, uint64_t bits)
+{
+	uint64_t flags = spin_lock_irqsave(&ipc_lock);
+
+	if (list_empty(&ep->waiting)) {
+		ep->signal |= bits;
+	} else {
+		struct thread *t = thread_of(ep->waiting.next);
+		list_remove(&t->ipc.node);
+		t->ipc.ep = NULL;
+		put_signal(t, bits);
+		finish(t, 0);
+	}
+	spin_unlock_irqrestore(&ipc_lock, flags);
+}
+
 /* Receives with ipc_lock held; blocks (returning through wait_done) if nobody calls. */
 static int receive_locked(struct thread *me, struct endpoint *ep, uint32_t recv_max,
 			  uint64_t deadline_ns, struct thread *partner, uint64_t flags)
 {
 	drop_reply(me);
+	if (ep->signal) {
+		put_signal(me, ep->signal);
+		ep->signal = 0;
+		if (partner) {
+			sched_wake(partner, WAKE_EVENT);
+		}
+		spin_unlock_irqrestore(&ipc_lock, flags);
+		return 0;
+	}
 	struct thread *caller = next_sender(ep, recv_max);
 	if (caller) {
 		take_call(ep, me, caller, NULL);
@@ -746,7 +803,8 @@ struct thread *ipc_fast_reply_recv(struct cspace *cs, uint32_t slot, struct trap
 		return NULL;
 	}
 	struct thread *caller = me->ipc.reply_to;
-	if (!caller || !list_empty(&ep->senders) || !ep->callers || !sched_claim(caller)) {
+	if (!caller || !list_empty(&ep->senders) || ep->signal || !ep->callers ||
+	    !sched_claim(caller)) {
 		spin_unlock(&ipc_lock);
 		return NULL;
 	}

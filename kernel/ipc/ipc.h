@@ -89,7 +89,8 @@ int ipc_reply_recv(struct endpoint *ep, uint32_t recv_max, uint64_t deadline_ns)
  * no buffer, capability, room to receive either, or timeout goes with it.
  * It applies only when the partner already waits (a receiver for call, a
  * caller owed our reply for reply_recv) and may run on this CPU, and, for
- * reply_recv, when no other caller is queued; otherwise it returns NULL
+ * reply_recv, when no other caller is queued nor a signal pending
+ * (ipc_signal()); otherwise it returns NULL
  * having done nothing, bad slots included: the generic path takes over.
  * Called with interrupts off, from a system call entry that prepared the
  * current thread's stack to resume at ipc_fast_resume (syscall_entry.S).
@@ -129,5 +130,15 @@ struct mem_account;
 int endpoint_create(struct mem_account *a, struct endpoint **out);
 void endpoint_get(struct endpoint *ep, uint32_t rights);
 void endpoint_put(struct endpoint *ep, uint32_t rights);
+
+/*
+ * Signals ep with bits (abi/ipc.h, SIGNALS): the oldest receiver waiting
+ * on it gets the kernel's message at once and is woken; with none, the
+ * bits stay pending on ep for the next receive, joined by any that come
+ * meanwhile, so a signal is never lost. Any context, interrupt handlers
+ * included (it takes ipc_lock with interrupts off); the caller holds a
+ * reference to ep.
+ */
+void ipc_signal(struct endpoint *ep, uint64_t bits);
 
 #endif

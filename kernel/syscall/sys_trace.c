@@ -1,6 +1,7 @@
 /*
- * sys_trace: the trace capabilities — mapping trace memory and changing
- * what is traced (abi/trace.h) — and the test workload of known count.
+ * sys_trace: the trace capabilities — mapping trace memory, changing
+ * what is traced and arming the wake-up (abi/trace.h) — and the test
+ * workload of known count.
  */
 #include "abi/errno.h"
 #include "abi/mem.h"
@@ -14,6 +15,7 @@
 #include "syscall/syscall.h"
 #include "trace/ktrace.h"
 #include "trace/uevent_table.h"
+#include "trace/wake.h"
 
 /* The capability each TTRACE_MAP_* needs, and what it maps with which protection. */
 static int map_source(struct process *p, uint32_t slot, uint32_t what, struct memobj **obj,
@@ -70,6 +72,36 @@ int64_t sys_trace_control(struct trap_frame *f)
 	}
 	cap_put(&c);
 	return ttrace_control(sysarg_u32(SYSARG1(f)), SYSARG2(f));
+}
+
+int64_t sys_trace_wake(struct trap_frame *f)
+{
+	struct process *p = process_current();
+	uint64_t mark = SYSARG2(f);
+	uint64_t entries = ttrace_ring_entries();
+	struct cap ctl, ep;
+
+	/* The watermark first, as trace_map's what: an argument no capability makes right. */
+	if (!entries) {
+		return -ENOMEM; /* tracing could not be set up: no ring to watch */
+	}
+	if (!mark || mark >= entries) {
+		return -EINVAL;
+	}
+	int err = cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_TRACE_CONTROL,
+			     CAP_RIGHT_WRITE, &ctl);
+	if (err) {
+		return err;
+	}
+	cap_put(&ctl);
+	/* Only an endpoint the caller receives from: a signal wakes its receiver. */
+	err = cspace_get(&p->caps, sysarg_u32(SYSARG1(f)), CAP_KIND_ENDPOINT, CAP_RIGHT_READ, &ep);
+	if (err) {
+		return err;
+	}
+	ttrace_wake_arm(ep.obj, mark);
+	cap_put(&ep);
+	return 0;
 }
 
 int64_t sys_trace_test(struct trap_frame *f)

@@ -663,6 +663,11 @@ int ttrace_control(uint32_t op, uint64_t arg)
 	return ret;
 }
 
+uint64_t ttrace_ring_entries(void)
+{
+	return area.hdr ? area.hdr->ring_entries : 0;
+}
+
 struct memobj *ttrace_area_object(void)
 {
 	return area_obj;

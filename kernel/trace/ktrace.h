@@ -154,6 +154,9 @@ int ttrace_control(uint32_t op, uint64_t arg);
 struct cpu;
 void ttrace_view_set(struct cpu *c, bool quiet);
 
+/* Slots in each CPU's ring, or 0 without a trace area. */
+uint64_t ttrace_ring_entries(void);
+
 /* The frame objects behind the trace capabilities: the whole area, the reader page. */
 struct memobj *ttrace_area_object(void);
 struct memobj *ttrace_reader_object(void);

@@ -337,6 +337,16 @@ static inline long sys_trace_control(int slot, uint32_t op, uint64_t arg)
 	return __syscall3(trace_control, slot, op, arg);
 }
 
+/*
+ * Arms the trace wake-up (abi/trace.h, THE WAKE-UP): the endpoint in
+ * endpoint_slot, which the caller receives on, is signalled once some
+ * CPU's ring holds more than watermark entries past the reader's tail.
+ */
+static inline long sys_trace_wake(int control_slot, int endpoint_slot, uint64_t watermark)
+{
+	return __syscall3(trace_wake, control_slot, endpoint_slot, watermark);
+}
+
 /* Registers a user event (abi/uevent.h): traced's, with trace control. Returns a slot. */
 static inline long sys_uevent_register(int control_slot, const char *desc, size_t len)
 {

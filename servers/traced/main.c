@@ -28,6 +28,7 @@
 #include "servers/traced/stats.h"
 #include "servers/traced/strings.h"
 #include "servers/traced/uevents.h"
+#include "servers/traced/wake.h"
 
 #define TRACED_THREADS_MAX 256 /* threads a status reply looks through for tracked ones */
 
@@ -331,9 +332,10 @@ int main(void)
 	x.recv_max = sizeof(in);
 	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 	while (err != -EPIPE) {
-		if (err) {
-			if (err == -ETIMEDOUT) {
-				record_drain(); /* no request this tick: the recording's turn */
+		bool woken = !err && wake_signalled(&m, &x);
+		if (err || woken) {
+			if (err == -ETIMEDOUT || woken) {
+				record_drain(); /* a ring filled, or no request: its turn */
 			}
 			m = (struct ipc_regs){0};
 			x.timeout_ns = record_tick_ns();

@@ -3,8 +3,9 @@
  * (abi/trace_file.h, A RECORDING) streamed to the host through the export
  * channel (export.c) while the run goes on. The events come from the
  * merge (merge.c) as a FOLLOW that started at the heads, binary, with its
- * loss markers; main.c calls record_drain() between requests and every
- * RECORD_TICK_NS while one runs, or at once while a chunk's worth waits,
+ * loss markers; main.c calls record_drain() between requests and when the
+ * kernel's wake-up (wake.c) or its fallback timeout ends a wait while one
+ * runs, or at once while a chunk's worth waits,
  * and each call sends one chunk: a request waits for one chunk at most,
  * not for all that the rings hold (a stop among them).
  *
@@ -36,6 +37,7 @@
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/state.h"
+#include "servers/traced/wake.h"
 
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
@@ -111,7 +113,9 @@ uint64_t record_tick_ns(void)
 	if (!rec.run.st.active) {
 		return TIMEOUT_FOREVER;
 	}
-	return pending() * SLOT >= CHUNK_MIN && !rec.stalled ? 0 : RECORD_TICK_NS;
+	return pending() * SLOT >= CHUNK_MIN && !rec.stalled
+		   ? 0
+		   : wake_wait_ns(&rec.run.cursor, CHUNK_MIN / SLOT);
 }
 
 /* Where the keep lives: the export window's last KEEP_SIZE bytes. */

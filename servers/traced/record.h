@@ -9,8 +9,6 @@
 #include <stdint.h>
 #include "servers/traced/request.h"
 
-#define RECORD_TICK_NS 5000000ull
-
 /* RECORD, REC_STOP and REC_STATUS, each 0 or -E*. */
 int record_start(const struct request *req, struct reply *rep);
 int record_stop(const struct request *req, struct reply *rep);
@@ -21,8 +19,9 @@ bool record_active(void);
 
 /*
  * How long main.c may wait for a request: while a recording runs, 0 (a
- * look) when a chunk's worth waits in the rings, else RECORD_TICK_NS;
- * TIMEOUT_FOREVER when none runs.
+ * look) when a chunk's worth waits in the rings, else until the kernel's
+ * wake-up says a chunk's worth waits on some CPU, with a fallback timeout
+ * (wake.h); TIMEOUT_FOREVER when none runs.
  */
 uint64_t record_tick_ns(void);
 

@@ -16,6 +16,7 @@
 #include "sched/watchdog.h"
 #include "trace/ktrace.h"
 #include "trace/profile.h"
+#include "trace/wake.h"
 
 #define PIT_HZ		1193182
 #define PIT_CH2_DATA	0x42
@@ -43,6 +44,7 @@ static void timer_tick(struct trap_frame *f)
 
 	TTRACE(irq_timer, tick);
 	watchdog_tick(f);
+	ttrace_wake_tick();
 	if (!this_cpu()->id) {
 		ttrace_tick();
 	}

@@ -6,6 +6,7 @@
  * (TRACED_OP_MAP) and checks that it maps the area read-only and no
  * more: no writable mapping, no reader page, no control, no passing it
  * on. Prints `tracecap: ok`, or each check that failed (exit 1).
+ * `tracecap off` checks only what holds without a trace area.
  */
 #include <spoor.h>
 #include <stdio.h>
@@ -54,6 +55,12 @@ static void read_only_checks(void)
 	       sys_mem_protect((void *)(base + h->ring_offset), TTRACE_PAGE_SIZE,
 			       PROT_READ | PROT_WRITE),
 	       -EACCES);
+	/* The wake-up's watermark is checked first (abi/trace.h, trace_wake), then the slots. */
+	expect("arm the wake-up at 0 entries", sys_trace_wake(s, CAP_SLOT_CONSOLE, 0), -EINVAL);
+	expect("arm the wake-up at a whole ring",
+	       sys_trace_wake(s, CAP_SLOT_CONSOLE, h->ring_entries), -EINVAL);
+	expect("arm the wake-up with it", sys_trace_wake(s, CAP_SLOT_CONSOLE, h->ring_entries - 1),
+	       -ECAPKIND);
 	expect("map the reader page with it", sys_trace_map(s, TTRACE_MAP_READER, NULL), -ECAPKIND);
 	expect("control tracing with it", sys_trace_control(s, TTRACE_OP_CLEAR, 0), -ECAPKIND);
 	/* Without the grant right it stays here: sending it to a server is refused. */
@@ -66,9 +73,28 @@ static void read_only_checks(void)
 	expect("send it to another process", sys_ipc_call((int)echo, &m, &x), -EACCES);
 }
 
-int main(void)
+/*
+ * tracecap off: on a machine without a trace area, where traced does not
+ * run, the wake-up has no ring to watch: refused before any slot.
+ */
+static int tracing_off(void)
+{
+	expect("arm the wake-up without a trace area", sys_trace_wake(CAP_SLOT_TRACE_CONTROL, 0, 1),
+	       -ENOMEM);
+	if (failures) {
+		return 1;
+	}
+	printf("tracecap: ok\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct cap_info info;
+
+	if (argc == 2 && !strcmp(argv[1], "off")) {
+		return tracing_off();
+	}
 
 	/* The well-known trace slots are empty for programs the shell starts. */
 	expect("identify trace-read slot", sys_cap_identify(CAP_SLOT_TRACE_READ, &info), -EBADF);
@@ -84,6 +110,9 @@ int main(void)
 	expect("clear with the console", sys_trace_control(CAP_SLOT_CONSOLE, TTRACE_OP_CLEAR, 0),
 	       -ECAPKIND);
 	expect("slot out of range", sys_trace_control(CAP_SLOTS, TTRACE_OP_CLEAR, 0), -EBADF);
+	expect("arm the wake-up, empty slot", sys_trace_wake(CAP_SLOT_TRACE_CONTROL, 0, 1), -EBADF);
+	expect("arm the wake-up with the console", sys_trace_wake(CAP_SLOT_CONSOLE, 0, 1),
+	       -ECAPKIND);
 	read_only_checks();
 	if (failures) {
 		return 1;
