@@ -205,6 +205,7 @@ static int chunk(uint32_t how, uint64_t *events, bool *done)
 	struct ttrace_aux_view v;
 	size_t at = 0;
 	const struct run before = rec.run;
+	uint64_t began = (uint64_t)sys_clock_ns();
 
 	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
@@ -269,6 +270,7 @@ static int chunk(uint32_t how, uint64_t *events, bool *done)
 	rec.run.checksum = ttrace_sum_words(sum, &sum, sizeof(sum));
 	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
+	rec.run.st.busy_ns += rec.last_ns - began;
 	return ship(at, &before);
 }
 
