@@ -9,13 +9,15 @@
  * not for all that the rings hold (a stop among them).
  *
  * A chunk is built in the export window: the events first, merged into
- * the window's upper half, then the aux ring's snapshot, so that every
- * record an event names was written before the snapshot was taken and
- * goes out in the same chunk, ahead of the events (a name is never
- * evicted from a recording); then the chunk is assembled at the window's
- * start: head, each CPU's running counts, the aux piece, the events, the
- * checksum of the whole file so far. One "data" line sends it: the host
- * appends whole chunks only.
+ * the window's private part (window.c), then the aux ring's snapshot, so
+ * that every record an event names was written before the snapshot was
+ * taken and goes out in the same chunk, ahead of the events (a name is
+ * never evicted from a recording); then the chunk is assembled in a
+ * record of the window's ring: head, each CPU's running counts, the aux
+ * piece, the events, the checksum of the whole file so far. Publishing
+ * the record sends it: the host appends whole chunks only. A drain that
+ * finds the ring without room for a chunk leaves the events in the rings
+ * for its next look (the host takes records within milliseconds).
  *
  * The counts are exact because nothing else moves the cursor: CLEAR and
  * SAVE answer -EBUSY while a recording runs (a clear would take entries
@@ -36,6 +38,7 @@
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/state.h"
+#include "servers/traced/window.h"
 
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
@@ -62,9 +65,10 @@ struct run {
 
 /*
  * The window's last KEEP_SIZE bytes while a recording runs: the run as
- * the host has it (done) and, while a chunk is on its way, as it will be
- * once the host has it (next). A restarted traced asks the host which
- * of the two its file matches (abi/trace_file.h, resume).
+ * the host has it (done) and, while a chunk is being published, as it
+ * will be once the host has it (next). A restarted traced asks the host
+ * which of the two its file matches (abi/trace_file.h, resume): the host
+ * takes every record published before it answers.
  */
 struct keep {
 	uint64_t magic;	   /* KEEP_MAGIC */
@@ -82,9 +86,7 @@ static struct recorder {
 	struct run run;
 	uint64_t last_ns;  /* when the last chunk went */
 	uint64_t owner_ns; /* when owner was last looked for */
-	bool stalled;	   /* the last chunk met a write in progress: wait a tick */
-	uint8_t *win;
-	size_t win_size;
+	bool stalled;	   /* the last drain found the ring full: wait a tick */
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
 } rec;
 
@@ -114,10 +116,10 @@ uint64_t record_tick_ns(void)
 	return pending() * SLOT >= CHUNK_MIN && !rec.stalled ? 0 : RECORD_TICK_NS;
 }
 
-/* Where the keep lives: the export window's last KEEP_SIZE bytes. */
+/* Where the keep lives: the last KEEP_SIZE bytes of the window's private part. */
 static struct keep *keep_at(void)
 {
-	return (struct keep *)(rec.win + rec.win_size - KEEP_SIZE);
+	return (struct keep *)(window_private() + WINDOW_PRIVATE_SIZE - KEEP_SIZE);
 }
 
 /* The keep: the run done, and next (NULL: none) while it is on its way. */
@@ -134,21 +136,25 @@ static void keep_write(const struct run *done, const struct run *next)
 }
 
 /*
- * Sends len bytes at the window's start, which take the run from before
- * to rec.run (its checksum already over them): 0 or the host's refusal.
- * The keep says both while they are on their way: traced may die before
- * the host's answer.
+ * Publishes the len bytes of the reserved record, which take the run from
+ * before to rec.run (its checksum already over them). The keep says both
+ * while the record is published: traced may die on either side of it.
  */
-static int ship(size_t len, const struct run *before)
+static void ship(size_t len, const struct run *before)
 {
-	char line[TTRACE_EXPORT_LINE_MAX];
-
 	rec.run.st.bytes += len;
 	keep_write(before, &rec.run);
-	snprintf(line, sizeof(line), "data %zu\n", len);
-	int err = export_request(line);
+	window_publish(len);
 	keep_write(&rec.run, NULL);
-	return err;
+}
+
+/* The most bytes a chunk takes: the header, durable part, aux ring, counts and events. */
+static size_t chunk_max(void)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+
+	return sizeof(struct ttrace_file_header) + 4096 + h->aux_durable_size + h->aux_ring_size +
+	       traced.ncpus * sizeof(struct ttrace_file_chunk_cpu) + CHUNK_EVENTS_MAX;
 }
 
 /* The recording's file header: a save's, flagged as a recording, from the start of the run.
@@ -178,35 +184,42 @@ static void tally(const uint8_t *data, size_t len)
 	}
 }
 
-static size_t put(size_t at, const void *p, size_t n)
+static size_t put(uint8_t *out, size_t at, const void *p, size_t n)
 {
-	memcpy(rec.win + at, p, n);
+	memcpy(out + at, p, n);
 	return at + n;
 }
 
-static size_t put_section(size_t at, uint32_t type, uint64_t size)
+static size_t put_section(uint8_t *out, size_t at, uint32_t type, uint64_t size)
 {
 	struct ttrace_file_section s = {.type = type, .size = size};
 
-	return put(at, &s, sizeof(s));
+	return put(out, at, &s, sizeof(s));
 }
 
 /*
  * Builds and sends the next chunk of the merge's stream: how MERGE_FOLLOW
  * while the recording runs, MERGE_DUMP up to the cursor's end at its
  * stop. *events gets how many events it took, *done whether the stream
- * ended (never for a follow). 0 or -E* (the host refused, or the aux
- * ring could not be copied).
+ * ended (never for a follow). 0, -EAGAIN when the ring has no room for a
+ * chunk now (without WINDOW_WAIT in flags: nothing taken), or -E* (the
+ * host refused, or the aux ring could not be copied).
  */
-static int chunk(uint32_t how, uint64_t *events, bool *done)
+static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 {
-	uint8_t *scratch = rec.win + rec.win_size / 2;
+	uint8_t *scratch = window_private(), *out;
 	struct merge_piece piece = {.out = scratch, .max = CHUNK_EVENTS_MAX};
 	struct ttrace_aux_view v;
 	size_t at = 0;
 	const struct run before = rec.run;
 	uint64_t began = (uint64_t)sys_clock_ns();
 
+	*events = 0;
+	*done = false;
+	int err = window_reserve(chunk_max(), flags, &out);
+	if (err) {
+		return err;
+	}
 	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
 	*events = piece.events;
@@ -219,8 +232,7 @@ static int chunk(uint32_t how, uint64_t *events, bool *done)
 	uint64_t last = __atomic_load_n(&traced.area.hdr->aux_last, __ATOMIC_ACQUIRE);
 	v = (struct ttrace_aux_view){.next = last, .end = last};
 	if (last != rec.run.aux_sent) {
-		int err =
-		    ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+		err = ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
 		if (err) {
 			return err;
 		}
@@ -229,7 +241,7 @@ static int chunk(uint32_t how, uint64_t *events, bool *done)
 	if (!rec.run.st.chunks) {
 		struct ttrace_file_header fh;
 		file_header(&fh);
-		at = put(at, &fh, sizeof(fh));
+		at = put(out, at, &fh, sizeof(fh));
 	}
 	size_t head = at;
 	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
@@ -238,40 +250,41 @@ static int chunk(uint32_t how, uint64_t *events, bool *done)
 				      .ns = (uint64_t)sys_clock_ns()};
 	rec.run.resumed = 0;
 	at += sizeof(struct ttrace_file_section);
-	at = put(at, &c, sizeof(c));
+	at = put(out, at, &c, sizeof(c));
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		rec.run.cpu[i].next = rec.run.cursor.next[i];
-		at = put(at, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
+		at = put(out, at, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
 	}
 	if (!rec.run.st.chunks) {
 		/* acquire: pairs with the release store of aux_durable_end (AW3) */
 		uint64_t durable =
 		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
-		at = put_section(at, TTRACE_FILE_AUX_DURABLE, durable);
-		at = put(at, traced.area.aux, durable);
+		at = put_section(out, at, TTRACE_FILE_AUX_DURABLE, durable);
+		at = put(out, at, traced.area.aux, durable);
 	}
 	if (v.end > from) {
 		struct ttrace_file_aux_ring r = {.first = from, .last = v.end};
-		at = put_section(at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
-		at = put(at, &r, sizeof(r));
-		at = put(at, (const uint8_t *)v.words + (from - v.start), v.end - from);
+		at = put_section(out, at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
+		at = put(out, at, &r, sizeof(r));
+		at = put(out, at, (const uint8_t *)v.words + (from - v.start), v.end - from);
 		rec.run.aux_sent = v.end;
 	}
 	if (piece.len) {
-		at = put_section(at, TTRACE_FILE_EVENTS, piece.len);
-		at = put(at, scratch, piece.len);
+		at = put_section(out, at, TTRACE_FILE_EVENTS, piece.len);
+		at = put(out, at, scratch, piece.len);
 	}
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
-	memcpy(rec.win + head, &s, sizeof(s));
-	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
-	at = put(at, &sum, sizeof(sum));
+	memcpy(out + head, &s, sizeof(s));
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, out, at);
+	at = put(out, at, &sum, sizeof(sum));
 	/* The running sum goes on over the chunk's own: its bytes are not summed twice. */
 	rec.run.checksum = ttrace_sum_words(sum, &sum, sizeof(sum));
 	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
 	rec.run.st.busy_ns += rec.last_ns - began;
-	return ship(at, &before);
+	ship(at, &before);
+	return 0;
 }
 
 /* Ends the recording on an error: said once, kept in its status. */
@@ -319,22 +332,19 @@ void record_drain(void)
 		return;
 	}
 	bool done;
-	int err = chunk(MERGE_FOLLOW, &events, &done);
-	if (err) {
-		fail(err); /* a chunk without events is a write in progress: the next look
-			    * takes it
-			    */
+	int err = chunk(MERGE_FOLLOW, 0, &events, &done);
+	rec.stalled = err == -EAGAIN;
+	if (err && err != -EAGAIN) {
+		fail(err);
 	}
+	/* A chunk without events is a write in progress: the next look takes it. */
 }
 
-/* The window's room for one chunk: the header, durable part, aux ring and events. */
+/* The window's room for one chunk in a record, and for its events and the keep past the ring. */
 static bool window_fits(void)
 {
-	const struct ttrace_header *h = traced.area.hdr;
-	uint64_t need = sizeof(struct ttrace_file_header) + 4096 + h->aux_durable_size +
-			h->aux_ring_size + traced.ncpus * sizeof(struct ttrace_file_chunk_cpu);
-
-	return rec.win_size / 2 >= CHUNK_EVENTS_MAX + KEEP_SIZE && need <= rec.win_size / 2;
+	return chunk_max() <= window_record_max() &&
+	       CHUNK_EVENTS_MAX + KEEP_SIZE <= WINDOW_PRIVATE_SIZE;
 }
 
 int record_start(const struct request *req, struct reply *rep)
@@ -353,7 +363,9 @@ int record_start(const struct request *req, struct reply *rep)
 	if (rec.run.st.active) {
 		return -EBUSY;
 	}
-	int err = export_open(&rec.win, &rec.win_size);
+	uint8_t *win;
+	size_t size;
+	int err = export_open(&win, &size);
 	if (err) {
 		return err;
 	}
@@ -384,7 +396,7 @@ int record_start(const struct request *req, struct reply *rep)
 	/* The first chunk now: the host has the header and the names at once. */
 	uint64_t events;
 	bool done;
-	err = chunk(MERGE_FOLLOW, &events, &done);
+	err = chunk(MERGE_FOLLOW, WINDOW_WAIT, &events, &done);
 	if (err) {
 		fail(err);
 		return err;
@@ -398,8 +410,16 @@ int record_start(const struct request *req, struct reply *rep)
 static int finish(void)
 {
 	char line[TTRACE_EXPORT_LINE_MAX];
-	size_t at =
-	    put_section(0, TTRACE_FILE_LEDGER, sizeof(struct ttrace_file_ledger) * traced.ncpus);
+	uint8_t *out;
+	int err = window_reserve(sizeof(struct ttrace_file_section) * 2 +
+				     sizeof(struct ttrace_file_ledger) * traced.ncpus +
+				     sizeof(struct ttrace_file_end),
+				 WINDOW_WAIT, &out);
+	if (err) {
+		return err;
+	}
+	size_t at = put_section(out, 0, TTRACE_FILE_LEDGER,
+				sizeof(struct ttrace_file_ledger) * traced.ncpus);
 
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		struct ttrace_counts c;
@@ -410,20 +430,17 @@ static int finish(void)
 					       .dropped = c.dropped,
 					       .cleared = c.cleared,
 					       .lost = rec.run.cpu[i].lost};
-		at = put(at, &l, sizeof(l));
+		at = put(out, at, &l, sizeof(l));
 	}
-	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, out, at);
 	struct ttrace_file_end end = {
 	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
 	size_t tail = at;
-	at = put_section(at, TTRACE_FILE_END, sizeof(end));
-	at = put(at, &end, sizeof(end));
-	rec.run.checksum = ttrace_sum_words(sum, rec.win + tail, at - tail);
+	at = put_section(out, at, TTRACE_FILE_END, sizeof(end));
+	at = put(out, at, &end, sizeof(end));
+	rec.run.checksum = ttrace_sum_words(sum, out + tail, at - tail);
 	const struct run before = rec.run;
-	int err = ship(at, &before);
-	if (err) {
-		return err;
-	}
+	ship(at, &before);
 	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)rec.run.st.bytes,
 		 (unsigned long long)rec.run.checksum);
 	return export_request(line);
@@ -452,7 +469,7 @@ int record_stop(const struct request *req, struct reply *rep)
 	bool done = false;
 	int err = 0;
 	for (int stalls = 0; !err && !done && stalls < STOP_TRIES;) {
-		err = chunk(MERGE_DUMP, &events, &done);
+		err = chunk(MERGE_DUMP, WINDOW_WAIT, &events, &done);
 		if (!events && !done) {
 			stalls++;
 			sys_yield();
@@ -478,17 +495,15 @@ void record_resume(void)
 	size_t size;
 	struct keep k;
 
-	if (export_open(&win, &size) || size < KEEP_SIZE) {
+	if (export_open(&win, &size)) {
 		return; /* no channel: nothing was recorded through it */
 	}
-	memcpy(&k, win + size - KEEP_SIZE, sizeof(k));
+	memcpy(&k, keep_at(), sizeof(k));
 	if (k.magic != KEEP_MAGIC || k.boot_tsc != traced.area.hdr->boot_tsc ||
 	    k.sum != ttrace_fnv1a(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
 	    !k.done.st.active) {
 		return;
 	}
-	rec.win = win;
-	rec.win_size = size;
 	/* The chunk on its way when traced died either reached the host or not: it knows
 	 * which. */
 	const struct run *tries[] = {k.sending ? &k.next : NULL, &k.done};
