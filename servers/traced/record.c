@@ -49,7 +49,7 @@
 #define OWNER_THREADS_MAX 256	       /* threads looked through for it */
 
 /*
- * What a recording needs to go on: kept in the export window's last
+ * What a recording needs to go on: kept in the export window's private
  * bytes too (struct keep), so that a restarted traced resumes it.
  */
 struct run {
@@ -64,7 +64,7 @@ struct run {
 };
 
 /*
- * The window's last KEEP_SIZE bytes while a recording runs: the run as
+ * The private part's last KEEP_SIZE bytes while a recording runs: the run as
  * the host has it (done) and, while a chunk is being published, as it
  * will be once the host has it (next). A restarted traced asks the host
  * which of the two its file matches (abi/trace_file.h, resume): the host
@@ -212,7 +212,6 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 	struct ttrace_aux_view v;
 	size_t at = 0;
 	const struct run before = rec.run;
-	uint64_t began = (uint64_t)sys_clock_ns();
 
 	*events = 0;
 	*done = false;
@@ -220,6 +219,7 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 	if (err) {
 		return err;
 	}
+	uint64_t began = (uint64_t)sys_clock_ns(); /* busy_ns leaves the wait for room out */
 	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
 	tally(piece.out, piece.len);
 	*events = piece.events;
