@@ -145,7 +145,8 @@
  * A CHUNK's payload is struct ttrace_file_chunk, num_cpus struct
  * ttrace_file_chunk_cpu (CPU 0 first), sections as above (AUX_DURABLE in
  * the first chunk only; AUX_RING pieces with the aux records new since
- * the last chunk; EVENTS), and last a uint64_t checksum: the checksum of
+ * the last chunk; EVENTS, or from minor 3 CPU_EVENTS), and last a
+ * uint64_t checksum: the checksum of
  * every byte of the file before it (CHECKSUMS). A chunk is whole when its size fits
  * the file and its checksum holds, so a file cut anywhere reads up to its
  * last whole chunk and a reader says where and that it ends early. Aux
@@ -162,6 +163,18 @@
  * CHUNK_F_RESUMED is the first after traced restarted: the recorder went
  * on from the last chunk's next, and what the rings overwrote meanwhile
  * is counted lost there, with markers.
+ *
+ * PER-CPU CHUNKS (minor 3). A recording without a filter carries each
+ * CPU's entries as the ring held them, in CPU_EVENTS sections: struct
+ * ttrace_file_cpu_events, then whole slots of that CPU alone (events and
+ * loss markers, as EVENTS has them) in ring order, a range traced copied
+ * at once and checked against the ring's head once, not merged. Within a
+ * chunk they may come before the AUX_RING piece (the piece is snapshot
+ * after the copy, so it holds every name they use); readers take a chunk
+ * whole. Readers merge the CPUs' streams by timestamp, each CPU's order
+ * kept, placing each loss marker by the rule of LOSS PLACEMENT (at the
+ * latest before the next event of its CPU); babeltrace2 merges the CTF
+ * streams itself. A file holds EVENTS or CPU_EVENTS, never both.
  *
  * CHECKSUMS. The file's checksums (END's, each CHUNK's, the export
  * channel's end line) run over the file's bytes from its first: from minor
@@ -188,7 +201,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 2
+#define TTRACE_FILE_VERSION_MINOR 3
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -242,6 +255,7 @@ _Static_assert(offsetof(struct ttrace_file_header, flags) == 160, "abi");
 #define TTRACE_FILE_LEDGER	4
 #define TTRACE_FILE_END		5
 #define TTRACE_FILE_CHUNK	6 /* minor 1: a recording's */
+#define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, inside a CHUNK */
 
 struct ttrace_file_section {
 	uint32_t type;	   /* TTRACE_FILE_* */
@@ -250,6 +264,14 @@ struct ttrace_file_section {
 };
 
 _Static_assert(sizeof(struct ttrace_file_section) == 16, "abi");
+
+/* The head of CPU_EVENTS' payload; whole 64-byte slots of CPU cpu follow. */
+struct ttrace_file_cpu_events {
+	uint32_t cpu;	   /* below the header's num_cpus */
+	uint32_t reserved; /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_file_cpu_events) == 8, "abi");
 
 /* The head of AUX_RING's payload; last - first bytes follow. */
 struct ttrace_file_aux_ring {

@@ -1,9 +1,12 @@
 /*
  * record: RECORD, REC_STOP and REC_STATUS (abi/traced.h), a recording
  * (abi/trace_file.h, A RECORDING) streamed to the host through the export
- * channel (export.c) while the run goes on. The events come from the
- * merge (merge.c) as a FOLLOW that started at the heads, binary, with its
- * loss markers; main.c calls record_drain() between requests and every
+ * channel (export.c) while the run goes on. Without a filter the events
+ * go out per CPU, each CPU's new entries a range copied at once into
+ * the chunk (ranges.c; abi/trace_file.h, PER-CPU CHUNKS), merged by the
+ * readers on the host; with one they come from the merge (merge.c) as a
+ * FOLLOW that started at the heads, binary, with its loss markers, into
+ * the window's private part first. main.c calls record_drain() between requests and every
  * RECORD_TICK_NS while one runs, or at once while a chunk's worth waits,
  * and each call sends one chunk: a request waits for one chunk at most,
  * not for all that the rings hold (a stop among them).
@@ -35,6 +38,7 @@
 #include "servers/traced/export.h"
 #include "servers/traced/file.h"
 #include "servers/traced/merge.h"
+#include "servers/traced/ranges.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/state.h"
@@ -197,6 +201,45 @@ static size_t put_section(uint8_t *out, size_t at, uint32_t type, uint64_t size)
 	return put(out, at, &s, sizeof(s));
 }
 
+/* Whether the recording goes out per CPU (abi/trace_file.h, PER-CPU CHUNKS): it has no filter. */
+static bool per_cpu(void)
+{
+	return !rec.run.filter.flags;
+}
+
+/*
+ * Each CPU's new entries as a CPU_EVENTS section at at, a range copied at
+ * once (ranges.c), up to the recording's end at a stop (MERGE_DUMP) or the
+ * heads (MERGE_FOLLOW); each CPU gets its share of a chunk. Returns where
+ * the sections end; *events and *done as chunk()'s.
+ */
+static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events, bool *done)
+{
+	size_t share = CHUNK_EVENTS_MAX / traced.ncpus / SLOT * SLOT;
+
+	*done = true;
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct ttrace_file_cpu_events head = {.cpu = i};
+		struct range r;
+		size_t payload = at + sizeof(struct ttrace_file_section) + sizeof(head);
+		uint64_t end = how == MERGE_DUMP ? rec.run.cursor.end[i] : UINT64_MAX;
+
+		range_copy(i, &rec.run.cursor.next[i], end, out + payload, share, &r);
+		*done = *done && rec.run.cursor.next[i] >= end;
+		if (!r.len) {
+			continue;
+		}
+		at = put_section(out, at, TTRACE_FILE_CPU_EVENTS, sizeof(head) + r.len);
+		at = put(out, at, &head, sizeof(head)) + r.len;
+		*events += r.events;
+		rec.run.cpu[i].entries += r.entries;
+		rec.run.cpu[i].lost += r.lost;
+		rec.run.st.events += r.events;
+		rec.run.st.lost += r.lost;
+	}
+	return at;
+}
+
 /*
  * Builds and sends the next chunk of the merge's stream: how MERGE_FOLLOW
  * while the recording runs, MERGE_DUMP up to the cursor's end at its
@@ -220,9 +263,36 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 		return err;
 	}
 	uint64_t began = (uint64_t)sys_clock_ns(); /* busy_ns leaves the wait for room out */
-	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
-	tally(piece.out, piece.len);
-	*events = piece.events;
+	if (!rec.run.st.chunks) {
+		struct ttrace_file_header fh;
+		file_header(&fh);
+		at = put(out, at, &fh, sizeof(fh));
+	}
+	size_t head = at;
+	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
+				      .num_cpus = traced.ncpus,
+				      .flags = rec.run.resumed ? TTRACE_CHUNK_F_RESUMED : 0,
+				      .ns = (uint64_t)sys_clock_ns()};
+	rec.run.resumed = 0;
+	at += sizeof(struct ttrace_file_section);
+	at = put(out, at, &c, sizeof(c));
+	size_t counts = at; /* filled in once the events are taken */
+	at += traced.ncpus * sizeof(struct ttrace_file_chunk_cpu);
+	if (!rec.run.st.chunks) {
+		/* acquire: pairs with the release store of aux_durable_end (AW3) */
+		uint64_t durable =
+		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
+		at = put_section(out, at, TTRACE_FILE_AUX_DURABLE, durable);
+		at = put(out, at, traced.area.aux, durable);
+	}
+	if (per_cpu()) {
+		at = put_ranges(out, at, how, events, done);
+	} else {
+		*done =
+		    merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
+		tally(piece.out, piece.len);
+		*events = piece.events;
+	}
 	/*
 	 * After the events: every record they name is in the snapshot (see the
 	 * top). Only when the ring has new records: a copy of the whole ring
@@ -238,30 +308,6 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 		}
 	}
 	uint64_t from = rec.run.aux_sent > v.next ? rec.run.aux_sent : v.next;
-	if (!rec.run.st.chunks) {
-		struct ttrace_file_header fh;
-		file_header(&fh);
-		at = put(out, at, &fh, sizeof(fh));
-	}
-	size_t head = at;
-	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
-				      .num_cpus = traced.ncpus,
-				      .flags = rec.run.resumed ? TTRACE_CHUNK_F_RESUMED : 0,
-				      .ns = (uint64_t)sys_clock_ns()};
-	rec.run.resumed = 0;
-	at += sizeof(struct ttrace_file_section);
-	at = put(out, at, &c, sizeof(c));
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		rec.run.cpu[i].next = rec.run.cursor.next[i];
-		at = put(out, at, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
-	}
-	if (!rec.run.st.chunks) {
-		/* acquire: pairs with the release store of aux_durable_end (AW3) */
-		uint64_t durable =
-		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
-		at = put_section(out, at, TTRACE_FILE_AUX_DURABLE, durable);
-		at = put(out, at, traced.area.aux, durable);
-	}
 	if (v.end > from) {
 		struct ttrace_file_aux_ring r = {.first = from, .last = v.end};
 		at = put_section(out, at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
@@ -272,6 +318,10 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 	if (piece.len) {
 		at = put_section(out, at, TTRACE_FILE_EVENTS, piece.len);
 		at = put(out, at, scratch, piece.len);
+	}
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		rec.run.cpu[i].next = rec.run.cursor.next[i];
+		counts = put(out, counts, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
 	}
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
