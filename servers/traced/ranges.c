@@ -18,11 +18,15 @@
 #define SLOT TTRACE_ENTRY_SIZE
 
 /*
- * Per CPU: the cursor is not at an event's start (a range ended inside
- * the orphan continuations after a loss), so a continuation there is an
- * orphan, not an older lap's slot being written (R3).
+ * A slot a turn, its eight words written out by the compiler: libc's
+ * memcpy loops a word at a time, and this copy is most of a range's cost.
  */
-static bool unsynced[TTRACE_MAX_CPUS];
+static void copy_slots(union ttrace_slot *dst, const union ttrace_slot *src, uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		__builtin_memcpy(&dst[k], &src[k], sizeof(dst[k]));
+	}
+}
 
 static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
 {
@@ -30,13 +34,13 @@ static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
 	slot->e = (struct ttrace_entry){.kind = TRACED_KIND_LOST, .cpu = (uint8_t)cpu, .data = {n}};
 }
 
-void range_copy(uint32_t cpu, uint64_t *next, uint64_t end, uint8_t *out, size_t max,
+void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out, size_t max,
 		struct range *res)
 {
 	const struct ttrace_ring *r = &traced.ring[cpu];
 	union ttrace_slot *dst = (union ttrace_slot *)out;
-	uint64_t n_ring = r->entries, i = *next, lost = 0;
-	bool synced = !unsynced[cpu];
+	uint64_t n_ring = r->entries, i = c->next, lost = 0;
+	bool synced = !c->unsynced;
 
 	*res = (struct range){0};
 	/* acquire: pairs with the writer's reservation (abi/trace.h W1) */
@@ -53,8 +57,8 @@ void range_copy(uint32_t cpu, uint64_t *next, uint64_t end, uint8_t *out, size_t
 	uint64_t n = end - i, room = max / SLOT - 1;
 	n = n < room ? n : room;
 	uint64_t first = i & r->index_mask, part = n < n_ring - first ? n : n_ring - first;
-	memcpy(dst, &r->slots[first], part * SLOT);
-	memcpy(dst + part, &r->slots[0], (n - part) * SLOT);
+	copy_slots(dst, &r->slots[first], part);
+	copy_slots(dst + part, &r->slots[0], n - part);
 
 	/* acquire: the copy's loads are done before the head is loaded again (R5) */
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -72,7 +76,10 @@ void range_copy(uint32_t cpu, uint64_t *next, uint64_t end, uint8_t *out, size_t
 		lost++;
 		k++;
 	}
-	uint64_t v = k, idx = i + k;
+	uint64_t v = k, idx = i + k, events = 0;
+	/* In locals: the acquire loads below would make the compiler reload fields. */
+	const union ttrace_slot *ring = r->slots;
+	const uint64_t mask = r->index_mask;
 	while (k < n) {
 		const struct ttrace_entry *e = &dst[k].e;
 		uint64_t slots = 1 + TTRACE_NCONT_OF(e->ctx);
@@ -81,17 +88,17 @@ void range_copy(uint32_t cpu, uint64_t *next, uint64_t end, uint8_t *out, size_t
 			break; /* being written, or not yet begun (an older lap): the next look */
 		}
 		/* acquire: R5, each event's ts as the ring has it after the copy */
-		if (__atomic_load_n(&r->slots[idx & r->index_mask].e.ts, __ATOMIC_ACQUIRE) !=
-		    e->ts) {
+		if (__atomic_load_n(&ring[idx & mask].e.ts, __ATOMIC_ACQUIRE) != e->ts) {
 			break;
 		}
-		res->events++;
-		res->entries += slots;
+		events++;
 		k += slots;
 		idx += slots;
 	}
+	res->events = events;
+	res->entries = k - v;
 	/* Synced again only at an event it took: until then a continuation is an orphan (R3). */
-	unsynced[cpu] = !synced && k == v;
+	c->unsynced = !synced && k == v;
 	if (lost) {
 		if (!v) {
 			memmove(dst + 1, dst, k * SLOT); /* the free slot at the end takes it */
@@ -105,5 +112,5 @@ void range_copy(uint32_t cpu, uint64_t *next, uint64_t end, uint8_t *out, size_t
 	}
 	res->lost = lost;
 	res->len = (k - v) * SLOT;
-	*next = idx;
+	c->next = idx;
 }

@@ -12,6 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where a CPU's ranges go on from. */
+struct range_cursor {
+	uint64_t next;	   /* the ring index the next range starts at */
+	uint64_t unsynced; /* 1: next may be inside an event whose head was lost (R3) */
+};
+
 /* What one range added. */
 struct range {
 	uint64_t events;  /* events in it */
@@ -21,13 +27,13 @@ struct range {
 };
 
 /*
- * Copies CPU cpu's entries from *next up to end (at most the head) into
+ * Copies CPU cpu's entries from c->next up to end (at most the head) into
  * out, at most max bytes (a multiple of 64, at least two slots): a loss
  * marker first when entries were lost, then whole events in ring order.
  * Stops before an event still being written (the next call takes it).
- * Moves *next past everything it copied or counted lost.
+ * Moves c past everything it copied or counted lost.
  */
-void range_copy(uint32_t cpu, uint64_t *next, uint64_t end, uint8_t *out, size_t max,
+void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out, size_t max,
 		struct range *r);
 
 #endif

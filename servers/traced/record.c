@@ -63,8 +63,9 @@ struct run {
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
 	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
 	uint64_t aux_sent; /* aux positions below it are in the file */
-	uint32_t owner;	   /* the pid that asked: the recording ends with it */
-	uint32_t resumed;  /* the next chunk is the first after a restart */
+	uint64_t unsynced[TTRACE_MAX_CPUS]; /* per CPU (ranges.h): only without a filter */
+	uint32_t owner;			    /* the pid that asked: the recording ends with it */
+	uint32_t resumed;		    /* the next chunk is the first after a restart */
 };
 
 /*
@@ -224,7 +225,10 @@ static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events
 		size_t payload = at + sizeof(struct ttrace_file_section) + sizeof(head);
 		uint64_t end = how == MERGE_DUMP ? rec.run.cursor.end[i] : UINT64_MAX;
 
-		range_copy(i, &rec.run.cursor.next[i], end, out + payload, share, &r);
+		struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i]};
+		range_copy(i, &rc, end, out + payload, share, &r);
+		rec.run.cursor.next[i] = rc.next;
+		rec.run.unsynced[i] = rc.unsynced;
 		*done = *done && rec.run.cursor.next[i] >= end;
 		if (!r.len) {
 			continue;
