@@ -59,10 +59,13 @@
  * checksum of every byte of the file before the END section's own head.
  *
  * THE EXPORT CHANNEL carries a file from traced to the host: the second
- * serial port (COM2) for short lines both ways, and the export window (an
- * ivshmem device's memory, a file on the host) for the file's bytes. The
- * guest sends one line and waits for the host's answer line, "ok" or
- * "error TEXT", before the next:
+ * serial port (COM2) for short control lines both ways, and the export
+ * window (an ivshmem device's memory, a file on the host) for the file's
+ * bytes, through a ring of records in it (THE EXPORT WINDOW, below) that
+ * the host reads in place. The guest sends one line and waits for the
+ * host's answer line, "ok" or "error TEXT", before the next. Before it
+ * answers any line the host takes every record published: into the file
+ * in progress, or with none, discarding it. The lines:
  *   begin NAME [replace]  a new file NAME.spoor (1 to
  *                         TTRACE_EXPORT_NAME_MAX - 1 bytes of the
  *                         characters abi/traced.h's SAVE takes, not
@@ -75,23 +78,24 @@
  *                         replaces only a file this run of it made.
  *   record NAME [replace] a recording (minor 1): as begin, but the host
  *                         writes NAME.spoor itself as the data arrives,
- *                         one whole chunk a data line, so that it reads
+ *                         one whole chunk a record, so that it reads
  *                         at any time as the recording so far; dropped,
  *                         it stays as it is (cut after a whole chunk)
  *   resume NAME BYTES     a restarted traced goes on with recording NAME:
  *                         the host appends to NAME.spoor from now on if
  *                         this run of it recorded it and it is BYTES
- *                         long, else refuses ("error not a recording of
- *                         this run", "error size: ...": only its own
- *                         file's size is told). traced keeps what it
- *                         needs for this in the window's last 16 KiB
+ *                         long (the records the killed traced published
+ *                         already in it), else refuses ("error not a
+ *                         recording of this run", "error size: ...": only
+ *                         its own file's size is told). traced keeps what
+ *                         it needs for this in the window past the ring
  *                         while it records.
- *   data LEN              the window's first LEN bytes are the file's next
- *                         (LEN a multiple of 8: the checksum takes words)
  *   end BYTES CHECKSUM    the file is whole: BYTES long, its checksum is
  *                         CHECKSUM (16 lower-case hex digits); the host
  *                         checks both, then the file appears under its
  *                         name (never a partial one)
+ * (Channel version 0, before the window's ring, sent each window's worth
+ * with a line "data LEN"; the host no longer takes it.)
  * Lines end in '\n' and are at most TTRACE_EXPORT_LINE_MAX bytes with it.
  * Two refusals start with a word the guest acts on: "error exists: ..."
  * (a file of that name is there and the begin did not say replace:
@@ -99,6 +103,37 @@
  * or bytes for this run is reached: -ENOSPC); any other is -EIO. The host
  * may bound what one run keeps (tools/spoor-receive: --max-files,
  * --max-bytes); the file that would pass a bound is refused whole.
+ *
+ * THE EXPORT WINDOW (channel version 1). Its first TTRACE_EXPORT_CTL_SIZE
+ * bytes are struct ttrace_export_ctl; the ring, ring_size bytes, follows
+ * at ring_offset; the window's bytes past the ring are traced's own
+ * (the host never reads them). A single-producer, single-consumer ring
+ * as perf's mmap ring: head and tail count bytes ever published and ever
+ * taken, each on a cache line of its own; the guest alone writes head,
+ * the host alone tail. A record is struct ttrace_export_rec, then len
+ * bytes of the file, padded to TTRACE_EXPORT_ALIGN; it starts at ring
+ * offset pos % ring_size and never wraps: when it does not fit before the
+ * ring's end, a PAD record fills the rest and it starts at the ring's
+ * start. The guest publishes by
+ *   E1. waiting until head + the record's room - tail <= ring_size
+ *       (acquire load of tail: the host is done with those bytes);
+ *   E2. writing the record's bytes, then its head (with pos = head);
+ *   E3. a release store of head past it (pairs with the host's E4).
+ * The host takes by
+ *   E4. an acquire load of head, checked: a multiple of ALIGN, at most
+ *       ring_size past its own tail (it keeps tail itself and trusts
+ *       the window's copy of it never);
+ *   E5. for each record at its tail: a copy of its head, checked (magic,
+ *       pos = tail, len a multiple of 8 that fits before both head and
+ *       the ring's end), its bytes written out as they lie in the window;
+ *   E6. a release store of tail past it (pairs with E1).
+ * A window that fails a check gets one line on the host's stderr; the
+ * file in progress is dropped and the guest told through refused, and
+ * the host's tail jumps to head at the next line. A guest that changes a
+ * record while the host writes it out changes only its own file, whose
+ * checksum then fails. traced (re)writes the ctl's geometry when it finds
+ * it not its own (then head = tail = 0), and otherwise keeps head, so a
+ * restarted traced goes on where the killed one stopped.
  *
  * A RECORDING (minor 1, `trace record`, flags TTRACE_FILE_F_RECORDING)
  * is the same header, then sections in this order:
@@ -110,7 +145,8 @@
  * A CHUNK's payload is struct ttrace_file_chunk, num_cpus struct
  * ttrace_file_chunk_cpu (CPU 0 first), sections as above (AUX_DURABLE in
  * the first chunk only; AUX_RING pieces with the aux records new since
- * the last chunk; EVENTS), and last a uint64_t checksum: the checksum of
+ * the last chunk; EVENTS, or from minor 3 CPU_EVENTS), and last a
+ * uint64_t checksum: the checksum of
  * every byte of the file before it (CHECKSUMS). A chunk is whole when its size fits
  * the file and its checksum holds, so a file cut anywhere reads up to its
  * last whole chunk and a reader says where and that it ends early. Aux
@@ -127,6 +163,18 @@
  * CHUNK_F_RESUMED is the first after traced restarted: the recorder went
  * on from the last chunk's next, and what the rings overwrote meanwhile
  * is counted lost there, with markers.
+ *
+ * PER-CPU CHUNKS (minor 3). A recording without a filter carries each
+ * CPU's entries as the ring held them, in CPU_EVENTS sections: struct
+ * ttrace_file_cpu_events, then whole slots of that CPU alone (events and
+ * loss markers, as EVENTS has them) in ring order, a range traced copied
+ * at once and checked against the ring's head once, not merged. Within a
+ * chunk they may come before the AUX_RING piece (the piece is snapshot
+ * after the copy, so it holds every name they use); readers take a chunk
+ * whole. Readers merge the CPUs' streams by timestamp, each CPU's order
+ * kept, placing each loss marker by the rule of LOSS PLACEMENT (at the
+ * latest before the next event of its CPU); babeltrace2 merges the CTF
+ * streams itself. A file holds EVENTS or CPU_EVENTS, never both.
  *
  * CHECKSUMS. The file's checksums (END's, each CHUNK's, the export
  * channel's end line) run over the file's bytes from its first: from minor
@@ -153,7 +201,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 2
+#define TTRACE_FILE_VERSION_MINOR 3
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -207,6 +255,7 @@ _Static_assert(offsetof(struct ttrace_file_header, flags) == 160, "abi");
 #define TTRACE_FILE_LEDGER	4
 #define TTRACE_FILE_END		5
 #define TTRACE_FILE_CHUNK	6 /* minor 1: a recording's */
+#define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, inside a CHUNK */
 
 struct ttrace_file_section {
 	uint32_t type;	   /* TTRACE_FILE_* */
@@ -215,6 +264,14 @@ struct ttrace_file_section {
 };
 
 _Static_assert(sizeof(struct ttrace_file_section) == 16, "abi");
+
+/* The head of CPU_EVENTS' payload; whole 64-byte slots of CPU cpu follow. */
+struct ttrace_file_cpu_events {
+	uint32_t cpu;	   /* below the header's num_cpus */
+	uint32_t reserved; /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_file_cpu_events) == 8, "abi");
 
 /* The head of AUX_RING's payload; last - first bytes follow. */
 struct ttrace_file_aux_ring {
@@ -276,5 +333,44 @@ _Static_assert(sizeof("begin  replace\n") - 1 + TTRACE_EXPORT_NAME_MAX <= TTRACE
 /* FNV-1a, 64 bits: the constants of both CHECKSUMS (common/fnv.h computes them). */
 #define TTRACE_FNV_OFFSET 0xcbf29ce484222325ull
 #define TTRACE_FNV_PRIME  0x00000100000001b3ull
+
+#define TTRACE_EXPORT_MAGIC    0x57585053u /* "SPXW" */
+#define TTRACE_EXPORT_VERSION  1
+#define TTRACE_EXPORT_CTL_SIZE 4096
+#define TTRACE_EXPORT_ALIGN    16
+#define TTRACE_EXPORT_REC      0x43455253u /* "SREC": a record of the file's bytes */
+#define TTRACE_EXPORT_PAD      0x44415053u /* "SPAD": the ring's end left unused */
+
+/* The window's first bytes (THE EXPORT WINDOW): [g] the guest writes it, [h] the host. */
+struct ttrace_export_ctl {
+	uint32_t magic;	      /* [g] TTRACE_EXPORT_MAGIC */
+	uint32_t version;     /* [g] TTRACE_EXPORT_VERSION */
+	uint64_t ring_offset; /* [g] TTRACE_EXPORT_CTL_SIZE */
+	uint64_t ring_size;   /* [g] a multiple of TTRACE_EXPORT_ALIGN */
+	uint32_t refused;     /* [h] TTRACE_EXPORT_REFUSED_*: the file in progress was dropped */
+	uint32_t reserved;    /* zero */
+	uint64_t pad0[4];
+	uint64_t head; /* [g] bytes ever published */
+	uint64_t pad1[7];
+	uint64_t tail; /* [h] bytes ever taken */
+	uint64_t pad2[7];
+};
+
+#define TTRACE_EXPORT_REFUSED_IO    1 /* a bad window or a write that failed: -EIO */
+#define TTRACE_EXPORT_REFUSED_LIMIT 2 /* the host's limit for this run: -ENOSPC */
+
+_Static_assert(sizeof(struct ttrace_export_ctl) == 192, "abi");
+_Static_assert(offsetof(struct ttrace_export_ctl, refused) == 24, "abi");
+_Static_assert(offsetof(struct ttrace_export_ctl, head) == 64, "abi");
+_Static_assert(offsetof(struct ttrace_export_ctl, tail) == 128, "abi");
+
+/* The head of one record in the ring; len bytes follow. */
+struct ttrace_export_rec {
+	uint32_t magic; /* TTRACE_EXPORT_REC or TTRACE_EXPORT_PAD */
+	uint32_t len;	/* bytes of the file that follow, a multiple of 8; PAD: 0 */
+	uint64_t pos;	/* the head it was published at: the sequence word */
+};
+
+_Static_assert(sizeof(struct ttrace_export_rec) == TTRACE_EXPORT_ALIGN, "abi");
 
 #endif

@@ -233,9 +233,9 @@
 #define TRACED_NAME "traced"
 /*
  * 2: the cursor tells losses apart; 3: STATUS says stacks, profiler; 4: SELF, and STATUS says
- * it, and STACK_ON, STACK_OFF
+ * it, and STACK_ON, STACK_OFF; 5: a recording's status says its busy_ns
  */
-#define TRACED_PROTOCOL	 4
+#define TRACED_PROTOCOL	 5
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
 /* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
@@ -553,8 +553,10 @@ struct traced_record_status {
 	uint64_t ended_ns;   /* when it stopped; 0 while it runs */
 	uint32_t active;     /* 1 while it runs */
 	int32_t error;	     /* -E* that stopped it early (the host refused), else 0 */
+	uint64_t busy_ns;    /* protocol 5: traced's time taking events into the window,
+			      * its waits for the host left out (under -icount, instructions) */
 };
 
-_Static_assert(sizeof(struct traced_record_status) == 64 + 48 + 8, "abi");
+_Static_assert(sizeof(struct traced_record_status) == 64 + 48 + 16, "abi");
 
 #endif

@@ -34,7 +34,8 @@
  *   tracecat -r NAME FILTERS  records (abi/traced.h RECORD) into the host
  *                        file NAME.spoor until tracecat ends: killed (a
  *                        Ctrl-C), or after -s MS, when it stops the
- *                        recording itself and prints its totals. It needs
+ *                        recording itself and prints its totals and the
+ *                        time traced spent draining (make bench). It needs
  *                        the control level (`run -t tracecat -r ...`).
  * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
  * tracecat reads everyone's events: it needs the read-all level (`run -r
@@ -182,6 +183,7 @@ static int record(const struct traced_filter *f, const struct options *o)
 	printf("tracecat: recorded %llu events, %llu lost, %llu bytes to %s.spoor\n",
 	       (unsigned long long)r.events, (unsigned long long)r.lost,
 	       (unsigned long long)r.bytes, r.name);
+	printf("tracecat: traced drained them in %llu ns\n", (unsigned long long)r.busy_ns);
 	return 0;
 }
 

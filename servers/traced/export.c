@@ -3,7 +3,8 @@
  * EXPORT CHANNEL): a 16550 UART at COM2 for the protocol's lines, driven
  * through the I/O-port capability in CAP_SLOT_EXPORT_PORT by polling its
  * line status, and the export window, the frame in CAP_SLOT_EXPORT_WINDOW
- * mapped read-write, for the bytes. The host end is tools/spoor-receive.
+ * mapped read-write, whose ring (window.c) carries the bytes. The host end
+ * is tools/spoor-receive.
  */
 #include <errno.h>
 #include <spoor.h>
@@ -12,6 +13,7 @@
 
 #include "abi/trace_file.h"
 #include "servers/traced/export.h"
+#include "servers/traced/window.h"
 
 /* 16550 registers and bits (PC16550D data sheet). */
 #define UART_DATA	 0 /* RBR/THR, or divisor low with DLAB */
@@ -30,7 +32,7 @@
 #define UART_FIFO	 16 /* bytes the transmitter takes once it is empty */
 
 #define POLL_NS	  1000000ull	 /* between looks for the host's answer */
-#define ANSWER_NS 10000000000ull /* the host writes a window's worth to disk in far less */
+#define ANSWER_NS 10000000000ull /* the host writes a ring's worth to disk in far less */
 #define DRAIN_MAX 4096		 /* stale input bytes dropped before a request */
 
 #define REFUSED_EXISTS "error exists:" /* the file is there and may not be replaced */
@@ -81,6 +83,11 @@ int export_open(uint8_t **win, size_t *size)
 		long at = sys_mem_map_frame(CAP_SLOT_EXPORT_WINDOW, NULL, PROT_READ | PROT_WRITE);
 		if (at < 0) {
 			return (int)at;
+		}
+		err = window_init((uint8_t *)at, frame.size);
+		if (err) {
+			sys_mem_unmap((void *)at, frame.size);
+			return err;
 		}
 		window = (uint8_t *)at;
 		window_size = frame.size;

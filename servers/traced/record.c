@@ -1,22 +1,27 @@
 /*
  * record: RECORD, REC_STOP and REC_STATUS (abi/traced.h), a recording
  * (abi/trace_file.h, A RECORDING) streamed to the host through the export
- * channel (export.c) while the run goes on. The events come from the
- * merge (merge.c) as a FOLLOW that started at the heads, binary, with its
- * loss markers; main.c calls record_drain() between requests and when the
- * kernel's wake-up (wake.c) or its fallback timeout ends a wait while one
- * runs, or at once while a chunk's worth waits,
+ * channel (export.c) while the run goes on. Without a filter the events
+ * go out per CPU, each CPU's new entries a range copied at once into
+ * the chunk (ranges.c; abi/trace_file.h, PER-CPU CHUNKS), merged by the
+ * readers on the host; with one they come from the merge (merge.c) as a
+ * FOLLOW that started at the heads, binary, with its loss markers, into
+ * the window's private part first. main.c calls record_drain() between
+ * requests and when the kernel's wake-up (wake.c) or its fallback timeout
+ * ends a wait while one runs, or at once while a chunk's worth waits,
  * and each call sends one chunk: a request waits for one chunk at most,
  * not for all that the rings hold (a stop among them).
  *
  * A chunk is built in the export window: the events first, merged into
- * the window's upper half, then the aux ring's snapshot, so that every
- * record an event names was written before the snapshot was taken and
- * goes out in the same chunk, ahead of the events (a name is never
- * evicted from a recording); then the chunk is assembled at the window's
- * start: head, each CPU's running counts, the aux piece, the events, the
- * checksum of the whole file so far. One "data" line sends it: the host
- * appends whole chunks only.
+ * the window's private part (window.c), then the aux ring's snapshot, so
+ * that every record an event names was written before the snapshot was
+ * taken and goes out in the same chunk, ahead of the events (a name is
+ * never evicted from a recording); then the chunk is assembled in a
+ * record of the window's ring: head, each CPU's running counts, the aux
+ * piece, the events, the checksum of the whole file so far. Publishing
+ * the record sends it: the host appends whole chunks only. A drain that
+ * finds the ring without room for a chunk leaves the events in the rings
+ * for its next look (the host takes records within milliseconds).
  *
  * The counts are exact because nothing else moves the cursor: CLEAR and
  * SAVE answer -EBUSY while a recording runs (a clear would take entries
@@ -34,10 +39,12 @@
 #include "servers/traced/export.h"
 #include "servers/traced/file.h"
 #include "servers/traced/merge.h"
+#include "servers/traced/ranges.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/state.h"
 #include "servers/traced/wake.h"
+#include "servers/traced/window.h"
 
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
@@ -48,7 +55,7 @@
 #define OWNER_THREADS_MAX 256	       /* threads looked through for it */
 
 /*
- * What a recording needs to go on: kept in the export window's last
+ * What a recording needs to go on: kept in the export window's private
  * bytes too (struct keep), so that a restarted traced resumes it.
  */
 struct run {
@@ -58,15 +65,17 @@ struct run {
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
 	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
 	uint64_t aux_sent; /* aux positions below it are in the file */
-	uint32_t owner;	   /* the pid that asked: the recording ends with it */
-	uint32_t resumed;  /* the next chunk is the first after a restart */
+	uint64_t unsynced[TTRACE_MAX_CPUS]; /* per CPU (ranges.h): only without a filter */
+	uint32_t owner;			    /* the pid that asked: the recording ends with it */
+	uint32_t resumed;		    /* the next chunk is the first after a restart */
 };
 
 /*
- * The window's last KEEP_SIZE bytes while a recording runs: the run as
- * the host has it (done) and, while a chunk is on its way, as it will be
- * once the host has it (next). A restarted traced asks the host which
- * of the two its file matches (abi/trace_file.h, resume).
+ * The private part's last KEEP_SIZE bytes while a recording runs: the run as
+ * the host has it (done) and, while a chunk is being published, as it
+ * will be once the host has it (next). A restarted traced asks the host
+ * which of the two its file matches (abi/trace_file.h, resume): the host
+ * takes every record published before it answers.
  */
 struct keep {
 	uint64_t magic;	   /* KEEP_MAGIC */
@@ -84,9 +93,7 @@ static struct recorder {
 	struct run run;
 	uint64_t last_ns;  /* when the last chunk went */
 	uint64_t owner_ns; /* when owner was last looked for */
-	bool stalled;	   /* the last chunk met a write in progress: wait a tick */
-	uint8_t *win;
-	size_t win_size;
+	bool stalled;	   /* the last drain found the ring full: wait a tick */
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
 } rec;
 
@@ -118,10 +125,10 @@ uint64_t record_tick_ns(void)
 		   : wake_wait_ns(&rec.run.cursor, CHUNK_MIN / SLOT);
 }
 
-/* Where the keep lives: the export window's last KEEP_SIZE bytes. */
+/* Where the keep lives: the last KEEP_SIZE bytes of the window's private part. */
 static struct keep *keep_at(void)
 {
-	return (struct keep *)(rec.win + rec.win_size - KEEP_SIZE);
+	return (struct keep *)(window_private() + WINDOW_PRIVATE_SIZE - KEEP_SIZE);
 }
 
 /* The keep: the run done, and next (NULL: none) while it is on its way. */
@@ -138,21 +145,25 @@ static void keep_write(const struct run *done, const struct run *next)
 }
 
 /*
- * Sends len bytes at the window's start, which take the run from before
- * to rec.run (its checksum already over them): 0 or the host's refusal.
- * The keep says both while they are on their way: traced may die before
- * the host's answer.
+ * Publishes the len bytes of the reserved record, which take the run from
+ * before to rec.run (its checksum already over them). The keep says both
+ * while the record is published: traced may die on either side of it.
  */
-static int ship(size_t len, const struct run *before)
+static void ship(size_t len, const struct run *before)
 {
-	char line[TTRACE_EXPORT_LINE_MAX];
-
 	rec.run.st.bytes += len;
 	keep_write(before, &rec.run);
-	snprintf(line, sizeof(line), "data %zu\n", len);
-	int err = export_request(line);
+	window_publish(len);
 	keep_write(&rec.run, NULL);
-	return err;
+}
+
+/* The most bytes a chunk takes: the header, durable part, aux ring, counts and events. */
+static size_t chunk_max(void)
+{
+	const struct ttrace_header *h = traced.area.hdr;
+
+	return sizeof(struct ttrace_file_header) + 4096 + h->aux_durable_size + h->aux_ring_size +
+	       traced.ncpus * sizeof(struct ttrace_file_chunk_cpu) + CHUNK_EVENTS_MAX;
 }
 
 /* The recording's file header: a save's, flagged as a recording, from the start of the run.
@@ -182,37 +193,114 @@ static void tally(const uint8_t *data, size_t len)
 	}
 }
 
-static size_t put(size_t at, const void *p, size_t n)
+static size_t put(uint8_t *out, size_t at, const void *p, size_t n)
 {
-	memcpy(rec.win + at, p, n);
+	memcpy(out + at, p, n);
 	return at + n;
 }
 
-static size_t put_section(size_t at, uint32_t type, uint64_t size)
+static size_t put_section(uint8_t *out, size_t at, uint32_t type, uint64_t size)
 {
 	struct ttrace_file_section s = {.type = type, .size = size};
 
-	return put(at, &s, sizeof(s));
+	return put(out, at, &s, sizeof(s));
+}
+
+/* Whether the recording goes out per CPU (abi/trace_file.h, PER-CPU CHUNKS): it has no filter. */
+static bool per_cpu(void)
+{
+	return !rec.run.filter.flags;
+}
+
+/*
+ * Each CPU's new entries as a CPU_EVENTS section at at, a range copied at
+ * once (ranges.c), up to the recording's end at a stop (MERGE_DUMP) or the
+ * heads (MERGE_FOLLOW); each CPU gets its share of a chunk. Returns where
+ * the sections end; *events and *done as chunk()'s.
+ */
+static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events, bool *done)
+{
+	size_t share = CHUNK_EVENTS_MAX / traced.ncpus / SLOT * SLOT;
+
+	*done = true;
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct ttrace_file_cpu_events head = {.cpu = i};
+		struct range r;
+		size_t payload = at + sizeof(struct ttrace_file_section) + sizeof(head);
+		uint64_t end = how == MERGE_DUMP ? rec.run.cursor.end[i] : UINT64_MAX;
+
+		struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i]};
+		range_copy(i, &rc, end, out + payload, share, &r);
+		rec.run.cursor.next[i] = rc.next;
+		rec.run.unsynced[i] = rc.unsynced;
+		*done = *done && rec.run.cursor.next[i] >= end;
+		if (!r.len) {
+			continue;
+		}
+		at = put_section(out, at, TTRACE_FILE_CPU_EVENTS, sizeof(head) + r.len);
+		at = put(out, at, &head, sizeof(head)) + r.len;
+		*events += r.events;
+		rec.run.cpu[i].entries += r.entries;
+		rec.run.cpu[i].lost += r.lost;
+		rec.run.st.events += r.events;
+		rec.run.st.lost += r.lost;
+	}
+	return at;
 }
 
 /*
  * Builds and sends the next chunk of the merge's stream: how MERGE_FOLLOW
  * while the recording runs, MERGE_DUMP up to the cursor's end at its
  * stop. *events gets how many events it took, *done whether the stream
- * ended (never for a follow). 0 or -E* (the host refused, or the aux
- * ring could not be copied).
+ * ended (never for a follow). 0, -EAGAIN when the ring has no room for a
+ * chunk now (without WINDOW_WAIT in flags: nothing taken), or -E* (the
+ * host refused, or the aux ring could not be copied).
  */
-static int chunk(uint32_t how, uint64_t *events, bool *done)
+static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 {
-	uint8_t *scratch = rec.win + rec.win_size / 2;
+	uint8_t *scratch = window_private(), *out;
 	struct merge_piece piece = {.out = scratch, .max = CHUNK_EVENTS_MAX};
 	struct ttrace_aux_view v;
 	size_t at = 0;
 	const struct run before = rec.run;
 
-	*done = merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
-	tally(piece.out, piece.len);
-	*events = piece.events;
+	*events = 0;
+	*done = false;
+	int err = window_reserve(chunk_max(), flags, &out);
+	if (err) {
+		return err;
+	}
+	uint64_t began = (uint64_t)sys_clock_ns(); /* busy_ns leaves the wait for room out */
+	if (!rec.run.st.chunks) {
+		struct ttrace_file_header fh;
+		file_header(&fh);
+		at = put(out, at, &fh, sizeof(fh));
+	}
+	size_t head = at;
+	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
+				      .num_cpus = traced.ncpus,
+				      .flags = rec.run.resumed ? TTRACE_CHUNK_F_RESUMED : 0,
+				      .ns = (uint64_t)sys_clock_ns()};
+	rec.run.resumed = 0;
+	at += sizeof(struct ttrace_file_section);
+	at = put(out, at, &c, sizeof(c));
+	size_t counts = at; /* filled in once the events are taken */
+	at += traced.ncpus * sizeof(struct ttrace_file_chunk_cpu);
+	if (!rec.run.st.chunks) {
+		/* acquire: pairs with the release store of aux_durable_end (AW3) */
+		uint64_t durable =
+		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
+		at = put_section(out, at, TTRACE_FILE_AUX_DURABLE, durable);
+		at = put(out, at, traced.area.aux, durable);
+	}
+	if (per_cpu()) {
+		at = put_ranges(out, at, how, events, done);
+	} else {
+		*done =
+		    merge_fill(how, &rec.run.filter, &rec.run.cursor, TRACED_FORMAT_BINARY, &piece);
+		tally(piece.out, piece.len);
+		*events = piece.events;
+	}
 	/*
 	 * After the events: every record they name is in the snapshot (see the
 	 * top). Only when the ring has new records: a copy of the whole ring
@@ -222,58 +310,39 @@ static int chunk(uint32_t how, uint64_t *events, bool *done)
 	uint64_t last = __atomic_load_n(&traced.area.hdr->aux_last, __ATOMIC_ACQUIRE);
 	v = (struct ttrace_aux_view){.next = last, .end = last};
 	if (last != rec.run.aux_sent) {
-		int err =
-		    ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
+		err = ttrace_aux_snapshot(&traced.area, traced.aux_copy, traced.aux_copy_size, &v);
 		if (err) {
 			return err;
 		}
 	}
 	uint64_t from = rec.run.aux_sent > v.next ? rec.run.aux_sent : v.next;
-	if (!rec.run.st.chunks) {
-		struct ttrace_file_header fh;
-		file_header(&fh);
-		at = put(at, &fh, sizeof(fh));
-	}
-	size_t head = at;
-	struct ttrace_file_chunk c = {.seq = rec.run.st.chunks,
-				      .num_cpus = traced.ncpus,
-				      .flags = rec.run.resumed ? TTRACE_CHUNK_F_RESUMED : 0,
-				      .ns = (uint64_t)sys_clock_ns()};
-	rec.run.resumed = 0;
-	at += sizeof(struct ttrace_file_section);
-	at = put(at, &c, sizeof(c));
-	for (uint32_t i = 0; i < traced.ncpus; i++) {
-		rec.run.cpu[i].next = rec.run.cursor.next[i];
-		at = put(at, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
-	}
-	if (!rec.run.st.chunks) {
-		/* acquire: pairs with the release store of aux_durable_end (AW3) */
-		uint64_t durable =
-		    __atomic_load_n(&traced.area.hdr->aux_durable_end, __ATOMIC_ACQUIRE);
-		at = put_section(at, TTRACE_FILE_AUX_DURABLE, durable);
-		at = put(at, traced.area.aux, durable);
-	}
 	if (v.end > from) {
 		struct ttrace_file_aux_ring r = {.first = from, .last = v.end};
-		at = put_section(at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
-		at = put(at, &r, sizeof(r));
-		at = put(at, (const uint8_t *)v.words + (from - v.start), v.end - from);
+		at = put_section(out, at, TTRACE_FILE_AUX_RING, sizeof(r) + (v.end - from));
+		at = put(out, at, &r, sizeof(r));
+		at = put(out, at, (const uint8_t *)v.words + (from - v.start), v.end - from);
 		rec.run.aux_sent = v.end;
 	}
 	if (piece.len) {
-		at = put_section(at, TTRACE_FILE_EVENTS, piece.len);
-		at = put(at, scratch, piece.len);
+		at = put_section(out, at, TTRACE_FILE_EVENTS, piece.len);
+		at = put(out, at, scratch, piece.len);
+	}
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		rec.run.cpu[i].next = rec.run.cursor.next[i];
+		counts = put(out, counts, &rec.run.cpu[i], sizeof(rec.run.cpu[i]));
 	}
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
-	memcpy(rec.win + head, &s, sizeof(s));
-	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
-	at = put(at, &sum, sizeof(sum));
+	memcpy(out + head, &s, sizeof(s));
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, out, at);
+	at = put(out, at, &sum, sizeof(sum));
 	/* The running sum goes on over the chunk's own: its bytes are not summed twice. */
 	rec.run.checksum = ttrace_sum_words(sum, &sum, sizeof(sum));
 	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
-	return ship(at, &before);
+	rec.run.st.busy_ns += rec.last_ns - began;
+	ship(at, &before);
+	return 0;
 }
 
 /* Ends the recording on an error: said once, kept in its status. */
@@ -321,22 +390,19 @@ void record_drain(void)
 		return;
 	}
 	bool done;
-	int err = chunk(MERGE_FOLLOW, &events, &done);
-	if (err) {
-		fail(err); /* a chunk without events is a write in progress: the next look
-			    * takes it
-			    */
+	int err = chunk(MERGE_FOLLOW, 0, &events, &done);
+	rec.stalled = err == -EAGAIN;
+	if (err && err != -EAGAIN) {
+		fail(err);
 	}
+	/* A chunk without events is a write in progress: the next look takes it. */
 }
 
-/* The window's room for one chunk: the header, durable part, aux ring and events. */
+/* The window's room for one chunk in a record, and for its events and the keep past the ring. */
 static bool window_fits(void)
 {
-	const struct ttrace_header *h = traced.area.hdr;
-	uint64_t need = sizeof(struct ttrace_file_header) + 4096 + h->aux_durable_size +
-			h->aux_ring_size + traced.ncpus * sizeof(struct ttrace_file_chunk_cpu);
-
-	return rec.win_size / 2 >= CHUNK_EVENTS_MAX + KEEP_SIZE && need <= rec.win_size / 2;
+	return chunk_max() <= window_record_max() &&
+	       CHUNK_EVENTS_MAX + KEEP_SIZE <= WINDOW_PRIVATE_SIZE;
 }
 
 int record_start(const struct request *req, struct reply *rep)
@@ -355,7 +421,9 @@ int record_start(const struct request *req, struct reply *rep)
 	if (rec.run.st.active) {
 		return -EBUSY;
 	}
-	int err = export_open(&rec.win, &rec.win_size);
+	uint8_t *win;
+	size_t size;
+	int err = export_open(&win, &size);
 	if (err) {
 		return err;
 	}
@@ -386,7 +454,7 @@ int record_start(const struct request *req, struct reply *rep)
 	/* The first chunk now: the host has the header and the names at once. */
 	uint64_t events;
 	bool done;
-	err = chunk(MERGE_FOLLOW, &events, &done);
+	err = chunk(MERGE_FOLLOW, WINDOW_WAIT, &events, &done);
 	if (err) {
 		fail(err);
 		return err;
@@ -400,8 +468,16 @@ int record_start(const struct request *req, struct reply *rep)
 static int finish(void)
 {
 	char line[TTRACE_EXPORT_LINE_MAX];
-	size_t at =
-	    put_section(0, TTRACE_FILE_LEDGER, sizeof(struct ttrace_file_ledger) * traced.ncpus);
+	uint8_t *out;
+	int err = window_reserve(sizeof(struct ttrace_file_section) * 2 +
+				     sizeof(struct ttrace_file_ledger) * traced.ncpus +
+				     sizeof(struct ttrace_file_end),
+				 WINDOW_WAIT, &out);
+	if (err) {
+		return err;
+	}
+	size_t at = put_section(out, 0, TTRACE_FILE_LEDGER,
+				sizeof(struct ttrace_file_ledger) * traced.ncpus);
 
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		struct ttrace_counts c;
@@ -412,20 +488,17 @@ static int finish(void)
 					       .dropped = c.dropped,
 					       .cleared = c.cleared,
 					       .lost = rec.run.cpu[i].lost};
-		at = put(at, &l, sizeof(l));
+		at = put(out, at, &l, sizeof(l));
 	}
-	uint64_t sum = ttrace_sum_words(rec.run.checksum, rec.win, at);
+	uint64_t sum = ttrace_sum_words(rec.run.checksum, out, at);
 	struct ttrace_file_end end = {
 	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
 	size_t tail = at;
-	at = put_section(at, TTRACE_FILE_END, sizeof(end));
-	at = put(at, &end, sizeof(end));
-	rec.run.checksum = ttrace_sum_words(sum, rec.win + tail, at - tail);
+	at = put_section(out, at, TTRACE_FILE_END, sizeof(end));
+	at = put(out, at, &end, sizeof(end));
+	rec.run.checksum = ttrace_sum_words(sum, out + tail, at - tail);
 	const struct run before = rec.run;
-	int err = ship(at, &before);
-	if (err) {
-		return err;
-	}
+	ship(at, &before);
 	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)rec.run.st.bytes,
 		 (unsigned long long)rec.run.checksum);
 	return export_request(line);
@@ -454,7 +527,7 @@ int record_stop(const struct request *req, struct reply *rep)
 	bool done = false;
 	int err = 0;
 	for (int stalls = 0; !err && !done && stalls < STOP_TRIES;) {
-		err = chunk(MERGE_DUMP, &events, &done);
+		err = chunk(MERGE_DUMP, WINDOW_WAIT, &events, &done);
 		if (!events && !done) {
 			stalls++;
 			sys_yield();
@@ -480,17 +553,15 @@ void record_resume(void)
 	size_t size;
 	struct keep k;
 
-	if (export_open(&win, &size) || size < KEEP_SIZE) {
+	if (export_open(&win, &size)) {
 		return; /* no channel: nothing was recorded through it */
 	}
-	memcpy(&k, win + size - KEEP_SIZE, sizeof(k));
+	memcpy(&k, keep_at(), sizeof(k));
 	if (k.magic != KEEP_MAGIC || k.boot_tsc != traced.area.hdr->boot_tsc ||
 	    k.sum != ttrace_fnv1a(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
 	    !k.done.st.active) {
 		return;
 	}
-	rec.win = win;
-	rec.win_size = size;
 	/* The chunk on its way when traced died either reached the host or not: it knows
 	 * which. */
 	const struct run *tries[] = {k.sending ? &k.next : NULL, &k.done};

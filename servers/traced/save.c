@@ -1,10 +1,11 @@
 /*
  * save: SAVE (abi/traced.h) writes one trace file (abi/trace_file.h) to
  * the host through the export channel (export.c). The file is built in
- * the export window itself: the events straight from the merge behind
- * DUMP (merge_fill, binary format), then the aux records and the ledger.
- * When the window fills, its bytes go to the host ("data") and the window
- * starts over; the checksum runs over every byte as it leaves.
+ * the export window's ring itself (window.c), a record at a time: the
+ * events straight from the merge behind DUMP (merge_fill, binary format),
+ * then the aux records and the ledger. When a record fills it is
+ * published, and the host takes it while the next one fills; the
+ * checksum runs over every byte as it leaves.
  *
  * Below CONTROL a save cannot touch anyone else's file (abi/traced.h,
  * SAVE): its name gets the caller's level and pid in front, the host is
@@ -33,6 +34,7 @@
 #include "servers/traced/scope.h"
 #include "servers/traced/state.h"
 #include "servers/traced/tree.h"
+#include "servers/traced/window.h"
 
 /* An EVENTS section is filled in one go when this much of the window is left. */
 #define EVENTS_ROOM_MIN (64 * 1024)
@@ -51,11 +53,11 @@ struct allowance {
 
 static struct allowance allowances[SAVE_TREES];
 
-/* A file on its way out through the window. */
+/* A file on its way out through the window's ring. */
 struct out {
-	uint8_t *win;
-	size_t size;	   /* of the window */
-	size_t used;	   /* bytes in the window not yet sent */
+	uint8_t *win;	   /* the record being filled, or NULL before it is reserved */
+	size_t size;	   /* of a record */
+	size_t used;	   /* bytes in the record not yet published */
 	size_t hashed;	   /* of them, those in the checksum already */
 	uint64_t sent;	   /* bytes the host has */
 	uint64_t checksum; /* of every byte hashed (abi/trace_file.h, CHECKSUMS) */
@@ -69,27 +71,35 @@ static void hash(struct out *o)
 	o->hashed = o->used;
 }
 
-/* Sends the window's bytes to the host. */
+/* Publishes the record's bytes to the host. */
 static void flush(struct out *o)
 {
-	char line[TTRACE_EXPORT_LINE_MAX];
-
 	if (o->err || !o->used) {
 		return;
 	}
 	hash(o);
-	snprintf(line, sizeof(line), "data %zu\n", o->used);
-	o->err = export_request(line);
+	window_publish(o->used);
 	o->sent += o->used;
 	o->used = o->hashed = 0;
+	o->win = NULL;
 }
 
-/* Appends len bytes, sending the window each time it fills. */
+/* A record to fill, waiting for the host to make room: whether there is one. */
+static bool reserved(struct out *o)
+{
+	if (!o->err && !o->win) {
+		o->size = window_record_max();
+		o->err = window_reserve(o->size, WINDOW_WAIT, &o->win);
+	}
+	return !o->err;
+}
+
+/* Appends len bytes, publishing the record each time it fills. */
 static void put(struct out *o, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
-	while (!o->err && len) {
+	while (reserved(o) && len) {
 		size_t n = o->size - o->used < len ? o->size - o->used : len;
 		memcpy(o->win + o->used, p, n);
 		o->used += n;
@@ -130,9 +140,10 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 	struct ttrace_file_section head = {.type = TTRACE_FILE_EVENTS};
 	bool done = false;
 
-	while (!o->err && !done) {
+	while (reserved(o) && !done) {
 		if (o->size - o->used < sizeof(head) + EVENTS_ROOM_MIN) {
 			flush(o);
+			continue;
 		}
 		size_t room = o->size - o->used - sizeof(head);
 		struct merge_piece piece = {
@@ -278,9 +289,11 @@ int save_run(const struct request *req, struct reply *rep)
 		return -EBUSY; /* the channel carries one file at a time */
 	}
 	const struct scope *scope;
+	uint8_t *win;
+	size_t size;
 	int err = scope_request(req, &scope);
 	if (!err) {
-		err = export_open(&o.win, &o.size);
+		err = export_open(&win, &size);
 	}
 	/* Last of the checks: a request refused for anything else costs no save. */
 	if (!err && req->level < TRACED_LEVEL_CONTROL) {

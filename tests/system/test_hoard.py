@@ -28,6 +28,12 @@ SAVE_BURST = 4  # abi/traced.h TRACED_SAVE_BURST
 CONTROL_IDS = 32  # abi/traced.h TRACED_UEVENT_CONTROL_IDS
 MAX_EVENTS = 256  # abi/uevent.h UEVENT_MAX
 ANSWER_TIMEOUT = 30  # the receiver answers a line at once; this only ends a hung test
+# The export window's ring (abi/trace_file.h, THE EXPORT WINDOW), as the fake guest lays it out.
+WINDOW_SIZE = 65536
+CTL_SIZE = 4096
+RING_SIZE = WINDOW_SIZE - CTL_SIZE
+HEAD_AT, TAIL_AT = 64, 128
+EXPORT_MAGIC, REC_MAGIC, PAD_MAGIC = 0x57585053, 0x43455253, 0x44415053
 
 
 # The saved file (abi/trace_file.h): its aux ring's records.
@@ -153,13 +159,14 @@ def test_trees_together_leave_the_shell_its_ids(boot):
 # spoor-receive on its own: a fake guest on its FIFOs and window.
 
 class Receiver:
-    """spoor-receive serving a folder, with this test as QEMU."""
+    """spoor-receive serving a folder, with this test as QEMU and its guest."""
 
     def __init__(self, folder, *options):
         self.folder = folder
         os.mkfifo(folder / ".export.in")
         os.mkfifo(folder / ".export.out")
-        (folder / ".export.window").write_bytes(bytes(4096))
+        ctl = struct.pack("<IIQQII", EXPORT_MAGIC, 1, CTL_SIZE, RING_SIZE, 0, 0)
+        (folder / ".export.window").write_bytes(ctl.ljust(WINDOW_SIZE, b"\0"))
         self.proc = subprocess.Popen([str(RECEIVER), *options, str(folder), str(os.getpid())],
                                      stderr=subprocess.PIPE, text=True)
         # Neither open waits for the receiver: one that died must fail the test, not hang it.
@@ -181,13 +188,39 @@ class Receiver:
                 continue
         return answer.decode().strip()
 
+    def poke(self, at, data):
+        """Writes data into the window at at, in place (the receiver keeps it mapped)."""
+        with open(self.folder / ".export.window", "r+b") as f:
+            f.seek(at)
+            f.write(data)
+
+    def peek(self, at, size=8):
+        return int.from_bytes((self.folder / ".export.window").read_bytes()[at:at + size],
+                              "little")
+
+    def publish(self, payload, length=None):
+        """One record of the file's bytes, as traced publishes it (steps E1 to E3)."""
+        head = self.peek(HEAD_AT)
+        off = head % RING_SIZE
+        need = 16 + (len(payload) + 15) // 16 * 16
+        pad = RING_SIZE - off if RING_SIZE - off < need else 0
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        while head + pad + need - self.peek(TAIL_AT) > RING_SIZE:
+            assert time.monotonic() < deadline, "the receiver takes no records"
+            select.select([], [], [], 0.001)  # the receiver looks every millisecond
+        if pad:
+            self.poke(CTL_SIZE + off, struct.pack("<IIQ", PAD_MAGIC, 0, head))
+            head += RING_SIZE - off
+            off = 0
+        size = len(payload) if length is None else length
+        self.poke(CTL_SIZE + off, struct.pack("<IIQ", REC_MAGIC, size, head) + payload)
+        self.poke(HEAD_AT, struct.pack("<Q", head + need))
+
     def send(self, name, payload, replace=False):
         """One file through the channel; the answers of its lines."""
-        (self.folder / ".export.window").write_bytes(payload.ljust(4096, b"\0"))
-        checksum = word_sum(payload)
-        return [self.ask(f"begin {name}" + (" replace" if replace else "")),
-                self.ask(f"data {len(payload)}"),
-                self.ask(f"end {len(payload)} {checksum:016x}")]
+        answers = [self.ask(f"begin {name}" + (" replace" if replace else ""))]
+        self.publish(payload)
+        return answers + [self.ask(f"end {len(payload)} {word_sum(payload):016x}")]
 
     def close(self):
         self.proc.kill()
@@ -221,11 +254,11 @@ def receiver():
 
 def test_the_receiver_replaces_a_file_only_when_told(receiver):
     r = receiver()
-    assert r.send("x", b"first\0\0\0") == ["ok"] * 3
+    assert r.send("x", b"first\0\0\0") == ["ok"] * 2
     answers = r.send("x", b"second\0\0")
     assert answers[0].startswith("error exists:"), answers
     assert (r.folder / "x.spoor").read_bytes() == b"first\0\0\0"
-    assert r.send("x", b"third\0\0\0", replace=True) == ["ok"] * 3
+    assert r.send("x", b"third\0\0\0", replace=True) == ["ok"] * 2
     assert (r.folder / "x.spoor").read_bytes() == b"third\0\0\0"
 
 
@@ -240,32 +273,33 @@ def test_the_receiver_never_replaces_or_resumes_a_file_this_run_did_not_make(rec
         answer = r.ask(f"resume old {size}")
         # Refused without a word of what is there: not even its size.
         assert answer == "error not a recording of this run", answer
-        assert r.ask("data 8") == "error no file begun"
+        r.publish(b"forged\0\0")
+        assert r.ask(f"end 8 {word_sum(b'forged{chr(0) * 2}'):016x}") == "error no file begun"
     assert (r.folder / "old.spoor").read_bytes() == theirs
 
 
 def test_the_receiver_resumes_and_replaces_what_this_run_made(receiver):
     r = receiver()
-    (r.folder / ".export.window").write_bytes(bytes(4096))
     assert r.ask("record rec") == "ok"
-    assert r.ask("data 8") == "ok"
+    r.publish(bytes(8))
     assert r.ask(f"end 8 {word_sum(bytes(8)):016x}") == "ok"
     assert r.ask("resume rec 8") == "ok"
-    assert r.ask("data 8") == "ok"
+    r.publish(bytes(8))
     assert r.ask(f"end 16 {word_sum(bytes(16)):016x}") == "ok"
     assert r.ask("resume rec 3") == "error size: the file has 16 bytes, not 3"
     assert (r.folder / "rec.spoor").read_bytes() == bytes(16)
     assert r.ask("record rec replace") == "ok"
-    assert r.ask("data 8") == "ok"
+    r.publish(bytes(8))
+    assert r.ask("resume rec 8") == "ok"  # taken before the line is answered
     assert (r.folder / "rec.spoor").read_bytes() == bytes(8)
-    assert r.send("saved", b"first\0\0\0") == ["ok"] * 3
+    assert r.send("saved", b"first\0\0\0") == ["ok"] * 2
     assert r.ask("resume saved 8") == "error not a recording of this run"
 
 
 def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):
     r = receiver()
     assert r.ask("begin late") == "ok"
-    assert r.ask("data 8") == "ok"
+    r.publish(bytes(8))
     (r.folder / "late.spoor").write_bytes(b"theirs")
     checksum = word_sum(bytes(8))
     assert r.ask(f"end 8 {checksum:016x}").startswith("error exists:")
@@ -275,23 +309,74 @@ def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):
 
 def test_the_receiver_keeps_to_its_limits_of_files_and_bytes(receiver):
     r = receiver("--max-files", "2", "--max-bytes", "24")
-    assert r.send("a", bytes(8)) == ["ok"] * 3
-    assert r.send("b", bytes(8)) == ["ok"] * 3
+    assert r.send("a", bytes(8)) == ["ok"] * 2
+    assert r.send("b", bytes(8)) == ["ok"] * 2
     answers = r.send("c", bytes(8))
     assert answers[0] == "error limit: 2 files saved this run (--max-files)", answers
     r2 = receiver("--max-bytes", "24")
-    assert r2.send("a", bytes(16)) == ["ok"] * 3
+    assert r2.send("a", bytes(16)) == ["ok"] * 2
     answers = r2.send("b", bytes(16))
     assert answers[1] == "error limit: 24 bytes saved this run (--max-bytes)", answers
+    assert r2.peek(24, 4) == 2  # the window's refused: TTRACE_EXPORT_REFUSED_LIMIT
     assert {p.name for p in r2.folder.iterdir() if not p.name.startswith(".")} == {"a.spoor"}
 
 
-def test_the_receiver_refuses_data_that_is_not_whole_words(receiver):
+# A hostile guest's window: each row breaks one thing the receiver must check (a bad record
+# after a good one), and its one stderr line's words.
+BAD_WINDOWS = [
+    ("length not whole words", lambda r: r.publish(bytes(16), length=12), "is not one"),
+    ("length past the head", lambda r: r.publish(bytes(16), length=4096), "passes"),
+    ("head past the ring", lambda r: r.poke(HEAD_AT, struct.pack("<Q", 2 * RING_SIZE)),
+     "not within the ring"),
+    ("head not aligned", lambda r: r.poke(HEAD_AT, struct.pack("<Q", 40)), "not within"),
+    ("sequence word wrong", lambda r: (r.publish(bytes(8)),
+                                       r.poke(CTL_SIZE + 32 + 8, struct.pack("<Q", 7))),
+     "says it is at 7"),
+    ("bad magic", lambda r: (r.publish(bytes(8)), r.poke(CTL_SIZE + 32, b"XXXX")), "is not one"),
+    ("ring past the window", lambda r: (r.publish(bytes(8)),
+                                        r.poke(16, struct.pack("<Q", WINDOW_SIZE))),
+     "does not fit the window"),
+    ("not a ring", lambda r: (r.publish(bytes(8)), r.poke(0, b"XXXX")), "not an export ring"),
+]
+
+
+@pytest.mark.parametrize("name,breaks,words", BAD_WINDOWS, ids=[row[0] for row in BAD_WINDOWS])
+def test_a_hostile_window_drops_the_file_with_one_line(receiver, name, breaks, words):
     r = receiver()
-    (r.folder / ".export.window").write_bytes(bytes(4096))
-    assert r.ask("begin odd") == "ok"
-    assert r.ask("data 12") == "error length not a multiple of 8"
-    assert not list(r.folder.glob("odd*"))
+    (r.folder / "mine.spoor").write_bytes(b"mine")
+    assert r.ask("begin bad") == "ok"
+    r.publish(bytes(16))  # a good record first: the file had begun
+    breaks(r)
+    answer = r.ask(f"end 48 {word_sum(bytes(48)):016x}")
+    assert answer.startswith("error ") and words in answer, answer
+    assert r.peek(24, 4) == 1  # the window's refused: TTRACE_EXPORT_REFUSED_IO
+    assert sorted(p.name for p in r.folder.iterdir() if not p.name.startswith(".")) == \
+        ["mine.spoor"]
+    assert (r.folder / "mine.spoor").read_bytes() == b"mine"
+    r.proc.kill()
+    lines = [line for line in r.proc.stderr.read().splitlines() if "dropped" in line]
+    assert len(lines) == 1 and words in lines[0], lines
+
+
+def test_the_receiver_goes_on_after_a_hostile_window(receiver):
+    r = receiver()
+    assert r.ask("begin bad") == "ok"
+    r.poke(HEAD_AT, struct.pack("<Q", 3 * RING_SIZE))
+    assert r.ask(f"end 0 {word_sum(b''):016x}").startswith("error ")
+    r.poke(HEAD_AT, struct.pack("<Q", 3 * RING_SIZE + 48))  # a head the next begin skips to
+    assert r.send("good", b"whole\0\0\0") == ["ok"] * 2
+    assert (r.folder / "good.spoor").read_bytes() == b"whole\0\0\0"
+    assert r.peek(TAIL_AT) == 3 * RING_SIZE + 48 + 32
+
+
+def test_records_wrap_at_the_rings_end_through_a_pad(receiver):
+    r = receiver()
+    assert r.ask("begin wrap") == "ok"
+    payload = bytes(range(256)) * 100  # 25600 bytes: the third record does not fit the end
+    for _ in range(5):
+        r.publish(payload)
+    assert r.ask(f"end {5 * len(payload)} {word_sum(payload * 5):016x}") == "ok"
+    assert (r.folder / "wrap.spoor").read_bytes() == payload * 5
 
 
 def test_the_receiver_refuses_bad_limits_in_words(tmp_path):

@@ -113,10 +113,9 @@ def big(machines, machine):
     (spoor, the file, the stop's match, trace status's recording line).
 
     The host's receiver is stopped while each CPU emits its first STALL_EACH:
-    traced waits for the host's answer to the chunk it sent (for up to 10 s,
-    servers/traced/export.c; the run takes a fraction of it) or has sent
-    none yet, and the rings lap either way: the recording loses events on
-    every CPU for certain."""
+    the export window's ring fills with chunks nobody takes, traced's drain
+    finds no room and leaves the events in the rings, and the rings lap:
+    the recording loses events on every CPU for certain."""
     spoor = machine.spoor
     reset_tracing(spoor)
     assert RECORDING.search(spoor.command("trace record test as big"))

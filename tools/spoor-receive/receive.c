@@ -2,15 +2,14 @@
  * spoor-receive [--max-files N] [--max-bytes N] DIR PID: the host end of
  * Spoor's export channel (abi/trace_file.h, THE EXPORT CHANNEL).
  * tools/run-qemu starts it beside QEMU, whose process is PID: it reads the
- * guest's lines from the FIFO DIR/.export.out (QEMU's COM2 output), copies
- * the bytes the guest put in the export window (the file
- * DIR/.export.window, QEMU's ivshmem memory) into DIR/NAME.spoor.part, and
- * answers each line on DIR/.export.in. A file whose length and checksum
- * match is renamed to DIR/NAME.spoor, so a file under its name is always
- * whole; it replaces a file of that name only when its begin line said
- * "replace" (traced says so for CONTROL's saves alone), and otherwise the
- * rename itself refuses (RENAME_NOREPLACE), so no check can go stale. It
- * ends when PID does.
+ * guest's lines from the FIFO DIR/.export.out (QEMU's COM2 output), takes
+ * the records the guest publishes in the export window's ring (the file
+ * DIR/.export.window, QEMU's ivshmem memory, read in place by window.c)
+ * into DIR/NAME.spoor.part, and answers each line on DIR/.export.in. A file whose length and
+ * checksum match is renamed to DIR/NAME.spoor, so a file under its name is always whole; it
+ * replaces a file of that name only when its begin line said "replace" (traced says so for
+ * CONTROL's saves alone), and otherwise the rename itself refuses (RENAME_NOREPLACE), so no check
+ * can go stale. It ends when PID does.
  *
  * Only files this run made may be replaced, and only its recordings
  * resumed: the folder may hold the user's files and earlier runs', which
@@ -25,10 +24,15 @@
  * console.
  *
  * A recording ("record NAME") is written straight to DIR/NAME.spoor, a
- * chunk each "data" line, so the file grows while the run goes on and
+ * chunk each record, so the file grows while the run goes on and
  * reads, at every moment between two lines, as the recording so far
  * (abi/trace_file.h, A RECORDING). Dropped (QEMU gone, a refusal, a new
  * file begun) it stays as it is: cut after its last whole chunk.
+ *
+ * While a file is in progress it looks at the ring every TAKE_MS, and
+ * before it answers any line (abi/trace_file.h). A window that fails a
+ * check drops the file in progress with one line on stderr, and the guest
+ * learns it from the window's refused word, or at its end line.
  *
  * It says nothing while all goes well (the guest reports each save); it
  * prints one line on stderr per refused request, and exits 2 for bad
@@ -52,8 +56,10 @@
 
 #include "abi/trace_file.h"
 #include "common/fnv.h"
+#include "tools/spoor-receive/window.h"
 
 #define POLL_MS 200 /* how often to look whether QEMU still runs */
+#define TAKE_MS 1   /* how often to look at the ring while a file is in progress */
 
 #define SAVE_FILES_MAX 1000			   /* files one run may keep */
 #define SAVE_BYTES_MAX (4ull * 1024 * 1024 * 1024) /* bytes one run may write */
@@ -89,6 +95,8 @@ struct receiver {
 	uint64_t max_files, max_bytes;
 	struct made *made; /* the files this run made, files_kept at most */
 	size_t nmade;
+	struct window win;			  /* the export window's ring, mapped */
+	char broken[TTRACE_EXPORT_LINE_MAX - 16]; /* why the last file was dropped, or "" */
 };
 
 static void say(const char *fmt, ...)
@@ -240,7 +248,7 @@ static const char *begin(struct receiver *r, const char *name, bool replace, boo
 	if (replace ? !replaceable(r, name, p) : access(p, F_OK) == 0) {
 		return replace ? EXISTS_NOT_OURS : EXISTS;
 	}
-	snprintf(r->name, sizeof(r->name), "%s", name);
+	memcpy(r->name, name, strlen(name) + 1); /* name_ok(): it fits */
 	r->replace = replace;
 	r->recording = recording;
 	if (recording) {
@@ -307,7 +315,7 @@ static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
 		close(fd);
 		return "size: the file is not whole words, or cannot be read";
 	}
-	snprintf(r->name, sizeof(r->name), "%s", name);
+	memcpy(r->name, name, strlen(name) + 1); /* name_ok(): it fits */
 	r->file = fd;
 	r->recording = true;
 	r->replace = false;
@@ -317,51 +325,85 @@ static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
 	return NULL;
 }
 
-/* The window's first len bytes go to the file: mapped anew, as QEMU may have grown it. */
-static const char *data(struct receiver *r, uint64_t len)
+/* The window's sink (window.h): a record's bytes appended to the file in progress. */
+static const char *sink(void *ctx, const uint8_t *p, uint64_t len)
 {
-	char p[4096];
-	struct stat st;
-
+	struct receiver *r = ctx;
 	static char why_limit[TTRACE_EXPORT_LINE_MAX];
 
-	if (r->file < 0) {
-		return "no file begun";
-	}
 	if (len > r->max_bytes - r->bytes_kept - r->bytes) {
 		snprintf(why_limit, sizeof(why_limit),
 			 "limit: %" PRIu64 " bytes saved this run (--max-bytes)", r->max_bytes);
 		return why_limit;
 	}
-	if (len % 8) {
-		return "length not a multiple of 8";
+	for (uint64_t done = 0; done < len;) {
+		ssize_t n = write(r->file, p + done, len - done);
+		if (n <= 0) {
+			return strerror(errno);
+		}
+		done += (uint64_t)n;
 	}
+	r->checksum = ttrace_sum_words(r->checksum, p, len);
+	r->bytes += len;
+	return NULL;
+}
+
+/* Maps DIR/.export.window (again when QEMU made it anew): NULL or why not. */
+static const char *window_map(struct receiver *r)
+{
+	char p[4096];
+	struct stat st;
+
 	path(p, sizeof(p), r, ".export", ".window");
-	int fd = open(p, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) || (uint64_t)st.st_size < len || !len) {
+	int fd = open(p, O_RDWR);
+	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0) {
 			close(fd);
 		}
-		return "length beyond the window";
+		return "no export window";
 	}
-	void *w = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (r->win.base && (size_t)st.st_size == r->win.size) {
+		close(fd);
+		return NULL;
+	}
+	if (r->win.base) {
+		munmap(r->win.base, r->win.size);
+		r->win.base = NULL;
+	}
+	void *w = st.st_size
+		      ? mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+		      : MAP_FAILED;
 	close(fd);
 	if (w == MAP_FAILED) {
-		return strerror(errno);
+		return "the export window cannot be mapped";
 	}
-	const char *why = NULL;
-	for (uint64_t done = 0; done < len && !why;) {
-		ssize_t n = write(r->file, (const uint8_t *)w + done, len - done);
-		if (n <= 0) {
-			why = strerror(errno);
-		} else {
-			done += (uint64_t)n;
-		}
+	r->win.base = w;
+	r->win.size = (size_t)st.st_size;
+	return NULL;
+}
+
+/*
+ * Takes what the guest published: into the file in progress, or with none
+ * nowhere. A bad window or a refused record drops the file, says so once,
+ * and tells the guest (the window's refused word, and the end line).
+ */
+static void take(struct receiver *r)
+{
+	const char *why = window_map(r);
+
+	if (!why) {
+		why = r->file >= 0 ? window_take(&r->win, sink, r) : window_skip(&r->win);
 	}
-	r->checksum = ttrace_sum_words(r->checksum, w, len);
-	r->bytes += len;
-	munmap(w, len);
-	return why;
+	if (!why || r->file < 0) {
+		return;
+	}
+	say("dropped %s.spoor: %s", r->name, why);
+	snprintf(r->broken, sizeof(r->broken), "%s", why);
+	window_refuse(&r->win, strncmp(why, "limit:", strlen("limit:"))
+				   ? TTRACE_EXPORT_REFUSED_IO
+				   : TTRACE_EXPORT_REFUSED_LIMIT);
+	drop(r);
+	window_skip(&r->win);
 }
 
 static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
@@ -369,7 +411,7 @@ static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
 	char from[4096], to[4096];
 
 	if (r->file < 0) {
-		return "no file begun";
+		return r->broken[0] ? r->broken : "no file begun";
 	}
 	if (bytes != r->base + r->bytes || checksum != r->checksum) {
 		drop(r);
@@ -414,25 +456,30 @@ static void serve(struct receiver *r, const char *line)
 	bool recording = !strncmp(line, "record ", strlen("record "));
 	int words = sscanf(line, recording ? "record %127s %127s" : "begin %127s %127s", name, how);
 
+	take(r); /* the guest published it all before the line */
+	bool starts = words >= 1 || !strncmp(line, "resume ", strlen("resume "));
+	if (starts) {
+		r->broken[0] = '\0';
+		window_refuse(&r->win, 0);
+	}
 	if (words == 1 || (words == 2 && !strcmp(how, "replace"))) {
 		why = begin(r, name, words == 2, recording);
 	} else if (words == 2) {
 		why = "unknown request";
 	} else if (sscanf(line, "resume %127s %" SCNu64, name, &a) == 2) {
 		why = resume(r, name, a);
-	} else if (sscanf(line, "data %" SCNu64, &a) == 1) {
-		why = data(r, a);
 	} else if (sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b) == 2) {
 		why = end(r, a, b);
 	} else {
 		why = "unknown request";
 	}
+	int n = why ? snprintf(answer, sizeof(answer), "error %s\n", why)
+		    : snprintf(answer, sizeof(answer), "ok\n");
 	if (why) {
 		say("refused '%s': %s", line, why);
 		drop(r);
+		r->broken[0] = '\0'; /* said: why may be it */
 	}
-	int n = why ? snprintf(answer, sizeof(answer), "error %s\n", why)
-		    : snprintf(answer, sizeof(answer), "ok\n");
 	if (write(r->out, answer, (size_t)n) != n) {
 		say("cannot answer: %s", strerror(errno));
 	}
@@ -489,7 +536,11 @@ int main(int argc, char **argv)
 	}
 	while (kill(qemu, 0) == 0 || errno == EPERM) {
 		struct pollfd pfd = {.fd = r.in, .events = POLLIN};
-		if (poll(&pfd, 1, POLL_MS) <= 0) {
+		int ready = poll(&pfd, 1, r.file >= 0 ? TAKE_MS : POLL_MS);
+		if (r.file >= 0) {
+			take(&r);
+		}
+		if (ready <= 0) {
 			continue;
 		}
 		char c;
@@ -507,6 +558,9 @@ int main(int argc, char **argv)
 		line[len] = '\0';
 		len = 0;
 		serve(&r, line);
+	}
+	if (r.file >= 0) {
+		take(&r); /* what QEMU's guest published before it ended is the file's */
 	}
 	drop(&r);
 	free(r.made);

@@ -383,16 +383,10 @@ void tfile_iter_start(struct tfile_iter *it, const struct tfile *f)
 	*it = (struct tfile_iter){.f = f};
 }
 
-bool tfile_next(struct tfile_iter *it, struct tfile_item *item)
+/* The item whose slot is at file offset o, into *item; returns the bytes it takes. */
+static uint64_t item_at(const struct tfile *f, uint64_t o, struct tfile_item *item)
 {
-	const struct tfile *f = it->f;
 	struct ttrace_entry e;
-
-	if (it->span >= f->nspans) {
-		return false;
-	}
-	const struct tfile_span *s = &f->spans[it->span];
-	uint64_t o = s->offset + it->at;
 
 	memset(item, 0, sizeof(*item));
 	memcpy(&e, f->data + o, sizeof(e));
@@ -401,29 +395,81 @@ bool tfile_next(struct tfile_iter *it, struct tfile_item *item)
 		item->lost = true;
 		item->lost_cpu = e.cpu;
 		item->lost_count = e.data[0];
-		it->at += SLOT;
-	} else {
-		struct ttrace_record *r = &item->rec;
-		uint32_t ncont = TTRACE_NCONT_OF(e.ctx);
-
-		r->index = e.seq;
-		r->ts = e.ts;
-		r->pid = e.pid;
-		r->tid = e.tid;
-		r->kind = e.kind;
-		r->cpu = e.cpu;
-		r->ctx = TTRACE_CTX_OF(e.ctx);
-		r->ncont = (uint8_t)ncont;
-		memcpy(r->data, e.data, sizeof(e.data));
-		for (uint32_t j = 1; j <= ncont; j++) {
-			struct ttrace_cont c;
-
-			memcpy(&c, f->data + o + j * SLOT, sizeof(c));
-			memcpy(&r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS], c.data,
-			       sizeof(c.data));
-		}
-		it->at += (1 + ncont) * SLOT;
+		return SLOT;
 	}
+	struct ttrace_record *r = &item->rec;
+	uint32_t ncont = TTRACE_NCONT_OF(e.ctx);
+
+	r->index = e.seq;
+	r->ts = e.ts;
+	r->pid = e.pid;
+	r->tid = e.tid;
+	r->kind = e.kind;
+	r->cpu = e.cpu;
+	r->ctx = TTRACE_CTX_OF(e.ctx);
+	r->ncont = (uint8_t)ncont;
+	memcpy(r->data, e.data, sizeof(e.data));
+	for (uint32_t j = 1; j <= ncont; j++) {
+		struct ttrace_cont c;
+
+		memcpy(&c, f->data + o + j * SLOT, sizeof(c));
+		memcpy(&r->data[TTRACE_HEAD_WORDS + (j - 1) * TTRACE_CONT_WORDS], c.data,
+		       sizeof(c.data));
+	}
+	return (1 + (uint64_t)ncont) * SLOT;
+}
+
+/* The next item of per-CPU spans: the CPUs' streams merged (tfile_iter_start()). */
+static bool next_merged(struct tfile_iter *it, struct tfile_item *item)
+{
+	const struct tfile *f = it->f;
+	uint32_t best = TTRACE_MAX_CPUS;
+	uint64_t best_ts = 0;
+
+	for (uint32_t c = 0; c < f->hdr.num_cpus && c < TTRACE_MAX_CPUS; c++) {
+		size_t s = it->cpu_span[c];
+		uint64_t at = it->cpu_at[c];
+		while (s < f->nspans && (f->spans[s].stream != c + 1 || at >= f->spans[s].size)) {
+			s++;
+			at = 0;
+		}
+		it->cpu_span[c] = s;
+		it->cpu_at[c] = at;
+		if (s == f->nspans) {
+			continue;
+		}
+		struct ttrace_entry e;
+		memcpy(&e, f->data + f->spans[s].offset + at, sizeof(e));
+		if (e.kind == TRACED_KIND_LOST) {
+			best = c; /* before the next event of its CPU, at the latest */
+			break;
+		}
+		if (best == TTRACE_MAX_CPUS || e.ts < best_ts) {
+			best = c;
+			best_ts = e.ts;
+		}
+	}
+	if (best == TTRACE_MAX_CPUS) {
+		return false;
+	}
+	it->cpu_at[best] +=
+	    item_at(f, f->spans[it->cpu_span[best]].offset + it->cpu_at[best], item);
+	return true;
+}
+
+bool tfile_next(struct tfile_iter *it, struct tfile_item *item)
+{
+	const struct tfile *f = it->f;
+
+	if (f->nspans && f->spans[0].stream) {
+		return next_merged(it, item);
+	}
+	if (it->span >= f->nspans) {
+		return false;
+	}
+	const struct tfile_span *s = &f->spans[it->span];
+
+	it->at += item_at(f, s->offset + it->at, item);
 	if (it->at >= s->size) {
 		it->span++;
 		it->at = 0;

@@ -66,9 +66,16 @@ struct tfile_iter {
 	const struct tfile *f;
 	size_t span;
 	uint64_t at; /* bytes into spans[span] */
+	/* Per-CPU spans (minor 3): each CPU's place, merged by timestamp as the walk goes. */
+	size_t cpu_span[TTRACE_MAX_CPUS];
+	uint64_t cpu_at[TTRACE_MAX_CPUS];
 };
 
-/* Starts a walk over f's events and markers, oldest first. */
+/*
+ * Starts a walk over f's events and markers, oldest first: per-CPU spans
+ * merged by timestamp (ties by CPU), each CPU's order kept and a marker
+ * as soon as it leads its CPU's stream (abi/trace_file.h, LOSS PLACEMENT).
+ */
 void tfile_iter_start(struct tfile_iter *it, const struct tfile *f);
 
 /* Takes the next item into *item: true, or false at the end. */

@@ -19,9 +19,13 @@
 const char *tparse_section_name(uint32_t t)
 {
 	static const char *const names[] = {
-	    [TTRACE_FILE_EVENTS] = "EVENTS",	 [TTRACE_FILE_AUX_DURABLE] = "AUX_DURABLE",
-	    [TTRACE_FILE_AUX_RING] = "AUX_RING", [TTRACE_FILE_LEDGER] = "LEDGER",
-	    [TTRACE_FILE_END] = "END",		 [TTRACE_FILE_CHUNK] = "CHUNK",
+	    [TTRACE_FILE_EVENTS] = "EVENTS",
+	    [TTRACE_FILE_AUX_DURABLE] = "AUX_DURABLE",
+	    [TTRACE_FILE_AUX_RING] = "AUX_RING",
+	    [TTRACE_FILE_LEDGER] = "LEDGER",
+	    [TTRACE_FILE_END] = "END",
+	    [TTRACE_FILE_CHUNK] = "CHUNK",
+	    [TTRACE_FILE_CPU_EVENTS] = "CPU_EVENTS",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";

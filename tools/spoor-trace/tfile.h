@@ -22,10 +22,11 @@
 /* The longest refusal, "byte N: ..." */
 #define TFILE_WHY_MAX 256
 
-/* One EVENTS section's slots. */
+/* One EVENTS or CPU_EVENTS section's slots. */
 struct tfile_span {
 	uint64_t offset; /* of its first slot in the file */
 	uint64_t size;	 /* bytes, whole slots */
+	uint32_t stream; /* 0: EVENTS, merged already; c + 1: CPU c's CPU_EVENTS (minor 3) */
 };
 
 struct tfile {

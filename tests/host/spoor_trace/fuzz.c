@@ -195,7 +195,10 @@ TEST(spoor_trace_fuzz_mutated_files)
 		/* Recordings of chunks of 1 to 4 items, two of them still being written. */
 		if (i >= FUZZ_BASES - RECORDINGS) {
 			size_t k = FUZZ_BASES - i;
-			bases[i].buf = gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL);
+			/* Half of them per CPU (minor 3): the readers merge the CPUs. */
+			bases[i].buf = k > RECORDINGS / 2
+					   ? gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL)
+					   : gen_recording_cpus(&g, k, k % 2, &bases[i].len);
 		} else {
 			bases[i].buf = gen_file(&g, NULL, &bases[i].len);
 		}

@@ -290,9 +290,35 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 
 #define GEN_RING_FIRST 100 /* where a recording's rings start */
 
-/* A recording's chunk of the items [from, to). */
+/* The items of [a, b) (slot indices) on cpu alone, as a CPU_EVENTS section (minor 3). */
+static void cpu_section(struct out *o, const struct gen *g, size_t a, size_t b, uint32_t cpu)
+{
+	struct ttrace_file_cpu_events head = {.cpu = cpu};
+	struct ttrace_file_section s = {.type = TTRACE_FILE_CPU_EVENTS, .size = sizeof(head)};
+	size_t at = o->len;
+
+	put(o, &s, sizeof(s));
+	put(o, &head, sizeof(head));
+	for (size_t i = a; i < b;) {
+		struct ttrace_entry e;
+		memcpy(&e, g->slots + i * SLOT, sizeof(e));
+		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
+		if (e.cpu == cpu) {
+			put(o, g->slots + i * SLOT, n * SLOT);
+			s.size += n * SLOT;
+		}
+		i += n;
+	}
+	if (s.size == sizeof(head)) {
+		o->len = at; /* none of this CPU's: no section */
+		return;
+	}
+	memcpy(o->buf + at, &s, sizeof(s));
+}
+
+/* A recording's chunk of the items [from, to), per CPU (PER-CPU CHUNKS) or merged. */
 static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, uint64_t seq,
-		  uint64_t *entries, uint64_t *lost)
+		  uint64_t *entries, uint64_t *lost, bool per_cpu)
 {
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK};
 	struct ttrace_file_chunk c = {.seq = seq, .num_cpus = g->hdr.num_cpus, .ns = seq};
@@ -328,7 +354,10 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 		put(o, &r, sizeof(r));
 		put(o, g->ring, g->last - g->first);
 	}
-	if (b > a) {
+	for (uint32_t k = 0; per_cpu && k < g->hdr.num_cpus; k++) {
+		cpu_section(o, g, a, b, k);
+	}
+	if (b > a && !per_cpu) {
 		section(o, TTRACE_FILE_EVENTS, g->slots + a * SLOT, (b - a) * SLOT);
 	}
 	s.size = o->len + sizeof(uint64_t) - head - sizeof(s);
@@ -337,8 +366,22 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 	put(o, &sum, sizeof(sum));
 }
 
+static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, bool per_cpu,
+			  size_t *len, size_t **chunk_ends, size_t *nchunks);
+
 uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
 		       size_t **chunk_ends, size_t *nchunks)
+{
+	return recording(g, chunk_items, finished, false, len, chunk_ends, nchunks);
+}
+
+uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len)
+{
+	return recording(g, chunk_items, finished, true, len, NULL, NULL);
+}
+
+static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, bool per_cpu,
+			  size_t *len, size_t **chunk_ends, size_t *nchunks)
 {
 	struct out o = {0};
 	struct ttrace_file_header h = g->hdr;
@@ -349,7 +392,7 @@ uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, s
 	put(&o, &h, sizeof(h));
 	for (size_t from = 0; !n || from < g->nstarts; from += chunk_items) {
 		size_t to = from + chunk_items < g->nstarts ? from + chunk_items : g->nstarts;
-		chunk(&o, g, from, to, n, entries, lost);
+		chunk(&o, g, from, to, n, entries, lost, per_cpu);
 		ends[n++] = o.len;
 	}
 	if (finished) {

@@ -80,6 +80,9 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len);
 uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
 		       size_t **chunk_ends, size_t *nchunks);
 
+/* The same with each chunk's events in CPU_EVENTS sections, a CPU each (minor 3). */
+uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len);
+
 /*
  * Sets the checksum of every chunk of a recording whose chunk heads hold
  * (up to the first that does not), after an edit.

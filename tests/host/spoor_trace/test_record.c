@@ -64,6 +64,112 @@ TEST(spoor_trace_recording_reads_as_the_save)
 	gen_free(&g);
 }
 
+/* An item's identity for comparing walks: its kind, cpu and ts, or its marker's cpu and count. */
+static uint64_t item_key(const struct tfile_item *it, uint32_t *cpu)
+{
+	*cpu = it->lost ? it->lost_cpu : it->rec.cpu;
+	return it->lost ? ~it->lost_count : it->rec.ts * 65536 + it->rec.kind;
+}
+
+TEST(spoor_trace_per_cpu_recording_merges_into_the_saves_order)
+{
+	struct gen g;
+	size_t slen, rlen;
+	struct parsed s, r;
+
+	gen_sample(&g, true);
+	uint8_t *save = gen_file(&g, NULL, &slen);
+	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &rlen);
+	parse(save, slen, &s);
+	parse(rec, rlen, &r);
+	CHECK_EQ_STR(r.why, "", "a per-CPU recording is accepted");
+	CHECK_EQ_INT(r.err, 0, "parse");
+	CHECK_EQ_UINT(r.f.events, s.f.events, "the same events");
+	CHECK_EQ_UINT(r.f.lost, s.f.lost, "the same losses");
+	CHECK(r.f.nspans > g.hdr.num_cpus, "a section per CPU and chunk: %zu", r.f.nspans);
+	/*
+	 * The events come in the save's order (its timestamps differ), and
+	 * each CPU's items, markers included, in that CPU's order.
+	 */
+	struct tfile_iter a, b;
+	struct tfile_item x, y;
+	uint64_t seen = 0;
+	tfile_iter_start(&a, &s.f);
+	tfile_iter_start(&b, &r.f);
+	for (uint32_t c = 0; c < g.hdr.num_cpus; c++) {
+		struct tfile_iter ac = a, bc = b;
+		while (tfile_next(&ac, &x)) {
+			uint32_t xc, yc;
+			uint64_t want = item_key(&x, &xc), got = 0;
+			if (xc != c) {
+				continue;
+			}
+			do {
+				CHECK(tfile_next(&bc, &y), "cpu %u: the recording ends early", c);
+				got = item_key(&y, &yc);
+			} while (yc != c);
+			CHECK_EQ_UINT(got, want, "an item of its cpu, in order");
+			seen++;
+		}
+	}
+	uint64_t items = 0;
+	for (struct tfile_iter all = a; tfile_next(&all, &x);) {
+		items++;
+	}
+	CHECK_EQ_UINT(seen, items, "every item of every cpu walked");
+	CHECK(items > s.f.events, "markers among them: %llu items", (unsigned long long)items);
+	while (tfile_next(&a, &x)) {
+		if (x.lost) {
+			continue;
+		}
+		do {
+			CHECK(tfile_next(&b, &y), "the recording ends early");
+		} while (y.lost);
+		CHECK_EQ_UINT(y.rec.ts, x.rec.ts, "events in timestamp order");
+	}
+	tfile_free(&s.f);
+	tfile_free(&r.f);
+	free(save);
+	free(rec);
+	gen_free(&g);
+}
+
+TEST(spoor_trace_cpu_events_holding_another_cpus_entry_are_refused)
+{
+	struct gen g;
+	size_t len;
+	struct parsed r;
+
+	gen_sample(&g, false);
+	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &len);
+	size_t at = sizeof(struct ttrace_file_header);
+	struct ttrace_file_section sec;
+	memcpy(&sec, rec + at, sizeof(sec));
+	CHECK_EQ_UINT(sec.type, TTRACE_FILE_CHUNK, "the first section");
+	/* The first chunk's first CPU_EVENTS section claims the next CPU. */
+	for (size_t in = at + sizeof(sec) + sizeof(struct ttrace_file_chunk) +
+			 g.hdr.num_cpus * sizeof(struct ttrace_file_chunk_cpu);
+	     in + sizeof(sec) <= at + sizeof(sec) + sec.size;) {
+		struct ttrace_file_section cs;
+		memcpy(&cs, rec + in, sizeof(cs));
+		if (cs.type == TTRACE_FILE_CPU_EVENTS) {
+			struct ttrace_file_cpu_events h;
+			memcpy(&h, rec + in + sizeof(cs), sizeof(h));
+			h.cpu = (h.cpu + 1) % g.hdr.num_cpus;
+			memcpy(rec + in + sizeof(cs), &h, sizeof(h));
+			break;
+		}
+		in += sizeof(cs) + cs.size;
+	}
+	gen_fix_chunk_sums(rec, len);
+	gen_fix_checksum(rec, len);
+	parse(rec, len, &r);
+	CHECK(r.err && strstr(r.why, "CPU_EVENTS section"), "refused: %s", r.why);
+	tfile_free(&r.f);
+	free(rec);
+	gen_free(&g);
+}
+
 TEST(spoor_trace_recording_cut_at_each_chunk_ends_early)
 {
 	struct gen g;

@@ -1,0 +1,39 @@
+/*
+ * ranges: a recording's per-CPU way out (abi/trace_file.h, PER-CPU
+ * CHUNKS): each CPU's new entries copied as one range, as the ring holds
+ * them, and checked against the ring's head once for the whole range, as
+ * perf's reader does, instead of entry by entry through the merge. What
+ * the range cannot vouch for (overwritten before or during the copy, an
+ * orphan continuation) is counted lost, with a marker slot in place.
+ */
+#ifndef SPOOR_TRACED_RANGES_H
+#define SPOOR_TRACED_RANGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a CPU's ranges go on from. */
+struct range_cursor {
+	uint64_t next;	   /* the ring index the next range starts at */
+	uint64_t unsynced; /* 1: next may be inside an event whose head was lost (R3) */
+};
+
+/* What one range added. */
+struct range {
+	uint64_t events;  /* events in it */
+	uint64_t entries; /* their slots: heads and continuations */
+	uint64_t lost;	  /* entries counted lost (its marker's count) */
+	size_t len;	  /* bytes written, marker included */
+};
+
+/*
+ * Copies CPU cpu's entries from c->next up to end (at most the head) into
+ * out, at most max bytes (a multiple of 64, at least two slots): a loss
+ * marker first when entries were lost, then whole events in ring order.
+ * Stops before an event still being written (the next call takes it).
+ * Moves c past everything it copied or counted lost.
+ */
+void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out, size_t max,
+		struct range *r);
+
+#endif
