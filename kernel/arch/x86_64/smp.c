@@ -35,6 +35,11 @@ extern char boot_pml4[];
 
 static struct spinlock call_lock = SPINLOCK_INIT;
 
+/* smp_start_aps(): [I] while APs start. */
+static void (*ap_setup)(struct cpu *c); /* what an AP runs once it runs its own code */
+static bool ap_late;			/* inject=aplate: the first AP holds first */
+static bool ap_wait_spent; /* [a] the boot CPU's wait for the AP starting has run out */
+
 /* smp_stop_others(): [call_lock] reset by the stopper; [a] changed by the stopped CPUs. */
 static uint32_t stopped; /* CPUs waiting in park() */
 static uint32_t restart; /* set when they may go on */
@@ -51,13 +56,26 @@ void smp_cpu_online(struct cpu *c)
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 }
 
+/* Where every AP enters C from the trampoline: ap_setup(c), after inject=aplate's hold. */
+__attribute__((noreturn)) static void ap_started(struct cpu *c)
+{
+	if (ap_late && c->id == 1) {
+		/* acquire: pairs with the release store in start_one() */
+		while (!__atomic_load_n(&ap_wait_spent, __ATOMIC_ACQUIRE)) {
+			cpu_relax();
+		}
+	}
+	ap_setup(c);
+	__builtin_unreachable();
+}
+
 /*
  * Starts the CPU of c (id and apic_id filled) at entry; false if it did
  * not come online in time. With dead, it gets no start-up IPIs, as a CPU
  * that is dead would not answer them (inject=apstart): the failure path
  * runs as it would for real.
  */
-static bool start_one(struct cpu *c, void (*entry)(struct cpu *c), bool dead)
+static bool start_one(struct cpu *c, bool dead)
 {
 	struct trampoline_params *p =
 	    phys_to_virt(TRAMPOLINE_BASE + ((uintptr_t)tramp_params - (uintptr_t)ap_trampoline));
@@ -65,7 +83,7 @@ static bool start_one(struct cpu *c, void (*entry)(struct cpu *c), bool dead)
 	p->cr3 = virt_to_phys(boot_pml4);
 	p->stack = (uintptr_t)(c->kstack + KSTACK_SIZE);
 	p->cpu = (uintptr_t)c;
-	p->entry = (uintptr_t)entry;
+	p->entry = (uintptr_t)ap_started;
 
 	if (!dead) {
 		apic_send_init(c->apic_id);
@@ -78,6 +96,7 @@ static bool start_one(struct cpu *c, void (*entry)(struct cpu *c), bool dead)
 	for (uint64_t waited = 0; !cpu_online(c) && waited < AP_START_TIMEOUT_US; waited += 100) {
 		timer_delay_us(100);
 	}
+	__atomic_store_n(&ap_wait_spent, true, __ATOMIC_RELEASE);
 	if (cpu_online(c)) {
 		return true;
 	}
@@ -104,6 +123,8 @@ void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c))
 	struct cpu *bsp = &cpus[0];
 	bool dead = kopts.inject == INJECT_APSTART; /* the first AP's start fails */
 
+	ap_setup = entry;
+	ap_late = kopts.inject == INJECT_APLATE;
 	idt_set_handler(VECTOR_CALL, call_ipi);
 	memcpy(phys_to_virt(TRAMPOLINE_BASE), ap_trampoline,
 	       (uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline);
@@ -116,7 +137,7 @@ void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c))
 		struct cpu *c = &cpus[ncpus];
 		c->id = ncpus;
 		c->apic_id = id;
-		if (start_one(c, entry, dead)) {
+		if (start_one(c, dead)) {
 			ncpus++;
 		} else {
 			printk("smp: cpu with APIC id %u did not start\n", id);
