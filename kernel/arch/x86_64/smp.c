@@ -21,7 +21,8 @@
 #define TRAMPOLINE_BASE	    0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
 #define INIT_DELAY_US	    10000
 #define SIPI_DELAY_US	    200
-#define AP_START_TIMEOUT_US 1000000
+#define AP_START_TICKS	    TIMER_HZ /* a second of the boot CPU's own running: start_one() */
+#define CPUID_APIC_ID_SHIFT 24	     /* CPUID.1:EBX[31:24], the initial APIC id (SDM 2A CPUID) */
 
 struct trampoline_params {
 	uint64_t cr3; /* the boot page tables: below 4 GiB, identity map low memory */
@@ -38,7 +39,8 @@ static struct spinlock call_lock = SPINLOCK_INIT;
 /* smp_start_aps(): [I] while APs start. */
 static void (*ap_setup)(struct cpu *c); /* what an AP runs once it runs its own code */
 static bool ap_late;			/* inject=aplate: the first AP holds first */
-static bool ap_wait_spent; /* [a] the boot CPU's wait for the AP starting has run out */
+static bool ap_wait_spent;  /* [a] the boot CPU's wait for the AP starting has run out */
+static uint32_t ap_running; /* [a] the APIC id + 1 of the last AP that ran its own code */
 
 /* smp_stop_others(): [call_lock] reset by the stopper; [a] changed by the stopped CPUs. */
 static uint32_t stopped; /* CPUs waiting in park() */
@@ -56,9 +58,20 @@ void smp_cpu_online(struct cpu *c)
 	__atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
 }
 
-/* Where every AP enters C from the trampoline: ap_setup(c), after inject=aplate's hold. */
+/*
+ * Where every AP enters C from the trampoline: it says that it runs,
+ * then sets itself up with ap_setup(c). It names itself by the APIC id
+ * CPUID gives, which needs nothing set up: an AP given up on and parked
+ * may still finish its say (start_one()), and then names itself, not
+ * the AP that took its slot.
+ */
 __attribute__((noreturn)) static void ap_started(struct cpu *c)
 {
+	uint32_t a, b, ecx, d;
+
+	cpuid(1, &a, &b, &ecx, &d);
+	/* release: pairs with the acquire load in start_one() */
+	__atomic_store_n(&ap_running, (b >> CPUID_APIC_ID_SHIFT) + 1, __ATOMIC_RELEASE);
 	if (ap_late && c->id == 1) {
 		/* acquire: pairs with the release store in start_one() */
 		while (!__atomic_load_n(&ap_wait_spent, __ATOMIC_ACQUIRE)) {
@@ -69,40 +82,65 @@ __attribute__((noreturn)) static void ap_started(struct cpu *c)
 	__builtin_unreachable();
 }
 
+/* Whether the AP of c has run its own code (ap_started()). */
+static bool runs(const struct cpu *c)
+{
+	/* acquire: pairs with the release store in ap_started() */
+	return __atomic_load_n(&ap_running, __ATOMIC_ACQUIRE) == c->apic_id + 1;
+}
+
 /*
- * Starts the CPU of c (id and apic_id filled) at entry; false if it did
- * not come online in time. With dead, it gets no start-up IPIs, as a CPU
- * that is dead would not answer them (inject=apstart): the failure path
- * runs as it would for real.
+ * Starts the CPU of c (id and apic_id filled); false if it did not start.
+ * With dead, it gets no start-up IPIs, as a CPU that is dead would not
+ * answer them (inject=apstart): the failure path runs as it would for
+ * real. Interrupts on: the wait counts this CPU's ticks.
+ *
+ * The wait for the AP to run is counted in this CPU's own ticks, not by
+ * the TSC. Under TCG each vCPU is a host thread and the TSC follows the
+ * host's clock, so on a loaded host a second by the TSC can pass without
+ * the AP's vCPU being run at all (nor this one). A CPU takes its ticks
+ * only while it runs (those it missed meanwhile come as one), so
+ * AP_START_TICKS of them mean that this CPU ran for a second, in which a
+ * host sharing its cores fairly ran the AP's vCPU too: an AP that has
+ * not run by then is taken for dead. One that has run is waited for
+ * until it is online, however long that takes: from ap_started() it
+ * only sets itself up, waiting for nothing, and an INIT in the middle of
+ * that could leave a lock it holds (the heap's) taken for ever.
  */
 static bool start_one(struct cpu *c, bool dead)
 {
 	struct trampoline_params *p =
 	    phys_to_virt(TRAMPOLINE_BASE + ((uintptr_t)tramp_params - (uintptr_t)ap_trampoline));
+	const uint64_t *ticks = &this_cpu()->ticks;
 
+	KASSERT(irq_enabled());
 	p->cr3 = virt_to_phys(boot_pml4);
 	p->stack = (uintptr_t)(c->kstack + KSTACK_SIZE);
 	p->cpu = (uintptr_t)c;
 	p->entry = (uintptr_t)ap_started;
 
+	uint64_t from = __atomic_load_n(ticks, __ATOMIC_RELAXED);
 	if (!dead) {
 		apic_send_init(c->apic_id);
 		timer_delay_us(INIT_DELAY_US);
-		for (int sipi = 0; sipi < 2 && !cpu_online(c); sipi++) {
+		for (int sipi = 0; sipi < 2 && !runs(c); sipi++) {
 			apic_send_startup(c->apic_id, TRAMPOLINE_BASE >> PAGE_SHIFT);
 			timer_delay_us(SIPI_DELAY_US);
 		}
 	}
-	for (uint64_t waited = 0; !cpu_online(c) && waited < AP_START_TIMEOUT_US; waited += 100) {
-		timer_delay_us(100);
+	while (!cpu_online(c)) {
+		if (__atomic_load_n(ticks, __ATOMIC_RELAXED) - from >= AP_START_TICKS) {
+			__atomic_store_n(&ap_wait_spent, true, __ATOMIC_RELEASE);
+			if (!runs(c)) {
+				/* Park it so that it cannot run later on parameters meant for
+				 * another CPU. */
+				apic_send_init(c->apic_id);
+				return false;
+			}
+		}
+		cpu_relax();
 	}
-	__atomic_store_n(&ap_wait_spent, true, __ATOMIC_RELEASE);
-	if (cpu_online(c)) {
-		return true;
-	}
-	/* Park it again so it cannot run later on parameters meant for another CPU. */
-	apic_send_init(c->apic_id);
-	return false;
+	return true;
 }
 
 static void call_ipi(struct trap_frame *f)
