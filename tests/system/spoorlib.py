@@ -174,6 +174,22 @@ class Spoor:
         self.expect(re.escape(PROMPT), timeout)
         return self.child.before.replace("\r", "")
 
+    def command_progressing(self, line, progress, timeout=COMMAND_TIMEOUT):
+        """command() for a program whose whole run takes as long as the host's load
+        makes it: waits for the next prompt as long as lines matching the regex
+        progress keep coming, at most timeout apart. A run that stops making
+        progress must say so itself (a FAIL line), or stop printing them."""
+        self.child.send(line + "\r")
+        self.expect(re.escape(line) + r"\r*\n", timeout)
+        step = re.compile(rf"(?P<progress>{progress})|(?P<prompt>{re.escape(PROMPT)})")
+        out = ""
+        while True:
+            match = self.expect(step, timeout)
+            out += self.child.before
+            if match.group("prompt"):
+                return out.replace("\r", "")
+            out += match.group(0)
+
     def alive(self):
         return self.child.isalive()
 
