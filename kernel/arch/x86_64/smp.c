@@ -39,8 +39,14 @@ static struct spinlock call_lock = SPINLOCK_INIT;
 /* smp_start_aps(): [I] while APs start. */
 static void (*ap_setup)(struct cpu *c); /* what an AP runs once it runs its own code */
 static bool ap_late;			/* inject=aplate: the first AP holds first */
-static bool ap_wait_spent;  /* [a] the boot CPU's wait for the AP starting has run out */
-static uint32_t ap_running; /* [a] the APIC id + 1 of the last AP that ran its own code */
+static bool ap_wait_spent; /* [a] the boot CPU's wait for the AP starting has run out */
+/*
+ * [a] Who has the start under way, decided by one compare-and-swap from
+ * 0: the AP with its APIC id + 1 (it runs), or the boot CPU with
+ * AP_GIVEN_UP (it does not, and will not: it parks itself if it comes).
+ */
+static uint32_t ap_claim;
+#define AP_GIVEN_UP UINT32_MAX
 
 /* smp_stop_others(): [call_lock] reset by the stopper; [a] changed by the stopped CPUs. */
 static uint32_t stopped; /* CPUs waiting in park() */
@@ -59,19 +65,21 @@ void smp_cpu_online(struct cpu *c)
 }
 
 /*
- * Where every AP enters C from the trampoline: it says that it runs,
- * then sets itself up with ap_setup(c). It names itself by the APIC id
- * CPUID gives, which needs nothing set up: an AP given up on and parked
- * may still finish its say (start_one()), and then names itself, not
- * the AP that took its slot.
+ * Where every AP enters C from the trampoline: it claims its start, then
+ * sets itself up with ap_setup(c). It names itself by the APIC id CPUID
+ * gives, which needs nothing set up. If the boot CPU has given up on it
+ * first, it parks for good: its slot may be another CPU's already.
  */
 __attribute__((noreturn)) static void ap_started(struct cpu *c)
 {
-	uint32_t a, b, ecx, d;
+	uint32_t a, b, ecx, d, none = 0;
 
 	cpuid(1, &a, &b, &ecx, &d);
-	/* release: pairs with the acquire load in start_one() */
-	__atomic_store_n(&ap_running, (b >> CPUID_APIC_ID_SHIFT) + 1, __ATOMIC_RELEASE);
+	/* acq_rel: pairs with the boot CPU's compare-and-swap in start_one() */
+	if (!__atomic_compare_exchange_n(&ap_claim, &none, (b >> CPUID_APIC_ID_SHIFT) + 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		cpu_halt_forever();
+	}
 	if (ap_late && c->id == 1) {
 		/* acquire: pairs with the release store in start_one() */
 		while (!__atomic_load_n(&ap_wait_spent, __ATOMIC_ACQUIRE)) {
@@ -82,11 +90,20 @@ __attribute__((noreturn)) static void ap_started(struct cpu *c)
 	__builtin_unreachable();
 }
 
-/* Whether the AP of c has run its own code (ap_started()). */
-static bool runs(const struct cpu *c)
+/*
+ * Whether the AP of c runs, deciding it if nobody has yet: after this
+ * false, it never will.
+ */
+static bool give_up_unless_running(const struct cpu *c)
 {
-	/* acquire: pairs with the release store in ap_started() */
-	return __atomic_load_n(&ap_running, __ATOMIC_ACQUIRE) == c->apic_id + 1;
+	uint32_t none = 0;
+
+	/* acq_rel: pairs with the AP's compare-and-swap in ap_started() */
+	if (__atomic_compare_exchange_n(&ap_claim, &none, AP_GIVEN_UP, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	return none == c->apic_id + 1;
 }
 
 /*
@@ -102,7 +119,8 @@ static bool runs(const struct cpu *c)
  * only while it runs (those it missed meanwhile come as one), so
  * AP_START_TICKS of them mean that this CPU ran for a second, in which a
  * host sharing its cores fairly ran the AP's vCPU too: an AP that has
- * not run by then is taken for dead. One that has run is waited for
+ * not claimed its start by then is taken for dead, and one that comes
+ * after that parks itself (ap_started()). One that has run is waited for
  * until it is online, however long that takes: from ap_started() it
  * only sets itself up, waiting for nothing, and an INIT in the middle of
  * that could leave a lock it holds (the heap's) taken for ever.
@@ -119,11 +137,18 @@ static bool start_one(struct cpu *c, bool dead)
 	p->cpu = (uintptr_t)c;
 	p->entry = (uintptr_t)ap_started;
 
+	/*
+	 * relaxed: the AP claims only after the start-up IPIs below, and x86
+	 * does not move their writes to the APIC (out-of-line calls, uncached
+	 * stores) ahead of this store (SDM 3A 8.2.2).
+	 */
+	__atomic_store_n(&ap_claim, 0, __ATOMIC_RELAXED);
 	uint64_t from = __atomic_load_n(ticks, __ATOMIC_RELAXED);
 	if (!dead) {
 		apic_send_init(c->apic_id);
 		timer_delay_us(INIT_DELAY_US);
-		for (int sipi = 0; sipi < 2 && !runs(c); sipi++) {
+		for (int sipi = 0; sipi < 2 && !__atomic_load_n(&ap_claim, __ATOMIC_RELAXED);
+		     sipi++) {
 			apic_send_startup(c->apic_id, TRAMPOLINE_BASE >> PAGE_SHIFT);
 			timer_delay_us(SIPI_DELAY_US);
 		}
@@ -131,8 +156,8 @@ static bool start_one(struct cpu *c, bool dead)
 	while (!cpu_online(c)) {
 		if (__atomic_load_n(ticks, __ATOMIC_RELAXED) - from >= AP_START_TICKS) {
 			__atomic_store_n(&ap_wait_spent, true, __ATOMIC_RELEASE);
-			if (!runs(c)) {
-				/* Park it so that it cannot run later on parameters meant for
+			if (!give_up_unless_running(c)) {
+				/* Parked for good: it cannot run later on parameters meant for
 				 * another CPU. */
 				apic_send_init(c->apic_id);
 				return false;
