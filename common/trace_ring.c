@@ -393,8 +393,7 @@ size_t ttrace_ring_read(const struct ttrace_ring *r, struct ttrace_cursor *c,
  * cleared, and what lies below it lost (the log, which would split them
  * exactly, is what the clear was writing). Up to the cursor's end only.
  */
-static void skip_unended_clear(const struct ttrace_ring *r, struct ttrace_cursor *c,
-			       uint64_t clear)
+static void skip_unended_clear(const struct ttrace_ring *r, struct ttrace_cursor *c, uint64_t clear)
 {
 	uint64_t i = c->index;
 	uint64_t stop = clear < c->end ? clear : c->end;
