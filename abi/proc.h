@@ -104,8 +104,11 @@ _Static_assert(sizeof(struct spawn_args) == 48, "abi");
  *
  * A process's children end with it: when the last thread of a process
  * exits, every process it spawned that is still alive is killed
- * (EXIT_KILLED), and so on down the tree. A process's parent never
- * changes, and kill_pid reaches every process of the caller's subtree.
+ * (EXIT_KILLED), and so on down the tree. The end of a tree's root kills
+ * every process of its tree at once, and a spawn in that tree answers
+ * -EAGAIN from then on: a tree that keeps spawning cannot outgrow its
+ * root's end. A process's parent never changes, and kill_pid reaches
+ * every process of the caller's subtree.
  */
 #define PROC_THREADS_MAX 64
 #define PROC_TREE_MAX	 64

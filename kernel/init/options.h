@@ -44,6 +44,10 @@
  * The faults inject= provokes, in one list (options.c makes the words):
  *   apstart  the first application processor is never sent its start-up
  *            IPIs, so its start fails as a dead CPU's would (smp.c)
+ *   aplate   the first application processor, once it runs its own
+ *            code, holds until the boot CPU's wait for its start has run
+ *            out, as a vCPU a loaded host does not run for a while would
+ *            (smp.c)
  *   latenmi  the last CPU takes the lockup detector's NMI only after the
  *            report stopped waiting for it (watchdog.c)
  *   wakeclaim  a server that replies and waits for its next call in one
@@ -56,6 +60,7 @@
 #define INJECT_KINDS(X)                                                                            \
 	X(NONE, none)                                                                              \
 	X(APSTART, apstart)                                                                        \
+	X(APLATE, aplate)                                                                          \
 	X(LATENMI, latenmi)                                                                        \
 	X(WAKECLAIM, wakeclaim)
 

@@ -55,7 +55,12 @@ int process_create(const char *name, struct process *parent, uint64_t mem_limit,
 	/* A child of the first process (init) roots a tree; any other joins its parent's. */
 	struct process *root = parent && parent->ppid ? parent->tree_root : NULL;
 
-	if (root && !tree_enter(root)) {
+	/*
+	 * relaxed: a spawn that misses the root's end is by a parent that was
+	 * in the table when the root's teardown killed the tree, whose own
+	 * teardown then kills the child (process_teardown())
+	 */
+	if (root && (__atomic_load_n(&root->tree_ended, __ATOMIC_RELAXED) || !tree_enter(root))) {
 		return -EAGAIN;
 	}
 	struct mem_account *acct = account_for(root, mem_limit, mem_flags);
@@ -210,6 +215,20 @@ bool process_thread_exited(struct process *p, struct thread *t, int64_t status)
 	return last;
 }
 
+/* Ends every live process of root's tree with status; table_lock held. */
+static void kill_tree(struct process *root, int64_t status)
+{
+	struct list *pos;
+
+	list_for_each(pos, &table)
+	{
+		struct process *p = list_entry(pos, struct process, table_node);
+		if (p->tree_root == root) {
+			process_exit(p, status);
+		}
+	}
+}
+
 void process_teardown(struct process *p)
 {
 	struct thread *self = thread_current();
@@ -238,11 +257,19 @@ void process_teardown(struct process *p)
 	/*
 	 * Its children end with it. None can appear later: every thread of p
 	 * has exited, so no spawn of p's is still running, and pids are never
-	 * reused, so ppid names p alone.
+	 * reused, so ppid names p alone. A tree's root ends the whole tree at
+	 * once, and shuts it to new processes: ended only through each child's
+	 * end in turn, a tree whose processes spawn (a spawn bomb) grew back
+	 * from its leaves as fast as it died from its root, and under a
+	 * loaded host outlived it for good (test_limits' spawn bomb).
 	 */
 	uint64_t flags = spin_lock_irqsave(&table_lock);
 	list_remove(&p->table_node);
 	nprocs--;
+	if (p->tree_root == p) {
+		__atomic_store_n(&p->tree_ended, true, __ATOMIC_RELAXED);
+		kill_tree(p, EXIT_KILLED);
+	}
 	list_for_each(pos, &table)
 	{
 		struct process *child = list_entry(pos, struct process, table_node);
@@ -440,20 +467,6 @@ int process_kill_descendant(struct process *caller, uint32_t pid)
 	}
 	spin_unlock_irqrestore(&table_lock, flags);
 	return err;
-}
-
-/* Ends every live process of root's tree with status; table_lock held. */
-static void kill_tree(struct process *root, int64_t status)
-{
-	struct list *pos;
-
-	list_for_each(pos, &table)
-	{
-		struct process *p = list_entry(pos, struct process, table_node);
-		if (p->tree_root == root) {
-			process_exit(p, status);
-		}
-	}
 }
 
 void process_kill_tree(struct process *p, int64_t status)

@@ -3,11 +3,12 @@
  *
  * Lifetime: a process is ALIVE until its last thread exits, which tears
  * down its memory and capabilities, kills the processes it spawned (they
- * end with it: abi/proc.h) and makes it DEAD, keeping only its exit status
- * for whoever holds a process capability. The struct itself is freed when
- * its last reference goes: one for being alive, one per thread until that
- * thread is off its CPU for good, one per capability, one per process of
- * the tree it roots (tree_root).
+ * end with it: abi/proc.h; a tree's root kills its whole tree at once,
+ * which takes no new process after that) and makes it DEAD, keeping only
+ * its exit status for whoever holds a process capability. The struct
+ * itself is freed when its last reference goes: one for being alive, one
+ * per thread until that thread is off its CPU for good, one per
+ * capability, one per process of the tree it roots (tree_root).
  *
  * A thread's record (struct thread) lives on the process's list from its
  * creation until it is both off its CPU for good (released) and unjoinable
@@ -48,6 +49,7 @@ struct process {
 	uint32_t unreleased;	   /* [a] threads not yet off their CPU for good */
 	struct process *tree_root; /* [I] the child of init whose tree it is in (itself for one) */
 	uint32_t tree_procs;	   /* [a] for a tree root: its tree's live processes */
+	bool tree_ended;	   /* [a] for a tree root: it ended, so its tree takes no process */
 	struct mem_account *acct;  /* [I] its tree's memory account (mm/account.h) */
 	uint32_t state;		   /* [L] PROC_* */
 	bool tracked;		   /* [a] PID tracking (abi/trace.h TTRACE_OP_TRACK) */
@@ -69,7 +71,8 @@ struct process {
  * parent roots a tree of its own, with a new memory account of mem_limit
  * bytes (0: the default) and mem_flags (ACCOUNT_*); any other joins its
  * parent's tree and account, and the two are ignored. -ENOMEM, or -EAGAIN
- * when that tree already has PROC_TREE_MAX processes.
+ * when that tree already has PROC_TREE_MAX processes or its root has
+ * ended (every process of it is being killed).
  */
 int process_create(const char *name, struct process *parent, uint64_t mem_limit, uint32_t mem_flags,
 		   struct process **out);

@@ -20,6 +20,7 @@ import re
 import struct
 import subprocess
 import tempfile
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -180,6 +181,22 @@ class Spoor:
         self.expect(re.escape(PROMPT), timeout)
         return self.child.before.replace("\r", "")
 
+    def command_progressing(self, line, progress, timeout=COMMAND_TIMEOUT):
+        """command() for a program whose whole run takes as long as the host's load
+        makes it: waits for the next prompt as long as lines matching the regex
+        progress keep coming, at most timeout apart. A run that stops making
+        progress must say so itself (a FAIL line), or stop printing them."""
+        self.child.send(line + "\r")
+        self.expect(re.escape(line) + r"\r*\n", timeout)
+        step = re.compile(rf"(?P<progress>{progress})|(?P<prompt>{re.escape(PROMPT)})")
+        out = ""
+        while True:
+            match = self.expect(step, timeout)
+            out += self.child.before
+            if match.group("prompt"):
+                return out.replace("\r", "")
+            out += match.group(0)
+
     def alive(self):
         return self.child.isalive()
 
@@ -230,9 +247,25 @@ def banner_value(text, name):
 
 PS_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\d+)K\s*$",
                     re.MULTILINE)
-# A background program's end shows in ps a moment after its last line: this
-# many `ps` (or `mem`) at most before giving up on it.
-PS_POLLS = 50
+# How long what the shell shows may lag behind what caused it (a program's
+# end in ps after its last line, a tree's end after its root's, a restarted
+# server in ps, freed memory in mem): these change on the guest's other
+# CPUs, which a loaded host may run far less than the shell's, and print
+# nothing when they do. A fixed number of looks (it was 50) is no bound on
+# that time: under two CPU hogs ps answered 50 times while 63 killed
+# processes of a spawn bomb were still being torn down (issue 31 item 17).
+SETTLE_TIMEOUT = COMMAND_TIMEOUT
+
+
+def until(look, done, timeout=SETTLE_TIMEOUT):
+    """Calls look() (a shell command, parsed) again until done(what it returned) or
+    timeout seconds have passed; returns what it returned last. Each look waits
+    for the shell's answer, so there is no sleeping between them."""
+    end = time.monotonic() + timeout
+    seen = look()
+    while not done(seen) and time.monotonic() < end:
+        seen = look()
+    return seen
 
 
 def ps(spoor):
@@ -252,11 +285,10 @@ def pid_of(spoor, name):
 def restarted_pid(spoor, name, old):
     """The pid of server name once init has started it again after pid old ended
     (init says it restarts a server before the new one shows in ps)."""
-    for _ in range(PS_POLLS):
-        pid = pid_of(spoor, name)
-        if pid is not None and pid != old:
-            return pid
-    raise AssertionError(f"{name} (pid {old}) was not restarted; ps shows pid {pid}")
+    pid = until(lambda: pid_of(spoor, name), lambda pid: pid is not None and pid != old)
+    if pid is None or pid == old:
+        raise AssertionError(f"{name} (pid {old}) was not restarted; ps shows pid {pid}")
+    return pid
 
 
 def free_frames(spoor):
@@ -285,13 +317,9 @@ SLACK_FRAMES = 4
 def assert_free_back_to(spoor, before):
     """Free memory comes back to within SLACK_FRAMES of before: every frame a
     program took is freed with it (its last objects go a moment after the
-    shell saw it end, so `mem` is asked again a few times)."""
-    after = free_frames(spoor)
-    for _ in range(PS_POLLS):
-        if abs(after - before) <= SLACK_FRAMES:
-            return
-        after = free_frames(spoor)
-    raise AssertionError(f"{before} frames free before, {after} after")
+    shell saw it end, so `mem` is asked again until SETTLE_TIMEOUT)."""
+    after = until(lambda: free_frames(spoor), lambda after: abs(after - before) <= SLACK_FRAMES)
+    assert abs(after - before) <= SLACK_FRAMES, f"{before} frames free before, {after} after"
 
 
 def expect_after(spoor, out, pattern, timeout=COMMAND_TIMEOUT):

@@ -2,13 +2,17 @@
 (inject=apstart: the first one is never sent its start-up IPIs) leaves the
 machine with one CPU fewer, and tracing, its ledger and the panic block whole
 on the CPUs that did come up (a CPU's trace ring is wired as it comes online;
-the slot of the one that failed is taken by the next)."""
+the slot of the one that failed is taken by the next). An application
+processor that starts but is slow to come online (inject=aplate: it stops
+for two seconds once started, as a vCPU the host does not run for a while
+would) is waited for, not given up on."""
 
 import re
 
 from spoorlib import EXIT_KERNEL_FAILURE, dump, events_in, status
 
 FAILED = r"smp: cpu with APIC id 1 did not start"
+CPUS = 4
 
 
 def test_a_cpu_that_does_not_start_leaves_tracing_whole_on_the_others(boot):
@@ -56,3 +60,18 @@ def test_a_panic_after_a_cpu_did_not_start_prints_the_counters_of_those_online(b
                          re.MULTILINE)
     assert recorder and int(recorder.group(1)) > 0, block
     assert events_in("\n".join(line.strip() for line in recorder.group(2).splitlines())), block
+
+
+def test_a_cpu_slow_to_come_online_once_started_is_waited_for(boot):
+    """The boot CPU gave an application processor one second, by the TSC, to
+    come online, then sent it INIT and reused its slot: on a loaded host that
+    did not run the AP's vCPU for a second, the machine came up a CPU short
+    ("cpu with APIC id 2 did not start"), and an AP reset in the middle of
+    its own set-up may leave a lock it took held. Once an AP runs its own
+    code it is waited for until it is online."""
+    spoor = boot(smp=CPUS, cmdline="inject=aplate", wait_prompt=False)
+    online = int(spoor.expect(r"cpus online: (\d+)\r*\n").group(1))
+    assert online == CPUS and "did not start" not in spoor.console(), spoor.console()
+    spoor.expect(rf"smp: all {CPUS} cpus ticking")
+    spoor.expect_prompt()
+    assert re.search(rf"^{CPUS} cpus, ", spoor.command("cpus"), re.MULTILINE)

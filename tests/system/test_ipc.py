@@ -18,6 +18,11 @@ from spoorlib import BOOT_TIMEOUT, COMMAND_TIMEOUT, dump, expect_after, free_fra
     lost_per_cpu, pid_of, restarted_pid
 
 LOAD_TIMEOUT = 180  # stress, churn and ipcping: seconds under TCG, minutes if something is wrong
+# stress and churn take as long as the host's load makes them (more than
+# LOAD_TIMEOUT under two CPU hogs): they say how far they got every 10 s of
+# the guest's clock while calls are served, and stop with FAIL lines when
+# calls stop; the test waits as long as those lines come.
+PROGRESS = r"ipctest {}: \d+ calls served so far"
 # ipcping's rounds per figure: enough for every case to run its batches,
 # few enough to take seconds when the host is busy (a round trip across
 # CPUs then costs milliseconds of waking an idle vCPU).
@@ -51,11 +56,15 @@ def spoor(shared):
     return shared(smp=4)
 
 
-def run_ipctest(spoor, name, timeout=COMMAND_TIMEOUT):
+def run_ipctest(spoor, name, timeout=COMMAND_TIMEOUT, progressing=False):
     """Runs one ipctest test; asserts its ok line, after all of CHECKS[name] passed if
-    the table has it, and returns its output."""
-    out = spoor.command(f"run ipctest {name}", timeout=timeout)
+    the table has it, and returns its output. With progressing, timeout bounds the
+    time between two of its PROGRESS lines, not the whole run."""
     test = name.split()[0]
+    if progressing:
+        out = spoor.command_progressing(f"run ipctest {name}", PROGRESS.format(test), timeout)
+    else:
+        out = spoor.command(f"run ipctest {name}", timeout=timeout)
     assert f"ipctest {test}: ok" in out and "FAIL" not in out, out
     passed = re.search(rf"^ipctest {test}: (\d+) checks passed$", out, re.MULTILINE)
     assert passed, out
@@ -177,7 +186,7 @@ def test_reply_to_killed_client_is_a_harmless_noop(spoor):
 
 
 def test_eight_clients_make_10000_calls_each_without_lost_replies(spoor):
-    out = run_ipctest(spoor, "stress", timeout=LOAD_TIMEOUT)
+    out = run_ipctest(spoor, "stress", timeout=LOAD_TIMEOUT, progressing=True)
     match = re.search(r"ipctest stress: (\d+) clients made (\d+) calls", out)
     assert match, out
     assert (int(match.group(1)), int(match.group(2))) == (8, 80000), out
@@ -202,9 +211,9 @@ def test_ipcping_measures_both_paths_on_one_cpu_and_across_cpus(spoor):
 def test_churn_with_killed_clients_leaves_free_memory_unchanged(spoor):
     # A first, identical run (the kills follow a fixed seed) grows what stays
     # allocated once grown, such as the kernel heap, to its high-water mark.
-    run_ipctest(spoor, "churn", timeout=LOAD_TIMEOUT)
+    run_ipctest(spoor, "churn", timeout=LOAD_TIMEOUT, progressing=True)
     before = free_frames(spoor)
-    out = run_ipctest(spoor, "churn", timeout=LOAD_TIMEOUT)
+    out = run_ipctest(spoor, "churn", timeout=LOAD_TIMEOUT, progressing=True)
     match = re.search(r"ipctest churn: (\d+) calls served in \d+ rounds, (\d+) clients killed", out)
     assert match and int(match.group(1)) >= 100000 and int(match.group(2)) > 0, out
     assert free_frames(spoor) == before

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_POLLS, assert_free_back_to, expect_after, free_frames, \
-    kill_job, pid_of, ps, start_background
+from spoorlib import COMMAND_TIMEOUT, assert_free_back_to, expect_after, free_frames, kill_job, \
+    pid_of, ps, start_background, until
 
 # abi/proc.h
 PROC_THREADS_MAX = 64
@@ -43,13 +43,9 @@ def churn_pids(spoor):
 
 
 def assert_gone(spoor, pids):
-    """None of pids is (or, after a few looks, still is) in ps."""
-    left = churn_pids(spoor) & set(pids)
-    for _ in range(PS_POLLS):
-        if not left:
-            return
-        left = churn_pids(spoor) & set(pids)
-    raise AssertionError(f"still running: {sorted(left)}")
+    """None of pids is (or, after looks until SETTLE_TIMEOUT, still is) in ps."""
+    left = until(lambda: churn_pids(spoor) & set(pids), lambda left: not left)
+    assert not left, f"still running: {sorted(left)}"
 
 
 # The first tests of the module: the heap's high-water mark is still the
@@ -157,11 +153,7 @@ def test_spawn_bomb_stops_at_the_limit_and_dies_with_its_root(spoor):
         # The tree is full once its last process exists, which is a moment before
         # ps lists it: ps shows threads, and that process's first thread is still
         # being made when its siblings are refused.
-        bomb = churn_pids(spoor)
-        for _ in range(PS_POLLS):
-            if len(bomb) >= PROC_TREE_MAX:
-                break
-            bomb = churn_pids(spoor)
+        bomb = until(lambda: churn_pids(spoor), lambda bomb: len(bomb) >= PROC_TREE_MAX)
         assert len(bomb) == PROC_TREE_MAX, sorted(bomb)
         assert "memory:" in spoor.command("mem"), "the shell does not answer"
     finally:

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_POLLS, SLACK_FRAMES, assert_free_back_to, expect_after, \
-    expect_count, free_frames, kill_job, pid_of, ps, restarted_pid, start_background
+from spoorlib import COMMAND_TIMEOUT, SLACK_FRAMES, assert_free_back_to, expect_after, \
+    expect_count, free_frames, kill_job, pid_of, ps, restarted_pid, start_background, until
 
 MEM = "128M"
 HOG_TIMEOUT = 300  # seconds to fill 128 MiB a page at a time under TCG on a busy host
@@ -49,7 +49,7 @@ def test_tree_touching_pages_without_end_is_killed_at_its_limit(spoor):
                        r"its tree is at its limit, so its tree \(pid (\d+)\) is killed", out)
     assert kernel and kernel.group(1) == job.group(1), out
     # The whole tree ends: its children a moment after its root.
-    assert any(pid_of(spoor, "memhog") is None for _ in range(PS_POLLS))
+    assert until(lambda: pid_of(spoor, "memhog"), lambda pid: pid is None) is None
     assert_free_back_to(spoor, before)
 
 
@@ -63,14 +63,13 @@ def test_mem_lists_each_tree_with_its_use_and_limit(spoor):
     assert table[pid_of(spoor, "traced")][2] is None, table
     # Its children may still be grabbing (or giving back a run they could not
     # finish) as the root reports: the tree fills up to its limit, never past.
-    for _ in range(PS_POLLS):
+    def filled(table):
         name, used, limit = table[pid]
         assert (name, limit) == ("memhog", 4096) and used <= 4096, table
-        if used >= 4096 - 64:
-            break
-        table = trees(spoor)
-    else:
-        raise AssertionError(f"memhog's tree stopped short of its limit: {table}")
+        return used >= 4096 - 64
+
+    table = until(lambda: trees(spoor), filled)
+    assert filled(table), f"memhog's tree stopped short of its limit: {table}"
     kill_job(spoor, pid, "memhog")
     # A tree spawned without -m gets half of memory.
     pid, _ = start_background(spoor, "run memhog hold 0", DONE, HOG_TIMEOUT)
@@ -114,14 +113,13 @@ def test_init_the_shell_and_traced_answer_while_hostile_trees_hold_all_memory(sp
             verdict = expect_after(spoor, out, ANSWER.format(what)).group(1)
             assert verdict in ("answered", "refused: out of memory"), verdict
     # Everything but what is kept is taken (the children may still be at it).
-    for _ in range(PS_POLLS):
-        mem = spoor.command("mem")
+    def taken(mem):
         free = int(re.search(r"memory: (\d+) of \d+ frames free", mem).group(1))
         kept = int(re.search(r"(\d+) kept for init and its servers", mem).group(1))
-        if free <= kept + 64:
-            break
-    else:
-        raise AssertionError(f"the hogs left more than what is kept: {mem}")
+        return free <= kept + 64
+
+    mem = until(lambda: spoor.command("mem"), taken)
+    assert taken(mem), f"the hogs left more than what is kept: {mem}"
 
     # The shell's stack grows into pages it never used: init must not fault.
     out = spoor.command("trace hist syscall", timeout=HOG_TIMEOUT)

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from spoorlib import PS_POLLS, expect_count, free_frames, ps, start_job, status
+from spoorlib import expect_count, free_frames, ps, start_job, status, until
 
 # seeds, calls per seed (a million in all), tracegen events on each CPU
 # (running through the fuzzing), churn's modes and rounds.
@@ -42,12 +42,7 @@ def run_churn(spoor, mode, rounds):
 
 def settled_free_frames(spoor, before):
     """Free frames once within SLACK_FRAMES of before, or the last count seen."""
-    after = free_frames(spoor)
-    for _ in range(PS_POLLS):
-        if abs(after - before) <= SLACK_FRAMES:
-            break
-        after = free_frames(spoor)
-    return after
+    return until(lambda: free_frames(spoor), lambda after: abs(after - before) <= SLACK_FRAMES)
 
 
 @pytest.mark.stress

@@ -6,7 +6,7 @@ hung machine is debugged (README, Debugging a hang)."""
 
 import re
 
-from spoorlib import EXIT_KERNEL_FAILURE, PS_POLLS, events_in
+from spoorlib import EXIT_KERNEL_FAILURE, events_in, until
 from test_postmortem import by_cpu, check_converters_on, postmortem, text_of, SAVED
 
 ANNOUNCED = re.compile(r"selftest deadlock: cpu (\d) takes lock A \((0x[0-9a-f]+)\) then B "
@@ -103,12 +103,9 @@ def test_an_nmi_after_the_report_stopped_waiting_is_counted_and_the_machine_goes
                  allow_panic=True)
     spoor.expect(r"WATCHDOG: going on \(ttrace.watchdog_panic=1 panics instead\)", allow_panic=True)
     # The late NMI is counted, not taken for a stray one (which panics).
-    for _ in range(PS_POLLS):
-        out = spoor.command("cpus")
-        late = re.search(r"^cpu 3: .*, (\d+) late lockup NMIs? ignored$", out, re.MULTILINE)
-        if late:
-            break
-    assert late and late.group(1) == "1", out
+    late = re.compile(r"^cpu 3: .*, (\d+) late lockup NMIs? ignored$", re.MULTILINE)
+    out = until(lambda: spoor.command("cpus"), late.search)
+    assert late.search(out) and late.search(out).group(1) == "1", out
     assert re.search(r"^cpu 2: stuck for \d+\.\d{3} s, interrupts masked, running tid [1-9]\d*, "
                      r"\d+ ready$", out, re.MULTILINE), out
     assert "traced" in spoor.command("ps")

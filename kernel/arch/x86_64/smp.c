@@ -23,7 +23,8 @@
 #define TRAMPOLINE_BASE	    0x8000 /* below 1 MiB, page aligned: SIPI vector 0x08 */
 #define INIT_DELAY_US	    10000
 #define SIPI_DELAY_US	    200
-#define AP_START_TIMEOUT_US 1000000
+#define AP_START_TICKS	    TIMER_HZ /* a second of the boot CPU's own running: start_one() */
+#define CPUID_APIC_ID_SHIFT 24	     /* CPUID.1:EBX[31:24], the initial APIC id (SDM 2A CPUID) */
 
 struct trampoline_params {
 	uint64_t cr3; /* the boot page tables: below 4 GiB, identity map low memory */
@@ -36,6 +37,18 @@ extern char ap_trampoline[], ap_trampoline_end[], tramp_params[];
 extern char boot_pml4[];
 
 static struct spinlock call_lock = SPINLOCK_INIT;
+
+/* smp_start_aps(): [I] while APs start. */
+static void (*ap_setup)(struct cpu *c); /* what an AP runs once it runs its own code */
+static bool ap_late;			/* inject=aplate: the first AP holds first */
+static bool ap_wait_spent; /* [a] the boot CPU's wait for the AP starting has run out */
+/*
+ * [a] Who has the start under way, decided by one compare-and-swap from
+ * 0: the AP with its APIC id + 1 (it runs), or the boot CPU with
+ * AP_GIVEN_UP (it does not, and will not: it parks itself if it comes).
+ */
+static uint32_t ap_claim;
+#define AP_GIVEN_UP UINT32_MAX
 
 /* smp_stop_others(): [call_lock] reset by the stopper; [a] changed by the stopped CPUs. */
 static uint32_t stopped; /* CPUs waiting in park() */
@@ -54,38 +67,107 @@ void smp_cpu_online(struct cpu *c)
 }
 
 /*
- * Starts the CPU of c (id and apic_id filled) at entry; false if it did
- * not come online in time. With dead, it gets no start-up IPIs, as a CPU
- * that is dead would not answer them (inject=apstart): the failure path
- * runs as it would for real.
+ * Where every AP enters C from the trampoline: it claims its start, then
+ * sets itself up with ap_setup(c). It names itself by the APIC id CPUID
+ * gives, which needs nothing set up. If the boot CPU has given up on it
+ * first, it parks for good: its slot may be another CPU's already.
  */
-static bool start_one(struct cpu *c, void (*entry)(struct cpu *c), bool dead)
+__attribute__((noreturn)) static void ap_started(struct cpu *c)
+{
+	uint32_t a, b, ecx, d, none = 0;
+
+	cpuid(1, &a, &b, &ecx, &d);
+	/* acq_rel: pairs with the boot CPU's compare-and-swap in start_one() */
+	if (!__atomic_compare_exchange_n(&ap_claim, &none, (b >> CPUID_APIC_ID_SHIFT) + 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		cpu_halt_forever();
+	}
+	if (ap_late && c->id == 1) {
+		/* acquire: pairs with the release store in start_one() */
+		while (!__atomic_load_n(&ap_wait_spent, __ATOMIC_ACQUIRE)) {
+			cpu_relax();
+		}
+	}
+	ap_setup(c);
+	__builtin_unreachable();
+}
+
+/*
+ * Whether the AP of c runs, deciding it if nobody has yet: after this
+ * false, it never will.
+ */
+static bool give_up_unless_running(const struct cpu *c)
+{
+	uint32_t none = 0;
+
+	/* acq_rel: pairs with the AP's compare-and-swap in ap_started() */
+	if (__atomic_compare_exchange_n(&ap_claim, &none, AP_GIVEN_UP, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	return none == c->apic_id + 1;
+}
+
+/*
+ * Starts the CPU of c (id and apic_id filled); false if it did not start.
+ * With dead, it gets no start-up IPIs, as a CPU that is dead would not
+ * answer them (inject=apstart): the failure path runs as it would for
+ * real. Interrupts on: the wait counts this CPU's ticks.
+ *
+ * The wait for the AP to run is counted in this CPU's own ticks, not by
+ * the TSC. Under TCG each vCPU is a host thread and the TSC follows the
+ * host's clock, so on a loaded host a second by the TSC can pass without
+ * the AP's vCPU being run at all (nor this one). A CPU takes its ticks
+ * only while it runs (those it missed meanwhile come as one), so
+ * AP_START_TICKS of them mean that this CPU ran for a second, in which a
+ * host sharing its cores fairly ran the AP's vCPU too: an AP that has
+ * not claimed its start by then is taken for dead, and one that comes
+ * after that parks itself (ap_started()). One that has run is waited for
+ * until it is online, however long that takes: from ap_started() it
+ * only sets itself up, waiting for nothing, and an INIT in the middle of
+ * that could leave a lock it holds (the heap's) taken for ever.
+ */
+static bool start_one(struct cpu *c, bool dead)
 {
 	struct trampoline_params *p =
 	    phys_to_virt(TRAMPOLINE_BASE + ((uintptr_t)tramp_params - (uintptr_t)ap_trampoline));
+	const uint64_t *ticks = &this_cpu()->ticks;
 
+	KASSERT(irq_enabled());
 	p->cr3 = virt_to_phys(boot_pml4);
 	p->stack = (uintptr_t)(c->kstack + KSTACK_SIZE);
 	p->cpu = (uintptr_t)c;
-	p->entry = (uintptr_t)entry;
+	p->entry = (uintptr_t)ap_started;
 
+	/*
+	 * relaxed: the AP claims only after the start-up IPIs below, and x86
+	 * does not move their writes to the APIC (out-of-line calls, uncached
+	 * stores) ahead of this store (SDM 3A 8.2.2).
+	 */
+	__atomic_store_n(&ap_claim, 0, __ATOMIC_RELAXED);
+	uint64_t from = __atomic_load_n(ticks, __ATOMIC_RELAXED);
 	if (!dead) {
 		apic_send_init(c->apic_id);
 		timer_delay_us(INIT_DELAY_US);
-		for (int sipi = 0; sipi < 2 && !cpu_online(c); sipi++) {
+		for (int sipi = 0; sipi < 2 && !__atomic_load_n(&ap_claim, __ATOMIC_RELAXED);
+		     sipi++) {
 			apic_send_startup(c->apic_id, TRAMPOLINE_BASE >> PAGE_SHIFT);
 			timer_delay_us(SIPI_DELAY_US);
 		}
 	}
-	for (uint64_t waited = 0; !cpu_online(c) && waited < AP_START_TIMEOUT_US; waited += 100) {
-		timer_delay_us(100);
+	while (!cpu_online(c)) {
+		if (__atomic_load_n(ticks, __ATOMIC_RELAXED) - from >= AP_START_TICKS) {
+			__atomic_store_n(&ap_wait_spent, true, __ATOMIC_RELEASE);
+			if (!give_up_unless_running(c)) {
+				/* Parked for good: it cannot run later on parameters meant for
+				 * another CPU. */
+				apic_send_init(c->apic_id);
+				return false;
+			}
+		}
+		cpu_relax();
 	}
-	if (cpu_online(c)) {
-		return true;
-	}
-	/* Park it again so it cannot run later on parameters meant for another CPU. */
-	apic_send_init(c->apic_id);
-	return false;
+	return true;
 }
 
 static void park(void *arg);
@@ -115,6 +197,8 @@ void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c))
 	struct cpu *bsp = &cpus[0];
 	bool dead = kopts.inject == INJECT_APSTART; /* the first AP's start fails */
 
+	ap_setup = entry;
+	ap_late = kopts.inject == INJECT_APLATE;
 	idt_set_handler(VECTOR_CALL, call_ipi);
 	memcpy(phys_to_virt(TRAMPOLINE_BASE), ap_trampoline,
 	       (uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline);
@@ -127,7 +211,7 @@ void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c))
 		struct cpu *c = &cpus[ncpus];
 		c->id = ncpus;
 		c->apic_id = id;
-		if (start_one(c, entry, dead)) {
+		if (start_one(c, dead)) {
 			ncpus++;
 		} else {
 			printk("smp: cpu with APIC id %u did not start\n", id);

@@ -14,8 +14,10 @@
  * (counting itself), one at a time, each at entry(c) on its own stack
  * with the boot page tables. Each is to set itself up, call
  * smp_cpu_online() once it ticks with interrupts on, and idle. A CPU that
- * does not come online within a second is said so and parked, and its
- * slot zeroed for the next. Sets ncpus to the CPUs online.
+ * has not begun to run by the time the boot CPU has run for a second is
+ * said so and parked, and its slot zeroed for the next; one that has
+ * begun is waited for until it is online. Interrupts on: the wait counts
+ * the boot CPU's ticks. Sets ncpus to the CPUs online.
  */
 void smp_start_aps(uint32_t max_cpus, void (*entry)(struct cpu *c));
 

@@ -11,6 +11,12 @@
  * run fails when no call has been served for STRESS_STALL_NS, however
  * long the whole takes.
  *
+ * Both say how far they got every PROGRESS_NS or so while calls are
+ * served ("ipctest stress: N calls served so far"), so that the shell
+ * test can wait as long as the calls go on rather than for a fixed time:
+ * under a loaded host a run took more than three minutes (issue 31 item
+ * 17), while one that stops fails on its own within seconds.
+ *
  * `churn [CALLS]`: rounds of CHURN_CLIENTS client processes call one
  * server (every 8th call with a buffer, so both paths are used) until
  * CALLS calls (100000 by default) have been served. In every round one
@@ -35,11 +41,13 @@
 #define STRESS_CALLS	  10000
 #define STRESS_STALL_NS	  (60 * S)
 #define STRESS_POLL_NS	  (1 * S)
+#define PROGRESS_NS	  (10 * S)
 #define CHURN_CLIENTS	  4
 #define CHURN_CALLS	  2500 /* per client, unless killed */
 #define CHURN_DEFAULT	  100000
 #define CHURN_BUFFER_EACH 8
 #define CHURN_RECV_NS	  (10 * S)
+#define CHURN_CLOCK_EVERY 256 /* calls between two looks at the clock for PROGRESS_NS */
 #define CHURN_SEED	  0x9e3779b97f4a7c15ull
 #define XORSHIFT_MUL	  0x2545f4914f6cdd1dull
 #define HOLD_VICTIM	  0   /* the client killed while we hold its reply */
@@ -61,6 +69,7 @@ struct stress_server {
 	uint64_t calls;		       /* per client */
 	uint64_t next[STRESS_CLIENTS]; /* the sequence number each client sends next */
 	uint64_t served;
+	uint64_t report_at; /* [main thread] when it next says how far the calls got */
 };
 
 static int stress_serve(void *arg)
@@ -114,6 +123,11 @@ static long stress_wait(struct stress_server *s, int c, int64_t *status)
 		if (served != seen) {
 			seen = served;
 			since = now_ns();
+			if (since >= s->report_at) {
+				printf("ipctest stress: %llu calls served so far\n",
+				       (unsigned long long)served);
+				s->report_at = since + PROGRESS_NS;
+			}
 		} else if (now_ns() - since >= STRESS_STALL_NS) {
 			return err;
 		}
@@ -176,6 +190,7 @@ struct churn {
 	uint64_t next_badge;
 	uint64_t served;
 	uint64_t killed;
+	uint64_t report_at; /* when it next says how far the calls got */
 	uint64_t rng;
 	struct churn_client clients[CHURN_CLIENTS];
 };
@@ -247,6 +262,10 @@ static void churn_served(struct churn *c, const struct ipc_regs *m)
 		   (unsigned long long)m->words[0], (unsigned long long)from->served);
 	from->served++;
 	c->served++;
+	if (!(c->served % CHURN_CLOCK_EVERY) && now_ns() >= c->report_at) {
+		printf("ipctest churn: %llu calls served so far\n", (unsigned long long)c->served);
+		c->report_at = now_ns() + PROGRESS_NS;
+	}
 	for (int i = 0; i < CHURN_CLIENTS; i++) {
 		struct churn_client *cl = &c->clients[i];
 		bool holding = cl == from;
