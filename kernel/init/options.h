@@ -56,13 +56,19 @@
  *            (up to a second), then lets the claimer's fast path get well
  *            under way: the fast call lands inside the wake-up every time
  *            rather than now and then (ipc.c, ipctest wakerace)
+ *   recwedge an arming of the trace wake-up (a recording's wait) wedges
+ *            the last CPU inside a write to its ring, as
+ *            selftest=tracewedge does at boot, once, when that CPU runs
+ *            its idle thread: a write that never completes inside a
+ *            recording's range (sys_trace.c, wedge_test.c)
  */
 #define INJECT_KINDS(X)                                                                            \
 	X(NONE, none)                                                                              \
 	X(APSTART, apstart)                                                                        \
 	X(APLATE, aplate)                                                                          \
 	X(LATENMI, latenmi)                                                                        \
-	X(WAKECLAIM, wakeclaim)
+	X(WAKECLAIM, wakeclaim)                                                                    \
+	X(RECWEDGE, recwedge)
 
 enum inject_kind {
 #define INJECT_ENUM_(NAME, word) INJECT_##NAME,

@@ -7,6 +7,7 @@
 #include "abi/mem.h"
 #include "abi/trace.h"
 #include "cap/cspace.h"
+#include "init/options.h"
 #include "lib/ksyms.h"
 #include "lib/string.h"
 #include "mm/usercopy.h"
@@ -16,6 +17,7 @@
 #include "trace/ktrace.h"
 #include "trace/uevent_table.h"
 #include "trace/wake.h"
+#include "trace/wedge_test.h"
 
 /* The capability each TTRACE_MAP_* needs, and what it maps with which protection. */
 static int map_source(struct process *p, uint32_t slot, uint32_t what, struct memobj **obj,
@@ -74,6 +76,17 @@ int64_t sys_trace_control(struct trap_frame *f)
 	return ttrace_control(sysarg_u32(SYSARG1(f)), SYSARG2(f));
 }
 
+/*
+ * inject=recwedge: an arming comes from a recording's wait, so the slot
+ * wedged then lies inside that recording's range.
+ */
+static void recwedge(void)
+{
+	if (kopts.inject == INJECT_RECWEDGE) {
+		ttrace_wedge_idle();
+	}
+}
+
 int64_t sys_trace_wake(struct trap_frame *f)
 {
 	struct process *p = process_current();
@@ -101,6 +114,7 @@ int64_t sys_trace_wake(struct trap_frame *f)
 	}
 	ttrace_wake_arm(ep.obj, mark);
 	cap_put(&ep);
+	recwedge();
 	return 0;
 }
 

@@ -17,12 +17,26 @@
 #include "lib/printk.h"
 #include "trace/ring_write.h"
 
+static bool only_idle; /* [a] inject=recwedge: wedge only a CPU its idle thread runs on */
+static bool wedged;    /* [a] a CPU was wedged: once a boot */
+
 static void wedge(struct trap_frame *f)
 {
 	(void)f;
 	struct cpu *c = this_cpu();
 	uint64_t index;
 
+	/*
+	 * relaxed, both: flags. A CPU running a thread (traced, which asked,
+	 * or the shell) would take that thread down with it: a later arming
+	 * tries again.
+	 */
+	if (__atomic_load_n(&only_idle, __ATOMIC_RELAXED) && c->current != c->idle) {
+		return;
+	}
+	if (__atomic_exchange_n(&wedged, true, __ATOMIC_RELAXED)) {
+		return;
+	}
 	if (!c->trace_ring.hdr || !ttrace_ring_reserve(&c->trace_ring, 1, &index)) {
 		printk("selftest tracewedge: cpu %u has no ring to write; not run\n", c->id);
 		return;
@@ -47,4 +61,14 @@ void ttrace_wedge_test(void)
 	}
 	idt_set_handler(VECTOR_SELFTEST, wedge);
 	apic_send_ipi(cpus[ncpus - 1].apic_id, VECTOR_SELFTEST);
+}
+
+void ttrace_wedge_idle(void)
+{
+	/* relaxed: a flag; a second IPI meanwhile finds it set in wedge() */
+	if (ncpus < 2 || __atomic_load_n(&wedged, __ATOMIC_RELAXED)) {
+		return;
+	}
+	__atomic_store_n(&only_idle, true, __ATOMIC_RELAXED);
+	ttrace_wedge_test();
 }

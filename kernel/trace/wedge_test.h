@@ -14,4 +14,11 @@
  */
 void ttrace_wedge_test(void);
 
+/*
+ * inject=recwedge: as ttrace_wedge_test(), but only if the last CPU runs
+ * its idle thread when the IPI lands (else nothing: the caller asks again
+ * later), and only once a boot.
+ */
+void ttrace_wedge_idle(void);
+
 #endif

@@ -39,7 +39,7 @@ void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out
 {
 	const struct ttrace_ring *r = &traced.ring[cpu];
 	union ttrace_slot *dst = (union ttrace_slot *)out;
-	uint64_t n_ring = r->entries, i = c->next, lost = 0;
+	uint64_t n_ring = r->entries, i = c->next, lost = c->skipped;
 	bool synced = !c->unsynced;
 
 	*res = (struct range){0};
@@ -113,4 +113,5 @@ void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out
 	res->lost = lost;
 	res->len = (k - v) * SLOT;
 	c->next = idx;
+	c->skipped = 0;
 }

@@ -16,6 +16,7 @@
 struct range_cursor {
 	uint64_t next;	   /* the ring index the next range starts at */
 	uint64_t unsynced; /* 1: next may be inside an event whose head was lost (R3) */
+	uint64_t skipped;  /* entries below next a stop gave up on (R6): lost, not yet said */
 };
 
 /* What one range added. */
@@ -29,7 +30,8 @@ struct range {
 /*
  * Copies CPU cpu's entries from c->next up to end (at most the head) into
  * out, at most max bytes (a multiple of 64, at least two slots): a loss
- * marker first when entries were lost, then whole events in ring order.
+ * marker first when entries were lost (c->skipped among them), then
+ * whole events in ring order.
  * Stops before an event still being written (the next call takes it).
  * Moves c past everything it copied or counted lost.
  */

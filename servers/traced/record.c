@@ -66,6 +66,7 @@ struct run {
 	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
 	uint64_t aux_sent; /* aux positions below it are in the file */
 	uint64_t unsynced[TTRACE_MAX_CPUS]; /* per CPU (ranges.h): only without a filter */
+	uint64_t skipped[TTRACE_MAX_CPUS];  /* per CPU (ranges.h): only without a filter */
 	uint32_t owner;			    /* the pid that asked: the recording ends with it */
 	uint32_t resumed;		    /* the next chunk is the first after a restart */
 };
@@ -229,10 +230,12 @@ static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events
 		size_t payload = at + sizeof(struct ttrace_file_section) + sizeof(head);
 		uint64_t end = how == MERGE_DUMP ? rec.run.cursor.end[i] : UINT64_MAX;
 
-		struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i]};
+		struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i],
+					  rec.run.skipped[i]};
 		range_copy(i, &rc, end, out + payload, share, &r);
 		rec.run.cursor.next[i] = rc.next;
 		rec.run.unsynced[i] = rc.unsynced;
+		rec.run.skipped[i] = rc.skipped;
 		*done = *done && rec.run.cursor.next[i] >= end;
 		if (!r.len) {
 			continue;
@@ -504,6 +507,25 @@ static int finish(void)
 	return export_request(line);
 }
 
+/*
+ * R6 for the per-CPU ranges at a stop: each CPU whose range stayed held
+ * up below the stop's end through STOP_TRIES looks (a write that never
+ * completes, its CPU wedged inside a tracepoint) skips the entry holding
+ * it up. The next range counts it lost in its marker and goes on unsynced
+ * (what follows may be that event's continuations), so the file still
+ * accounts for every entry up to the end.
+ */
+static void skip_stuck(void)
+{
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		if (rec.run.cursor.next[i] < rec.run.cursor.end[i]) {
+			rec.run.cursor.next[i]++;
+			rec.run.unsynced[i] = 1;
+			rec.run.skipped[i]++;
+		}
+	}
+}
+
 int record_stop(const struct request *req, struct reply *rep)
 {
 	if (req->len) {
@@ -526,11 +548,19 @@ int record_stop(const struct request *req, struct reply *rep)
 	uint64_t events = 0;
 	bool done = false;
 	int err = 0;
-	for (int stalls = 0; !err && !done && stalls < STOP_TRIES;) {
+	for (int stalls = 0; !err && !done;) {
 		err = chunk(MERGE_DUMP, WINDOW_WAIT, &events, &done);
-		if (!events && !done) {
-			stalls++;
+		if (err || events || done) {
+			continue;
+		}
+		if (++stalls < STOP_TRIES) {
 			sys_yield();
+		} else if (per_cpu()) {
+			skip_stuck();
+			stalls = 0;
+		} else {
+			break; /* the merge's reader skipped what it could (R6); the rest is its
+				  loss */
 		}
 	}
 	err = err ? err : finish();

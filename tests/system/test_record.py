@@ -410,3 +410,28 @@ def test_traced_leaves_its_own_events_out_unless_trace_self_on(spoor):
     assert spoor.command("trace self off").strip() == \
         "trace: self off: traced's own events are left out"
     assert re.search(r"^self: off$", spoor.command("trace status"), re.MULTILINE)
+
+
+WEDGED = re.compile(r"selftest tracewedge: cpu 1 stops writing index (\d+) of its ring")
+
+
+def test_a_write_that_never_completes_inside_a_recording_is_counted_lost_at_its_stop(boot):
+    """inject=recwedge wedges CPU 1 inside a write to its ring at the recording's first
+    wait, so the slot stays being written inside the recording's range. Without a filter
+    the recording goes out per CPU in ranges: the stop once ended with that entry neither
+    in the file nor counted lost. It is skipped, counted lost on its CPU, and said."""
+    spoor = boot(smp=2, cmdline="ttrace=all ttrace.watchdog=0 inject=recwedge")
+    out = spoor.command("trace record all as wedged")
+    assert RECORDING.search(out), out
+    expect_after(spoor, out, WEDGED.pattern, timeout=LONG)
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    assert stopped, spoor.console()[-2000:]
+    code, text, err = spoor_trace("text", spoor.traces / "wedged.spoor")
+    assert code == 0, err
+    lost = defaultdict(int)
+    for line in text.splitlines():
+        m = LOST_LINE.match(line)
+        if m:
+            lost[int(m.group(2))] += int(m.group(1))
+    assert lost[1] == 1, (dict(lost), text[-2000:])
+    assert sum(lost.values()) == int(stopped.group(4)), (dict(lost), stopped.group(0))
