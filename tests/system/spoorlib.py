@@ -91,6 +91,20 @@ class Transcript:
             self.logs.remove(log)
 
 
+def echoed(line):
+    """The shell's echo of a typed line as a regex. The shell echoes each character as
+    it comes, so a background program's line may land between two of them (memtest's
+    verdict once split `trace status` into `tr` and `ace status`): whole lines may come
+    between any two characters. Its groups hold those lines (interleaved())."""
+    gap = r"((?:[^\n]*\n)*?)"
+    return gap.join(re.escape(c) for c in line) + r"\r*\n"
+
+
+def interleaved(match):
+    """The lines a match of echoed() found between the echo's characters."""
+    return "".join(g for g in match.groups() if g)
+
+
 class Spoor:
     """One running QEMU with Spoor on its serial console."""
 
@@ -177,9 +191,9 @@ class Spoor:
     def command(self, line, timeout=COMMAND_TIMEOUT):
         """Types a line at the prompt; returns what it printed before the next prompt."""
         self.child.send(line + "\r")
-        self.expect(re.escape(line) + r"\r*\n", timeout)
+        amid = interleaved(self.expect(echoed(line), timeout))
         self.expect(re.escape(PROMPT), timeout)
-        return self.child.before.replace("\r", "")
+        return (amid + self.child.before).replace("\r", "")
 
     def command_progressing(self, line, progress, timeout=COMMAND_TIMEOUT):
         """command() for a program whose whole run takes as long as the host's load
@@ -187,9 +201,8 @@ class Spoor:
         progress keep coming, at most timeout apart. A run that stops making
         progress must say so itself (a FAIL line), or stop printing them."""
         self.child.send(line + "\r")
-        self.expect(re.escape(line) + r"\r*\n", timeout)
+        out = interleaved(self.expect(echoed(line), timeout))
         step = re.compile(rf"(?P<progress>{progress})|(?P<prompt>{re.escape(PROMPT)})")
-        out = ""
         while True:
             match = self.expect(step, timeout)
             out += self.child.before
