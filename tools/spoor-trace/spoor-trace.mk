@@ -89,8 +89,9 @@ $(SPOOR_TRACE_DEVTOOLS)/installed: $(SPOOR_TRACE_DEVTOOLS_SRC)/package.json \
 	cd $(dir $@) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The system tests put a trace the machine saved through the same checks.
-test-system: $(SPOOR_TRACE_DEVTOOLS)/installed
+# The system tests (and make soak, their run under load) put a trace the
+# machine saved through the same checks.
+test-system soak: $(SPOOR_TRACE_DEVTOOLS)/installed
 
 # A wrapper that runs the script on the tool and the generator just built.
 $(SPOOR_TRACE_CHECK): tests/host/spoor_trace/check_converters.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN) \
