@@ -252,7 +252,12 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 	$(HOST_BOUNDED) $(BUILD)/host/run_tests
 	$(foreach t,$(HOST_EXTRA_TESTS),$(HOST_BOUNDED) $(t) &&) true
 
-test-system: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
+# What the system tests use, built before make test-system and make soak run
+# them (the .mk files add their tools' checks).
+.PHONY: system-test-needs
+system-test-needs: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
+
+test-system: system-test-needs
 	$(PYTHON) -m pytest -q tests/system
 
 # make stress: the ring stress (tests/host/stress.mk) for STRESS_SECONDS,
@@ -271,7 +276,7 @@ stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRA
 # failing round; make test leaves it out.
 SOAK_ROUNDS ?= 5
 .PHONY: soak
-soak: deps $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
+soak: deps system-test-needs
 	tools/soak $(SOAK_ROUNDS) $(PYTHON)
 
 # The host benchmark first (bench/bench.mk: the ring writer against the

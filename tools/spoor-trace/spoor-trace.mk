@@ -89,9 +89,8 @@ $(SPOOR_TRACE_DEVTOOLS)/installed: $(SPOOR_TRACE_DEVTOOLS_SRC)/package.json \
 	cd $(dir $@) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The system tests (and make soak, their run under load) put a trace the
-# machine saved through the same checks.
-test-system soak: $(SPOOR_TRACE_DEVTOOLS)/installed
+# The system tests put a trace the machine saved through the same checks.
+system-test-needs: $(SPOOR_TRACE_DEVTOOLS)/installed
 
 # A wrapper that runs the script on the tool and the generator just built.
 $(SPOOR_TRACE_CHECK): tests/host/spoor_trace/check_converters.py $(SPOOR_TRACE) $(SPOOR_TRACE_GEN) \
@@ -148,7 +147,7 @@ $(SPOOR_TRACE_CHECK_TRACEDAT): tests/host/spoor_trace/check_tracedat.py $(SPOOR_
 	chmod +x $@
 
 # The system tests read a saved trace back through libtracecmd too.
-test-system: $(SPOOR_TRACE_READ_TRACEDAT)
+system-test-needs: $(SPOOR_TRACE_READ_TRACEDAT)
 
 HOST_EXTRA_TESTS += $(SPOOR_TRACE_UNIT) $(SPOOR_TRACE_FUZZ) $(SPOOR_TRACE_CHECK) \
 	$(SPOOR_TRACE_CHECK_TIMELINE) $(SPOOR_TRACE_CHECK_STACKS) $(SPOOR_TRACE_CHECK_TRACEDAT) \
