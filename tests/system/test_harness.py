@@ -1,7 +1,9 @@
 """The harness itself (spoorlib.py, conftest.py): what it promises every other
 test, checked where a broken harness would pass a broken kernel in silence.
 
-- A panic block of any length fails a wait at once as a kernel panic.
+- A panic block of any length fails a wait at once as a kernel panic, and
+  the search for one costs a console that holds part of a block no more
+  than its length.
 - A shared machine found dead when a test asks for it fails that test with
   the console's last lines; the next one to ask gets a fresh boot.
 - A test reads only its own part of a shared machine's console.
@@ -9,12 +11,14 @@ test, checked where a broken harness would pass a broken kernel in silence.
 
 import io
 import re
+import subprocess
+import sys
 
 import pexpect
 import pytest
 
 from conftest import Lender
-from spoorlib import BOOT_TIMEOUT, KernelPanic
+from spoorlib import BOOT_TIMEOUT, PANIC, KernelPanic
 
 # The old pattern allowed this many lines between "KERNEL PANIC" and "system
 # halted"; a block with tracing on has more (every CPU's counters, the flight
@@ -35,6 +39,40 @@ def test_a_panic_block_longer_than_twenty_lines_fails_a_wait_at_once(boot):
                       re.DOTALL)
     assert block, message
     assert block.group(1).count("\n") > OLD_PANIC_LINES_MAX, message
+
+
+# Lines of a panic block not yet ended, as a slow console shows one to a wait:
+# far more than a block has, so that a search that splits them every way
+# (2 ** LINES tries) cannot end while the bound below lasts.
+UNENDED_LINES = 60
+# A bound on the search, not a measure of it: a pattern that reads each line
+# once takes microseconds; one that splits them every way, past 2 ** 40 steps.
+SEARCH_SECONDS = 60
+SEARCH = """
+import re, sys
+pattern, text = sys.stdin.buffer.read().decode().split("\\0")  # its \\r as they are
+# as pexpect compiles every pattern (spawnbase.compile_pattern_list)
+found = re.compile(pattern, re.DOTALL).search(text)
+print("match" if found else "none")
+"""
+
+
+def test_the_panic_pattern_reads_a_block_not_yet_ended_in_a_time_linear_in_its_lines():
+    """pexpect searches everything unread each time more comes: the wait above
+    searches a panic block line by line as it arrives. A pattern that backtracks
+    through every split of those lines (re.DOTALL lets `.*` cross them) holds the
+    reader up for hours; the console fills, QEMU loses the block's end, and the
+    test times out instead of naming the panic (one boot in ten, before)."""
+    line = "  [    0.281663] cpu=0 pid=0 tid=1 comm=kernel mem_frame_alloc frame=0xba5000\r\r\n"
+    unended = "KERNEL PANIC on cpu 0: page fault (#PF, vector 14)\r\r\n" + line * UNENDED_LINES
+    for text, want in ((unended, "none"), (unended + "system halted\r\r\n", "match")):
+        try:
+            done = subprocess.run([sys.executable, "-c", SEARCH], input=PANIC + "\0" + text,
+                                  capture_output=True, text=True, timeout=SEARCH_SECONDS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"spoorlib.PANIC searched {UNENDED_LINES} lines of a panic block for "
+                        f"more than {SEARCH_SECONDS} s: it backtracks through their splits")
+        assert done.stdout.strip() == want, done.stderr
 
 
 def test_a_shared_machine_found_dead_fails_the_test_that_asks_for_it(machines):
