@@ -4,8 +4,9 @@ test, checked where a broken harness would pass a broken kernel in silence.
 - A panic block of any length fails a wait at once as a kernel panic, and
   the search for one costs a console that holds part of a block no more
   than its length.
-- A shared machine found dead when a test asks for it fails that test with
-  the console's last lines; the next one to ask gets a fresh boot.
+- A shared machine found dead when a test asks for it, or is lent it by a
+  class fixture, fails that test with the console's last lines; the next one
+  to ask gets a fresh boot.
 - A test reads only its own part of a shared machine's console.
 """
 
@@ -91,6 +92,20 @@ def test_a_shared_machine_found_dead_fails_the_test_that_asks_for_it(machines):
     fresh = machines.get(smp=1, group="harness")
     assert fresh is not dead and fresh.spoor.alive()
     assert "hello: argc=1" in fresh.spoor.command("run hello")
+
+
+def test_a_class_fixtures_machine_found_dead_fails_the_test_it_is_lent_to(machines, request):
+    """A machine a class-scoped fixture prepared dies before a test of the class
+    borrows it (shared.use): that test fails with the console's last lines."""
+    dead = machines.get(smp=1, group="harness-class")
+    dead.spoor.command("run hello before-the-death")
+    dead.spoor.send("\x01x")
+    dead.spoor.child.expect(pexpect.EOF, timeout=BOOT_TIMEOUT)
+    with pytest.raises(AssertionError) as caught:
+        Lender(machines, request.node, io.StringIO()).use(dead)
+    message = str(caught.value)
+    assert f"{dead.name} died before this test" in message, message
+    assert "hello: argv[1]='before-the-death'" in message, message
 
 
 def test_a_test_reads_only_its_own_part_of_a_shared_machines_console(machines, request):
