@@ -35,7 +35,12 @@ TRACES = BUILD / "test-traces"  # each boot's export channel folder
 PROMPT = "init> "
 # A panic block of any length: with tracing on it adds every CPU's counters
 # and the flight recorder's events to the registers and the stack walk.
-PANIC = r"KERNEL PANIC[^\n]*\n(?:.*\n)*?system halted"
+# pexpect compiles its patterns with re.DOTALL, so a line must be [^\n]*\n:
+# (?:.*\n)*? there could split the lines after "KERNEL PANIC" in every way
+# before it gave up, each search of a block not yet ended taking twice as long
+# a line (6 s at 24 lines), while the console went unread and QEMU lost its
+# end (test_harness.py).
+PANIC = r"KERNEL PANIC[^\n]*\n(?:[^\n]*\n)*?system halted"
 # The lockup detector's report (kernel/sched/watchdog.h): outside the tests
 # that provoke it, a report is a failure like a panic.
 WATCHDOG = r"WATCHDOG: cpu [^\n]*stuck"

@@ -34,14 +34,16 @@ converts each and checks, for each file:
   status 0 for -h and --help, an output that exists left alone (exit
   status 2) unless -f.
 
-check_file(tool, path, workdir) runs the per-file checks on any saved
-trace, so a system test can call it on a file `trace save` wrote:
+check_file(tool, path, workdir, devtools) runs the per-file checks on any
+saved trace, so a system test can call it on a file `trace save` wrote:
 
     sys.path.insert(0, "tests/host/spoor_trace")
     from check_converters import check_file
-    check_file("build/host/spoor-trace", "build/traces/t.spoor", tmp_path)
+    check_file("build/host/spoor-trace", "build/traces/t.spoor", tmp_path,
+               "build/host/devtools/node_modules")
 
-(with devtools=NODE_MODULES, the JSON goes through DevTools' engine too).
+With devtools=None the JSON skips DevTools' engine, which a caller must
+say; a devtools folder without the engine in it fails the check.
 
 It raises AssertionError naming the first thing wrong.
 """
@@ -56,6 +58,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 PERFETTO_CPU_PID = 0x7FFFFFF0  # tools/spoor-trace/perfetto.h
+DEVTOOLS_ENGINE = os.path.join("@paulirish", "trace_engine", "analyze-trace.mjs")  # load_trace.mjs
 
 TEXT_LINE = re.compile(r"^\[\s*(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) comm=(\S+) (\S+)(.*)$")
 FIELD = re.compile(r' (\w+)=("(?:[^"\\]|\\.)*"|\S+)')
@@ -302,9 +305,19 @@ def check_ctf(tool, path, workdir, text, lost, losses):
     return uuid
 
 
+def check_devtools_installed(modules):
+    """DevTools' engine is in modules: without it the check cannot run, which is a
+    failure said as such, not node's "cannot find module" among the engine's own
+    complaints, nor a refusal check_devtools_refuses would take for the engine's."""
+    assert os.path.isfile(os.path.join(modules, DEVTOOLS_ENGINE)), \
+        f"DevTools' trace engine is not installed in {modules} (make test-host and " \
+        "make test-system install it)"
+
+
 def check_devtools(modules, out):
     """Chrome DevTools' trace engine loads the JSON at out with no error or warning;
     returns the number of samples its Samples handler found."""
+    check_devtools_installed(modules)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "devtools", "load_trace.mjs")
     r = run(["node", script, modules, out])
     assert r.returncode == 0, f"DevTools' trace engine: {(r.stdout + r.stderr).strip()}"
@@ -315,6 +328,7 @@ def check_devtools_refuses(modules, workdir):
     """The DevTools check fails on what made the engine fail before: B/E slices whose E
     has no name (it throws), and a B and E of two threads' slices interleaved (a
     "Begin/End events mismatch" error: it keeps one stack for all threads)."""
+    check_devtools_installed(modules)
     for name, events in (
         ("no name", [{"ph": "B", "ts": 1, "pid": 1, "tid": 1, "cat": "syscall", "name": "write"},
                      {"ph": "E", "ts": 2, "pid": 1, "tid": 1}]),
@@ -340,7 +354,7 @@ def fresh(path):
     return path
 
 
-def check_perfetto(tool, path, workdir, text, losses, devtools=None):
+def check_perfetto(tool, path, workdir, text, losses, devtools):
     out = fresh(os.path.join(workdir, "trace.json"))
     r = run([tool, "perfetto", path, out])
     assert r.returncode == 0, f"perfetto {path}: exit {r.returncode}: {r.stderr}"
@@ -421,9 +435,11 @@ def check_timeline(tool, path, workdir, text):
             assert got == want, f"timeline: cpu {cpu}: the {cls} strip counts {got}, the text {want}"
 
 
-def check_file(tool, path, workdir, devtools=None):
+def check_file(tool, path, workdir, devtools):
     """Every converter's checks on the saved trace at path; raises AssertionError.
-    Returns the UUID of its CTF (None when it has no events)."""
+    devtools: DevTools' node_modules, or None to leave its engine out (the caller
+    says so; no default leaves it out unsaid). Returns the UUID of its CTF (None
+    when it has no events)."""
     losses = []
     text, lost = text_events(tool, path, losses)
     uuid = check_ctf(tool, path, workdir, text, lost, losses)

@@ -8,8 +8,9 @@
  *   ring_stress: ok, N events in M s (seed S)
  * or, for each configuration with failures or that did not do its work
  * (no events, none by the straight path in overwrite mode, nothing
- * streamed or recorded, nothing overwritten or dropped in the mode it
- * starts in, no clears or mode changes where asked for),
+ * streamed or recorded, a simulated CPU that wrote nothing, nothing
+ * overwritten or dropped in the mode it starts in, no clears or mode
+ * changes where asked for),
  *   ring_stress: FAIL config: N failures, the first: ...
  * and the exit status is 1. The seed replays a run's random choices (the
  * threads' interleaving is the host's).
@@ -50,6 +51,13 @@ static const char *work_missing(const struct ring_stress_config *cfg,
 	if (!t->received || !t->recorded) {
 		return "nothing streamed, or nothing recorded";
 	}
+	/*
+	 * The totals above would hide a CPU whose writer never wrote. (Not so
+	 * its reader's: a CPU cleared often may stream a handful, or none.)
+	 */
+	if (t->cpus_idle) {
+		return "a simulated CPU's writer wrote nothing";
+	}
 	if (cfg->mode == TTRACE_MODE_OVERWRITE ? !t->overwritten : !t->dropped) {
 		return "nothing overwritten or dropped in the mode it starts in";
 	}
@@ -64,13 +72,22 @@ int main(int argc, char **argv)
 	char *end = NULL;
 	double seconds = argc > 1 ? strtod(argv[1], &end) : SHORT_MS / 1000.0;
 	const char *seed_env = getenv("RING_STRESS_SEED");
-	uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) : (uint64_t)time(NULL);
+	char *seed_end = NULL;
+	uint64_t seed = seed_env ? strtoull(seed_env, &seed_end, 0) : (uint64_t)time(NULL);
 	uint64_t total_ms, done_ms = 0, events = 0;
 	int failed = 0;
 
 	if (argc > 2 || (end && (*end || end == argv[1])) || seconds <= 0 || seconds > 86400) {
 		fprintf(stderr,
 			"ring_stress: usage: ring_stress [SECONDS], 0 < SECONDS <= 86400\n");
+		return 2;
+	}
+	/* A seed that is not the number a run printed would replay another run. */
+	if (seed_env && (!*seed_env || *seed_end || !seed || *seed_env == '-')) {
+		fprintf(stderr,
+			"ring_stress: RING_STRESS_SEED=%s: not a seed (a positive number, as a "
+			"run prints it)\n",
+			seed_env);
 		return 2;
 	}
 	seed = seed ? seed : 1;

@@ -501,6 +501,7 @@ static void check_at_rest(struct rig *g, uint32_t c, struct ring_stress_totals *
 		     (unsigned long long)fresh.lost, (unsigned long long)fresh.cleared,
 		     (unsigned long long)k.overwritten, (unsigned long long)k.cleared);
 	}
+	t->cpus_idle += !g->events[c];
 	t->events += g->events[c];
 	t->nested += g->nested[c];
 	t->straight += g->straight[c];

@@ -48,6 +48,7 @@ struct ring_stress_totals {
 	uint64_t cleared;
 	uint64_t clears; /* clears the control thread made */
 	uint64_t mode_changes;
+	uint32_t cpus_idle; /* CPUs whose writer wrote nothing */
 };
 
 /*

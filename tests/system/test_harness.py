@@ -1,0 +1,128 @@
+"""The harness itself (spoorlib.py, conftest.py): what it promises every other
+test, checked where a broken harness would pass a broken kernel in silence.
+
+- A panic block of any length fails a wait at once as a kernel panic, and
+  the search for one costs a console that holds part of a block no more
+  than its length.
+- A shared machine found dead when a test asks for it, or is lent it by a
+  class fixture, fails that test with the console's last lines; the next one
+  to ask gets a fresh boot.
+- A test reads only its own part of a shared machine's console.
+"""
+
+import io
+import re
+import subprocess
+import sys
+
+import pexpect
+import pytest
+
+from conftest import Lender
+from spoorlib import BOOT_TIMEOUT, PANIC, KernelPanic
+
+# The old pattern allowed this many lines between "KERNEL PANIC" and "system
+# halted"; a block with tracing on has more (every CPU's counters, the flight
+# recorder), and the test below needs one that long to mean anything.
+OLD_PANIC_LINES_MAX = 20
+
+
+def test_a_panic_block_longer_than_twenty_lines_fails_a_wait_at_once(boot):
+    """With tracing on the block ends in the counters and the flight recorder.
+    panic_halt=1 keeps QEMU up, so only the panic pattern can end the wait
+    before its timeout: a pattern that misses the block waits it out instead."""
+    spoor = boot(smp=1, cmdline="ttrace=all selftest=pagefault panic_halt=1", wait_prompt=False)
+    with pytest.raises(KernelPanic) as caught:
+        spoor.expect(r"a line the kernel never prints", timeout=BOOT_TIMEOUT)
+    message = str(caught.value)
+    assert message.startswith("kernel panic while waiting"), message
+    block = re.search(r"KERNEL PANIC[^\n]*\n(.*\n)system halted", message.replace("\r", ""),
+                      re.DOTALL)
+    assert block, message
+    assert block.group(1).count("\n") > OLD_PANIC_LINES_MAX, message
+
+
+# Lines of a panic block not yet ended, as a slow console shows one to a wait:
+# far more than a block has, so that a search that splits them every way
+# (2 ** LINES tries) cannot end while the bound below lasts.
+UNENDED_LINES = 60
+# A bound on the search, not a measure of it: a pattern that reads each line
+# once takes microseconds; one that splits them every way, past 2 ** 40 steps.
+SEARCH_SECONDS = 60
+SEARCH = """
+import re, sys
+pattern, text = sys.stdin.buffer.read().decode().split("\\0")  # its \\r as they are
+# as pexpect compiles every pattern (spawnbase.compile_pattern_list)
+found = re.compile(pattern, re.DOTALL).search(text)
+print("match" if found else "none")
+"""
+
+
+def test_the_panic_pattern_reads_a_block_not_yet_ended_in_a_time_linear_in_its_lines():
+    """pexpect searches everything unread each time more comes: the wait above
+    searches a panic block line by line as it arrives. A pattern that backtracks
+    through every split of those lines (re.DOTALL lets `.*` cross them) holds the
+    reader up for hours; the console fills, QEMU loses the block's end, and the
+    test times out instead of naming the panic (one boot in ten, before)."""
+    line = "  [    0.281663] cpu=0 pid=0 tid=1 comm=kernel mem_frame_alloc frame=0xba5000\r\r\n"
+    unended = "KERNEL PANIC on cpu 0: page fault (#PF, vector 14)\r\r\n" + line * UNENDED_LINES
+    for text, want in ((unended, "none"), (unended + "system halted\r\r\n", "match")):
+        try:
+            done = subprocess.run([sys.executable, "-c", SEARCH], input=PANIC + "\0" + text,
+                                  capture_output=True, text=True, timeout=SEARCH_SECONDS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"spoorlib.PANIC searched {UNENDED_LINES} lines of a panic block for "
+                        f"more than {SEARCH_SECONDS} s: it backtracks through their splits")
+        assert done.stdout.strip() == want, done.stderr
+
+
+def test_a_shared_machine_found_dead_fails_the_test_that_asks_for_it(machines):
+    """The machine dies between two tests (QEMU quit here, by its console's
+    Ctrl-A X): the next `shared` asking for it fails, with the console's last
+    lines, instead of booting another in silence; the one after gets a fresh boot."""
+    dead = machines.get(smp=1, group="harness")
+    dead.spoor.command("run hello before-the-death")
+    dead.spoor.send("\x01x")
+    dead.spoor.child.expect(pexpect.EOF, timeout=BOOT_TIMEOUT)
+    with pytest.raises(AssertionError) as caught:
+        machines.get(smp=1, group="harness")
+    message = str(caught.value)
+    assert f"{dead.name} died after the last test that used it" in message, message
+    assert "hello: argv[1]='before-the-death'" in message, message
+    fresh = machines.get(smp=1, group="harness")
+    assert fresh is not dead and fresh.spoor.alive()
+    assert "hello: argc=1" in fresh.spoor.command("run hello")
+
+
+def test_a_class_fixtures_machine_found_dead_fails_the_test_it_is_lent_to(machines, request):
+    """A machine a class-scoped fixture prepared dies before a test of the class
+    borrows it (shared.use): that test fails with the console's last lines."""
+    dead = machines.get(smp=1, group="harness-class")
+    dead.spoor.command("run hello before-the-death")
+    dead.spoor.send("\x01x")
+    dead.spoor.child.expect(pexpect.EOF, timeout=BOOT_TIMEOUT)
+    with pytest.raises(AssertionError) as caught:
+        Lender(machines, request.node, io.StringIO()).use(dead)
+    message = str(caught.value)
+    assert f"{dead.name} died before this test" in message, message
+    assert "hello: argv[1]='before-the-death'" in message, message
+
+
+def test_a_test_reads_only_its_own_part_of_a_shared_machines_console(machines, request):
+    """Two tests in turn on one shared machine, each lent it by a Lender as the
+    `shared` fixture lends it: the second's console() has its own lines and none
+    of the first's, which the machine did print."""
+    machine = machines.get(smp=1, group="harness")
+    seen = {}
+    for test in ("first", "second"):
+        log = io.StringIO()
+        spoor = Lender(machines, request.node, log).use(machine)
+        try:
+            line = f"hello: argv[1]='{test}-test'"
+            assert line in spoor.command(f"run hello {test}-test")
+            seen[test] = (line, spoor.console())
+        finally:
+            spoor.child.logfile_read.detach(log)
+    (first, _), (second, console) = seen["first"], seen["second"]
+    assert second in console and first not in console, console
+    assert first in "".join(machine.spoor.child.logfile_read.text)
