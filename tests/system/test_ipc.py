@@ -3,7 +3,11 @@
 Most checks run inside the guest: `run ipctest NAME` prints `ipctest NAME: ok`
 or one FAIL line per failed check (tests/programs/ipctest). Before its ok it
 says how many checks passed, which must be all the test makes (CHECKS): a
-test that stopped short, or never got to its checks, is not ok. The shell-visible
+test that stopped short, or never got to its checks, is not ok. Where a test
+takes what it sends from its command line (call's words, buffers and badge,
+badge's three badges), they are chosen here and what came back is checked
+here too, so that a guest check that passes on nothing does not pass the
+test. The shell-visible
 facts — ipcping's figures, free memory around a churn of killed clients,
 init restarting a killed server or giving up on one that keeps crashing —
 are checked here. How much faster the fast path is, is a measurement, not a
@@ -43,6 +47,28 @@ CHECKS = {"call": 8258, "efault": 48, "frame": 8209, "badge": 18, "cap-drop": 17
           "fastpath": 46, "fastwake": 30, "timeout": 15, "server-death": 8,
           "endpoint-delete": 12, "client-death": 30, "naming": 50}
 
+# What `ipctest call` and `ipctest badge` send (tests/programs/ipctest/call.c,
+# caps.c): words SEED * (i + 1) and buffers of the pattern below, a badge of
+# the full 64 bits, and three clients' badges.
+CALL_SEED = 0xc0ffee1234567891
+CALL_BADGE = 0x8000000000b0d9e1
+BADGES = (0xfeedface00000001, 0x2b00, 0x7ffffffffffffffe)
+IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
+IPC_BUF_MAX = 4096
+FNV_OFFSET, FNV_PRIME = 0xcbf29ce484222325, 0x100000001b3
+
+
+def pattern(seed, n):
+    """ipctest's byte pattern of a seed (ipctest.h pattern_byte()), n bytes."""
+    return bytes((seed * 31 + i * 7 + (i >> 8)) & 0xff for i in range(n))
+
+
+def fnv1a(data):
+    h = FNV_OFFSET
+    for byte in data:
+        h = (h ^ byte) * FNV_PRIME % (1 << 64)
+    return h
+
 
 @pytest.fixture
 def spoor(shared):
@@ -74,7 +100,11 @@ def run_ipctest(spoor, name, timeout=COMMAND_TIMEOUT, progressing=False):
 
 
 def test_call_and_reply_carry_registers_and_buffers(spoor):
-    run_ipctest(spoor, "call")
+    out = run_ipctest(spoor, f"call {CALL_SEED:#x} {CALL_BADGE:#x}")
+    words = [CALL_SEED * (i + 1) % (1 << 64) for i in range(IPC_WORDS - 1)] + [CALL_BADGE]
+    assert "ipctest call: reply words " + " ".join(map(hex, words)) + "\n" in out, out
+    back = pattern(CALL_SEED + IPC_BUF_MAX, IPC_BUF_MAX)[::-1]  # the echo reverses it
+    assert f"ipctest call: {IPC_BUF_MAX} bytes back, fnv1a {fnv1a(back):#x}\n" in out, out
 
 
 def test_bad_buffers_on_either_side_give_efault(spoor):
@@ -86,7 +116,9 @@ def test_frame_sent_over_ipc_is_readable_and_its_rights_cannot_grow(spoor):
 
 
 def test_badges_identify_three_clients(spoor):
-    run_ipctest(spoor, "badge")
+    out = run_ipctest(spoor, "badge " + " ".join(map(hex, BADGES)))
+    seen = re.findall(r"^ipctest badge: client (\d)'s call came with badge (\w+)$", out, re.M)
+    assert [(int(i), int(b, 16)) for i, b in seen] == list(enumerate(BADGES)), out
 
 
 def test_capability_sent_to_register_only_receiver_is_dropped(spoor):

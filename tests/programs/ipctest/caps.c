@@ -8,9 +8,11 @@
  * on; sent writable, what the receiver writes shows up here. A capability
  * without the grant right cannot be sent at all.
  *
- * `badge` mints three badged copies of one endpoint, gives one to each of
- * three client processes, and checks that every call arrives with the
- * badge of its client's copy.
+ * `badge [B0 B1 B2]` mints three badged copies of one endpoint (badges
+ * B0, B1, B2, nonzero), gives one to each of three client processes, and
+ * checks that every call arrives with the badge of its client's copy. It
+ * prints the badge each client's call arrived with, so that whoever chose
+ * them can check the answer without trusting these checks.
  *
  * `cap-drop` sends an endpoint copy to a server thread that receives with
  * registers only, so has nowhere to put it: once in its first, generic
@@ -109,13 +111,14 @@ int test_frame(int argc, char **argv)
 
 int test_badge(int argc, char **argv)
 {
-	static const uint64_t badges[NCLIENTS] = {0x1b, 0x2b00, 0x3b0000};
+	uint64_t badges[NCLIENTS] = {0x1b, 0x2b00, 0x3b0000};
 	int clients[NCLIENTS];
 	uint64_t seen[NCLIENTS] = {0};
 	char arg[8], what[64];
 
-	(void)argc;
-	(void)argv;
+	for (int i = 0; i < NCLIENTS && i < argc; i++) {
+		badges[i] = strtoull(argv[i], NULL, 0);
+	}
 	int ep = new_endpoint();
 	for (int i = 0; i < NCLIENTS; i++) {
 		long minted = sys_endpoint_mint((int)ep, badges[i], CALL_RIGHTS);
@@ -144,6 +147,8 @@ int test_badge(int argc, char **argv)
 	}
 	for (int i = 0; i < NCLIENTS; i++) {
 		int64_t status = -1;
+		printf("ipctest badge: client %d's call came with badge %#llx\n", i,
+		       (unsigned long long)seen[i]);
 		snprintf(what, sizeof(what), "badge the server saw for client %d", i);
 		check(what, (long)seen[i], (long)badges[i]);
 		snprintf(what, sizeof(what), "client %d ends", i);

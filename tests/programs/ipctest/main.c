@@ -15,10 +15,11 @@ struct entry {
 };
 
 static const struct entry entries[] = {
-    {"call", "call/reply: registers, buffers of 0, 1 and 4096 bytes, size limits", test_call},
+    {"call", "call [SEED [BADGE]]: registers, buffers of 0, 1 and 4096 bytes, size limits",
+     test_call},
     {"efault", "bad buffers on either side give -EFAULT and nothing breaks", test_efault},
     {"frame", "a frame sent over IPC is readable; its rights cannot grow", test_frame},
-    {"badge", "badges tell three client processes apart", test_badge},
+    {"badge", "badge [B0 B1 B2]: badges tell three client processes apart", test_badge},
     {"cap-drop", "a capability sent to a register-only receiver is dropped", test_cap_drop},
     {"fastpath", "register-only exchanges: badges, word counts, slow-path fallback, sender pid",
      test_fastpath},
