@@ -53,6 +53,9 @@ CHECKS = {"call": 8258, "efault": 48, "frame": 8209, "badge": 18, "cap-drop": 17
 CALL_SEED = 0xc0ffee1234567891
 CALL_BADGE = 0x8000000000b0d9e1
 BADGES = (0xfeedface00000001, 0x2b00, 0x7ffffffffffffffe)
+# What `ipctest fastpath` sends (fastpath.c): its badge, and words FAST_BASE + i.
+FAST_BADGE = 0xfa57000000000001
+FAST_BASE = 0x8000000000001000
 IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
 IPC_BUF_MAX = 4096
 FNV_OFFSET, FNV_PRIME = 0xcbf29ce484222325, 0x100000001b3
@@ -126,7 +129,16 @@ def test_capability_sent_to_register_only_receiver_is_dropped(spoor):
 
 
 def test_fast_path_carries_badges_and_exactly_the_words_sent_and_falls_back_to_the_slow_path(spoor):
-    run_ipctest(spoor, "fastpath")
+    out = run_ipctest(spoor, f"fastpath {FAST_BADGE:#x} {FAST_BASE:#x}")
+    # The server's reply to all eight words: the badge, how many registers past
+    # the count it found not 0, then the first six words as they arrived.
+    want = [FAST_BADGE, 0] + [FAST_BASE + i for i in range(IPC_WORDS - 2)]
+    assert f"ipctest fastpath: reply to {IPC_WORDS} words " + " ".join(map(hex, want)) + "\n" \
+        in out, out
+    pid = re.search(r"^\[pid (\d+)\] ipctest$", out, re.M)
+    assert pid, out
+    assert f"ipctest fastpath: the ipc_extra server saw pid {pid.group(1)}, badge " \
+        f"{FAST_BADGE:#x}\n" in out, out
 
 
 def test_threads_blocked_on_the_fast_path_resume_when_woken_by_a_generic_call_or_a_kill(spoor):

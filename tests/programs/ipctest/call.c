@@ -72,7 +72,7 @@ static void check_registers(int slot, uint64_t seed, uint64_t badge, bool report
 	if (report) {
 		printf("ipctest call: reply words");
 		for (unsigned i = 0; i < IPC_WORDS; i++) {
-			printf(" %#llx", (unsigned long long)m.words[i]);
+			printf(" 0x%llx", (unsigned long long)m.words[i]);
 		}
 		printf("\n");
 	}
@@ -127,7 +127,7 @@ static void check_buffer(int slot, uint64_t seed, uint32_t len, bool report)
 		}
 	}
 	if (report) {
-		printf("ipctest call: %u bytes back, fnv1a %#llx\n", x.recv_len,
+		printf("ipctest call: %u bytes back, fnv1a 0x%llx\n", x.recv_len,
 		       (unsigned long long)ttrace_fnv1a(TTRACE_FNV_OFFSET, recv_buf, x.recv_len));
 	}
 }

@@ -147,7 +147,7 @@ int test_badge(int argc, char **argv)
 	}
 	for (int i = 0; i < NCLIENTS; i++) {
 		int64_t status = -1;
-		printf("ipctest badge: client %d's call came with badge %#llx\n", i,
+		printf("ipctest badge: client %d's call came with badge 0x%llx\n", i,
 		       (unsigned long long)seen[i]);
 		snprintf(what, sizeof(what), "badge the server saw for client %d", i);
 		check(what, (long)seen[i], (long)badges[i]);

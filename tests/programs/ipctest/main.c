@@ -21,7 +21,9 @@ static const struct entry entries[] = {
     {"frame", "a frame sent over IPC is readable; its rights cannot grow", test_frame},
     {"badge", "badge [B0 B1 B2]: badges tell three client processes apart", test_badge},
     {"cap-drop", "a capability sent to a register-only receiver is dropped", test_cap_drop},
-    {"fastpath", "register-only exchanges: badges, word counts, slow-path fallback, sender pid",
+    {"fastpath",
+     "fastpath [BADGE [BASE]]: register-only exchanges: badges, word counts, slow-path fallback, "
+     "sender pid",
      test_fastpath},
     {"fastwake", "threads blocked on the fast path woken otherwise: a generic call, kills",
      test_fastwake},
