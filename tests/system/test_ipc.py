@@ -5,7 +5,8 @@ or one FAIL line per failed check (tests/programs/ipctest). Before its ok it
 says how many checks passed, which must be all the test makes (CHECKS): a
 test that stopped short, or never got to its checks, is not ok. Where a test
 takes what it sends from its command line (call's words, buffers and badge,
-badge's three badges), they are chosen here and what came back is checked
+badge's three badges, fastpath's badge and words, frame's patterns), they
+are chosen here and what came back is checked
 here too, so that a guest check that passes on nothing does not pass the
 test. The shell-visible
 facts — ipcping's figures, free memory around a churn of killed clients,
@@ -53,6 +54,11 @@ CHECKS = {"call": 8258, "efault": 48, "frame": 8209, "badge": 18, "cap-drop": 17
 CALL_SEED = 0xc0ffee1234567891
 CALL_BADGE = 0x8000000000b0d9e1
 BADGES = (0xfeedface00000001, 0x2b00, 0x7ffffffffffffffe)
+# The seeds of the patterns `ipctest frame` writes and has its receiver write
+# (caps.c), in a frame of FRAME_BYTES: a pattern follows its seed's low byte,
+# so theirs differ.
+FRAME_SEEDS = (0x5eed0000a11ce0d1, 0x77000000000b0b3e)
+FRAME_BYTES = 8192
 # What `ipctest fastpath` sends (fastpath.c): its badge, and words FAST_BASE + i.
 FAST_BADGE = 0xfa57000000000001
 FAST_BASE = 0x8000000000001000
@@ -115,7 +121,12 @@ def test_bad_buffers_on_either_side_give_efault(spoor):
 
 
 def test_frame_sent_over_ipc_is_readable_and_its_rights_cannot_grow(spoor):
-    run_ipctest(spoor, "frame")
+    read, write = FRAME_SEEDS
+    out = run_ipctest(spoor, f"frame {read:#x} {write:#x}")
+    assert f"ipctest frame: the receiver read fnv1a {fnv1a(pattern(read, FRAME_BYTES)):#x}\n" \
+        in out, out
+    assert f"ipctest frame: read back fnv1a {fnv1a(pattern(write, FRAME_BYTES)):#x} of what the " \
+        "receiver wrote\n" in out, out
 
 
 def test_badges_identify_three_clients(spoor):
