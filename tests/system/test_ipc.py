@@ -5,10 +5,10 @@ or one FAIL line per failed check (tests/programs/ipctest). Before its ok it
 says how many checks passed, which must be all the test makes (CHECKS): a
 test that stopped short, or never got to its checks, is not ok. Where a test
 takes what it sends from its command line (call's words, buffers and badge,
-badge's three badges, fastpath's badge and words, frame's patterns), they
-are chosen here and what came back is checked
-here too, so that a guest check that passes on nothing does not pass the
-test. The shell-visible
+badge's three badges, fastpath's badge and words, frame's patterns,
+naming's text for echo), they are chosen here and what came back is
+checked here too, so that a guest check that passes on nothing does not
+pass the test. The shell-visible
 facts — ipcping's figures, free memory around a churn of killed clients,
 init restarting a killed server or giving up on one that keeps crashing —
 are checked here. How much faster the fast path is, is a measurement, not a
@@ -59,6 +59,10 @@ BADGES = (0xfeedface00000001, 0x2b00, 0x7ffffffffffffffe)
 # so theirs differ.
 FRAME_SEEDS = (0x5eed0000a11ce0d1, 0x77000000000b0b3e)
 FRAME_BYTES = 8192
+# What `ipctest naming` sends init's echo server (naming.c), and the badge
+# init gives a program the shell runs plainly (abi/traced.h TRACED_LEVEL_SELF).
+ECHO_TEXT = "spoor-echo-7f3a"
+LEVEL_SELF = 1
 # What `ipctest fastpath` sends (fastpath.c): its badge, and words FAST_BASE + i.
 FAST_BADGE = 0xfa57000000000001
 FAST_BASE = 0x8000000000001000
@@ -77,6 +81,12 @@ def fnv1a(data):
     for byte in data:
         h = (h ^ byte) * FNV_PRIME % (1 << 64)
     return h
+
+
+def run_naming(spoor):
+    """ipctest naming, and echo's answer to ECHO_TEXT: reversed, with our badge."""
+    out = run_ipctest(spoor, f"naming {ECHO_TEXT}")
+    assert f"ipctest naming: echo sent back '{ECHO_TEXT[::-1]}', badge {LEVEL_SELF}\n" in out, out
 
 
 @pytest.fixture
@@ -275,7 +285,7 @@ def test_churn_with_killed_clients_leaves_free_memory_unchanged(spoor):
 
 
 def test_lookup_finds_echo_and_rejects_unknown_names(spoor):
-    run_ipctest(spoor, "naming")
+    run_naming(spoor)
 
 
 def test_killed_server_is_restarted_and_answers_again(boot):
@@ -286,7 +296,7 @@ def test_killed_server_is_restarted_and_answers_again(boot):
     assert f"kill: pid {old} killed" in out, out
     expect_after(spoor, out, r"init: echo killed, restarting")
     restarted_pid(spoor, "echo", old)
-    run_ipctest(spoor, "naming")
+    run_naming(spoor)
 
 
 def test_keeper_gives_up_on_a_server_that_keeps_crashing(boot):
@@ -296,5 +306,5 @@ def test_keeper_gives_up_on_a_server_that_keeps_crashing(boot):
     restarts = re.findall(r"init: crasher exited with status 3, restarting", spoor.child.before)
     assert len(restarts) == 2, spoor.child.before
     assert pid_of(spoor, "crasher") is None
-    run_ipctest(spoor, "naming")
+    run_naming(spoor)
     assert "init: crasher" not in spoor.command("mem")
