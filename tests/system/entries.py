@@ -65,11 +65,21 @@ def value_lists():
             "errno": {-int(value): f"-{name}" for name, value in errors}}
 
 
+def kinds_def():
+    """abi/trace_kinds.def's lines: [(id, name, CATEGORY, args)]."""
+    text = re.sub(r"/\*.*?\*/", "", (ABI / "trace_kinds.def").read_text(), flags=re.S)
+    return re.findall(r'TTRACE_KIND\((\d+), (\w+), (\w+), "([^"]*)"\)', text)
+
+
+def categories():
+    """{kind name: its category's name as `cat=` takes it}."""
+    return {name: category.lower() for _, name, category, _ in kinds_def()}
+
+
 def kinds():
     """abi/trace_kinds.def: {id: (name, [(argument, format, list or None), ...])}."""
-    text = re.sub(r"/\*.*?\*/", "", (ABI / "trace_kinds.def").read_text(), flags=re.S)
     table = {}
-    for kind, name, args in re.findall(r'TTRACE_KIND\((\d+), (\w+), \w+, "([^"]*)"\)', text):
+    for kind, name, _, args in kinds_def():
         parsed = []
         for arg in args.split():
             arg_name, form = arg.split(":", 1)
