@@ -17,7 +17,6 @@ here and never from one another.
 """
 
 import re
-import struct
 import subprocess
 import tempfile
 import time
@@ -482,85 +481,3 @@ def reset_tracing(spoor):
     assert "trace: mode overwrite" in spoor.command("trace mode overwrite")
     assert "trace: cleared every ring" in spoor.command("trace clear")
 
-
-# A saved trace (abi/trace_file.h) read from its layout and abi/trace.h alone,
-# without common/: the kernel's console, traced's dumps and spoor-trace's text
-# all come from common/trace_format.c, so they are held against this instead
-# of only against each other.
-
-FILE_MAGIC = 0x46545053  # "SPTF"
-FILE_EVENTS = 1
-KIND_LOST = 0  # abi/traced.h TRACED_KIND_LOST: a loss marker, ts 0
-TS_MASK = 0x7ffffffffffffffe
-ENTRY = struct.Struct("<QIHBBII5Q")  # struct ttrace_entry
-CONT = struct.Struct("<Q7Q")  # struct ttrace_cont
-KINDS_DEF = re.compile(r'TTRACE_KIND\((\d+), (\w+), \w+, "([^"]*)"\)')
-
-
-def kinds():
-    """abi/trace_kinds.def: {id: (name, [(argument, format), ...])}; a format with a
-    value list (u=pf_outcome) is kept whole."""
-    text = re.sub(r"/\*.*?\*/", "", (ROOT / "abi" / "trace_kinds.def").read_text(), flags=re.S)
-    return {int(i): (name, [tuple(a.split(":", 1)) for a in args.split()])
-            for i, name, args in KINDS_DEF.findall(text)}
-
-
-def argument_text(value, form):
-    """A data word as the dump prints it, for the plain formats; None for the others
-    (aux references, syscall names, value lists), which need the aux records."""
-    if form == "x":
-        return f"{value:#x}"
-    if form == "u":
-        return str(value)
-    if form == "d":
-        return str(value - (1 << 64) if value >> 63 else value)
-    return None
-
-
-def read_spoor(path):
-    """A saved trace (not a recording) as (events, lost): each event (us since boot,
-    cpu, pid, tid, kind name, {argument: text} of its plain arguments), in the
-    file's order; lost {cpu: entries} from the loss markers."""
-    data = Path(path).read_bytes()
-    magic, major, _, header_size, _, tsc_hz, boot_tsc = struct.unpack_from("<IHHIIQQ", data)
-    assert magic == FILE_MAGIC and major == 1, (hex(magic), major)
-    table = kinds()
-    events, lost = [], defaultdict(int)
-    at = header_size
-    while at < len(data):
-        section, _, size = struct.unpack_from("<IIQ", data, at)
-        at += 16
-        slot, end = at, at + size
-        while section == FILE_EVENTS and slot < end:
-            ts, _, kind, cpu, ctx, pid, tid, *words = ENTRY.unpack_from(data, slot)
-            slot += ENTRY.size
-            if kind == KIND_LOST and ts == 0:
-                lost[cpu] += words[0]
-                continue
-            for _ in range((ctx >> 4) & 3):
-                words += CONT.unpack_from(data, slot)[1:]
-                slot += CONT.size
-            # A kind this list does not know prints as "kind=N d0=... d4=..." (its head's words).
-            name, forms = table.get(kind, ("kind", [(f"d{n}", "x") for n in range(5)]))
-            args = {} if name == "user" else {
-                arg: argument_text(words[i], form) for i, (arg, form) in enumerate(forms)}
-            us = ((ts & TS_MASK) - boot_tsc) * 1000000 // tsc_hz
-            events.append((us, cpu, pid, tid, name,
-                           {k: v for k, v in args.items() if v is not None}))
-        at = end
-    return events, lost
-
-
-def same_event(entry, event):
-    """Whether a read_spoor() event and a dump line's Event say the same."""
-    us, cpu, pid, tid, kind, args = entry
-    return ((us, cpu, pid, tid) == (event.us, event.cpu, event.pid, event.tid) and
-            (event.kind == kind or event.kind.startswith(kind + ":")) and
-            all(event.args.get(k) == v for k, v in args.items()))
-
-
-def assert_lines_are(entries, lines):
-    """The event lines (Events) are the file's events read from its layout, one for one."""
-    assert len(entries) == len(lines), (len(entries), len(lines))
-    for entry, event in zip(entries, lines):
-        assert same_event(entry, event), (entry, event.line)

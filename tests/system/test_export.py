@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from spoorlib import END, LOST, ROOT, assert_lines_are, dump, events_in, lost_per_cpu, read_spoor, \
-    reset_tracing, status
+import entries
+from spoorlib import END, LOST, ROOT, dump, events_in, lost_per_cpu, reset_tracing, status
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
@@ -73,15 +73,21 @@ class TestASavedTrace:
         assert END.search(text).groups() == END.search(out).groups()
 
     def test_the_file_read_from_its_layout_alone_is_the_dump(self, shared, session):
-        """The dump and spoor-trace's text share their formatter (common/): the file
-        read from abi/ alone by spoorlib.read_spoor() must say the same, event for
-        event (time, cpu, pid, tid, kind, numeric arguments), and lose the same."""
+        """The dump and spoor-trace's text share their formatter (common/): each
+        line must be the file's event as tests/system/entries.py rebuilds it from
+        abi/ alone (time, cpu, pid, tid, the program's name from the file's aux
+        records, kind, every argument with its string, syscall name or value
+        name), and the losses the same. The workload gives it every argument
+        format to rebuild."""
         machine, out, _, path = session
         shared.use(machine)
-        entries, lost = read_spoor(path)
-        assert entries
-        assert_lines_are(entries, events_in(out))
-        assert lost == lost_per_cpu(out)
+        trace = entries.Trace(path)
+        whole = entries.assert_lines_are(trace, events_in(out))
+        assert whole == sum(e.kind != entries.KIND_USER for e in trace.events) > 0
+        assert trace.lost == lost_per_cpu(out)
+        kinds = {trace.table[e.kind][0] for e in trace.events}
+        assert {"proc_spawn", "syscall_entry", "syscall_exit", "mem_pf", "mem_copy",
+                "sched_switch"} <= kinds, kinds
 
     @pytest.mark.parametrize("question", [["stats"], ["hist", "syscall"]])
     def test_stats_and_hist_of_the_file_are_the_shells(self, shared, session, question):
@@ -145,7 +151,7 @@ def test_discarded_events_in_babeltrace2_equal_the_dumps_loss(boot, tmp_path):
     lost = sum(int(m.group(1)) for m in LOST.finditer(out))
     assert lost == status(spoor)[1]["overwritten"] > 0
     assert SAVED.search(spoor.command("trace save as lossy"))
-    assert read_spoor(spoor.traces / "lossy.spoor")[1] == lost_per_cpu(out)
+    assert entries.Trace(spoor.traces / "lossy.spoor").lost == lost_per_cpu(out)
     code, _, err = spoor_trace("ctf", spoor.traces / "lossy.spoor", tmp_path / "ctf")
     assert code == 0, err
     bt = subprocess.run(["babeltrace2", str(tmp_path / "ctf")], capture_output=True, text=True,

@@ -3,7 +3,12 @@
 Most checks run inside the guest: `run ipctest NAME` prints `ipctest NAME: ok`
 or one FAIL line per failed check (tests/programs/ipctest). Before its ok it
 says how many checks passed, which must be all the test makes (CHECKS): a
-test that stopped short, or never got to its checks, is not ok. The shell-visible
+test that stopped short, or never got to its checks, is not ok. Where a test
+takes what it sends from its command line (call's words, buffers and badge,
+badge's three badges, fastpath's badge and words, frame's patterns,
+naming's text for echo), they are chosen here and what came back is
+checked here too, so that a guest check that passes on nothing does not
+pass the test. The shell-visible
 facts — ipcping's figures, free memory around a churn of killed clients,
 init restarting a killed server or giving up on one that keeps crashing —
 are checked here. How much faster the fast path is, is a measurement, not a
@@ -43,6 +48,46 @@ CHECKS = {"call": 8258, "efault": 48, "frame": 8209, "badge": 18, "cap-drop": 17
           "fastpath": 46, "fastwake": 30, "timeout": 15, "server-death": 8,
           "endpoint-delete": 12, "client-death": 30, "naming": 50}
 
+# What `ipctest call` and `ipctest badge` send (tests/programs/ipctest/call.c,
+# caps.c): words SEED * (i + 1) and buffers of the pattern below, a badge of
+# the full 64 bits, and three clients' badges.
+CALL_SEED = 0xc0ffee1234567891
+CALL_BADGE = 0x8000000000b0d9e1
+BADGES = (0xfeedface00000001, 0x2b00, 0x7ffffffffffffffe)
+# The seeds of the patterns `ipctest frame` writes and has its receiver write
+# (caps.c), in a frame of FRAME_BYTES: a pattern follows its seed's low byte,
+# so theirs differ.
+FRAME_SEEDS = (0x5eed0000a11ce0d1, 0x77000000000b0b3e)
+FRAME_BYTES = 8192
+# What `ipctest naming` sends init's echo server (naming.c), and the badge
+# init gives a program the shell runs plainly (abi/traced.h TRACED_LEVEL_SELF).
+ECHO_TEXT = "spoor-echo-7f3a"
+LEVEL_SELF = 1
+# What `ipctest fastpath` sends (fastpath.c): its badge, and words FAST_BASE + i.
+FAST_BADGE = 0xfa57000000000001
+FAST_BASE = 0x8000000000001000
+IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
+IPC_BUF_MAX = 4096
+FNV_OFFSET, FNV_PRIME = 0xcbf29ce484222325, 0x100000001b3
+
+
+def pattern(seed, n):
+    """ipctest's byte pattern of a seed (ipctest.h pattern_byte()), n bytes."""
+    return bytes((seed * 31 + i * 7 + (i >> 8)) & 0xff for i in range(n))
+
+
+def fnv1a(data):
+    h = FNV_OFFSET
+    for byte in data:
+        h = (h ^ byte) * FNV_PRIME % (1 << 64)
+    return h
+
+
+def run_naming(spoor):
+    """ipctest naming, and echo's answer to ECHO_TEXT: reversed, with our badge."""
+    out = run_ipctest(spoor, f"naming {ECHO_TEXT}")
+    assert f"ipctest naming: echo sent back '{ECHO_TEXT[::-1]}', badge {LEVEL_SELF}\n" in out, out
+
 
 @pytest.fixture
 def spoor(shared):
@@ -74,7 +119,11 @@ def run_ipctest(spoor, name, timeout=COMMAND_TIMEOUT, progressing=False):
 
 
 def test_call_and_reply_carry_registers_and_buffers(spoor):
-    run_ipctest(spoor, "call")
+    out = run_ipctest(spoor, f"call {CALL_SEED:#x} {CALL_BADGE:#x}")
+    words = [CALL_SEED * (i + 1) % (1 << 64) for i in range(IPC_WORDS - 1)] + [CALL_BADGE]
+    assert "ipctest call: reply words " + " ".join(map(hex, words)) + "\n" in out, out
+    back = pattern(CALL_SEED + IPC_BUF_MAX, IPC_BUF_MAX)[::-1]  # the echo reverses it
+    assert f"ipctest call: {IPC_BUF_MAX} bytes back, fnv1a {fnv1a(back):#x}\n" in out, out
 
 
 def test_bad_buffers_on_either_side_give_efault(spoor):
@@ -82,11 +131,18 @@ def test_bad_buffers_on_either_side_give_efault(spoor):
 
 
 def test_frame_sent_over_ipc_is_readable_and_its_rights_cannot_grow(spoor):
-    run_ipctest(spoor, "frame")
+    read, write = FRAME_SEEDS
+    out = run_ipctest(spoor, f"frame {read:#x} {write:#x}")
+    assert f"ipctest frame: the receiver read fnv1a {fnv1a(pattern(read, FRAME_BYTES)):#x}\n" \
+        in out, out
+    assert f"ipctest frame: read back fnv1a {fnv1a(pattern(write, FRAME_BYTES)):#x} of what the " \
+        "receiver wrote\n" in out, out
 
 
 def test_badges_identify_three_clients(spoor):
-    run_ipctest(spoor, "badge")
+    out = run_ipctest(spoor, "badge " + " ".join(map(hex, BADGES)))
+    seen = re.findall(r"^ipctest badge: client (\d)'s call came with badge (\w+)$", out, re.M)
+    assert [(int(i), int(b, 16)) for i, b in seen] == list(enumerate(BADGES)), out
 
 
 def test_capability_sent_to_register_only_receiver_is_dropped(spoor):
@@ -94,7 +150,16 @@ def test_capability_sent_to_register_only_receiver_is_dropped(spoor):
 
 
 def test_fast_path_carries_badges_and_exactly_the_words_sent_and_falls_back_to_the_slow_path(spoor):
-    run_ipctest(spoor, "fastpath")
+    out = run_ipctest(spoor, f"fastpath {FAST_BADGE:#x} {FAST_BASE:#x}")
+    # The server's reply to all eight words: the badge, how many registers past
+    # the count it found not 0, then the first six words as they arrived.
+    want = [FAST_BADGE, 0] + [FAST_BASE + i for i in range(IPC_WORDS - 2)]
+    assert f"ipctest fastpath: reply to {IPC_WORDS} words " + " ".join(map(hex, want)) + "\n" \
+        in out, out
+    pid = re.search(r"^\[pid (\d+)\] ipctest$", out, re.M)
+    assert pid, out
+    assert f"ipctest fastpath: the ipc_extra server saw pid {pid.group(1)}, badge " \
+        f"{FAST_BADGE:#x}\n" in out, out
 
 
 def test_threads_blocked_on_the_fast_path_resume_when_woken_by_a_generic_call_or_a_kill(spoor):
@@ -220,7 +285,7 @@ def test_churn_with_killed_clients_leaves_free_memory_unchanged(spoor):
 
 
 def test_lookup_finds_echo_and_rejects_unknown_names(spoor):
-    run_ipctest(spoor, "naming")
+    run_naming(spoor)
 
 
 def test_killed_server_is_restarted_and_answers_again(boot):
@@ -231,7 +296,7 @@ def test_killed_server_is_restarted_and_answers_again(boot):
     assert f"kill: pid {old} killed" in out, out
     expect_after(spoor, out, r"init: echo killed, restarting")
     restarted_pid(spoor, "echo", old)
-    run_ipctest(spoor, "naming")
+    run_naming(spoor)
 
 
 def test_keeper_gives_up_on_a_server_that_keeps_crashing(boot):
@@ -241,5 +306,5 @@ def test_keeper_gives_up_on_a_server_that_keeps_crashing(boot):
     restarts = re.findall(r"init: crasher exited with status 3, restarting", spoor.child.before)
     assert len(restarts) == 2, spoor.child.before
     assert pid_of(spoor, "crasher") is None
-    run_ipctest(spoor, "naming")
+    run_naming(spoor)
     assert "init: crasher" not in spoor.command("mem")

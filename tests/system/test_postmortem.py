@@ -9,7 +9,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
-from spoorlib import END, ROOT, events_in, pid_of, read_spoor, reset_tracing, same_event
+import entries
+from spoorlib import END, ROOT, events_in, pid_of, reset_tracing
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 POSTMORTEM = ROOT / "build" / "host" / "spoor-postmortem"
@@ -72,12 +73,14 @@ def test_postmortem_after_a_panic_holds_the_flight_recorder(boot, tmp_path):
     lines = {e.line for e in found}
     missing = [line for line in recorded if line not in lines]
     assert not missing, missing[:5]
-    # The console and spoor-trace format alike (common/): the file read from abi/
-    # alone holds each printed event too.
-    entries, _ = read_spoor(path)
-    assert len(entries) == events
-    missing = [e.line for e in events_in(console) if not any(same_event(x, e) for x in entries)]
-    assert not missing, missing[:5]
+    # The console and spoor-trace format alike (common/): each line is the file's
+    # event as entries.py rebuilds it from abi/ alone, and each printed one is one
+    # of them, whole.
+    trace = entries.Trace(path)
+    assert entries.assert_lines_are(trace, found) == sum(
+        e.kind != entries.KIND_USER for e in trace.events)
+    missing = set(recorded) - {trace.text(e)[0] for e in trace.events}
+    assert not missing, sorted(missing)[:5]
     check_converters_on(path, tmp_path)
 
 
@@ -99,11 +102,10 @@ def test_postmortem_with_traced_killed_equals_a_save_event_for_event(boot, tmp_p
     for cpu, lines in sv.items():
         assert pm[cpu][:len(lines)] == lines, f"cpu {cpu}"
     assert len(after) > len(before) and lost == 0
-    # The same read from abi/ alone, without the formatter both texts share.
-    pm_entries, pm_lost = read_spoor(path)
-    sv_entries, _ = read_spoor(spoor.traces / "before.spoor")
-    assert len(pm_entries) == events and not pm_lost
-    for cpu in sv:
-        saved = [e for e in sv_entries if e[1] == cpu]
-        assert saved and [e for e in pm_entries if e[1] == cpu][:len(saved)] == saved, cpu
+    # Both texts are the files' events as entries.py rebuilds them from abi/ alone,
+    # without the formatter they share.
+    pm_trace = entries.Trace(path)
+    entries.assert_lines_are(pm_trace, after)
+    entries.assert_lines_are(entries.Trace(spoor.traces / "before.spoor"), before)
+    assert len(pm_trace.events) == events and not pm_trace.lost
     check_converters_on(path, tmp_path)

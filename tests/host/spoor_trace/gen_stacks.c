@@ -7,7 +7,19 @@
 
 #include "abi/trace.h"
 
-/* An event of kind with its words (at most TTRACE_STACK_WORD) and a stack of nk + nu frames. */
+/*
+ * The stack word as abi/trace.h's CALL STACKS lays it out, written out bit
+ * by bit rather than with TTRACE_STACK_MAKE(), which the kernel writes
+ * with and the reader's macros mirror: a layout wrong in both would agree
+ * with itself. It is data[5], the first word after the head's five; tag
+ * "ST" in bits 48-63, the user's cut bit 17, the kernel's bit 16, nuser
+ * in bits 8-15, nkernel in bits 0-7.
+ */
+#define STACK_AT       5
+#define STACK_TAG      (0x5354ull << 48)
+#define STACK_USER_CUT (1ull << 17)
+
+/* An event of kind with its words (at most STACK_AT) and a stack of nk + nu frames. */
 static void stacked(struct gen *g, uint64_t us, uint16_t kind, uint32_t pid, const uint64_t *w,
 		    uint32_t nw, const uint64_t *frames, uint32_t nk, uint32_t nu, uint64_t cut)
 {
@@ -16,12 +28,12 @@ static void stacked(struct gen *g, uint64_t us, uint16_t kind, uint32_t pid, con
 	for (uint32_t i = 0; i < nw; i++) {
 		data[i] = w[i];
 	}
-	data[TTRACE_STACK_WORD] = TTRACE_STACK_MAKE(nk, nu, cut);
+	data[STACK_AT] = STACK_TAG | cut | (uint64_t)nu << 8 | nk;
 	for (uint32_t i = 0; i < nk + nu; i++) {
-		data[TTRACE_STACK_WORD + 1 + i] = frames[i];
+		data[STACK_AT + 1 + i] = frames[i];
 	}
 	gen_event(g, 0, gen_ts(us), kind, pid ? TTRACE_CTX_IRQ : TTRACE_CTX_KERNEL, pid, pid, data,
-		  TTRACE_STACK_WORD + 1 + nk + nu);
+		  STACK_AT + 1 + nk + nu);
 }
 
 void gen_stacks(struct gen *g, const uint64_t *a)
@@ -43,7 +55,7 @@ void gen_stacks(struct gen *g, const uint64_t *a)
 	stacked(g, 30, TTRACE_KIND_prof_sample, 3, (const uint64_t[]){a[3], TTRACE_PROF_KERNEL}, 2,
 		both, 1, 3, 0);
 	stacked(g, 40, TTRACE_KIND_prof_sample, 3, (const uint64_t[]){a[0], TTRACE_PROF_USER}, 2,
-		cut, 0, 2, TTRACE_STACK_UCUT);
+		cut, 0, 2, STACK_USER_CUT);
 	gen_event(g, 0, gen_ts(50), TTRACE_KIND_prof_sample, TTRACE_CTX_IRQ, 0, 0,
 		  (const uint64_t[]){0xffffffff80100000ull, TTRACE_PROF_IDLE}, 2);
 	stacked(g, 60, TTRACE_KIND_mem_pf, 3,

@@ -2,20 +2,27 @@
  * call: the basic exchange, against the in-process echo server
  * (echo_thread.c).
  *
- * `call` checks what a message carries — label, words, a badge, buffers
- * of 0, 1 and 4096 bytes — and the limits: a 4097-byte buffer, a reply or
- * call bigger than the other side's room (-E2BIG), malformed message info
- * (-EINVAL), and slots that are empty, of the wrong kind or lacking the
- * right. `efault` hands bad addresses to both sides and checks that each
- * gets -EFAULT and that the server then serves the next call as usual.
+ * `call [SEED [BADGE]]` checks what a message carries — label, words, a
+ * badge, buffers of 0, 1 and 4096 bytes — and the limits: a 4097-byte
+ * buffer, a reply or call bigger than the other side's room (-E2BIG),
+ * malformed message info (-EINVAL), and slots that are empty, of the wrong
+ * kind or lacking the right. The words and buffers are made from SEED and
+ * the badged capability carries BADGE, and it prints what came back (the
+ * badged call's reply words, the last 4096-byte buffer's FNV-1a), so that
+ * whoever chose them can check the answers without trusting these checks.
+ * `efault` hands bad addresses to both sides and checks that each gets
+ * -EFAULT and that the server then serves the next call as usual.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "echo_thread.h"
 #include "ipctest.h"
 
 #define EMPTY_SLOT    (CAP_SLOTS - 1)
+#define TEST_SEED     0x9e3779b97f4a7c15ull /* without SEED: word i is (i + 1) times it */
 #define TEST_BADGE    0xb0d9e
 #define KERNEL_ADDR   0xffffffff80000000ull
 #define UNMAPPED_ADDR USER_MAP_END /* above every mapping, below the stack */
@@ -38,14 +45,18 @@ static long call_buf(int slot, uint32_t len, uint32_t recv_max, struct ipc_extra
 	return sys_ipc_call(slot, &m, x);
 }
 
-/* A call with words, one reply checked word by word. */
-static void check_registers(int slot, uint64_t badge)
+/*
+ * A call with words seed * (i + 1), one reply checked word by word. With
+ * report, the reply's words are printed too, for the host to hold against
+ * the seed and badge it asked for.
+ */
+static void check_registers(int slot, uint64_t seed, uint64_t badge, bool report)
 {
 	struct ipc_regs m = {.info = IPC_INFO(ECHO_PLAIN, IPC_WORDS)};
 	char what[64];
 
 	for (unsigned i = 0; i < IPC_WORDS; i++) {
-		m.words[i] = 0x8000000000000000ull | (uint64_t)(i + 1) << 40 | (i * 0x1111u);
+		m.words[i] = seed * (i + 1);
 	}
 	struct ipc_regs sent = m;
 	if (!check("register-only call", sys_ipc_call(slot, &m, NULL), 0)) {
@@ -58,6 +69,13 @@ static void check_registers(int slot, uint64_t badge)
 		check(what, (long)m.words[i], (long)sent.words[i]);
 	}
 	check("word 7: the badge the server saw", (long)m.words[7], (long)badge);
+	if (report) {
+		printf("ipctest call: reply words");
+		for (unsigned i = 0; i < IPC_WORDS; i++) {
+			printf(" 0x%llx", (unsigned long long)m.words[i]);
+		}
+		printf("\n");
+	}
 }
 
 static void check_word_count(int slot)
@@ -79,13 +97,18 @@ static void check_word_count(int slot)
 	check("reply label to a call with no words", IPC_INFO_LABEL(m.info), ECHO_PLAIN + 1);
 }
 
-static void check_buffer(int slot, uint32_t len)
+/*
+ * A call with a buffer of len bytes of the pattern seed + len, echoed back
+ * reversed. With report, the FNV-1a of the bytes that came back is printed
+ * too, for the host to hold against the pattern it asked for.
+ */
+static void check_buffer(int slot, uint64_t seed, uint32_t len, bool report)
 {
 	struct ipc_extra x;
 	char what[64];
 
 	for (uint32_t i = 0; i < len; i++) {
-		send_buf[i] = pattern_byte(len, i);
+		send_buf[i] = pattern_byte(seed + len, i);
 	}
 	memset(recv_buf, 0, sizeof(recv_buf));
 	snprintf(what, sizeof(what), "call with a %u-byte buffer", len);
@@ -102,6 +125,10 @@ static void check_buffer(int slot, uint32_t len)
 				send_buf[len - 1 - i])) {
 			break;
 		}
+	}
+	if (report) {
+		printf("ipctest call: %u bytes back, fnv1a 0x%llx\n", x.recv_len,
+		       (unsigned long long)ttrace_fnv1a(TTRACE_FNV_OFFSET, recv_buf, x.recv_len));
 	}
 }
 
@@ -163,14 +190,14 @@ static void check_bad_requests(int slot)
 int test_call(int argc, char **argv)
 {
 	struct echo_thread server;
+	uint64_t seed = argc > 0 ? strtoull(argv[0], NULL, 0) : TEST_SEED;
+	uint64_t badge = argc > 1 ? strtoull(argv[1], NULL, 0) : TEST_BADGE;
 	long ep = sys_endpoint_create();
 
-	(void)argc;
-	(void)argv;
 	if (ep < 0) {
 		fatal("endpoint_create", ep);
 	}
-	long badged = sys_endpoint_mint((int)ep, TEST_BADGE, CALL_RIGHTS);
+	long badged = sys_endpoint_mint((int)ep, badge, CALL_RIGHTS);
 	if (badged < 0) {
 		fatal("endpoint_mint", badged);
 	}
@@ -180,16 +207,16 @@ int test_call(int argc, char **argv)
 	if (err) {
 		fatal("thread_spawn of the server", err);
 	}
-	check_registers((int)ep, 0);
-	check_registers((int)badged, TEST_BADGE);
+	check_registers((int)ep, seed, 0, false);
+	check_registers((int)badged, seed, badge, true);
 	check_word_count((int)ep);
-	check_buffer((int)ep, 0);
-	check_buffer((int)ep, 1);
-	check_buffer((int)ep, IPC_BUF_MAX);
+	check_buffer((int)ep, seed, 0, false);
+	check_buffer((int)ep, seed, 1, false);
+	check_buffer((int)ep, seed, IPC_BUF_MAX, false);
 	check_sizes((int)ep);
 	check_bad_requests((int)ep);
 	/* After every refusal the server still answers. */
-	check_buffer((int)ep, IPC_BUF_MAX);
+	check_buffer((int)ep, seed, IPC_BUF_MAX, true);
 	check("the server thread's end", echo_thread_stop(&server), 0);
 	finish();
 }

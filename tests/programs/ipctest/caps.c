@@ -1,16 +1,21 @@
 /*
  * caps: what capabilities do on the way through IPC.
  *
- * `frame` sends a frame to another process (the serve-frame role), which
- * maps it and reads the pattern written here, and checks the rights it
- * received: sent read-only, the frame cannot be mapped writable, written
- * or copied back to more rights, whatever rights the sender asked to pass
- * on; sent writable, what the receiver writes shows up here. A capability
- * without the grant right cannot be sent at all.
+ * `frame [READ_SEED WRITE_SEED]` sends a frame to another process (the
+ * serve-frame role), which maps it and reads the pattern of READ_SEED
+ * written here, and checks the rights it received: sent read-only, the
+ * frame cannot be mapped writable, written or copied back to more rights,
+ * whatever rights the sender asked to pass on; sent writable, what the
+ * receiver writes (the pattern of WRITE_SEED) shows up here. A capability
+ * without the grant right cannot be sent at all. It prints the FNV-1a of
+ * what the receiver read and of what it wrote, as read back here, so that
+ * whoever chose the seeds can check them without trusting these checks.
  *
- * `badge` mints three badged copies of one endpoint, gives one to each of
- * three client processes, and checks that every call arrives with the
- * badge of its client's copy.
+ * `badge [B0 B1 B2]` mints three badged copies of one endpoint (badges
+ * B0, B1, B2, nonzero), gives one to each of three client processes, and
+ * checks that every call arrives with the badge of its client's copy. It
+ * prints the badge each client's call arrived with, so that whoever chose
+ * them can check the answer without trusting these checks.
  *
  * `cap-drop` sends an endpoint copy to a server thread that receives with
  * registers only, so has nowhere to put it: once in its first, generic
@@ -22,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/fnv.h"
 #include "ipctest.h"
 
 #define READ_SEED    0x5eed
@@ -32,12 +38,19 @@
 
 static uint8_t pattern[FRAME_BYTES];
 
-/* Sends frame with send_rights; the receiver checks it got want_rights. Returns the result. */
+/* The seeds of this run's patterns: the one written here, the one the receiver writes. */
+static uint64_t read_seed = READ_SEED, write_seed = WRITE_SEED;
+
+/*
+ * Sends frame with send_rights; the receiver checks it got want_rights and
+ * writes the pattern of write (0: none). Returns the result; the FNV-1a of
+ * what the receiver read goes to *read.
+ */
 static long send_frame(int ep, int frame, uint32_t send_rights, uint32_t want_rights,
-		       uint64_t write_seed, const char *what)
+		       uint64_t write, uint64_t *read, const char *what)
 {
 	struct ipc_regs m = {.info = IPC_INFO(LABEL_FRAME, 3),
-			     .words = {READ_SEED, want_rights, write_seed}};
+			     .words = {read_seed, want_rights, write}};
 	struct ipc_extra x = extra_with(PROMPT_NS);
 	char text[96];
 
@@ -48,6 +61,7 @@ static long send_frame(int ep, int frame, uint32_t send_rights, uint32_t want_ri
 		snprintf(text, sizeof(text), "%s: the receiver's failed checks", what);
 		check(text, (long)m.words[0], 0);
 		check_no_cap("no capability came back", x.recv_cap);
+		*read = m.words[1];
 	}
 	return err;
 }
@@ -56,45 +70,54 @@ int test_frame(int argc, char **argv)
 {
 	struct cap_info info;
 	int64_t status;
+	uint64_t read = 0, unused;
 
-	(void)argc;
-	(void)argv;
+	if (argc > 1) {
+		read_seed = strtoull(argv[0], NULL, 0);
+		write_seed = strtoull(argv[1], NULL, 0);
+	}
 	long frame = sys_frame_create(FRAME_BYTES);
 	long ep = sys_endpoint_create();
 	if (frame < 0 || ep < 0) {
 		fatal("frame_create or endpoint_create", frame < 0 ? frame : ep);
 	}
 	for (uint64_t i = 0; i < FRAME_BYTES; i++) {
-		pattern[i] = pattern_byte(READ_SEED, i);
+		pattern[i] = pattern_byte(read_seed, i);
 	}
 	check("frame_write of the pattern", sys_frame_write((int)frame, 0, pattern, FRAME_BYTES),
 	      0);
 	int server = spawn_role("serve-frame", NULL, (int)ep, RECV_RIGHTS, -1);
 
-	check("frame sent read-only",
-	      send_frame((int)ep, (int)frame, RO_RIGHTS, RO_RIGHTS, 0, "frame sent read-only"), 0);
+	check(
+	    "frame sent read-only",
+	    send_frame((int)ep, (int)frame, RO_RIGHTS, RO_RIGHTS, 0, &read, "frame sent read-only"),
+	    0);
+	printf("ipctest frame: the receiver read fnv1a 0x%llx\n", (unsigned long long)read);
 	long ro = sys_cap_copy((int)frame, RO_RIGHTS);
 	check("read-only copy sent asking for every right",
-	      send_frame((int)ep, (int)ro, CAP_RIGHTS_ALL, RO_RIGHTS, 0,
+	      send_frame((int)ep, (int)ro, CAP_RIGHTS_ALL, RO_RIGHTS, 0, &unused,
 			 "read-only copy sent asking for every right"),
 	      0);
 	long no_grant = sys_cap_copy((int)frame, CAP_RIGHT_READ | CAP_RIGHT_WRITE);
 	check("sending a frame without the grant right",
-	      send_frame((int)ep, (int)no_grant, CAP_RIGHTS_ALL, 0, 0, "no grant"), -EACCES);
+	      send_frame((int)ep, (int)no_grant, CAP_RIGHTS_ALL, 0, 0, &unused, "no grant"),
+	      -EACCES);
 	check("frame sent writable",
-	      send_frame((int)ep, (int)frame, FRAME_RIGHTS, FRAME_RIGHTS, WRITE_SEED,
+	      send_frame((int)ep, (int)frame, FRAME_RIGHTS, FRAME_RIGHTS, write_seed, &unused,
 			 "frame sent writable"),
 	      0);
 	check("frame_read of what the receiver wrote",
 	      sys_frame_read((int)frame, 0, pattern, FRAME_BYTES), 0);
 	for (uint64_t i = 0; i < FRAME_BYTES; i++) {
 		if (!check_true("the receiver's writes are in our frame",
-				pattern[i] == pattern_byte(WRITE_SEED, i),
+				pattern[i] == pattern_byte(write_seed, i),
 				"byte %llu is %#x, want %#x", (unsigned long long)i, pattern[i],
-				pattern_byte(WRITE_SEED, i))) {
+				pattern_byte(write_seed, i))) {
 			break;
 		}
 	}
+	printf("ipctest frame: read back fnv1a 0x%llx of what the receiver wrote\n",
+	       (unsigned long long)ttrace_fnv1a(TTRACE_FNV_OFFSET, pattern, FRAME_BYTES));
 	check("identify our frame", sys_cap_identify((int)frame, &info), 0);
 	check("our frame kept its rights", info.rights, FRAME_RIGHTS);
 
@@ -109,13 +132,14 @@ int test_frame(int argc, char **argv)
 
 int test_badge(int argc, char **argv)
 {
-	static const uint64_t badges[NCLIENTS] = {0x1b, 0x2b00, 0x3b0000};
+	uint64_t badges[NCLIENTS] = {0x1b, 0x2b00, 0x3b0000};
 	int clients[NCLIENTS];
 	uint64_t seen[NCLIENTS] = {0};
 	char arg[8], what[64];
 
-	(void)argc;
-	(void)argv;
+	for (int i = 0; i < NCLIENTS && i < argc; i++) {
+		badges[i] = strtoull(argv[i], NULL, 0);
+	}
 	int ep = new_endpoint();
 	for (int i = 0; i < NCLIENTS; i++) {
 		long minted = sys_endpoint_mint((int)ep, badges[i], CALL_RIGHTS);
@@ -144,6 +168,8 @@ int test_badge(int argc, char **argv)
 	}
 	for (int i = 0; i < NCLIENTS; i++) {
 		int64_t status = -1;
+		printf("ipctest badge: client %d's call came with badge 0x%llx\n", i,
+		       (unsigned long long)seen[i]);
 		snprintf(what, sizeof(what), "badge the server saw for client %d", i);
 		check(what, (long)seen[i], (long)badges[i]);
 		snprintf(what, sizeof(what), "client %d ends", i);

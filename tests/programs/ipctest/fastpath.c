@@ -7,14 +7,21 @@
  * call made while no receiver waits takes the slow path and the server's
  * fast-path reply still reaches it; a register-only call to a server that
  * receives with a struct ipc_extra reports the caller's pid and badge.
+ *
+ * `fastpath [BADGE [BASE]]`: the badged capability carries BADGE and word
+ * i of a call is BASE + i. It prints the reply to its call of all eight
+ * words and what the ipc_extra server saw, so that whoever chose them can
+ * check the answers without trusting these checks.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ipctest.h"
 
-#define FAST_BADGE 0xfa57
-#define FAST_ECHO  0x20 /* reply: badge, words past the count not 0, then words 0..5 */
-#define FAST_SHORT 0x22 /* reply of one word: the badge */
+#define FAST_BADGE 0xfa57 /* without BADGE */
+#define WORD_BASE  0x1000 /* without BASE */
+#define FAST_ECHO  0x20	  /* reply: badge, words past the count not 0, then words 0..5 */
+#define FAST_SHORT 0x22	  /* reply of one word: the badge */
 #define GARBAGE	   0x5a5a5a5a5a5a5a5aull
 
 /* The reply serve_fast() gives to m, received on the fast path. */
@@ -74,18 +81,24 @@ static int serve_pid(void *arg)
 	return (int)-sys_ipc_reply(&m, NULL);
 }
 
+/* What this run sends: the badged capability's badge, and word i is base + i. */
+static uint64_t fast_badge, base;
+
 /* One register-only call of n words, the registers past them garbage; returns its result. */
 static long call_words(int slot, uint32_t label, uint32_t n, struct ipc_regs *m)
 {
 	*m = (struct ipc_regs){.info = IPC_INFO(label, n)};
 	for (unsigned i = 0; i < IPC_WORDS; i++) {
-		m->words[i] = i < n ? 0x1000u + i : GARBAGE;
+		m->words[i] = i < n ? base + i : GARBAGE;
 	}
 	return sys_ipc_call(slot, m, NULL);
 }
 
-/* A call of n words through slot to serve_fast(), its reply checked against badge. */
-static void check_echo(int slot, uint32_t n, uint64_t badge)
+/*
+ * A call of n words through slot to serve_fast(), its reply checked against
+ * badge; with report, the reply's words printed too.
+ */
+static void check_echo(int slot, uint32_t n, uint64_t badge, bool report)
 {
 	struct ipc_regs m;
 	char what[80];
@@ -100,7 +113,14 @@ static void check_echo(int slot, uint32_t n, uint64_t badge)
 	check(what, (long)m.words[1], 0);
 	for (unsigned i = 0; i < n && i < IPC_WORDS - 2; i++) {
 		snprintf(what, sizeof(what), "word %u of %u arrived", i, n);
-		check(what, (long)m.words[2 + i], (long)(0x1000u + i));
+		check(what, (long)m.words[2 + i], (long)(base + i));
+	}
+	if (report) {
+		printf("ipctest fastpath: reply to %u words", n);
+		for (unsigned i = 0; i < IPC_WORDS; i++) {
+			printf(" 0x%llx", (unsigned long long)m.words[i]);
+		}
+		printf("\n");
 	}
 }
 
@@ -135,7 +155,9 @@ static void check_pid_reported(long ep, int badged)
 	if (check("register-only call to a server with an ipc_extra",
 		  sys_ipc_call(badged, &m, NULL), 0)) {
 		check("the sender pid it reports", (long)m.words[0], sys_getpid());
-		check("the badge it reports", (long)m.words[1], FAST_BADGE);
+		check("the badge it reports", (long)m.words[1], (long)fast_badge);
+		printf("ipctest fastpath: the ipc_extra server saw pid %llu, badge 0x%llx\n",
+		       (unsigned long long)m.words[0], (unsigned long long)m.words[1]);
 	}
 	int64_t status = -1;
 	check("join the ipc_extra server", thread_join(tid, &status), 0);
@@ -144,12 +166,12 @@ static void check_pid_reported(long ep, int badged)
 
 int test_fastpath(int argc, char **argv)
 {
+	fast_badge = argc > 0 ? strtoull(argv[0], NULL, 0) : FAST_BADGE;
+	base = argc > 1 ? strtoull(argv[1], NULL, 0) : WORD_BASE;
 	long ep = sys_endpoint_create();
-	long badged = ep < 0 ? ep : sys_endpoint_mint((int)ep, FAST_BADGE, CALL_RIGHTS);
+	long badged = ep < 0 ? ep : sys_endpoint_mint((int)ep, fast_badge, CALL_RIGHTS);
 	uint32_t me = (uint32_t)sys_getpid();
 
-	(void)argc;
-	(void)argv;
 	if (badged < 0) {
 		fatal("endpoint_create or endpoint_mint", badged);
 	}
@@ -167,17 +189,17 @@ int test_fastpath(int argc, char **argv)
 	}
 	check("join the early caller", thread_join(caller, NULL), 0);
 	check("the early call, queued before the server received", early.result, 0);
-	check("its reply carries the badge", (long)early.word, FAST_BADGE);
+	check("its reply carries the badge", (long)early.word, (long)fast_badge);
 
 	/* The server now waits in reply_recv with registers only: the fast path. */
-	check_echo((int)badged, 2, FAST_BADGE);
-	check_echo((int)badged, IPC_WORDS, FAST_BADGE);
-	check_echo((int)badged, 0, FAST_BADGE);
-	check_echo((int)ep, 3, 0);
+	check_echo((int)badged, 2, fast_badge, false);
+	check_echo((int)badged, IPC_WORDS, fast_badge, true);
+	check_echo((int)badged, 0, fast_badge, false);
+	check_echo((int)ep, 3, 0, false);
 	struct ipc_regs m;
 	if (check("a call answered with one word", call_words((int)badged, FAST_SHORT, 4, &m), 0)) {
 		check("the short reply's word count", IPC_INFO_WORDS(m.info), 1);
-		check("the short reply's word 0", (long)m.words[0], FAST_BADGE);
+		check("the short reply's word 0", (long)m.words[0], (long)fast_badge);
 		for (unsigned i = 1; i < IPC_WORDS; i++) {
 			char what[64];
 			snprintf(what, sizeof(what), "register of word %u past the reply reads 0",

@@ -154,9 +154,10 @@ int role_client_seq(int argc, char **argv);
 #define HOLD_RECV_FAILED 2
 
 /* Labels of the messages between the tests and their roles. */
-#define LABEL_STOP  0x5709 /* a server role replies and exits */
-#define LABEL_SEQ   0x5e9  /* words: sequence number, client id */
-#define LABEL_FRAME 0xf4a  /* carries a frame; words: its pattern seed, expected rights */
+#define LABEL_STOP 0x5709 /* a server role replies and exits */
+#define LABEL_SEQ  0x5e9  /* words: sequence number, client id */
+/* carries a frame; words: its pattern seed, expected rights, the seed to write (or 0) */
+#define LABEL_FRAME 0xf4a /* reply words: the receiver's failed checks, FNV-1a of what it read */
 
 /* The seed of the byte pattern at offset i. */
 static inline uint8_t pattern_byte(uint64_t seed, uint64_t i)

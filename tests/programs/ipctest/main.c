@@ -15,12 +15,17 @@ struct entry {
 };
 
 static const struct entry entries[] = {
-    {"call", "call/reply: registers, buffers of 0, 1 and 4096 bytes, size limits", test_call},
+    {"call", "call [SEED [BADGE]]: registers, buffers of 0, 1 and 4096 bytes, size limits",
+     test_call},
     {"efault", "bad buffers on either side give -EFAULT and nothing breaks", test_efault},
-    {"frame", "a frame sent over IPC is readable; its rights cannot grow", test_frame},
-    {"badge", "badges tell three client processes apart", test_badge},
+    {"frame",
+     "frame [READ_SEED WRITE_SEED]: a frame sent over IPC is readable; its rights cannot grow",
+     test_frame},
+    {"badge", "badge [B0 B1 B2]: badges tell three client processes apart", test_badge},
     {"cap-drop", "a capability sent to a register-only receiver is dropped", test_cap_drop},
-    {"fastpath", "register-only exchanges: badges, word counts, slow-path fallback, sender pid",
+    {"fastpath",
+     "fastpath [BADGE [BASE]]: register-only exchanges: badges, word counts, slow-path fallback, "
+     "sender pid",
      test_fastpath},
     {"fastwake", "threads blocked on the fast path woken otherwise: a generic call, kills",
      test_fastwake},
@@ -38,7 +43,8 @@ static const struct entry entries[] = {
     {"stress", "stress [CALLS]: 8 client processes x 10000 calls, none lost or doubled",
      test_stress},
     {"churn", "churn [CALLS]: 100000 calls while clients are killed mid-way", test_churn},
-    {"naming", "lookup(\"echo\") calls init's echo server; unknown names: -ENOENT", test_naming},
+    {"naming", "naming [TEXT]: lookup(\"echo\") calls init's echo server; unknown names: -ENOENT",
+     test_naming},
     {"serve-frame", NULL, role_serve_frame},
     {"serve-hold", NULL, role_serve_hold},
     {"serve-none", NULL, role_serve_none},

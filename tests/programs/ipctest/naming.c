@@ -9,6 +9,11 @@
  * more rights than it was sent with. Unknown, empty, overlong and
  * malformed requests get -ENOENT or -EINVAL. The shell test runs this
  * again after killing echo, to see that the restarted server answers.
+ *
+ * `naming [TEXT]` sends TEXT (at most TEXT_MAX bytes; "hello, echo"
+ * without it) in the buffer of its first call to echo and prints what
+ * came back and the badge echo saw, so that whoever chose the text can
+ * check the answer without trusting these checks.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,18 +24,24 @@
 
 #define FRAME_SEED 0xec40
 #define RO_RIGHTS  (CAP_RIGHT_READ | CAP_RIGHT_GRANT)
+#define TEXT_MAX   64
 
-static void check_echo_call(int echo)
+/* A call to echo with text in its buffer; with report, what came back is printed. */
+static void check_echo_call(int echo, const char *text, bool report)
 {
-	static const char hello[] = "hello, echo";
-	char back[sizeof(hello)] = {0};
+	size_t len = strlen(text);
+	char back[TEXT_MAX + 1] = {0};
+	char want[TEXT_MAX + 1] = {0};
 	struct ipc_regs m = {.info = IPC_INFO(5, 7), .words = {1, 2, 3, 4, 5, 6, 7}};
 	struct ipc_extra x = extra_with(PROMPT_NS);
 
-	x.send_buf = (uint64_t)(uintptr_t)hello;
-	x.send_len = sizeof(hello) - 1;
+	for (size_t i = 0; i < len; i++) {
+		want[i] = text[len - 1 - i];
+	}
+	x.send_buf = (uint64_t)(uintptr_t)text;
+	x.send_len = (uint32_t)len;
 	x.recv_buf = (uint64_t)(uintptr_t)back;
-	x.recv_max = sizeof(back);
+	x.recv_max = TEXT_MAX;
 	if (!check("a call to echo with a buffer", sys_ipc_call(echo, &m, &x), 0)) {
 		return;
 	}
@@ -39,8 +50,12 @@ static void check_echo_call(int echo)
 		check("a word echo sent back", (long)m.words[i], (long)i + 1);
 	}
 	check("word 7: our badge as echo saw it", (long)m.words[7], TRACED_LEVEL_SELF);
-	check("bytes echo sent back", x.recv_len, sizeof(hello) - 1);
-	check_true("echo reversed the buffer", !strcmp(back, "ohce ,olleh"), "got '%s'", back);
+	check("bytes echo sent back", x.recv_len, (long)len);
+	check_true("echo reversed the buffer", !strcmp(back, want), "got '%s'", back);
+	if (report) {
+		printf("ipctest naming: echo sent back '%s', badge %llu\n", back,
+		       (unsigned long long)m.words[7]);
+	}
 
 	m = (struct ipc_regs){.info = IPC_INFO(9, 1), .words = {99}};
 	if (check("a register-only call to echo", sys_ipc_call(echo, &m, NULL), 0)) {
@@ -104,9 +119,11 @@ int test_naming(int argc, char **argv)
 	struct cap_info info;
 	struct ipc_regs m = {0};
 	struct ipc_extra x = extra_with(0);
+	const char *text = argc > 0 ? argv[0] : "hello, echo";
 
-	(void)argc;
-	(void)argv;
+	if (strlen(text) > TEXT_MAX) {
+		fatal("TEXT longer than TEXT_MAX bytes", -EINVAL);
+	}
 	long echo = lookup("echo");
 	if (echo < 0) {
 		fatal("lookup(\"echo\")", echo);
@@ -118,11 +135,11 @@ int test_naming(int argc, char **argv)
 	check("its badge: our level", (long)info.size, TRACED_LEVEL_SELF);
 	check("recv on echo's endpoint through a client's capability",
 	      sys_ipc_recv((int)echo, &m, &x), -EACCES);
-	check_echo_call((int)echo);
+	check_echo_call((int)echo, text, true);
 	check_echo_frame((int)echo);
 	long again = lookup("echo");
 	if (check_true("a second lookup", again >= 0 && again != echo, "got %ld", again)) {
-		check_echo_call((int)again);
+		check_echo_call((int)again, text, false);
 		sys_cap_delete((int)again);
 	}
 	sys_cap_delete((int)echo);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "ipctest.h"
 
 #define SEQ_TIMEOUT_NS (20 * S)
@@ -25,23 +26,28 @@ __attribute__((noreturn)) static void sleep_forever(void)
 	}
 }
 
-/* Checks a frame that arrived in slot as LABEL_FRAME's words describe. */
-static void check_received_frame(int slot, uint64_t seed, uint32_t want_rights, uint64_t write_seed)
+/*
+ * Checks a frame that arrived in slot as LABEL_FRAME's words describe.
+ * Returns the FNV-1a of the bytes it read in it, or 0 if it could not map it.
+ */
+static uint64_t check_received_frame(int slot, uint64_t seed, uint32_t want_rights,
+				     uint64_t write_seed)
 {
 	const uint64_t len = FRAME_BYTES;
 	struct cap_info info;
 
 	if (!check("identify the received frame", sys_cap_identify(slot, &info), 0)) {
-		return;
+		return 0;
 	}
 	check("kind of the received capability", info.kind, CAP_KIND_FRAME);
 	check("rights of the received frame", info.rights, want_rights);
 	check("size of the received frame", (long)info.size, (long)len);
 	long addr = sys_mem_map_frame(slot, NULL, PROT_READ);
 	if (!check_true("map the received frame readable", addr > 0, "%ld", addr)) {
-		return;
+		return 0;
 	}
 	const uint8_t *bytes = (const uint8_t *)addr;
+	uint64_t read = ttrace_fnv1a(TTRACE_FNV_OFFSET, bytes, len);
 	for (uint64_t i = 0; i < len; i++) {
 		if (!check_true("the frame holds the sender's pattern",
 				bytes[i] == pattern_byte(seed, i), "byte %llu is %#x, want %#x",
@@ -74,6 +80,7 @@ static void check_received_frame(int slot, uint64_t seed, uint32_t want_rights, 
 		}
 	}
 	sys_mem_unmap((void *)addr, len);
+	return read;
 }
 
 int role_serve_frame(int argc, char **argv)
@@ -85,13 +92,15 @@ int role_serve_frame(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	while (!err && IPC_INFO_LABEL(m.info) != LABEL_STOP) {
+		uint64_t read = 0;
 		if (check_true("a frame came with the message", x.recv_cap != IPC_NO_CAP,
 			       "no capability")) {
-			check_received_frame((int)x.recv_cap, m.words[0], (uint32_t)m.words[1],
-					     m.words[2]);
+			read = check_received_frame((int)x.recv_cap, m.words[0],
+						    (uint32_t)m.words[1], m.words[2]);
 			sys_cap_delete((int)x.recv_cap);
 		}
-		m = (struct ipc_regs){.info = IPC_INFO(LABEL_FRAME + 1, 1), .words = {failures()}};
+		m = (struct ipc_regs){.info = IPC_INFO(LABEL_FRAME + 1, 2),
+				      .words = {failures(), read}};
 		x = extra_with(2 * PROMPT_NS);
 		err = sys_ipc_reply_recv(ROLE_SLOT_ENDPOINT, &m, &x);
 	}
