@@ -8,10 +8,10 @@
  * before any scheduler lock. Capability references are never dropped under
  * it: dropping an endpoint capability takes the lock itself.
  *
- * The helpers below are static inline so that the fast path (fastpath.c)
- * and the generic path (ipc.c) each compile them into their own code, as
- * they did when the two were one file: the fast path's instruction count
- * is the benchmark's.
+ * The helpers below are static inline, as they were when all of kernel/ipc
+ * was one file: the operations (ipc.c), endpoint.c and signal.c compile
+ * them into their own code, and the fast path's instructions stay the
+ * ones make bench counts.
  */
 #ifndef SPOOR_IPC_ENDPOINT_H
 #define SPOOR_IPC_ENDPOINT_H
