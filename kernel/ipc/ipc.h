@@ -3,7 +3,7 @@
  *
  * All IPC state — endpoint queues and the reply links between a caller and
  * the server holding its reply — is guarded by one spinlock, ipc_lock
- * (ipc.c), taken after a cspace's lock (endpoint references are counted
+ * (endpoint.h), taken after a cspace's lock (endpoint references are counted
  * under both) and before any scheduler lock. A message is staged in the
  * sending thread's struct ipc_msg and copied into the receiver's, or, for
  * a receiver waiting on the fast path, straight into its saved registers;

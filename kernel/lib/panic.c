@@ -20,6 +20,7 @@
 #include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
+#include "trace/flight.h"
 #include "trace/ktrace.h"
 
 #define STACK_WALK_DEPTH 8

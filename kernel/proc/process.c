@@ -14,6 +14,7 @@
 #include "mm/heap.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "trace/aux_names.h"
 #include "trace/ktrace.h"
 
 static struct spinlock table_lock = SPINLOCK_INIT;

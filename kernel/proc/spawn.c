@@ -20,6 +20,7 @@
 #include "proc/process.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "trace/aux_names.h"
 #include "trace/ktrace.h"
 
 #define PROCESS_CAP_RIGHTS (CAP_RIGHT_WAIT | CAP_RIGHT_KILL | CAP_RIGHT_START | CAP_RIGHT_GRANT)

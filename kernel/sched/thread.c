@@ -19,6 +19,7 @@
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/sched.h"
+#include "trace/aux_names.h"
 #include "trace/ktrace.h"
 
 #define RFLAGS_RESERVED (1ul << 1)

@@ -12,6 +12,7 @@
 #include "lib/printk.h"
 #include "proc/process.h"
 #include "sched/thread.h"
+#include "trace/flight.h"
 #include "trace/ktrace.h"
 
 #define WATCHDOG_NMI_WAIT_MS 100

@@ -1,11 +1,11 @@
 /*
- * ktrace: the area, the emit path, the aux writer lock, control, the trace
- * capabilities' memory and the panic-time flight recorder.
+ * ktrace: the area's setup at boot, control, and the trace capabilities'
+ * memory. The slow path is emit.c's, the names written into the aux ring
+ * aux_names.c's, the flight recorder flight.c's, the area itself area.c's.
  *
  * Lock order: control_mutex (each ttrace_control(), held across its
  * stops of the other CPUs), then control_lock (mask, mode, clear), a
- * leaf, as aux_lock (every aux write, from thread context only) is. The
- * emit path takes none.
+ * leaf, as aux_lock (aux_names.c) is. The emit path takes none.
  * The mask changes with every other CPU stopped (smp_stop_others()),
  * together with the tracepoints' static branches.
  */
@@ -17,7 +17,6 @@
 #include "arch/x86_64/smp.h"
 #include "arch/x86_64/static_branch.h"
 #include "arch/x86_64/timer.h"
-#include "common/trace_aux.h"
 #include "common/trace_format.h"
 #include "common/trace_header.h"
 #include "common/trace_names.h"
@@ -25,27 +24,26 @@
 #include "init/options.h"
 #include "lib/printk.h"
 #include "lib/spinlock.h"
-#include "lib/string.h"
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/pmm.h"
 #include "proc/process.h"
 #include "sched/thread.h"
 #include "sched/wait.h"
+#include "trace/area.h"
 #include "trace/area_init.h"
+#include "trace/aux_names.h"
 #include "trace/aux_write.h"
-#include "trace/ring_write.h"
 #include "trace/echo.h"
+#include "trace/flight.h"
 #include "trace/name_holds.h"
 #include "trace/profile.h"
-#include "trace/recorder.h"
-#include "trace/stack.h"
+#include "trace/ring_write.h"
 #include "trace/uevent_table.h"
 
-#define FLIGHT_RECORDER_EVENTS 16
-#define ENTRY_BYTES	       64
-#define KIB		       1024
-#define AREA_MIN_KB	       4 /* of ring per CPU, and of aux: the options' minimum */
+#define ENTRY_BYTES 64
+#define KIB	    1024
+#define AREA_MIN_KB 4 /* of ring per CPU, and of aux: the options' minimum */
 /* The kinds that may carry a stack: every kind but none (0) and user (abi/trace.h, STACK). */
 #define STACK_KINDS (((1ull << TTRACE_KIND_LIMIT) - 1) & ~(1ull << TTRACE_KIND_user) & ~1ull)
 
@@ -64,12 +62,8 @@ static bool tsc_high; /* [I] the TSC was past 2^62 at boot */
 
 _Static_assert(TTRACE_KIND_LIMIT <= 64, "the header's stack_kinds: a bit a kind");
 
-static struct ttrace_area area;	      /* [I] after ttrace_init() */
-static struct memobj *area_obj;	      /* [I] */
-static struct memobj *reader_obj;     /* [I] */
-static struct ttrace_decoder decoder; /* the flight recorder's: one caller at a time */
-static struct name_holds names;	      /* [aux_lock] the program names kept */
-static struct spinlock aux_lock = SPINLOCK_INIT;
+static struct memobj *area_obj;	  /* [I] */
+static struct memobj *reader_obj; /* [I] */
 static struct spinlock control_lock = SPINLOCK_INIT;
 /*
  * Serialises ttrace_control(): each change and the moves of the sites it
@@ -279,36 +273,6 @@ void ttrace_cpu_online(struct cpu *c)
 	__atomic_store_n(&c->trace_ring.hdr, hdr, __ATOMIC_RELEASE);
 }
 
-/*
- * The ring of the CPU whose id is i, or NULL when no CPU came online in
- * that slot (smp.c zeroes a slot whose CPU did not start, and the next
- * CPU to take it wires its own ring as it comes online).
- */
-static struct ttrace_ring *ring_of(uint32_t i)
-{
-	/* acquire: pairs with the release store in ttrace_cpu_online() */
-	return __atomic_load_n(&cpus[i].trace_ring.hdr, __ATOMIC_ACQUIRE) ? &cpus[i].trace_ring
-									  : NULL;
-}
-
-/* Echoes ev, recorded on cpu, on the console (echo.c) as a reader would print it. */
-static void echo(const struct ttrace_event *ev, uint32_t cpu)
-{
-	struct ttrace_record rec = {
-	    .ts = ev->ts & TTRACE_TS_MASK,
-	    .pid = ev->pid,
-	    .tid = ev->tid,
-	    .kind = ev->kind,
-	    .cpu = (uint8_t)cpu,
-	    .ctx = ev->ctx,
-	};
-
-	for (uint32_t i = 0; i < ev->nwords; i++) {
-		rec.data[i] = ev->data[i];
-	}
-	echo_event(&rec);
-}
-
 void ttrace_tick(void)
 {
 	if (area.hdr) {
@@ -342,128 +306,6 @@ static void view_refresh(void)
 		ttrace_view_set(c, quiet);
 	}
 	irq_restore(flags);
-}
-
-/* Whether PID tracking leaves out events of thread t (abi/trace.h TTRACE_OP_TRACK). */
-static bool untracked(const struct thread *t)
-{
-	/* relaxed: a tracepoint racing a change may go either way, as with the mask */
-	return __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) &&
-	       !(t && t->proc && __atomic_load_n(&t->proc->tracked, __ATOMIC_RELAXED));
-}
-
-/*
- * Writes one event into this CPU's ring, checking everything: PID
- * tracking, the echo, the ring; with its call stack walked from stack
- * if that is not NULL. False if drop mode dropped it; an event PID
- * tracking leaves out is not dropped, only not wanted.
- */
-static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
-		 const struct stack_start *stack)
-{
-	struct cpu *c = this_cpu();
-	struct thread *t = c->current;
-	uint64_t with_stack[TTRACE_EVENT_WORDS_MAX];
-
-	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
-		return false; /* a CPU beyond those the area was laid out for; no such event */
-	}
-	if (c->trace_quiet || untracked(t)) {
-		return true; /* left out, as the straight path's quiet view leaves it */
-	}
-	if (stack) {
-		nwords = stack_event(with_stack, data, nwords, stack);
-		data = with_stack;
-	}
-	/* the same pid, tid and context the straight path writes (percpu.h) */
-	struct ttrace_event ev = {
-	    .pid = (uint32_t)c->trace_ids,
-	    .tid = (uint32_t)(c->trace_ids >> 32),
-	    .kind = kind,
-	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
-	    .nwords = nwords,
-	    .data = data,
-	};
-	/*
-	 * The timestamp is taken with the reservation, interrupts off, so a
-	 * ring's timestamps rise with its indices: an interrupt's event cannot
-	 * slip between them, and readers merging CPUs by time see each CPU in
-	 * order. Filling the slots may be interrupted again (W2, W3).
-	 */
-	uint64_t index;
-	uint64_t flags = irq_save();
-	ev.ts = rdtsc();
-	bool stored = ttrace_ring_reserve(&c->trace_ring, TTRACE_EVENT_SLOTS(nwords), &index);
-	irq_restore(flags);
-	if (stored) {
-		ttrace_ring_commit(&c->trace_ring, index, &ev);
-	}
-	/* relaxed: an event racing a change of the echo may be echoed or not */
-	uint64_t echoed = __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED);
-	if (echoed && ttrace_kind_info(kind) && echoed & ttrace_kind_info(kind)->category) {
-		echo(&ev, c->id);
-	}
-	return stored;
-}
-
-void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
-		      uint64_t d4)
-{
-	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
-	uint16_t kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT);
-	/* The tracepoint's site called this: the frame returns into the function that has it. */
-	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
-				    .user = stack_user_regs()};
-	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
-	bool stacked = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
-
-	emit(kind, data, (uint8_t)kind_n, false, stacked ? &start : NULL);
-}
-
-bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
-{
-	return emit(TTRACE_KIND_user, data, nwords, true, NULL);
-}
-
-void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
-			 const struct stack_start *s)
-{
-	emit(kind, data, nwords, false, s);
-}
-
-uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name)
-{
-	struct ttrace_aux_item it = {
-	    .id = id,
-	    .ts = rdtsc(),
-	    .str = name,
-	    .len = (uint32_t)strlen(name),
-	    .tag = tag,
-	    .cpu = (uint8_t)this_cpu()->id,
-	};
-	uint64_t ref = 0;
-
-	if (!area.hdr) {
-		return 0;
-	}
-	uint64_t flags = spin_lock_irqsave(&aux_lock);
-	struct ttrace_aux_keeper keeper = name_holds_keeper(&names);
-
-	if (!ttrace_aux_write_keeping(&area, &it, &keeper, &ref) && tag == TTRACE_AUX_PROC) {
-		name_holds_add(&names, (uint32_t)id, ref);
-	}
-	spin_unlock_irqrestore(&aux_lock, flags);
-	return ref;
-}
-
-void ttrace_proc_freed(uint32_t pid)
-{
-	if (!area.hdr) {
-		return;
-	}
-	uint64_t flags = spin_lock_irqsave(&aux_lock);
-	name_holds_freed(&names, pid);
-	spin_unlock_irqrestore(&aux_lock, flags);
 }
 
 /* Whether op with arg turns an extra on, if it passes its checks. */
@@ -676,50 +518,4 @@ struct memobj *ttrace_area_object(void)
 struct memobj *ttrace_reader_object(void)
 {
 	return reader_obj;
-}
-
-void ttrace_panic_dump(uint32_t cpu)
-{
-	if (!area.hdr) {
-		return;
-	}
-	printk("trace counters:\n");
-	for (uint32_t i = 0; i < area.hdr->num_cpus; i++) {
-		struct ttrace_counts n;
-		if (!ring_of(i)) {
-			continue; /* no CPU came online there: it has written nothing */
-		}
-		if (ttrace_ring_counts(ring_of(i), &n)) {
-			/* a clear stopped halfway: its counters cannot be read whole */
-			printk("  cpu %u: counters busy (a clear was in progress)\n", i);
-			continue;
-		}
-		printk("  cpu %u: emitted=%lu stored=%lu overwritten=%lu dropped=%lu cleared=%lu\n",
-		       i, n.emitted, n.stored, n.overwritten, n.dropped, n.cleared);
-	}
-	ttrace_flight_recorder(cpu);
-}
-
-size_t ttrace_flight_recorder(uint32_t cpu)
-{
-	static struct ttrace_record records[FLIGHT_RECORDER_EVENTS * 4];
-	static char line[256];
-	uint64_t skipped;
-
-	if (!area.hdr || cpu >= area.hdr->num_cpus || !ring_of(cpu)) {
-		return 0;
-	}
-	size_t n = recorder_read(ring_of(cpu), FLIGHT_RECORDER_EVENTS * 4, records,
-				 FLIGHT_RECORDER_EVENTS * 4, &skipped);
-	size_t first = n > FLIGHT_RECORDER_EVENTS ? n - FLIGHT_RECORDER_EVENTS : 0;
-	printk("flight recorder: last %lu events on cpu %u", n - first, cpu);
-	if (skipped) {
-		printk(" (%lu slots being written, skipped)", skipped);
-	}
-	printk("\n");
-	for (size_t i = first; i < n; i++) {
-		ttrace_format_event(line, sizeof(line), &records[i], &decoder);
-		printk("  %s\n", line);
-	}
-	return n - first;
 }

@@ -61,20 +61,7 @@ extern uint64_t ttrace_area_phys;
 
 _Static_assert(TTRACE_WORD1_CTX_SHIFT == 8 * PERCPU_TRACE_CTX_BYTE, "struct cpu's trace_word1");
 
-/* A user event's write (abi/uevent.h), in context TTRACE_CTX_USER; false if not stored. */
-bool ttrace_emit_user(const uint64_t *data, uint8_t nwords);
-
 struct cpu;
-struct stack_start;
-
-/*
- * An event of a kernel kind with its call stack walked from s (stack.h),
- * or without one for NULL, whatever TTRACE_OP_STACK chose: the
- * profiler's samples. Callers check
- * the kind's category first, as TTRACE() does.
- */
-void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
-			 const struct stack_start *s);
 
 #ifndef TTRACE_ENABLED
 #define TTRACE_ENABLED 1
@@ -120,18 +107,6 @@ void ttrace_init(uint32_t num_cpus);
 void ttrace_cpu_online(struct cpu *c);
 
 /*
- * Records a name in the aux buffer: tag TTRACE_AUX_PROC with a pid (and
- * parent, abi/trace.h), or TTRACE_AUX_THREAD with a tid. A process's name
- * is kept in the aux ring while a dump may need it (trace/name_holds.h),
- * until ttrace_proc_freed() and its events' leaving the rings. Returns
- * the reference (0 on failure).
- */
-uint64_t ttrace_aux_name(uint16_t tag, uint64_t id, const char *name);
-
-/* The process pid is freed: no event of it is written any more. */
-void ttrace_proc_freed(uint32_t pid);
-
-/*
  * The control operations of trace-control capabilities (abi/trace.h).
  * Returns the mask in force afterwards (>= 0), -EINVAL for an unknown op,
  * mode or category bit, -ENOENT for a pid no live process has (TRACK,
@@ -163,19 +138,5 @@ struct memobj *ttrace_reader_object(void);
 
 /* Every timer tick on CPU 0: reports echo lines skipped in a second that has ended. */
 void ttrace_tick(void);
-
-/*
- * For the panic block: every CPU's counters, then the last events of
- * cpu's ring, decoded. Lock-free: safe with the other CPUs stopped anywhere.
- */
-void ttrace_panic_dump(uint32_t cpu);
-
-/*
- * The last events of cpu's ring, decoded: the flight recorder part of the
- * panic block, and of the lockup detector's report. Returns how many it
- * printed. Lock-free, as above; one caller at a time (its buffers are
- * static).
- */
-size_t ttrace_flight_recorder(uint32_t cpu);
 
 #endif

@@ -36,6 +36,7 @@
 #include "common/trace_ring.h"
 #include "lib/printk.h"
 #include "lib/string.h"
+#include "trace/aux_names.h"
 #include "trace/echo.h"
 #include "trace/ktrace.h"
 

@@ -13,6 +13,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/timer.h"
 #include "sched/thread.h"
+#include "trace/emit.h"
 #include "trace/ktrace.h"
 #include "trace/stack.h"
 

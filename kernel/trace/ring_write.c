@@ -5,7 +5,7 @@
  * reader racing the writer reads whole old or whole new words.
  *
  * These are the slow path's steps (ttrace_emit_slow() and
- * ttrace_emit_user() in ktrace.c): in overwrite mode one unlocked add
+ * ttrace_emit_user() in emit.c): in overwrite mode one unlocked add
  * reserves, and an event of one slot, which every kernel kind fits in, is
  * nine stores with no loop and no copy. Drop mode's reservation and events
  * with continuations (user events) take the out-of-line paths below. (The

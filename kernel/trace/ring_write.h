@@ -14,7 +14,7 @@
  * kernel keeps timestamps in index order: its tracepoints read the clock
  * between loading head and an exchange that an interrupt's event makes
  * fail, tracepoint.h; its slow path reserves here with interrupts off,
- * ktrace.c.) No locks, no locked instructions, no allocation, never
+ * emit.c.) No locks, no locked instructions, no allocation, never
  * blocks.
  *
  * Control: ttrace_ring_clear() runs on any CPU; callers serialise clears

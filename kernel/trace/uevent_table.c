@@ -14,6 +14,8 @@
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
 #include "mm/usercopy.h"
+#include "trace/aux_names.h"
+#include "trace/emit.h"
 #include "trace/ktrace.h"
 
 struct uevent {

@@ -14,7 +14,7 @@
  * an interrupt handler runs with its CPU's.
  *
  * The slow path is ttrace_emit_slow() (and ttrace_emit_user()) of
- * kernel/trace/ktrace.c, whose ring write is ttrace_ring_reserve() then
+ * kernel/trace/emit.c, whose ring write is ttrace_ring_reserve() then
  * ttrace_ring_commit() of kernel/trace/ring_write.c: host_slow_write()
  * takes those two steps. The kernel reads the clock between masking
  * interrupts and reserving; the host tests put the ts they want in the

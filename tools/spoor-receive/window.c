@@ -53,17 +53,32 @@ static void tail_set(struct window *w, uint64_t tail)
 	__atomic_store_n(&ctl(w)->tail, tail, __ATOMIC_RELEASE);
 }
 
+/*
+ * What both readers of the ring start from: the ring, checked (geometry()),
+ * and the head the guest has published, loaded once. NULL, or why the
+ * window is bad.
+ */
+static const char *ring_and_head(const struct window *w, const uint8_t **ring, uint64_t *size,
+				 uint64_t *head)
+{
+	const char *bad = geometry(w, ring, size);
+
+	if (!bad) {
+		*head = head_of(w);
+	}
+	return bad;
+}
+
 const char *window_take(struct window *w, window_sink *sink, void *ctx)
 {
 	static char why[160];
 	const uint8_t *ring;
-	uint64_t size;
-	const char *bad = geometry(w, &ring, &size);
+	uint64_t size, head;
+	const char *bad = ring_and_head(w, &ring, &size, &head);
 
 	if (bad) {
 		return bad;
 	}
-	uint64_t head = head_of(w);
 	if (head % ALIGN || head - w->tail > size) {
 		snprintf(why, sizeof(why),
 			 "the window's head %llu is not within the ring past %llu",
@@ -112,13 +127,12 @@ const char *window_take(struct window *w, window_sink *sink, void *ctx)
 const char *window_skip(struct window *w)
 {
 	const uint8_t *ring;
-	uint64_t size;
-	const char *bad = geometry(w, &ring, &size);
+	uint64_t size, head;
+	const char *bad = ring_and_head(w, &ring, &size, &head);
 
 	if (bad) {
 		return bad;
 	}
-	uint64_t head = head_of(w);
 	if (head % ALIGN) {
 		return "the window's head is not a record boundary";
 	}

@@ -1,0 +1,126 @@
+/*
+ * emit: the slow path, ttrace_emit_slow() (tracepoint.h), and the other
+ * events written through it: user events (ttrace_emit_user()) and events
+ * with a call stack (ttrace_emit_stacked()). It checks everything the
+ * straight path leaves to it (PID tracking, the echo, call stacks, the
+ * CPU's ring) and takes no lock.
+ */
+#include "trace/emit.h"
+
+#include "arch/x86_64/cpu.h"
+#include "arch/x86_64/percpu.h"
+#include "common/trace_format.h"
+#include "common/trace_names.h"
+#include "common/trace_ring.h"
+#include "proc/process.h"
+#include "sched/thread.h"
+#include "trace/area.h"
+#include "trace/echo.h"
+#include "trace/ktrace.h"
+#include "trace/ring_write.h"
+#include "trace/stack.h"
+
+/* Echoes ev, recorded on cpu, on the console (echo.c) as a reader would print it. */
+static void echo(const struct ttrace_event *ev, uint32_t cpu)
+{
+	struct ttrace_record rec = {
+	    .ts = ev->ts & TTRACE_TS_MASK,
+	    .pid = ev->pid,
+	    .tid = ev->tid,
+	    .kind = ev->kind,
+	    .cpu = (uint8_t)cpu,
+	    .ctx = ev->ctx,
+	};
+
+	for (uint32_t i = 0; i < ev->nwords; i++) {
+		rec.data[i] = ev->data[i];
+	}
+	echo_event(&rec);
+}
+
+/* Whether PID tracking leaves out events of thread t (abi/trace.h TTRACE_OP_TRACK). */
+static bool untracked(const struct thread *t)
+{
+	/* relaxed: a tracepoint racing a change may go either way, as with the mask */
+	return __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) &&
+	       !(t && t->proc && __atomic_load_n(&t->proc->tracked, __ATOMIC_RELAXED));
+}
+
+/*
+ * Writes one event into this CPU's ring, checking everything: PID
+ * tracking, the echo, the ring; with its call stack walked from stack
+ * if that is not NULL. False if drop mode dropped it; an event PID
+ * tracking leaves out is not dropped, only not wanted.
+ */
+static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
+		 const struct stack_start *stack)
+{
+	struct cpu *c = this_cpu();
+	struct thread *t = c->current;
+	uint64_t with_stack[TTRACE_EVENT_WORDS_MAX];
+
+	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
+		return false; /* a CPU beyond those the area was laid out for; no such event */
+	}
+	if (c->trace_quiet || untracked(t)) {
+		return true; /* left out, as the straight path's quiet view leaves it */
+	}
+	if (stack) {
+		nwords = stack_event(with_stack, data, nwords, stack);
+		data = with_stack;
+	}
+	/* the same pid, tid and context the straight path writes (percpu.h) */
+	struct ttrace_event ev = {
+	    .pid = (uint32_t)c->trace_ids,
+	    .tid = (uint32_t)(c->trace_ids >> 32),
+	    .kind = kind,
+	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
+	    .nwords = nwords,
+	    .data = data,
+	};
+	/*
+	 * The timestamp is taken with the reservation, interrupts off, so a
+	 * ring's timestamps rise with its indices: an interrupt's event cannot
+	 * slip between them, and readers merging CPUs by time see each CPU in
+	 * order. Filling the slots may be interrupted again (W2, W3).
+	 */
+	uint64_t index;
+	uint64_t flags = irq_save();
+	ev.ts = rdtsc();
+	bool stored = ttrace_ring_reserve(&c->trace_ring, TTRACE_EVENT_SLOTS(nwords), &index);
+	irq_restore(flags);
+	if (stored) {
+		ttrace_ring_commit(&c->trace_ring, index, &ev);
+	}
+	/* relaxed: an event racing a change of the echo may be echoed or not */
+	uint64_t echoed = __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED);
+	if (echoed && ttrace_kind_info(kind) && echoed & ttrace_kind_info(kind)->category) {
+		echo(&ev, c->id);
+	}
+	return stored;
+}
+
+void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+		      uint64_t d4)
+{
+	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
+	uint16_t kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT);
+	/* The tracepoint's site called this: the frame returns into the function that has it. */
+	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
+				    .user = stack_user_regs()};
+	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
+	bool stacked = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
+
+	emit(kind, data, (uint8_t)kind_n, false, stacked ? &start : NULL);
+}
+
+bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
+{
+	return emit(TTRACE_KIND_user, data, nwords, true, NULL);
+}
+
+void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
+			 const struct stack_start *s)
+{
+	emit(kind, data, nwords, false, s);
+}
