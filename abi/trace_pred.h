@@ -52,7 +52,8 @@
 
 #define TTRACE_PRED_INSNS_MAX 32
 #define TTRACE_PRED_DEPTH_MAX 8
-#define TTRACE_PRED_STR_BYTES 32 /* PROC_NAME_MAX (abi/proc.h), the NUL included */
+#define TTRACE_PRED_STR_BYTES 32  /* PROC_NAME_MAX (abi/proc.h), the NUL included */
+#define TTRACE_PRED_TEXT_MAX  200 /* bytes of a filter's text (common/trace_pred_parse.h) */
 
 /* Ops: value, NAME (TTRACE_PRED_<NAME>), what it does. */
 #define TTRACE_PRED_OPS(X)                                                                         \

@@ -18,7 +18,7 @@
 struct parser {
 	const char *text, *p;
 	uint16_t kind;
-	uint32_t flags;
+	uint64_t among;
 	uint32_t nest;	/* parentheses and ! we are inside */
 	uint32_t depth; /* the run's stack after what is emitted */
 	struct ttrace_pred_prog *out;
@@ -130,10 +130,13 @@ static bool same_n(const char *a, const char *b, size_t len)
 	return i == len;
 }
 
-/* Whether some kind's format has a word called name. */
-static bool any_kind_has(const char *name, size_t len)
+/* Whether the format of some kind of kinds has a word called name. */
+static bool any_kind_has(uint64_t kinds, const char *name, size_t len)
 {
 	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
+		if (!(kinds >> k & 1)) {
+			continue;
+		}
 		const struct ttrace_kind_info *info = ttrace_kind_info(k);
 		struct ttrace_arg arg;
 		const char *spec = info ? info->args : "";
@@ -175,11 +178,14 @@ static int find_field(struct parser *ps, const char *name, size_t len, struct fi
 			return 0;
 		}
 	}
-	if (!any_kind_has(name, len)) {
+	if (!any_kind_has(~0ull, name, len)) {
 		return fail(ps, name, "unknown field '%.*s'", (int)len, name);
 	}
-	if (!(ps->flags & TTRACE_PRED_LENIENT)) {
+	if (!ps->among) {
 		return fail(ps, name, "%s has no field '%.*s'", info->name, (int)len, name);
+	}
+	if (!any_kind_has(ps->among, name, len)) {
+		return fail(ps, name, "none of these kinds has a field '%.*s'", (int)len, name);
 	}
 	*f = (struct field){.format = 0};
 	return 0;
@@ -349,8 +355,19 @@ static int comparison(struct parser *ps)
 					       : -EINVAL;
 		}
 		i.op = i.op == TTRACE_PRED_EQ ? TTRACE_PRED_STR_EQ : TTRACE_PRED_STR_NE;
+	} else if (f.format == 'c' && is_alpha(*ps->p)) {
+		/* a bare name: the shell takes a word's quotes off before it sends it */
+		uint32_t n = 0;
+		while (is_alpha(*ps->p) || is_digit(*ps->p) || *ps->p == '-' || *ps->p == '.') {
+			if (n == TTRACE_PRED_STR_BYTES - 1) {
+				return fail(ps, at, "string longer than %d bytes",
+					    TTRACE_PRED_STR_BYTES - 1);
+			}
+			i.str[n++] = *ps->p++;
+		}
+		i.op = i.op == TTRACE_PRED_EQ ? TTRACE_PRED_STR_EQ : TTRACE_PRED_STR_NE;
 	} else if (f.format == 'c') {
-		return fail(ps, at, "comm compares with a \"string\"");
+		return fail(ps, at, "comm compares with a name or a \"string\"");
 	} else if (is_alpha(*ps->p) || (*ps->p == '-' && is_alpha(ps->p[1]))) {
 		const char *v = ps->p++;
 		while (is_alpha(*ps->p) || is_digit(*ps->p)) {
@@ -433,13 +450,13 @@ static int pred(struct parser *ps)
 	return chain(ps, and_chain, "||", TTRACE_PRED_OR);
 }
 
-int ttrace_pred_compile(const char *text, uint16_t kind, uint32_t flags,
+int ttrace_pred_compile(const char *text, uint16_t kind, uint64_t among,
 			struct ttrace_pred_prog *out, char *why, size_t why_size)
 {
 	struct parser ps = {.text = text,
 			    .p = text,
 			    .kind = kind,
-			    .flags = flags,
+			    .among = among,
 			    .out = out,
 			    .why = why,
 			    .why_size = why_size};
@@ -462,6 +479,85 @@ int ttrace_pred_compile(const char *text, uint16_t kind, uint32_t flags,
 	skip_spaces(&ps);
 	if (*ps.p) {
 		return fail(&ps, ps.p, "expected && || or the end");
+	}
+	return 0;
+}
+
+/* The kind called by the len bytes at name, or 0. */
+static uint16_t kind_named(const char *name, size_t len)
+{
+	for (uint16_t k = 1; k < TTRACE_KIND_LIMIT; k++) {
+		const struct ttrace_kind_info *info = ttrace_kind_info(k);
+		if (info && same(name, len, info->name)) {
+			return k;
+		}
+	}
+	return 0;
+}
+
+int ttrace_pred_targets(const char *list, uint64_t *kinds, uint64_t *cats, char *why,
+			size_t why_size)
+{
+	uint64_t k = 0, c = 0;
+	const char *p = list;
+
+	while (*p) {
+		const char *w = p;
+		while (*p && *p != ',') {
+			p++;
+		}
+		size_t len = (size_t)(p - w);
+		uint16_t kind = kind_named(w, len);
+		uint64_t mask = 0;
+		const char *bad;
+		size_t bad_len;
+		char one[TTRACE_PRED_TEXT_MAX + 1];
+
+		if (kind) {
+			k |= 1ull << kind;
+			c |= ttrace_kind_info(kind)->category;
+		} else if (len && len < sizeof(one)) {
+			for (size_t i = 0; i < len; i++) {
+				one[i] = w[i];
+			}
+			one[len] = 0;
+			if (ttrace_category_parse(one, &mask, &bad, &bad_len) || !mask) {
+				mask = 0;
+			}
+		}
+		if (!kind && !mask) {
+			format_snprintf(why, why_size, "unknown kind or category '%.*s'", (int)len,
+					w);
+			return -EINVAL;
+		}
+		for (uint16_t i = 1; mask && i < TTRACE_KIND_LIMIT; i++) {
+			const struct ttrace_kind_info *info = ttrace_kind_info(i);
+			if (info && info->category & mask) {
+				k |= 1ull << i;
+			}
+		}
+		c |= mask;
+		p += *p == ',';
+	}
+	if (!k) {
+		format_snprintf(why, why_size, "no kind or category given");
+		return -EINVAL;
+	}
+	*kinds = k;
+	*cats = c;
+	return 0;
+}
+
+int ttrace_pred_check(const char *text, uint64_t kinds, char *why, size_t why_size)
+{
+	/* one kind alone is strict: `syscall_entry if result < 0` is an error */
+	uint64_t among = kinds & (kinds - 1) ? kinds : 0;
+	struct ttrace_pred_prog prog;
+
+	for (uint16_t k = 1; k < TTRACE_KIND_LIMIT; k++) {
+		if (kinds >> k & 1 && ttrace_pred_compile(text, k, among, &prog, why, why_size)) {
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

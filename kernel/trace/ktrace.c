@@ -21,6 +21,7 @@
 #include "common/trace_format.h"
 #include "common/trace_header.h"
 #include "common/trace_names.h"
+#include "common/trace_pred.h"
 #include "common/trace_ring.h"
 #include "init/options.h"
 #include "lib/printk.h"
@@ -36,6 +37,7 @@
 #include "trace/aux_write.h"
 #include "trace/ring_write.h"
 #include "trace/echo.h"
+#include "trace/filter.h"
 #include "trace/name_holds.h"
 #include "trace/profile.h"
 #include "trace/recorder.h"
@@ -94,6 +96,16 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
 	return ttrace_header_init(h, &g) ? 0 : h->area_size;
 }
 
+/*
+ * control_lock held, or every other CPU stopped: the mask for the sites
+ * (tracepoint.h): the enabled categories, the extras' key while one is
+ * on, and the keys of the kinds that have a filter.
+ */
+static uint64_t site_mask(void)
+{
+	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | filter_keys();
+}
+
 /* An ENABLE or DISABLE of ttrace_control(), and the mask it leaves. */
 struct mask_change {
 	uint32_t op;
@@ -117,7 +129,7 @@ static void change_mask(void *arg)
 	m->mask = m->op == TTRACE_OP_ENABLE ? ttrace_mask | m->cats : ttrace_mask & ~m->cats;
 	__atomic_store_n(&area.hdr->mask, m->mask, __ATOMIC_RELAXED);
 	__atomic_store_n(&ttrace_mask, m->mask, __ATOMIC_RELAXED);
-	static_branches_set(m->mask | (extras ? TTRACE_KEY_EXTRAS : 0));
+	static_branches_set(site_mask());
 	uevent_refresh();
 	spin_unlock_irqrestore(&control_lock, flags);
 }
@@ -133,7 +145,7 @@ static void change_sites(void *unused)
 	(void)unused;
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 
-	static_branches_set(ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0));
+	static_branches_set(site_mask());
 	spin_unlock_irqrestore(&control_lock, flags);
 }
 
@@ -353,6 +365,40 @@ static bool untracked(const struct thread *t)
 }
 
 /*
+ * Whether kind's filter keeps this event of c's, which it runs with
+ * interrupts off (filter.h); a rejected event is counted in the ring's
+ * filtered (abi/trace.h, ACCOUNTING) before it returns.
+ */
+static bool filtered_in(struct cpu *c, uint16_t kind, const uint64_t *data, bool user)
+{
+	const struct thread *t = c->current;
+	uint32_t pid = (uint32_t)c->trace_ids;
+	struct ttrace_pred_event ev = {
+	    .data = data,
+	    .pid = pid,
+	    .tid = (uint32_t)(c->trace_ids >> 32),
+	    .cpu = c->id,
+	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
+	    /* the process the event names (pid 0: the kernel's, which has no comm) */
+	    .comm = pid && t && t->proc ? t->proc->name : NULL,
+	};
+	uint64_t flags = irq_save();
+	/* again, interrupts off: a filter removed since the caller looked runs no more */
+	bool keep = !filter_on(kind) || filter_keeps(kind, &ev);
+
+	if (!keep) {
+		uint64_t *n = &c->trace_ring.state->filtered;
+		/*
+		 * relaxed: a counter only this CPU writes, interrupts off, so
+		 * the load and the store are one step (as dropped in W1)
+		 */
+		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	}
+	irq_restore(flags);
+	return keep;
+}
+
+/*
  * Writes one event into this CPU's ring, checking everything: PID
  * tracking, the echo, the ring; with its call stack walked from stack
  * if that is not NULL. False if drop mode dropped it; an event PID
@@ -370,6 +416,9 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	}
 	if (c->trace_quiet || untracked(t)) {
 		return true; /* left out, as the straight path's quiet view leaves it */
+	}
+	if (filter_on(kind) && !filtered_in(c, kind, data, user)) {
+		return true; /* rejected, and counted: not dropped */
 	}
 	if (stack) {
 		nwords = stack_event(with_stack, data, nwords, stack);
@@ -650,6 +699,60 @@ static int control(uint32_t op, uint64_t arg)
 		spin_unlock_irqrestore(&control_lock, flags);
 	}
 	return err ? err : (int)mask;
+}
+
+/* A filter for ttrace_filter(): kind's n instructions at insn (none for n = 0). */
+struct filter_change {
+	uint16_t kind;
+	uint32_t n;
+	const struct ttrace_pred_insn *insn;
+};
+
+/*
+ * Every other CPU stopped: installs the filter and moves the sites. One
+ * coming on moves every enabled site to the slow path first, as an extra
+ * does (control()): a CPU this stop caught on its way through a straight
+ * path of the kind, its slot not reserved, starts again from its site,
+ * which now runs the filter. The caller then moves the other kinds' sites
+ * back (update_extras()).
+ */
+static void change_filter(void *arg)
+{
+	struct filter_change *f = arg;
+	uint64_t flags = spin_lock_irqsave(&control_lock);
+
+	filter_install(f->kind, f->insn, f->n);
+	/* relaxed: for readers to report, as the mask */
+	__atomic_store_n(&area.hdr->filter_kinds, filter_kinds(), __ATOMIC_RELAXED);
+	extras |= f->n != 0;
+	static_branches_set(site_mask());
+	spin_unlock_irqrestore(&control_lock, flags);
+}
+
+int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n)
+{
+	struct filter_change f = {.kind = kind, .n = n, .insn = insn};
+
+	if (!area.hdr) {
+		return -ENOMEM;
+	}
+	if (n ? ttrace_pred_verify(kind, insn, n) : !ttrace_kind_info(kind)) {
+		return -EINVAL;
+	}
+	mutex_lock(&control_mutex);
+	int err = smp_stop_others(change_filter, &f);
+	if (!err) {
+		uint64_t flags = spin_lock_irqsave(&control_lock);
+		bool move_sites = update_extras();
+		spin_unlock_irqrestore(&control_lock, flags);
+		if (move_sites && smp_stop_others(change_sites, NULL)) {
+			flags = spin_lock_irqsave(&control_lock);
+			extras = true; /* the sites stayed on the slow path: right, only slower */
+			spin_unlock_irqrestore(&control_lock, flags);
+		}
+	}
+	mutex_unlock(&control_mutex);
+	return err;
 }
 
 int ttrace_control(uint32_t op, uint64_t arg)

@@ -21,6 +21,7 @@
 #include "common/trace_names.h"
 #include "servers/traced/bulk.h"
 #include "servers/traced/dump.h"
+#include "servers/traced/filters.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/save.h"
@@ -93,7 +94,9 @@ static int op_status(const struct request *req, struct reply *rep)
 		    .dropped = c.dropped,
 		    .cleared = c.cleared,
 		};
+		st.filtered[i] = c.filtered;
 	}
+	st.filter_kinds = __atomic_load_n(&h->filter_kinds, __ATOMIC_RELAXED);
 	st.level = req->level;
 	st.pid = req->pid;
 	st.tracking = __atomic_load_n(&h->tracking, __ATOMIC_RELAXED);
@@ -253,34 +256,37 @@ static int op_map(const struct request *req, struct reply *rep)
  * table below is made from the list, so an operation without a handler
  * here does not compile.
  */
-#define HANDLER_STATUS	   op_status
-#define HANDLER_ENABLE	   op_enable
-#define HANDLER_DISABLE	   op_disable
-#define HANDLER_MODE	   op_mode
-#define HANDLER_CLEAR	   op_clear
-#define HANDLER_DUMP	   op_dump
-#define HANDLER_FOLLOW	   op_follow
-#define HANDLER_STRINGS	   strings_page
-#define HANDLER_MAP	   op_map
-#define HANDLER_REGISTER   uevents_register
-#define HANDLER_UNREGISTER uevents_unregister
-#define HANDLER_EVENT_ON   uevents_on
-#define HANDLER_EVENT_OFF  uevents_off
-#define HANDLER_EVENTS	   uevents_list
-#define HANDLER_SAVE	   save_run
-#define HANDLER_TRACK	   op_track
-#define HANDLER_UNTRACK	   op_untrack
-#define HANDLER_STATS	   stats_page
-#define HANDLER_ECHO	   op_echo
-#define HANDLER_BULK	   bulk_page
-#define HANDLER_STACK	   op_stack
-#define HANDLER_PROFILE	   op_profile
-#define HANDLER_RECORD	   record_start
-#define HANDLER_REC_STOP   record_stop
-#define HANDLER_REC_STATUS record_status
-#define HANDLER_STACK_ON   op_stack_on
-#define HANDLER_STACK_OFF  op_stack_off
-#define HANDLER_SELF	   op_self
+#define HANDLER_STATUS	    op_status
+#define HANDLER_ENABLE	    op_enable
+#define HANDLER_DISABLE	    op_disable
+#define HANDLER_MODE	    op_mode
+#define HANDLER_CLEAR	    op_clear
+#define HANDLER_DUMP	    op_dump
+#define HANDLER_FOLLOW	    op_follow
+#define HANDLER_STRINGS	    strings_page
+#define HANDLER_MAP	    op_map
+#define HANDLER_REGISTER    uevents_register
+#define HANDLER_UNREGISTER  uevents_unregister
+#define HANDLER_EVENT_ON    uevents_on
+#define HANDLER_EVENT_OFF   uevents_off
+#define HANDLER_EVENTS	    uevents_list
+#define HANDLER_SAVE	    save_run
+#define HANDLER_TRACK	    op_track
+#define HANDLER_UNTRACK	    op_untrack
+#define HANDLER_STATS	    stats_page
+#define HANDLER_ECHO	    op_echo
+#define HANDLER_BULK	    bulk_page
+#define HANDLER_STACK	    op_stack
+#define HANDLER_PROFILE	    op_profile
+#define HANDLER_RECORD	    record_start
+#define HANDLER_REC_STOP    record_stop
+#define HANDLER_REC_STATUS  record_status
+#define HANDLER_STACK_ON    op_stack_on
+#define HANDLER_STACK_OFF   op_stack_off
+#define HANDLER_SELF	    op_self
+#define HANDLER_FILTER	    filters_set
+#define HANDLER_FILTER_TEXT filters_text
+#define HANDLER_FILTER_CODE filters_code
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {

@@ -18,11 +18,12 @@
 #include "rand.h"
 #include "test.h"
 
-#define WHY_MAX 160
+#define WHY_MAX	 160
+#define SYSCALLS (1ull << TTRACE_KIND_syscall_entry | 1ull << TTRACE_KIND_syscall_exit)
 
 struct error_row {
 	uint16_t kind;
-	uint32_t flags;
+	uint64_t among;
 	const char *text;
 	const char *why; /* the whole line the compiler gives */
 };
@@ -35,7 +36,7 @@ static const struct error_row error_rows[] = {
     {TTRACE_KIND_syscall_exit, 0, "(result < 0", "at 12: expected )"},
     {TTRACE_KIND_syscall_exit, 0, "result < 0 pid", "at 12: expected && || or the end"},
     {TTRACE_KIND_syscall_exit, 0, "comm < \"x\"", "at 6: comm compares only with == and !="},
-    {TTRACE_KIND_syscall_exit, 0, "comm == 3", "at 9: comm compares with a \"string\""},
+    {TTRACE_KIND_syscall_exit, 0, "comm == 3", "at 9: comm compares with a name or a \"string\""},
     {TTRACE_KIND_syscall_exit, 0, "pid == \"x\"", "at 8: a string compares only with comm"},
     {TTRACE_KIND_syscall_exit, 0, "pid == -1", "at 8: value out of range: the field is unsigned"},
     {TTRACE_KIND_syscall_exit, 0, "pid == 0x100000000",
@@ -65,10 +66,34 @@ TEST(pred_refuses_bad_text_with_its_place)
 		char why[WHY_MAX] = "";
 
 		int err =
-		    ttrace_pred_compile(row->text, row->kind, row->flags, &prog, why, sizeof(why));
+		    ttrace_pred_compile(row->text, row->kind, row->among, &prog, why, sizeof(why));
 		CHECK_EQ_INT(err, -EINVAL, row->text);
 		CHECK(!strcmp(why, row->why), "%s: '%s', expected '%s'", row->text, why, row->why);
 	}
+}
+
+TEST(pred_targets_name_kinds_and_categories)
+{
+	uint64_t kinds = 0, cats = 0;
+	char why[WHY_MAX] = "";
+
+	CHECK_EQ_INT(ttrace_pred_targets("syscall", &kinds, &cats, why, sizeof(why)), 0, why);
+	CHECK_EQ_UINT(kinds, SYSCALLS, "syscall");
+	CHECK_EQ_UINT(cats, TTRACE_CAT(SYSCALL), "syscall");
+	CHECK_EQ_INT(ttrace_pred_targets("syscall_exit,mem_pf", &kinds, &cats, why, sizeof(why)), 0,
+		     why);
+	CHECK_EQ_UINT(kinds, 1ull << TTRACE_KIND_syscall_exit | 1ull << TTRACE_KIND_mem_pf, "two");
+	CHECK_EQ_UINT(cats, TTRACE_CAT(SYSCALL) | TTRACE_CAT(MEM), "two");
+	CHECK_EQ_INT(ttrace_pred_targets("syscall,nosuch", &kinds, &cats, why, sizeof(why)),
+		     -EINVAL, "nosuch");
+	CHECK(!strcmp(why, "unknown kind or category 'nosuch'"), "%s", why);
+	CHECK_EQ_INT(ttrace_pred_check("result < 0", SYSCALLS, why, sizeof(why)), 0, why);
+	CHECK_EQ_INT(
+	    ttrace_pred_check("result < 0", 1ull << TTRACE_KIND_syscall_entry, why, sizeof(why)),
+	    -EINVAL, "one kind is strict");
+	CHECK(!strcmp(why, "at 1: syscall_entry has no field 'result'"), "%s", why);
+	CHECK_EQ_INT(ttrace_pred_check("vaddr == 1", SYSCALLS, why, sizeof(why)), -EINVAL, "vaddr");
+	CHECK(!strcmp(why, "at 1: none of these kinds has a field 'vaddr'"), "%s", why);
 }
 
 TEST(pred_refuses_text_too_long)
@@ -95,7 +120,7 @@ struct event {
 
 struct eval_row {
 	uint16_t kind;
-	uint32_t flags;
+	uint64_t among;
 	const char *text;
 	struct event ev;
 	bool kept;
@@ -121,12 +146,8 @@ static const struct eval_row eval_rows[] = {
     {TTRACE_KIND_syscall_exit, 0, "result < 0 || pid == 42", {.data = {1, 0}, .pid = 42}, true},
     {TTRACE_KIND_syscall_exit, 0, "!(result < 0 || pid == 42)", {.data = {1, 0}, .pid = 42}, false},
     {TTRACE_KIND_syscall_exit, 0, "nr == 26", {.data = {26, 3}}, true},
-    {TTRACE_KIND_syscall_entry, TTRACE_PRED_LENIENT, "result < 0", {.data = {26}}, false},
-    {TTRACE_KIND_syscall_entry,
-     TTRACE_PRED_LENIENT,
-     "result < 0 || nr == 26",
-     {.data = {26}},
-     true},
+    {TTRACE_KIND_syscall_entry, SYSCALLS, "result < 0", {.data = {26}}, false},
+    {TTRACE_KIND_syscall_entry, SYSCALLS, "result < 0 || nr == 26", {.data = {26}}, true},
     {TTRACE_KIND_mem_pf, 0, "err & 0x4", {.data = {0, 0, 6}}, true},
     {TTRACE_KIND_mem_pf, 0, "err & 0x4", {.data = {0, 0, 2}}, false},
     {TTRACE_KIND_mem_pf, 0, "outcome == cow", {.data = {0, 0, 0, TTRACE_PF_COW}}, true},
@@ -137,6 +158,7 @@ static const struct eval_row eval_rows[] = {
     {TTRACE_KIND_mem_pf, 0, "comm == \"memtest\"", {.comm = "memtest"}, true},
     {TTRACE_KIND_mem_pf, 0, "comm == \"memtest\"", {.comm = "memtest2"}, false},
     {TTRACE_KIND_mem_pf, 0, "comm != \"memtest\"", {.comm = NULL}, true},
+    {TTRACE_KIND_mem_pf, 0, "comm == memtest", {.comm = "memtest"}, true},
     {TTRACE_KIND_mem_pf, 0, "ctx == trap && cpu <= 1", {.cpu = 1, .ctx = TTRACE_CTX_TRAP}, true},
     {TTRACE_KIND_mem_pf, 0, "ctx == syscall", {.ctx = TTRACE_CTX_TRAP}, false},
     {TTRACE_KIND_test_tick, 0, "seq >= 10 && seq < 20 || tid == 7", {.data = {15}}, true},
@@ -161,7 +183,7 @@ TEST(pred_keeps_exactly_what_it_says)
 		char why[WHY_MAX] = "";
 
 		int err =
-		    ttrace_pred_compile(row->text, row->kind, row->flags, &prog, why, sizeof(why));
+		    ttrace_pred_compile(row->text, row->kind, row->among, &prog, why, sizeof(why));
 		CHECK(!err, "%s: %s", row->text, why);
 		if (err) {
 			continue;
