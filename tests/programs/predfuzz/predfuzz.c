@@ -67,7 +67,7 @@ static const struct {
     {"no such kind", 0, 1, {OP(TRUE)}},
     {"op 0", TTRACE_KIND_syscall_exit, 1, {{.op = 0}}},
     {"op past the list", TTRACE_KIND_syscall_exit, 1, {{.op = TTRACE_PRED_OP_LIMIT}}},
-    {"nothing left", TTRACE_KIND_syscall_exit, 2, {OP(TRUE), OP(NOT)}},
+    {"NOT of nothing", TTRACE_KIND_syscall_exit, 1, {OP(NOT)}},
     {"two left", TTRACE_KIND_syscall_exit, 2, {OP(TRUE), OP(FALSE)}},
     {"pop an empty stack", TTRACE_KIND_syscall_exit, 2, {OP(TRUE), OP(OR)}},
     {"a word the kind lacks", TTRACE_KIND_syscall_exit, 1, {CMP(EQ, 3, 0)}},
