@@ -193,7 +193,7 @@ static bool compare(const struct ttrace_pred_insn *i, const struct ttrace_pred_e
 bool ttrace_pred_eval(const struct ttrace_pred_insn *p, uint32_t n,
 		      const struct ttrace_pred_event *ev)
 {
-	bool stack[TTRACE_PRED_DEPTH_MAX];
+	bool stack[TTRACE_PRED_DEPTH_MAX] = {false}; /* a verified program never reads one unset */
 	uint32_t depth = 0;
 
 	for (uint32_t at = 0; at < n; at++) {

@@ -463,7 +463,7 @@ int ttrace_pred_compile(const char *text, uint16_t kind, uint64_t among,
 	size_t len = 0;
 
 	out->n = 0;
-	while (text[len] && len <= TTRACE_PRED_TEXT_MAX) {
+	while (len <= TTRACE_PRED_TEXT_MAX && text[len]) {
 		len++;
 	}
 	if (!ttrace_kind_info(kind)) {
