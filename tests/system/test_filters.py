@@ -127,6 +127,12 @@ def test_comm_filter_rejects_a_programs_events_exactly(spoor):
     spoor.command("trace off")
     events, _ = dump(spoor, "kind=test_tick")
     assert not events
+    out = spoor.command("trace stats")
+    said = re.search(r"^# filtered (\d+) events \((.*)\): rejected by filters before the rings, "
+                     r"not lost\r?$", out, re.M)
+    assert said, out
+    assert int(said.group(1)) == sum(c["filtered"] for c in after.values()), (out, after)
+    assert f"cpu 1 {after[1]['filtered']}" in said.group(2), out
 
 
 def test_the_kernel_refuses_hostile_bytecode_and_runs_what_it_takes(spoor):

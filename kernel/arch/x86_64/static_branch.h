@@ -89,7 +89,8 @@ on:
 /*
  * Where key's site goes: nowhere while key is off, else to the alternative
  * while alt_key is on too, else to the work. Both keys must be
- * compile-time constants. The compiler turns the cases of a switch on the
+ * compile-time constants (alt_key is printed with %P: %c refuses a
+ * constant past 32 bits). The compiler turns the cases of a switch on the
  * result into the jump's targets: nothing is tested at run time.
  */
 static inline __attribute__((always_inline)) enum static_branch_way
