@@ -760,6 +760,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  * errors of abi/cap.h. Returns 0; never blocks. The kernel's reference
  * to the endpoint carries no rights: it keeps no caller of a dead
  * server from -EPIPE.
+ *
+ * trace_filter(control slot, kind, insns, n) sets or removes a kind's
+ * filter: abi/trace_pred.h.
  */
 #define TTRACE_MAP_AREA		 0
 #define TTRACE_MAP_READER	 1
