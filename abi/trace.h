@@ -198,14 +198,18 @@
  *
  * ACCOUNTING, in entries, for each CPU, from one consistent snapshot: load
  * clear_seq (acquire), clear_index and cleared (acquire), then head
- * (sequentially consistent) and dropped, then clear_seq again
+ * (sequentially consistent), dropped and filtered, then clear_seq again
  * (sequentially consistent); retry while it was odd or changed. Then
- *   emitted     = head + dropped
+ *   emitted     = head + dropped + filtered
  *   lo          = max(head - N if head > N, else 0; clear_index)
  *   stored      = head - lo          (readable, or being written)
  *   overwritten = lo - cleared
- * and emitted = stored + overwritten + dropped + cleared, exactly, at any
- * moment. Each entry below lo is one or the other for good: overwritten
+ * and emitted = stored + overwritten + dropped + cleared + filtered,
+ * exactly, at any moment. A filter rejects an event before it reserves,
+ * so a rejected event takes no entry: filtered counts each one as one
+ * entry, its head (the continuations of a call stack are never made for
+ * it: its stack is not walked). The writer adds to it CPU-locally, as to
+ * dropped. Each entry below lo is one or the other for good: overwritten
  * if its slot was reserved again before a clear came past it, cleared if
  * a clear discarded it while stored; a clear that follows overwrites
  * leaves them overwritten. In drop mode, entries are overwritten only
@@ -276,7 +280,7 @@
 
 #define TTRACE_MAGIC	     0x43525454u /* "TTRC" */
 #define TTRACE_VERSION_MAJOR 1
-#define TTRACE_VERSION_MINOR 3
+#define TTRACE_VERSION_MINOR 4
 #define TTRACE_SHARED_LAYOUT 1 /* struct ttrace_entry, ttrace_cont, ttrace_aux_record */
 #define TTRACE_CPU_LAYOUT    1 /* struct ttrace_cpu, ttrace_reader_cpu, the rings */
 
@@ -466,7 +470,8 @@ struct ttrace_cpu {
 	uint64_t cleared;     /* [C] entries discarded by clears while still stored */
 	uint32_t clear_seq;   /* [C] odd while a clear updates clear_index and cleared */
 	uint32_t reserved0;   /* zero */
-	uint64_t reserved[3]; /* zero */
+	uint64_t filtered;    /* [W] events a filter rejected (abi/trace_pred.h); minor 4 on */
+	uint64_t reserved[2]; /* zero */
 };
 
 _Static_assert(sizeof(struct ttrace_cpu) == 64, "abi");
@@ -476,7 +481,8 @@ _Static_assert(offsetof(struct ttrace_cpu, clear_index) == 16, "abi");
 _Static_assert(offsetof(struct ttrace_cpu, cleared) == 24, "abi");
 _Static_assert(offsetof(struct ttrace_cpu, clear_seq) == 32, "abi");
 _Static_assert(offsetof(struct ttrace_cpu, reserved0) == 36, "abi");
-_Static_assert(offsetof(struct ttrace_cpu, reserved) == 40, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, filtered) == 40, "abi");
+_Static_assert(offsetof(struct ttrace_cpu, reserved) == 48, "abi");
 
 /* Entries [from, to) of one ring, which one clear discarded while they were stored. */
 struct ttrace_clear {
@@ -537,7 +543,10 @@ struct ttrace_header {
 	uint64_t stack_kinds;  /* [C] kinds whose events carry their call stack (TTRACE_OP_STACK) */
 	uint32_t profile_hz;   /* [C] the profiler's rate (TTRACE_OP_PROFILE); 0: off */
 	uint32_t profile_cpus; /* [C] the CPUs it samples, bit c for CPU c; 0: off */
-	uint64_t reserved1[7]; /* zero */
+
+	/* Minor 4 on. */
+	uint64_t filter_kinds; /* [C] kinds with a filter, bit k for kind k (abi/trace_pred.h) */
+	uint64_t reserved1[6]; /* zero */
 
 	struct ttrace_cpu cpu[TTRACE_MAX_CPUS];
 
@@ -579,7 +588,8 @@ _Static_assert(offsetof(struct ttrace_header, echo) == 0xb0, "abi");
 _Static_assert(offsetof(struct ttrace_header, stack_kinds) == 0xb8, "abi");
 _Static_assert(offsetof(struct ttrace_header, profile_hz) == 0xc0, "abi");
 _Static_assert(offsetof(struct ttrace_header, profile_cpus) == 0xc4, "abi");
-_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xc8, "abi");
+_Static_assert(offsetof(struct ttrace_header, filter_kinds) == 0xc8, "abi");
+_Static_assert(offsetof(struct ttrace_header, reserved1) == 0xd0, "abi");
 _Static_assert(offsetof(struct ttrace_header, cpu) == 0x100, "abi");
 _Static_assert(offsetof(struct ttrace_header, clear_log) == 0x300, "abi");
 _Static_assert(sizeof(struct ttrace_header) <= TTRACE_PAGE_SIZE, "abi");
@@ -750,6 +760,9 @@ _Static_assert(TTRACE_AUX_RECORD_SIZE(TTRACE_AUX_LEN_MAX) <= TTRACE_AUX_RING_MIN
  * errors of abi/cap.h. Returns 0; never blocks. The kernel's reference
  * to the endpoint carries no rights: it keeps no caller of a dead
  * server from -EPIPE.
+ *
+ * trace_filter(control slot, kind, insns, n) sets or removes a kind's
+ * filter: abi/trace_pred.h.
  */
 #define TTRACE_MAP_AREA		 0
 #define TTRACE_MAP_READER	 1

@@ -157,6 +157,26 @@
  *            recorded from now on, or left out, as they are by default
  *            (abi/trace.h TTRACE_OP_QUIET; trace-cmd leaves out its own
  *            threads alike). STATUS's self says which. CONTROL.
+ *   FILTER   text "TARGETS if PREDICATE", or "TARGETS" alone -> the kinds
+ *            it set (bit k for kind k): TARGETS, kinds and categories by
+ *            name separated by commas, get the filter of PREDICATE
+ *            (abi/trace_pred.h; common/trace_pred_parse.h says the
+ *            language and what a category's kinds that lack a field do),
+ *            compiled for each kind, or lose theirs. It changes no
+ *            category (ENABLE does); a filter holds while its kind is
+ *            off too. -EINVAL, having changed nothing, for an unknown
+ *            target or a predicate that does not compile (the shell
+ *            compiles it first, and says why); the kernel's errors. CONTROL.
+ *   FILTER_TEXT a kind -> struct traced_filter_text: the text its
+ *            filter was set from, len 0 for a kind without one (STATUS's
+ *            filter_kinds says which have one; a filter set before
+ *            traced last started shows no text). READ.
+ *   FILTER_CODE struct traced_filter_code -> 0: kind's filter becomes
+ *            the bytecode as it is (n 0: none), for a client that
+ *            compiles its own: traced passes it to the kernel, whose
+ *            check is the only one (abi/trace_pred.h: -EINVAL for any
+ *            fault, nothing changed). Its text shows as "(bytecode)".
+ *            CONTROL.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -229,13 +249,15 @@
 #include <stdint.h>
 
 #include "abi/trace.h"
+#include "abi/trace_pred.h"
 
 #define TRACED_NAME "traced"
 /*
  * 2: the cursor tells losses apart; 3: STATUS says stacks, profiler; 4: SELF, and STATUS says
- * it, and STACK_ON, STACK_OFF; 5: a recording's status says its busy_ns
+ * it, and STACK_ON, STACK_OFF; 5: a recording's status says its busy_ns; 6: FILTER,
+ * FILTER_TEXT, FILTER_CODE, and STATUS says filter_kinds and filtered
  */
-#define TRACED_PROTOCOL	 5
+#define TRACED_PROTOCOL	 6
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
 /* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
@@ -290,9 +312,31 @@ struct traced_status {
 	uint32_t profile_cpus; /* the CPUs it samples, bit c for CPU c */
 	uint32_t self;	       /* 1: traced's own events are recorded (SELF) */
 	uint32_t reserved;     /* zero */
+	uint64_t filter_kinds; /* the kinds with a filter (FILTER): bit k for kind k */
+	uint64_t filtered[TTRACE_MAX_CPUS]; /* each CPU's events its filters rejected (ledger) */
 };
 
-_Static_assert(sizeof(struct traced_status) == 48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 32, "abi");
+_Static_assert(sizeof(struct traced_status) ==
+		   48 + 40 * TTRACE_MAX_CPUS + 16 + 4 * 32 + 32 + 8 + 8 * TTRACE_MAX_CPUS,
+	       "abi");
+
+/* FILTER_TEXT's reply: the text a kind's filter was set from. */
+struct traced_filter_text {
+	uint32_t len;			 /* bytes of text; 0: no filter, or none traced knows */
+	uint32_t reserved;		 /* zero */
+	char text[TTRACE_PRED_TEXT_MAX]; /* no NUL */
+};
+
+_Static_assert(sizeof(struct traced_filter_text) == 8 + TTRACE_PRED_TEXT_MAX, "abi");
+
+/* FILTER_CODE's request: a kind's filter as bytecode. */
+struct traced_filter_code {
+	uint32_t kind; /* TTRACE_KIND_* */
+	uint32_t n;    /* instructions in insn[], 0..TTRACE_PRED_INSNS_MAX */
+	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
+};
+
+_Static_assert(sizeof(struct traced_filter_code) == 8 + 40 * TTRACE_PRED_INSNS_MAX, "abi");
 _Static_assert(__builtin_offsetof(struct traced_status, cpu) == 48, "abi");
 
 /*

@@ -30,7 +30,7 @@ void ttrace_ring_get(struct ttrace_ring *r, const struct ttrace_area *a, uint32_
 int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 {
 	const struct ttrace_cpu *s = r->state;
-	uint64_t clear, cleared, head, dropped;
+	uint64_t clear, cleared, head, dropped, filtered;
 	uint32_t seq;
 	int tries = 0;
 	bool torn;
@@ -54,19 +54,21 @@ int ttrace_ring_counts(const struct ttrace_ring *r, struct ttrace_counts *c)
 		 * load on x86: free). head is at least clear, read after it.
 		 */
 		head = __atomic_load_n(&s->head, __ATOMIC_SEQ_CST);
-		/* relaxed: a counter */
+		/* relaxed: counters */
 		dropped = __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+		filtered = __atomic_load_n(&s->filtered, __ATOMIC_RELAXED);
 		torn = (seq & 1) || __atomic_load_n(&s->clear_seq, __ATOMIC_SEQ_CST) != seq;
 	} while (torn && ++tries < COUNTS_TRIES);
 
 	uint64_t lo = ttrace_ring_oldest(head, r->entries, clear);
 
 	c->head = head;
-	c->emitted = head + dropped;
+	c->emitted = head + dropped + filtered;
 	c->stored = head - lo;
 	c->overwritten = lo - cleared;
 	c->dropped = dropped;
 	c->cleared = cleared;
+	c->filtered = filtered;
 	return torn ? -EBUSY : 0;
 }
 

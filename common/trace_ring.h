@@ -57,7 +57,10 @@ static inline uint64_t ttrace_ring_oldest(uint64_t head, uint64_t entries, uint6
 	return lo > clear ? lo : clear;
 }
 
-/* One CPU's accounting, in entries: emitted = stored + overwritten + dropped + cleared. */
+/*
+ * One CPU's accounting, in entries: emitted = stored + overwritten +
+ * dropped + cleared + filtered.
+ */
 struct ttrace_counts {
 	uint64_t head; /* entries ever reserved */
 	uint64_t emitted;
@@ -65,6 +68,7 @@ struct ttrace_counts {
 	uint64_t overwritten;
 	uint64_t dropped;
 	uint64_t cleared;
+	uint64_t filtered; /* events a filter rejected, an entry each (abi/trace.h) */
 };
 
 /*

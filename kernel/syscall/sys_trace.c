@@ -6,6 +6,7 @@
 #include "abi/errno.h"
 #include "abi/mem.h"
 #include "abi/trace.h"
+#include "abi/trace_pred.h"
 #include "cap/cspace.h"
 #include "init/options.h"
 #include "lib/ksyms.h"
@@ -74,6 +75,29 @@ int64_t sys_trace_control(struct trap_frame *f)
 	}
 	cap_put(&c);
 	return ttrace_control(sysarg_u32(SYSARG1(f)), SYSARG2(f));
+}
+
+int64_t sys_trace_filter(struct trap_frame *f)
+{
+	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
+	uint64_t kind = SYSARG1(f), n = SYSARG3(f);
+	struct cap c;
+
+	/* the sizes first, as trace_wake's watermark: no capability makes them right */
+	if (kind > UINT16_MAX || n > TTRACE_PRED_INSNS_MAX) {
+		return -EINVAL;
+	}
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)),
+			     CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, &c);
+	if (err) {
+		return err;
+	}
+	cap_put(&c);
+	/* copied before the check: the kernel checks what it will run, never user memory */
+	if (n && copy_from_user(insn, SYSARG2(f), n * sizeof(insn[0]))) {
+		return -EFAULT;
+	}
+	return ttrace_filter((uint16_t)kind, insn, (uint32_t)n);
 }
 
 /*

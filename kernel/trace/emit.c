@@ -11,11 +11,13 @@
 #include "arch/x86_64/percpu.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
+#include "common/trace_pred.h"
 #include "common/trace_ring.h"
 #include "proc/process.h"
 #include "sched/thread.h"
 #include "trace/area.h"
 #include "trace/echo.h"
+#include "trace/filter.h"
 #include "trace/ktrace.h"
 #include "trace/ring_write.h"
 #include "trace/stack.h"
@@ -47,6 +49,40 @@ static bool untracked(const struct thread *t)
 }
 
 /*
+ * Whether kind's filter keeps this event of c's, which it runs with
+ * interrupts off (filter.h); a rejected event is counted in the ring's
+ * filtered (abi/trace.h, ACCOUNTING) before it returns.
+ */
+static bool filtered_in(struct cpu *c, uint16_t kind, const uint64_t *data, bool user)
+{
+	const struct thread *t = c->current;
+	uint32_t pid = (uint32_t)c->trace_ids;
+	struct ttrace_pred_event ev = {
+	    .data = data,
+	    .pid = pid,
+	    .tid = (uint32_t)(c->trace_ids >> 32),
+	    .cpu = c->id,
+	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
+	    /* the process the event names (pid 0: the kernel's, which has no comm) */
+	    .comm = pid && t && t->proc ? t->proc->name : NULL,
+	};
+	uint64_t flags = irq_save();
+	/* again, interrupts off: a filter removed since the caller looked runs no more */
+	bool keep = !filter_on(kind) || filter_keeps(kind, &ev);
+
+	if (!keep) {
+		uint64_t *n = &c->trace_ring.state->filtered;
+		/*
+		 * relaxed: a counter only this CPU writes, interrupts off, so
+		 * the load and the store are one step (as dropped in W1)
+		 */
+		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	}
+	irq_restore(flags);
+	return keep;
+}
+
+/*
  * Writes one event into this CPU's ring, checking everything: PID
  * tracking, the echo, the ring; with its call stack walked from stack
  * if that is not NULL. False if drop mode dropped it; an event PID
@@ -64,6 +100,9 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	}
 	if (c->trace_quiet || untracked(t)) {
 		return true; /* left out, as the straight path's quiet view leaves it */
+	}
+	if (filter_on(kind) && !filtered_in(c, kind, data, user)) {
+		return true; /* rejected, and counted: not dropped */
 	}
 	if (stack) {
 		nwords = stack_event(with_stack, data, nwords, stack);

@@ -30,8 +30,10 @@ void ttrace_panic_dump(uint32_t cpu)
 			printk("  cpu %u: counters busy (a clear was in progress)\n", i);
 			continue;
 		}
-		printk("  cpu %u: emitted=%lu stored=%lu overwritten=%lu dropped=%lu cleared=%lu\n",
+		printk("  cpu %u: emitted=%lu stored=%lu overwritten=%lu dropped=%lu cleared=%lu",
 		       i, n.emitted, n.stored, n.overwritten, n.dropped, n.cleared);
+		/* only when there are any: the line stays as it was without filters */
+		printk(n.filtered ? " filtered=%lu\n" : "\n", n.filtered);
 	}
 	ttrace_flight_recorder(cpu);
 }

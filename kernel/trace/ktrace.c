@@ -20,6 +20,7 @@
 #include "common/trace_format.h"
 #include "common/trace_header.h"
 #include "common/trace_names.h"
+#include "common/trace_pred.h"
 #include "common/trace_ring.h"
 #include "init/options.h"
 #include "lib/printk.h"
@@ -35,6 +36,7 @@
 #include "trace/aux_names.h"
 #include "trace/aux_write.h"
 #include "trace/echo.h"
+#include "trace/filter.h"
 #include "trace/flight.h"
 #include "trace/name_holds.h"
 #include "trace/profile.h"
@@ -88,6 +90,16 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
 	return ttrace_header_init(h, &g) ? 0 : h->area_size;
 }
 
+/*
+ * control_lock held, or every other CPU stopped: the mask for the sites
+ * (tracepoint.h): the enabled categories, the extras' key while one is
+ * on, and the keys of the kinds that have a filter.
+ */
+static uint64_t site_mask(void)
+{
+	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | filter_keys();
+}
+
 /* An ENABLE or DISABLE of ttrace_control(), and the mask it leaves. */
 struct mask_change {
 	uint32_t op;
@@ -111,7 +123,7 @@ static void change_mask(void *arg)
 	m->mask = m->op == TTRACE_OP_ENABLE ? ttrace_mask | m->cats : ttrace_mask & ~m->cats;
 	__atomic_store_n(&area.hdr->mask, m->mask, __ATOMIC_RELAXED);
 	__atomic_store_n(&ttrace_mask, m->mask, __ATOMIC_RELAXED);
-	static_branches_set(m->mask | (extras ? TTRACE_KEY_EXTRAS : 0));
+	static_branches_set(site_mask());
 	uevent_refresh();
 	spin_unlock_irqrestore(&control_lock, flags);
 }
@@ -127,7 +139,7 @@ static void change_sites(void *unused)
 	(void)unused;
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 
-	static_branches_set(ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0));
+	static_branches_set(site_mask());
 	spin_unlock_irqrestore(&control_lock, flags);
 }
 
@@ -492,6 +504,60 @@ static int control(uint32_t op, uint64_t arg)
 		spin_unlock_irqrestore(&control_lock, flags);
 	}
 	return err ? err : (int)mask;
+}
+
+/* A filter for ttrace_filter(): kind's n instructions at insn (none for n = 0). */
+struct filter_change {
+	uint16_t kind;
+	uint32_t n;
+	const struct ttrace_pred_insn *insn;
+};
+
+/*
+ * Every other CPU stopped: installs the filter and moves the sites. One
+ * coming on moves every enabled site to the slow path first, as an extra
+ * does (control()): a CPU this stop caught on its way through a straight
+ * path of the kind, its slot not reserved, starts again from its site,
+ * which now runs the filter. The caller then moves the other kinds' sites
+ * back (update_extras()).
+ */
+static void change_filter(void *arg)
+{
+	struct filter_change *f = arg;
+	uint64_t flags = spin_lock_irqsave(&control_lock);
+
+	filter_install(f->kind, f->insn, f->n);
+	/* relaxed: for readers to report, as the mask */
+	__atomic_store_n(&area.hdr->filter_kinds, filter_kinds(), __ATOMIC_RELAXED);
+	extras |= f->n != 0;
+	static_branches_set(site_mask());
+	spin_unlock_irqrestore(&control_lock, flags);
+}
+
+int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n)
+{
+	struct filter_change f = {.kind = kind, .n = n, .insn = insn};
+
+	if (!area.hdr) {
+		return -ENOMEM;
+	}
+	if (n ? ttrace_pred_verify(kind, insn, n) : !ttrace_kind_info(kind)) {
+		return -EINVAL;
+	}
+	mutex_lock(&control_mutex);
+	int err = smp_stop_others(change_filter, &f);
+	if (!err) {
+		uint64_t flags = spin_lock_irqsave(&control_lock);
+		bool move_sites = update_extras();
+		spin_unlock_irqrestore(&control_lock, flags);
+		if (move_sites && smp_stop_others(change_sites, NULL)) {
+			flags = spin_lock_irqsave(&control_lock);
+			extras = true; /* the sites stayed on the slow path: right, only slower */
+			spin_unlock_irqrestore(&control_lock, flags);
+		}
+	}
+	mutex_unlock(&control_mutex);
+	return err;
 }
 
 int ttrace_control(uint32_t op, uint64_t arg)

@@ -122,6 +122,17 @@ void ttrace_cpu_online(struct cpu *c);
 int ttrace_control(uint32_t op, uint64_t arg);
 
 /*
+ * trace_filter (abi/trace_pred.h): kind's filter becomes the n
+ * instructions at insn (kernel memory), or none for n = 0. Returns 0,
+ * -EINVAL for a program ttrace_pred_verify() refuses or a kind that does
+ * not exist, -ENOMEM without an area, -ECPUSTUCK having changed nothing
+ * (it stops every other CPU, as ttrace_control()'s rewrites do: the same
+ * calling rules). May sleep.
+ */
+struct ttrace_pred_insn;
+int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n);
+
+/*
  * Points c's view of its ring (struct cpu, trace_head) at the ring, or
  * for quiet at the slot nobody reads (abi/trace.h TTRACE_OP_QUIET).
  * Interrupts off, on c itself, or at boot before c traces.

@@ -8,10 +8,14 @@
  *  - on while an extra is on too, anything the straight path does not do
  *    (PID tracking, the echo, drop mode, call stacks) or cannot trust (a
  *    TSC too high to keep bit 63 clear): a jump to a call of
- *    ttrace_emit_slow(), which checks all of it.
+ *    ttrace_emit_slow(), which checks all of it;
+ *  - on while its kind has a filter (abi/trace_pred.h): the same jump to
+ *    the slow path, which runs the filter before it reserves. The key is
+ *    the kind's own bit (TTRACE_KEY_FILTER()), so the sites of every
+ *    other kind keep the straight path.
  * ttrace_control() moves every site between the three with every other
  * CPU stopped, so the straight path tests nothing: that it runs says the
- * category is on and no extra is.
+ * category is on, no extra is and its kind has no filter.
  *
  * A CPU may be stopped on its way through a straight path, though, and
  * the operation that moved the sites takes effect once the stop is over:
@@ -77,6 +81,18 @@
 #define TTRACE_KEY_EXTRAS (1ull << 30)
 
 _Static_assert(TTRACE_CAT_ALL < TTRACE_KEY_EXTRAS, "a bit no category has");
+
+/*
+ * The static key of kind k's filter, a site's alternative key beside the
+ * extras': a bit of the high half, which no category and no extra has.
+ * ttrace_control() adds the bits of the filtered kinds to the mask.
+ * Moving a site of kind k onto the slow path for its filter needs no
+ * change of the straight path's own branch: a filter comes on as an
+ * extra does, the sites moved to the slow path first (ktrace.c).
+ */
+#define TTRACE_KEY_FILTER(kind) (1ull << (32 + (kind)))
+
+_Static_assert(TTRACE_KIND_LIMIT <= 32, "a filter key a kind, in the high half");
 
 /* TTRACE_KIND_WORD(k) for each kind k (kind_words.c): word 1's kind, as a memory operand. */
 extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
@@ -210,7 +226,9 @@ turned:
 			       "a tracepoint has at most five words");                             \
 		enum static_branch_way ttrace_way_;                                                \
 		do {                                                                               \
-			ttrace_way_ = static_branch_alt(TTRACE_KMASK_##name, TTRACE_KEY_EXTRAS);   \
+			ttrace_way_ = static_branch_alt(                                           \
+			    TTRACE_KMASK_##name,                                                   \
+			    TTRACE_KEY_EXTRAS | TTRACE_KEY_FILTER(TTRACE_KIND_##name));            \
 		} while (                                                                          \
 		    __builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0) &&                        \
 		    __builtin_expect(                                                              \

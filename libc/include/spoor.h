@@ -347,6 +347,15 @@ static inline long sys_trace_wake(int control_slot, int endpoint_slot, uint64_t 
 	return __syscall3(trace_wake, control_slot, endpoint_slot, watermark);
 }
 
+/*
+ * Sets kind's filter to the n instructions at insns, or removes it for
+ * n = 0 (abi/trace_pred.h); traced's, with trace control. Returns 0.
+ */
+static inline long sys_trace_filter(int slot, uint32_t kind, const void *insns, uint32_t n)
+{
+	return __syscall4(trace_filter, slot, kind, insns, n);
+}
+
 /* Registers a user event (abi/uevent.h): traced's, with trace control. Returns a slot. */
 static inline long sys_uevent_register(int control_slot, const char *desc, size_t len)
 {

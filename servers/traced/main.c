@@ -21,6 +21,7 @@
 #include "common/trace_names.h"
 #include "servers/traced/bulk.h"
 #include "servers/traced/dump.h"
+#include "servers/traced/filters.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/save.h"
@@ -93,7 +94,9 @@ static int op_status(const struct request *req, struct reply *rep)
 		    .dropped = c.dropped,
 		    .cleared = c.cleared,
 		};
+		st.filtered[i] = c.filtered;
 	}
+	st.filter_kinds = __atomic_load_n(&h->filter_kinds, __ATOMIC_RELAXED);
 	st.level = req->level;
 	st.pid = req->pid;
 	st.tracking = __atomic_load_n(&h->tracking, __ATOMIC_RELAXED);
@@ -281,6 +284,10 @@ static int op_map(const struct request *req, struct reply *rep)
 #define HANDLER_STACK_ON   op_stack_on
 #define HANDLER_STACK_OFF  op_stack_off
 #define HANDLER_SELF	   op_self
+/* The filters' operations (filters.h). */
+#define HANDLER_FILTER	    filters_set
+#define HANDLER_FILTER_TEXT filters_text
+#define HANDLER_FILTER_CODE filters_code
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {

@@ -485,7 +485,8 @@ static int finish(void)
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		struct ttrace_counts c;
 		ttrace_ring_counts(&traced.ring[i], &c);
-		struct ttrace_file_ledger l = {.emitted = c.emitted,
+		/* the file's ledger has no filtered (abi/trace_file.h): what reached the ring */
+		struct ttrace_file_ledger l = {.emitted = c.emitted - c.filtered,
 					       .stored = c.stored,
 					       .overwritten = c.overwritten,
 					       .dropped = c.dropped,

@@ -202,7 +202,9 @@ static void put_ledger(struct out *o, const uint64_t *lost)
 		struct ttrace_counts c;
 		ttrace_ring_counts(&traced.ring[i], &c);
 		struct ttrace_file_ledger l = {
-		    .emitted = c.emitted,
+		    /* the file's ledger has no filtered (abi/trace_file.h): what reached the ring
+		     */
+		    .emitted = c.emitted - c.filtered,
 		    .stored = c.stored,
 		    .overwritten = c.overwritten,
 		    .dropped = c.dropped,

@@ -81,6 +81,32 @@ static void compute(const struct traced_stats_request *r, const struct scope *sc
 	st.early = c.early;
 }
 
+/*
+ * "# filtered N events (cpu 0 A, cpu 1 B): ..." when the kernel's
+ * filters rejected any: the ledger's part that no ring ever held
+ * (abi/trace.h, ACCOUNTING), never counted lost.
+ */
+static void filtered_line(struct format_buf *out)
+{
+	uint64_t total = 0, each[TTRACE_MAX_CPUS] = {0};
+
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		struct ttrace_counts c;
+		ttrace_ring_counts(&traced.ring[i], &c);
+		each[i] = c.filtered;
+		total += c.filtered;
+	}
+	if (!total) {
+		return;
+	}
+	format_buf_printf(out, "# filtered %llu events (", (unsigned long long)total);
+	for (uint32_t i = 0; i < traced.ncpus; i++) {
+		format_buf_printf(out, "%scpu %u %llu", i ? ", " : "", i,
+				  (unsigned long long)each[i]);
+	}
+	format_buf_printf(out, "): rejected by filters before the rings, not lost\n");
+}
+
 /* Whether request r asks for what kept holds: the same question from the same window. */
 static bool same_question(const struct traced_stats_request *r)
 {
@@ -124,6 +150,7 @@ int stats_page(const struct request *req, struct reply *rep)
 		struct format_buf tail = format_buf_start(losses, sizeof(losses));
 		struct format_buf out = format_buf_start(kept.text, sizeof(kept.text));
 		dump_losses(&tail, &window);
+		filtered_line(&tail);
 		if (r.form == TRACED_STATS_HIST) {
 			ttrace_stats_print_hist(&st, &out, &r, losses);
 		} else {

@@ -398,7 +398,7 @@ EVENT = re.compile(r"^\[ *(\d+)\.(\d{6})\] cpu=(\d+) pid=(\d+) tid=(\d+) comm=(\
 LOST = re.compile(r"^# lost (\d+) events on cpu (\d+)$", re.MULTILINE)
 END = re.compile(r"^# end of dump: (\d+) events, (\d+) lost$", re.MULTILINE)
 STATUS_CPU = re.compile(r"^cpu (\d+): emitted (\d+) stored (\d+) overwritten (\d+) dropped (\d+) "
-                        r"cleared (\d+)$", re.MULTILINE)
+                        r"cleared (\d+) filtered (\d+)$", re.MULTILINE)
 VERIFIED = re.compile(r"tracecat: (\d+) events verified \((\d+) entries, (\d+) lost\)")
 USER_LOW, USER_HIGH = 0x10000, 0x800000000000
 KERNEL_LOW = 0xffff800000000000
@@ -441,16 +441,17 @@ def dump(spoor, filters=""):
 
 
 def status(spoor):
-    """`trace status`: the per-CPU counts, checking emitted = stored + overwritten + dropped + cleared."""
+    """`trace status`: the per-CPU counts, checking
+    emitted = stored + overwritten + dropped + cleared + filtered."""
     out = spoor.command("trace status")
     assert re.search(r"^trace: mask \S+, mode (overwrite|drop), \d+ cpus x \d+ entries", out,
                      re.MULTILINE), out
     cpus = {}
     for m in STATUS_CPU.finditer(out):
-        cpu, emitted, stored, overwritten, dropped, cleared = map(int, m.groups())
-        assert emitted == stored + overwritten + dropped + cleared, out
+        cpu, emitted, stored, overwritten, dropped, cleared, filtered = map(int, m.groups())
+        assert emitted == stored + overwritten + dropped + cleared + filtered, out
         cpus[cpu] = dict(emitted=emitted, stored=stored, overwritten=overwritten,
-                         dropped=dropped, cleared=cleared)
+                         dropped=dropped, cleared=cleared, filtered=filtered)
     assert cpus, out
     return cpus
 

@@ -602,7 +602,8 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
                     "mode follow save record track untrack run echo self stack profile top stats hist strings events "
                     "register unregister)"),
     ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
-    ("trace on", "trace: usage: trace on CATS (e.g. mem,ipc or all or user:NAME)"),
+    ("trace on", "trace: usage: trace on CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; "
+                 "syscall if result < 0)"),
     ("trace strings files", "trace: unknown strings 'files' (known: syscalls kinds procs "
                             "threads events text)"),
 ], ids=["listing", "unknown verb", "bad mode", "on without categories", "unknown strings"])

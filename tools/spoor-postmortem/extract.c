@@ -319,7 +319,9 @@ int extract_file(const struct ttrace_area *a, struct extract_result *res, char *
 	put_section(&o, TTRACE_FILE_LEDGER, sizeof(struct ttrace_file_ledger) * ncpus);
 	for (uint32_t i = 0; i < ncpus; i++) {
 		struct ttrace_file_ledger l = {
-		    .emitted = counts[i].emitted,
+		    /* the file's ledger has no filtered (abi/trace_file.h): what reached the ring
+		     */
+		    .emitted = counts[i].emitted - counts[i].filtered,
 		    .stored = counts[i].stored,
 		    .overwritten = counts[i].overwritten,
 		    .dropped = counts[i].dropped,

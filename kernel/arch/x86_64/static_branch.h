@@ -36,17 +36,19 @@
 /*
  * One entry of .static_branches, as the asm below lays it out: addresses
  * as offsets from the field that holds them (the kernel's text is within
- * 2 GiB of its tables), 20 bytes a site.
+ * 2 GiB of its tables), 24 bytes a site. alt_key takes all 64 bits of a
+ * mask (the tracepoints give each kind one: trace/tracepoint.h), key the
+ * low 31.
  */
 struct static_branch_site {
 	int32_t code;	    /* the 5 bytes: a NOP (off) or a jmp rel32 to target or alt_target */
 	int32_t target;	    /* the work */
 	int32_t alt_target; /* the alternative work */
 	uint32_t key;	    /* on while the mask has any of these bits */
-	uint32_t alt_key;   /* on and with these bits too: jump to alt_target; 0 for none */
+	uint64_t alt_key;   /* on and with these bits too: jump to alt_target; 0 for none */
 };
 
-_Static_assert(sizeof(struct static_branch_site) == 20, "the .long lines below");
+_Static_assert(sizeof(struct static_branch_site) == 24, "the .long and .quad lines below");
 
 /* Where a site of static_branch_alt() jumps. */
 enum static_branch_way {
@@ -65,8 +67,9 @@ enum static_branch_way {
  */
 #define STATIC_BRANCH_ENTRY(site, on, alt, key, alt_key)                                           \
 	".pushsection .static_branches, \"a\"\n\t"                                                 \
-	".balign 4\n\t"                                                                            \
-	".long " site " - ., " on " - ., " alt " - ., " key ", " alt_key "\n\t"                    \
+	".balign 8\n\t"                                                                            \
+	".long " site " - ., " on " - ., " alt " - ., " key "\n\t"                                 \
+	".quad " alt_key "\n\t"                                                                    \
 	".popsection"
 
 /* True while key's site is on. key must be a compile-time constant. */
@@ -86,14 +89,15 @@ on:
 /*
  * Where key's site goes: nowhere while key is off, else to the alternative
  * while alt_key is on too, else to the work. Both keys must be
- * compile-time constants. The compiler turns the cases of a switch on the
+ * compile-time constants (alt_key is printed with %P: %c refuses a
+ * constant past 32 bits). The compiler turns the cases of a switch on the
  * result into the jump's targets: nothing is tested at run time.
  */
 static inline __attribute__((always_inline)) enum static_branch_way
 static_branch_alt(uint64_t key, uint64_t alt_key)
 {
 	__asm__ goto("1: " STATIC_BRANCH_NOP
-		     "\n\t" STATIC_BRANCH_ENTRY("1b", "%l[on]", "%l[alt]", "%c0", "%c1")
+		     "\n\t" STATIC_BRANCH_ENTRY("1b", "%l[on]", "%l[alt]", "%c0", "%P1")
 		     :
 		     : "i"(key), "i"(alt_key)
 		     :

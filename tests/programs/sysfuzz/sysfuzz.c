@@ -64,9 +64,10 @@
 /*
  * A call that can block needs a rule in steer(). Whoever adds syscalls
  * decides whether they do, adds the rule, and then moves this number
- * (trace_wake, 48, never blocks: it arms and returns).
+ * (trace_wake, 48, never blocks: it arms and returns; trace_filter, 49, takes
+ * the trace-control capability no program the shell starts holds).
  */
-_Static_assert(SYS_COUNT == 49, "new syscalls: give the blocking ones a rule in steer()");
+_Static_assert(SYS_COUNT == 50, "new syscalls: give the blocking ones a rule in steer()");
 
 static uint64_t rng_state;
 

@@ -13,6 +13,7 @@
 #include "common/trace_names.h"
 #include "servers/init/console.h"
 #include "servers/init/shell/trace/control.h"
+#include "servers/init/shell/trace/filter.h"
 #include "servers/init/shell/trace/verb.h"
 
 static void print_mask(const char *what, uint64_t mask)
@@ -98,7 +99,9 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 
 void control_on(const struct verb *verb, int argc, char **argv)
 {
-	switch_categories(verb, argc, argv, true);
+	if (!filter_on(verb, argc, argv)) {
+		switch_categories(verb, argc, argv, true);
+	}
 }
 
 void control_off(const struct verb *verb, int argc, char **argv)

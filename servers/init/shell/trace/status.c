@@ -1,13 +1,14 @@
 /*
  * status: `trace status`, what tracing is doing now: the mask, the mode,
  * the area's geometry, PID tracking, whether traced's own events are
- * recorded (self), the echo, stacks and profiler, the
+ * recorded (self), the echo, the filters, stacks and profiler, the
  * recording, and every CPU's ledger.
  */
 #include <stdio.h>
 #include <trace_client.h>
 
 #include "common/trace_names.h"
+#include "servers/init/shell/trace/filter.h"
 #include "servers/init/shell/trace/prof.h"
 #include "servers/init/shell/trace/record.h"
 #include "servers/init/shell/trace/status.h"
@@ -55,14 +56,16 @@ void status_verb(const struct verb *verb, int argc, char **argv)
 	printf("self: %s\n", st.self ? "on" : "off");
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
+	filter_status(&st);
 	prof_status(&st);
 	record_status();
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {
 		const struct traced_cpu_status *c = &st.cpu[i];
 		printf(
-		    "cpu %u: emitted %llu stored %llu overwritten %llu dropped %llu cleared %llu\n",
+		    "cpu %u: emitted %llu stored %llu overwritten %llu dropped %llu cleared %llu "
+		    "filtered %llu\n",
 		    i, (unsigned long long)c->emitted, (unsigned long long)c->stored,
 		    (unsigned long long)c->overwritten, (unsigned long long)c->dropped,
-		    (unsigned long long)c->cleared);
+		    (unsigned long long)c->cleared, (unsigned long long)st.filtered[i]);
 	}
 }

@@ -30,7 +30,8 @@
 #define LIST_MAX 160 /* a list of verbs, keys or sets, in one line */
 
 static const struct verb verbs[] = {
-    {"on", "CATS (e.g. mem,ipc or all or user:NAME)", "start tracing them", control_on},
+    {"on", "CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; syscall if result < 0)",
+     "start tracing them, keeping only the events the predicate holds for", control_on},
     {"off", "[CATS]", "stop tracing them (all if none given)", control_off},
     {"status", "", "mask, mode, per-CPU counts", status_verb},
     {"dump", "[FILTERS]", "the events that pass the filters, oldest first", dump_verb},
