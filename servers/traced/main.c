@@ -21,6 +21,7 @@
 #include "common/trace_names.h"
 #include "servers/traced/bulk.h"
 #include "servers/traced/dump.h"
+#include "servers/traced/func.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/save.h"
@@ -281,6 +282,8 @@ static int op_map(const struct request *req, struct reply *rep)
 #define HANDLER_STACK_ON   op_stack_on
 #define HANDLER_STACK_OFF  op_stack_off
 #define HANDLER_SELF	   op_self
+#define HANDLER_FUNC_ON	   func_on
+#define HANDLER_FUNC_OFF   func_off
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {
