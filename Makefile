@@ -33,7 +33,8 @@ FUNC_NOTRACE_TRACER = $(filter kernel/trace/% common/% %/fentry.S,$(KERNEL_SRCS)
 FUNC_NOTRACE_PATCHER := kernel/arch/x86_64/static_branch.c kernel/arch/x86_64/smp.c \
 	kernel/arch/x86_64/restart.c kernel/lib/string.c kernel/lib/ksyms.c
 FUNC_NOTRACE_TRAP := kernel/arch/x86_64/trap.c
-FUNC_NOTRACE_ENTRY = $(filter-out $(FUNC_NOTRACE_TRACER),$(filter %.S,$(KERNEL_SRCS)))
+FUNC_NOTRACE_ENTRY = $(filter-out $(FUNC_NOTRACE_TRACER),$(filter %.S,$(KERNEL_SRCS))) \
+	kernel/syscall/table.c
 FUNC_NOTRACE = $(FUNC_NOTRACE_TRACER) $(FUNC_NOTRACE_PATCHER) $(FUNC_NOTRACE_TRAP) \
 	$(FUNC_NOTRACE_ENTRY)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
@@ -157,10 +158,12 @@ $(BUILD)/docs/traced_ops.md: tools/traced-ops-doc.c abi/traced_ops.def abi/trace
 	$(CC) $(HOST_TOOL_CFLAGS) -idirafter libc/include -o $(BUILD)/host/traced-ops-doc $<
 	$(BUILD)/host/traced-ops-doc > $@.tmp && mv $@.tmp $@
 
-# Kernel objects depend on TTRACE and FTRACE: switching either rebuilds them.
+# Kernel objects depend on TTRACE, FTRACE and the files built without the
+# entry NOPs: a change of any rebuilds them.
+KERNEL_SETTING = $(TTRACE) $(FTRACE) $(FUNC_NOTRACE)
 $(BUILD)/ttrace-setting: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(TTRACE) $(FTRACE)' | cmp -s - $@ || echo '$(TTRACE) $(FTRACE)' > $@
+	@echo '$(KERNEL_SETTING)' | cmp -s - $@ || echo '$(KERNEL_SETTING)' > $@
 
 $(BUILD)/%.c.o: %.c $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)

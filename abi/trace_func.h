@@ -19,8 +19,9 @@
  * function's entry runs (the trampoline, the trace writer and the rest of
  * kernel/trace/ and common/), the code that patches (static branches, CPU
  * stops, the restartable ranges, string copies, the symbol table), the
- * trap, interrupt and NMI handling, the entry code written in assembly,
- * and functions marked notrace one by one.
+ * trap, interrupt and NMI handling, the entry code (written in assembly,
+ * and the system call dispatch that every call enters, as Linux keeps its
+ * entry code noinstr), and functions marked notrace one by one.
  *
  * RECURSION. A CPU records one function entry at a time, interrupts
  * masked. An entry it reaches meanwhile (from an NMI, or the echo's
@@ -50,7 +51,7 @@
 	X(2, TRACER, "not traceable: the tracer itself (kernel/trace/, common/)")                  \
 	X(3, PATCHER, "not traceable: the patching code (static branches, CPU stops, symbols)")    \
 	X(4, TRAP, "not traceable: trap, interrupt and NMI handling")                              \
-	X(5, ENTRY, "not traceable: entry code (assembly)")                                        \
+	X(5, ENTRY, "not traceable: entry code (assembly, the system call dispatch)")              \
 	X(6, NOTRACE, "not traceable: no entry NOP (marked notrace, or not C)")                    \
 	X(7, COLD, "not traceable: a function's cold part, not an entry")
 

@@ -255,10 +255,6 @@ void func_trace_hit(uint64_t site, uint64_t caller)
 {
 	uint32_t cpu = this_cpu()->id;
 
-	/* relaxed: an entry racing `trace off func` may be recorded or not, as a tracepoint's */
-	if (!(__atomic_load_n(&ttrace_mask, __ATOMIC_RELAXED) & TTRACE_CAT(FUNC))) {
-		return;
-	}
 	if (__atomic_load_n(&busy[cpu], __ATOMIC_RELAXED)) {
 		__atomic_add_fetch(&missed, 1, __ATOMIC_RELAXED);
 		return;
@@ -266,12 +262,14 @@ void func_trace_hit(uint64_t site, uint64_t caller)
 	/*
 	 * The guard is this CPU's own: only an NMI can come in between, and
 	 * it leaves the guard as it found it. The fences keep the compiler
-	 * from moving the writer's stores out from between the guard's.
+	 * from moving the tracepoint's stores out from between the guard's.
+	 * The tracepoint is the category's static branch: nothing while func
+	 * is off, its straight path while no extra is on, else the slow path
+	 * (the only one that calls code outside the tracer, the echo's).
 	 */
 	__atomic_store_n(&busy[cpu], 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	ttrace_emit_slow((uint32_t)TTRACE_KIND_func_entry << TTRACE_SLOW_KIND_SHIFT | 2, site,
-			 caller, 0, 0, 0);
+	TTRACE(func_entry, site, caller);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&busy[cpu], 0, __ATOMIC_RELAXED);
 }

@@ -6,8 +6,9 @@
  * (arch/x86_64/fentry.S), or back into the NOP, with every other CPU
  * stopped (smp_stop_others()), as static_branches_set() rewrites the
  * tracepoints. The trampoline saves the registers a call may change,
- * masks interrupts and calls func_trace_hit(), which records func_entry
- * through the tracepoints' slow path (ttrace_emit_slow()).
+ * masks interrupts and calls func_trace_hit(), whose tracepoint records
+ * func_entry while the category func is on (trace/tracepoint.h: the
+ * straight path, or the slow path while an extra is on).
  *
  * Nothing the trampoline runs may itself be traced: the files it runs
  * through are compiled without the NOP (the Makefile's FUNC_NOTRACE_*),

@@ -90,6 +90,7 @@ def test_list_says_what_matches_and_why_the_rest_may_not_be_traced(spoor):
                       ("smp_stop_others", "the patching code"),
                       ("watchdog_nmi", r"no entry NOP \(marked notrace"),
                       ("syscall_entry", "entry code"),
+                      ("syscall_dispatch", "entry code"),
                       ("trap_dispatch", "trap, interrupt and NMI handling"),
                       ("mb2_header", "entry code")]:
         assert re.search(rf"^{name} not traceable: {why}", out, re.MULTILINE), name
