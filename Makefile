@@ -20,6 +20,23 @@ KERNEL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-sta
 	-fno-pic -fno-pie -mno-red-zone -mcmodel=kernel -mgeneral-regs-only \
 	-fno-omit-frame-pointer -fno-tree-loop-distribute-patterns -MMD -MP -Ikernel -I. \
 	-DTTRACE_ENABLED=$(TTRACE)
+# The function tracer's entry NOPs (abi/trace_func.h): GCC gives every
+# function a 5-byte NOP before its prologue and lists their addresses in
+# __mcount_loc, which kernel.ld keeps; `trace func` rewrites them into
+# calls. FTRACE=0 builds without them (make bench's side by side). The
+# sources the tracer may not trace are compiled without them, by reason:
+# FUNC_NOTRACE_<WHY> for each TTRACE_FUNC_WHY_<WHY> of abi/trace_func.h
+# that is a file's (tools/func-notrace names their functions).
+FTRACE ?= 1
+KERNEL_FTRACE_FLAGS := $(if $(filter 1,$(FTRACE)),-pg -mfentry -mnop-mcount -mrecord-mcount)
+FUNC_NOTRACE_TRACER = $(filter kernel/trace/% common/% %/fentry.S,$(KERNEL_SRCS))
+FUNC_NOTRACE_PATCHER := kernel/arch/x86_64/static_branch.c kernel/arch/x86_64/smp.c \
+	kernel/arch/x86_64/restart.c kernel/lib/string.c kernel/lib/ksyms.c
+FUNC_NOTRACE_TRAP := kernel/arch/x86_64/trap.c
+FUNC_NOTRACE_ENTRY = $(filter-out $(FUNC_NOTRACE_TRACER),$(filter %.S,$(KERNEL_SRCS))) \
+	kernel/syscall/table.c
+FUNC_NOTRACE = $(FUNC_NOTRACE_TRACER) $(FUNC_NOTRACE_PATCHER) $(FUNC_NOTRACE_TRAP) \
+	$(FUNC_NOTRACE_ENTRY)
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T kernel/arch/x86_64/kernel.ld
 
@@ -141,26 +158,35 @@ $(BUILD)/docs/traced_ops.md: tools/traced-ops-doc.c abi/traced_ops.def abi/trace
 	$(CC) $(HOST_TOOL_CFLAGS) -idirafter libc/include -o $(BUILD)/host/traced-ops-doc $<
 	$(BUILD)/host/traced-ops-doc > $@.tmp && mv $@.tmp $@
 
-# Kernel objects depend on TTRACE: switching it rebuilds them.
+# Kernel objects depend on TTRACE, FTRACE and the files built without the
+# entry NOPs: a change of any rebuilds them.
+KERNEL_SETTING = $(TTRACE) $(FTRACE) $(FUNC_NOTRACE)
 $(BUILD)/ttrace-setting: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(TTRACE)' | cmp -s - $@ || echo '$(TTRACE)' > $@
+	@echo '$(KERNEL_SETTING)' | cmp -s - $@ || echo '$(KERNEL_SETTING)' > $@
 
 $(BUILD)/%.c.o: %.c $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+	$(CC) $(KERNEL_CFLAGS) $(if $(filter $<,$(FUNC_NOTRACE)),,$(KERNEL_FTRACE_FLAGS)) -c $< -o $@
 
 $(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
 	$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 # Linked twice: the first link's functions become the symbol table the
-# second links in (tools/ksyms, kernel/lib/ksyms.h), which moves none of them.
-$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms
+# second links in (tools/ksyms, kernel/lib/ksyms.h), which moves none of
+# them, with the table of functions the function tracer may not trace and
+# why (tools/func-notrace, trace/func_notrace.h), data only as well.
+obj_of = $(patsubst %,$(BUILD)/%.o,$(1))
+$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms tools/func-notrace
 	$(LD) $(KERNEL_LDFLAGS) -o $@.nosyms $(KERNEL_OBJS)
 	tools/ksyms $@.nosyms > $(BUILD)/ksyms.S
 	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.S.o
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o
+	tools/func-notrace TRACER '$(call obj_of,$(FUNC_NOTRACE_TRACER))' \
+		PATCHER '$(call obj_of,$(FUNC_NOTRACE_PATCHER))' TRAP '$(call obj_of,$(FUNC_NOTRACE_TRAP))' \
+		ENTRY '$(call obj_of,$(FUNC_NOTRACE_ENTRY))' > $(BUILD)/func_notrace.c
+	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/func_notrace.c -o $(BUILD)/func_notrace.c.o
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o $(BUILD)/func_notrace.c.o
 	tools/ksyms $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: the table moved the kernel's functions" >&2; rm -f $@; exit 1; }
 
 # The ISO depends on the command line it carries: rebuild when it changes.

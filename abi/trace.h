@@ -300,7 +300,8 @@
 	X(5, PROC, proc)       /* spawn, exit, fault */                                            \
 	X(6, USER, user)       /* user-defined events */                                           \
 	X(7, TEST, test)       /* events of test workloads */                                      \
-	X(8, PROF, prof)       /* the sampling profiler's samples (TTRACE_OP_PROFILE) */
+	X(8, PROF, prof)       /* the sampling profiler's samples (TTRACE_OP_PROFILE) */           \
+	X(9, FUNC, func)       /* kernel function entries (abi/trace_func.h) */
 
 enum {
 #define TTRACE_CAT_BIT_(bit, NAME, name) TTRACE_CAT_BIT_##NAME = bit,

@@ -177,6 +177,14 @@
  *            check is the only one (abi/trace_pred.h: -EINVAL for any
  *            fault, nothing changed). Its text shows as "(bytecode)".
  *            CONTROL.
+ *   FUNC_ON  patterns (abi/trace_func.h, separated by spaces) -> the
+ *            number of kernel functions traced: every traceable function
+ *            a pattern matches records func_entry, and the category func
+ *            is on. -EINVAL for a bad pattern, -ENOENT for one that
+ *            matches no traceable function: nothing changes. CONTROL.
+ *   FUNC_OFF patterns, or none for all -> the number still traced: those
+ *            matched are not any more; the category func goes off with
+ *            the last. CONTROL.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded

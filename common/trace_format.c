@@ -99,6 +99,31 @@ static void put_syscall(struct format_buf *l, uint64_t nr, const struct ttrace_d
 	}
 }
 
+void ttrace_format_arg_code(char *buf, size_t size, uint64_t addr, struct ttrace_decoder *d)
+{
+	char name[TTRACE_FRAME_NAME_MAX];
+	struct ttrace_frame f = {addr, "kernel", true, false};
+
+	if (d->symbolize && d->symbolize(d->symbolize_ctx, &f, name, sizeof(name))) {
+		int len = 0;
+
+		while (name[len] && name[len] != ' ') {
+			len++;
+		}
+		format_snprintf(buf, size, "%.*s", len, name);
+	} else {
+		format_snprintf(buf, size, "0x%llx", (unsigned long long)addr);
+	}
+}
+
+static void put_code(struct format_buf *l, uint64_t addr, struct ttrace_decoder *d)
+{
+	char s[TTRACE_FRAME_NAME_MAX];
+
+	ttrace_format_arg_code(s, sizeof(s), addr, d);
+	format_buf_printf(l, "%s", s);
+}
+
 /* The name arg's list gives v, if it has one: returns whether it printed it. */
 static bool put_value_name(struct format_buf *l, const struct ttrace_arg *arg, uint64_t v)
 {
@@ -128,6 +153,9 @@ static void put_arg(struct format_buf *l, const struct ttrace_arg *arg, uint64_t
 		break;
 	case 'y':
 		put_syscall(l, v, d);
+		break;
+	case 'k':
+		put_code(l, v, d);
 		break;
 	default:
 		if (!put_value_name(l, arg, v)) {

@@ -59,6 +59,15 @@ int ttrace_format_arg_string(char *buf, size_t size, const struct ttrace_record 
 			     struct ttrace_decoder *d);
 
 /*
+ * A kernel code address, an argument of format k (abi/trace_kinds.def),
+ * into buf: "function+0x12" when d's symbolizer knows it, else hex. Named
+ * as the address itself, not as a return address: a function's entry
+ * names that function. A value has no spaces, so a host symbolizer's
+ * " (file.c:40)" is left out: the line is the one traced's dump prints.
+ */
+void ttrace_format_arg_code(char *buf, size_t size, uint64_t addr, struct ttrace_decoder *d);
+
+/*
  * The lines that describe a dump, each ending in '\n' (abi/traced.h DATA):
  *   # lost N events on cpu C
  *   # end of dump: N events, L lost

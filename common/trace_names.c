@@ -155,7 +155,7 @@ int ttrace_arg_next(const char **spec, struct ttrace_arg *arg)
 	arg->name_len = (size_t)(p - name);
 	arg->format = p[1];
 	if (arg->format != 'x' && arg->format != 'u' && arg->format != 'd' && arg->format != 's' &&
-	    arg->format != 'y') {
+	    arg->format != 'y' && arg->format != 'k') {
 		return -EINVAL;
 	}
 	p += 2;

@@ -52,7 +52,7 @@ int ttrace_category_format(uint64_t mask, char *buf, size_t size);
 struct ttrace_arg {
 	const char *name; /* not NUL-terminated: name_len bytes */
 	size_t name_len;
-	char format;			    /* 'x', 'u', 'd', 's' or 'y' */
+	char format;			    /* 'x', 'u', 'd', 's', 'y' or 'k' */
 	const struct ttrace_values *values; /* the names of its values (=LIST), or NULL */
 };
 

@@ -16,4 +16,13 @@
  */
 const char *ksyms_lookup(uint64_t addr, uint64_t *offset);
 
+/* The number of functions in the table: 0 without one (the first link). */
+uint32_t ksyms_total(void);
+
+/* Function i's name, its address in *addr; i below ksyms_total(). */
+const char *ksyms_at(uint32_t i, uint64_t *addr);
+
+/* The index of the function that starts at addr, or -1 if none does. */
+int64_t ksyms_index(uint64_t addr);
+
 #endif

@@ -13,6 +13,7 @@
 #include "proc/process.h"
 #include "sched/thread.h"
 #include "trace/flight.h"
+#include "trace/func.h"
 #include "trace/ktrace.h"
 
 #define WATCHDOG_NMI_WAIT_MS 100
@@ -101,7 +102,7 @@ static void take_snapshot(struct snapshot *s, const struct trap_frame *f, const 
 	};
 }
 
-bool watchdog_nmi(const struct trap_frame *f)
+notrace bool watchdog_nmi(const struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 	struct watch *w = &watches[c->id];

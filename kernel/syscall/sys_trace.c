@@ -15,6 +15,7 @@
 #include "mm/uvm.h"
 #include "proc/process.h"
 #include "syscall/syscall.h"
+#include "trace/func.h"
 #include "trace/ktrace.h"
 #include "trace/uevent_table.h"
 #include "trace/wake.h"
@@ -173,4 +174,32 @@ int64_t sys_ksym(struct trap_frame *f)
 	int err = copy_to_user(SYSARG1(f), name, len);
 	/* an offset is below the kernel's text size: positive as an int64_t */
 	return err ? err : (int64_t)offset;
+}
+
+int64_t sys_func_info(struct trap_frame *f)
+{
+	struct ttrace_func_info info;
+	int err = func_trace_info(sysarg_u32(SYSARG0(f)), &info);
+
+	return err ? err : copy_to_user(SYSARG1(f), &info, sizeof(info));
+}
+
+int64_t sys_trace_func(struct trap_frame *f)
+{
+	/* the longest list: patterns of the longest, one space between */
+	char list[4 * (TTRACE_FUNC_PATTERN_MAX + 1)];
+	uint64_t len = SYSARG3(f);
+	struct cap c;
+	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)),
+			     CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, &c);
+
+	if (err) {
+		return err;
+	}
+	cap_put(&c);
+	if (len > sizeof(list)) {
+		return -E2BIG;
+	}
+	err = copy_from_user(list, SYSARG2(f), len);
+	return err ? err : func_trace_set(sysarg_u32(SYSARG1(f)), list, len);
 }

@@ -25,6 +25,7 @@
 #include "abi/mem.h"
 #include "abi/proc.h"
 #include "abi/syscall.h"
+#include "abi/trace_func.h"
 
 /* SYS_NARGS_<name>: each call's argument count, as syscalls.def gives it. */
 enum {
@@ -354,6 +355,26 @@ static inline long sys_trace_wake(int control_slot, int endpoint_slot, uint64_t 
 static inline long sys_trace_filter(int slot, uint32_t kind, const void *insns, uint32_t n)
 {
 	return __syscall4(trace_filter, slot, kind, insns, n);
+}
+
+/*
+ * What the kernel says of its function at index (abi/trace_func.h): its
+ * name, whether it is traceable and traced, or why not. -ENOENT past the
+ * last.
+ */
+static inline long sys_func_info(uint32_t index, struct ttrace_func_info *info)
+{
+	return __syscall2(func_info, index, info);
+}
+
+/*
+ * Traces the kernel functions the patterns of list match (TTRACE_FUNC_ON),
+ * or stops (TTRACE_FUNC_OFF; len 0: all): abi/trace_func.h. Returns the
+ * number of functions traced afterwards.
+ */
+static inline long sys_trace_func(int slot, uint32_t op, const char *list, size_t len)
+{
+	return __syscall4(trace_func, slot, op, list, len);
 }
 
 /* Registers a user event (abi/uevent.h): traced's, with trace control. Returns a slot. */

@@ -77,6 +77,7 @@ TEST(trace_names_kinds_and_categories)
 	    {TTRACE_KIND_proc_spawn, "proc_spawn", TTRACE_CAT(PROC), "proc"},
 	    {TTRACE_KIND_user, "user", TTRACE_CAT(USER), "user"},
 	    {TTRACE_KIND_test_tick, "test_tick", TTRACE_CAT(TEST), "test"},
+	    {TTRACE_KIND_func_entry, "func_entry", TTRACE_CAT(FUNC), "func"},
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -90,8 +91,8 @@ TEST(trace_names_kinds_and_categories)
 				     rows[i].category_name, rows[i].name);
 		}
 	}
-	CHECK(ttrace_category_name(9) == NULL, "no tenth category");
-	CHECK_EQ_UINT(TTRACE_CAT_ALL, 0x1ff, "nine categories");
+	CHECK(ttrace_category_name(10) == NULL, "no eleventh category");
+	CHECK_EQ_UINT(TTRACE_CAT_ALL, 0x3ff, "ten categories");
 }
 
 TEST(trace_names_category_lists_parse)
@@ -145,7 +146,7 @@ TEST(trace_names_category_masks_print)
 	    {0, 32, "none", 4},
 	    {TTRACE_CAT(MEM), 32, "mem", 3},
 	    {TTRACE_CAT(MEM) | TTRACE_CAT(SCHED), 32, "mem,sched", 9},
-	    {TTRACE_CAT_ALL, 64, "mem,sched,syscall,ipc,irq,proc,user,test,prof", 45},
+	    {TTRACE_CAT_ALL, 64, "mem,sched,syscall,ipc,irq,proc,user,test,prof,func", 50},
 	    {1ull << 40, 32, "0x10000000000", 13},
 	    {TTRACE_CAT(USER) | 1ull << 40, 32, "user,0x10000000000", 18},
 	    {TTRACE_CAT(MEM) | TTRACE_CAT(SCHED), 6, "mem,s", 9},
@@ -174,6 +175,7 @@ TEST(trace_names_argument_lists_parse)
 	    {"  status:d ", {1, 0, 0}, {"status"}, {'d'}},
 	    {"name:s", {1, 0, 0}, {"name"}, {'s'}},
 	    {"nr:y", {1, 0, 0}, {"nr"}, {'y'}},
+	    {"func:k caller:k", {1, 1, 0}, {"func", "caller"}, {'k', 'k'}},
 	    {"", {0, 0, 0}, {NULL}, {0}},
 	    {"bad", {-EINVAL, 0, 0}, {NULL}, {0}},
 	    {":x", {-EINVAL, 0, 0}, {NULL}, {0}},

@@ -27,7 +27,7 @@ def test_tracing_is_off_by_default(boot):
 def test_unknown_trace_category_is_refused_with_the_known_ones(boot):
     spoor = boot(smp=1, cmdline="ttrace=mem,memm", wait_prompt=False)
     spoor.expect(r"ttrace: unknown category 'memm' \(known: mem,sched,syscall,ipc,irq,proc,"
-                 r"user,test,prof all\); tracing stays off")
+                 r"user,test,prof,func all\); tracing stays off")
     spoor.expect(r"mask none")
     spoor.expect(re.escape(PROMPT))
 

@@ -285,7 +285,7 @@ class TestBulkDump:
     ("cpu=4", "trace: bad cpu '4' (cpus: 0 to 3)"),
     ("kind=mem_pff", "trace: unknown kind 'mem_pff' (known: mem_pf mem_map"),
     ("cat=memm", "trace: unknown category 'memm' (known: mem sched syscall ipc irq proc "
-                 "user test prof all)"),
+                 "user test prof func all)"),
     ("pid=abc", "trace: bad id in 'pid=abc' (a number)"),
     ("last=0", "trace: bad count in 'last=0' (a number above 0)"),
     ("since=x", "trace: bad time in 'since=x' (seconds since boot, such as 1.5)"),
@@ -600,7 +600,7 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
               "since=SECONDS until=SECONDS"),
     ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
                     "mode follow save record track untrack run echo self stack profile top stats hist strings events "
-                    "register unregister)"),
+                    "register unregister func)"),
     ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
     ("trace on", "trace: usage: trace on CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; "
                  "syscall if result < 0)"),

@@ -101,6 +101,12 @@ static void kind_fields(struct tview *v, const struct tclass *c, const struct tt
 				ttrace_format_arg_string(f->text, sizeof(f->text), rec, w, &v->dec);
 			}
 			break;
+		case 'k':
+			f = add(out, arg.name, arg.name_len, TFIELD_TEXT, 0);
+			if (rec) {
+				ttrace_format_arg_code(f->text, sizeof(f->text), w, &v->dec);
+			}
+			break;
 		case 'y': {
 			size_t len = 0;
 			const char *name = rec ? ttrace_decoder_syscall(&v->dec, w, &len) : NULL;

@@ -65,9 +65,11 @@
  * A call that can block needs a rule in steer(). Whoever adds syscalls
  * decides whether they do, adds the rule, and then moves this number
  * (trace_wake, 48, never blocks: it arms and returns; trace_filter, 49, takes
- * the trace-control capability no program the shell starts holds).
+ * the trace-control capability no program the shell starts holds; func_info,
+ * 50, and trace_func, 51, wait only for the function tracer's mutex and a stop
+ * of the other CPUs, and trace_func needs a trace-control capability).
  */
-_Static_assert(SYS_COUNT == 50, "new syscalls: give the blocking ones a rule in steer()");
+_Static_assert(SYS_COUNT == 52, "new syscalls: give the blocking ones a rule in steer()");
 
 static uint64_t rng_state;
 

@@ -14,6 +14,7 @@
 #include "servers/init/shell/trace/control.h"
 #include "servers/init/shell/trace/dump.h"
 #include "servers/init/shell/trace/follow.h"
+#include "servers/init/shell/trace/func.h"
 #include "servers/init/shell/trace/prof.h"
 #include "servers/init/shell/trace/record.h"
 #include "servers/init/shell/trace/run.h"
@@ -60,6 +61,10 @@ static const struct verb verbs[] = {
     {"events", "", "the user events, as Linux's user_events_status", uevents_list},
     {"register", "'NAME [TYPE FIELD;...]'", "define a user event", uevents_register},
     {"unregister", "NAME", "delete a user event nobody holds", uevents_unregister},
+    {"func", "PATTERN...|off [PATTERN...]|list PATTERN",
+     "record each entry of the kernel functions the globs (* ?) match; list: which may be "
+     "traced, and why not",
+     func_verb},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))

@@ -1,0 +1,16 @@
+/*
+ * func: `trace func`, the function tracer's verb (abi/trace_func.h).
+ */
+#ifndef SPOOR_INIT_SHELL_TRACE_FUNC_H
+#define SPOOR_INIT_SHELL_TRACE_FUNC_H
+
+#include "servers/init/shell/trace/verb.h"
+
+/*
+ * func PATTERN...: trace the kernel functions the globs match; func off
+ * [PATTERN...]: not any more (all without one); func list PATTERN: what
+ * matches, traced or not, and why what may not be traced is not.
+ */
+void func_verb(const struct verb *verb, int argc, char **argv);
+
+#endif

@@ -1,0 +1,149 @@
+"""The function tracer (`trace func`, abi/trace_func.h): the entries of the
+kernel functions a glob matches recorded as func_entry events, named from the
+kernel's symbol table with their callers; off puts the NOPs back; list says
+what may be traced and why the rest may not; bad patterns change nothing."""
+
+import re
+import subprocess
+
+import pytest
+
+from spoorlib import KERNEL, expect_count, reset_tracing, start_job, status
+
+ENTRY = re.compile(r"^\[ *\d+\.\d+\] cpu=\d+ pid=\d+ tid=\d+ comm=\S+ func_entry "
+                   r"func=(\S+) caller=(\S+)$", re.MULTILINE)
+TRACED = re.compile(r"trace: (\d+) kernel functions traced")
+
+
+@pytest.fixture
+def spoor(shared):
+    """A machine of 2 CPUs; each test leaves no function traced and tracing off."""
+    machine = shared(smp=2)
+    yield machine
+    machine.command("trace func off")
+    reset_tracing(machine)
+
+
+def call_before(ret):
+    """The function the call instruction that ends just before the return address
+    ret ("do_ipc+0x4a") calls, from kernel.elf's symbols and code."""
+    name, offset = ret.split("+")
+    symbols = subprocess.run(["nm", str(KERNEL)], check=True, capture_output=True, text=True)
+    start = next(int(line.split()[0], 16) for line in symbols.stdout.splitlines()
+                 if line.split()[-1] == name)
+    at = start + int(offset, 16)
+    code = subprocess.run(["objdump", "-d", f"--start-address={at - 5:#x}",
+                           f"--stop-address={at:#x}", str(KERNEL)],
+                          check=True, capture_output=True, text=True).stdout
+    call = re.search(r"\scall\s+[0-9a-f]+ <(\w+)>", code)
+    return call and call.group(1)
+
+
+def entries(spoor):
+    """The func_entry events of a dump: (function, caller) pairs."""
+    return ENTRY.findall(spoor.command("trace dump kind=func_entry"))
+
+
+def test_traced_ipc_functions_record_their_entries_with_callers(spoor):
+    out = spoor.command("trace func ipc_*")
+    traced = TRACED.search(out)
+    assert traced and int(traced.group(1)) > 5, out
+    assert "func" in spoor.command("trace status")
+    assert "ipcping:" in spoor.command("run ipcping 20")
+    seen = entries(spoor)
+    names = {func for func, _ in seen}
+    assert {"ipc_call+0x0", "ipc_reply_recv+0x0"} <= names, names
+    for func, caller in seen:
+        assert func.startswith("ipc_") and func.endswith("+0x0"), (func, caller)
+        # the caller is a return address inside a function, never the entry itself
+        assert re.fullmatch(r"\w[\w.]*\+0x[0-9a-f]+", caller) and not caller.endswith("+0x0"), \
+            (func, caller)
+    # kernel.elf says the instruction before each of ipc_call's return addresses calls it
+    callers = {caller for func, caller in seen if func == "ipc_call+0x0"}
+    for caller in callers:
+        assert call_before(caller) == "ipc_call", caller
+
+
+def test_off_puts_the_entries_back_and_records_nothing_more(spoor):
+    assert TRACED.search(spoor.command("trace func ipc_call sched_*"))
+    out = spoor.command("trace func off ipc_*")
+    assert int(TRACED.search(out).group(1)) > 0, out
+    assert "ipc_call traceable" in spoor.command("trace func list ipc_call")
+    spoor.command("trace clear")
+    spoor.command("run ipcping 20")
+    names = {func.split("+")[0] for func, _ in entries(spoor)}
+    assert "ipc_call" not in names and names, names
+    assert "trace: 0 kernel functions traced" in spoor.command("trace func off")
+    assert "func" not in spoor.command("trace status").split("mask")[1].split("\n")[0]
+    spoor.command("trace clear")
+    spoor.command("run ipcping 20")
+    assert not entries(spoor)
+
+
+def test_list_says_what_matches_and_why_the_rest_may_not_be_traced(spoor):
+    out = spoor.command("trace func list *")
+    assert re.search(r"^ipc_call traceable$", out, re.MULTILINE), out
+    for name, why in [("ttrace_emit_slow", "the tracer itself"),
+                      ("func_trace_hit", "the tracer itself"),
+                      ("func_trampoline", "the tracer itself"),
+                      ("static_branches_set", "the patching code"),
+                      ("smp_stop_others", "the patching code"),
+                      ("watchdog_nmi", r"no entry NOP \(marked notrace"),
+                      ("syscall_entry", "entry code"),
+                      ("syscall_dispatch", "entry code"),
+                      ("trap_dispatch", "trap, interrupt and NMI handling"),
+                      ("mb2_header", "entry code")]:
+        assert re.search(rf"^{name} not traceable: {why}", out, re.MULTILINE), name
+    total = re.search(r"^# (\d+) functions match '\*': (\d+) traceable \(0 traced\), (\d+) not "
+                      r"traceable; 0 entries missed$", out, re.MULTILINE)
+    assert total and int(total.group(1)) == int(total.group(2)) + int(total.group(3)), out
+    assert int(total.group(1)) == len(re.findall(r"^\S+ (?:traceable|not traceable: .*)$", out,
+                                                 re.MULTILINE))
+
+
+@pytest.mark.parametrize("line,answer", [
+    ("trace func ipc_[", "trace: bad function pattern 'ipc_[' (letters, digits, _ and . with "
+                         "the globs * and ?, at most 63 characters)"),
+    ("trace func ipc_call nosuch_function",
+     "trace: no traceable kernel function matches 'nosuch_function' (trace func list "
+     "nosuch_function says why)"),
+    ("trace func ttrace_emit_slow", "trace: no traceable kernel function matches "
+                                    "'ttrace_emit_slow' (trace func list ttrace_emit_slow says why)"),
+    ("trace func", "trace: usage: trace func PATTERN...|off [PATTERN...]|list PATTERN"),
+    ("trace func list", "trace: usage: trace func PATTERN...|off [PATTERN...]|list PATTERN"),
+], ids=["bad glob", "no such function", "not traceable", "no pattern", "list without one"])
+def test_bad_patterns_get_one_line_and_change_nothing(spoor, line, answer):
+    out = spoor.command(line)
+    assert answer in out, out
+    assert "# 0 traced" not in out
+    listing = spoor.command("trace func list ipc_call")
+    assert "ipc_call traceable" in listing, listing
+
+
+def test_every_function_traced_under_load_on_4_cpus_keeps_the_machine_and_ledger(boot):
+    """`trace func *`: ipcping and memtest run through every traceable function
+    on 4 CPUs; then tracing every function goes on and off while tracegen
+    writes on every CPU: no panic, every tracegen event recorded, every CPU's
+    ledger exact, nothing missed by the recursion guard but what it counts."""
+    spoor = boot(smp=4)
+    assert TRACED.search(spoor.command("trace func *"))
+    assert "ipcping:" in spoor.command("run ipcping 50", timeout=300)
+    assert "memtest: ok" in spoor.command("run memtest", timeout=300)
+    names = {func.split("+")[0] for func, _ in entries(spoor)}
+    assert {"ipc_call", "sched_switch_to", "uvm_fault"} & names, sorted(names)[:40]
+    status(spoor)
+    spoor.command("trace func off")
+    spoor.command("trace on test")
+    start = len(spoor.console())
+    for cpu in range(4):
+        start_job(spoor, f"run tracegen 100000 {cpu}")
+    for _ in range(3):
+        for line, answer in (("trace func *", TRACED.pattern), ("trace func off", TRACED.pattern)):
+            spoor.send(line + "\r")
+            spoor.expect(answer)
+            spoor.expect_prompt()
+    counts = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
+                          timeout=600)
+    assert all(int(a) == int(b) for a, b in counts), counts
+    status(spoor)
+    assert "0 traced" in spoor.command("trace func list ipc_call")
