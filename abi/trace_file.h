@@ -14,6 +14,7 @@
  *
  *   struct ttrace_file_header
  *   EVENTS ...     any number, together the selected events in order
+ *                  (from minor 4, CPU_EVENTS instead: PER-CPU SAVES)
  *   AUX_DURABLE    exactly one
  *   AUX_RING       exactly one
  *   LEDGER         exactly one
@@ -176,6 +177,14 @@
  * latest before the next event of its CPU); babeltrace2 merges the CTF
  * streams itself. A file holds EVENTS or CPU_EVENTS, never both.
  *
+ * PER-CPU SAVES (minor 4). A save without a filter (and not a SELF
+ * caller's) carries its events as a recording without a filter does: in
+ * CPU_EVENTS sections where EVENTS would be, each CPU's entries from its
+ * last clear to its head when the save began, ranges copied at once and
+ * checked against the head once, not merged; each CPU's sections in its
+ * ring order, the CPUs one after another (CPU 0 first). Readers merge
+ * them as above. A save with a filter still holds EVENTS.
+ *
  * CHECKSUMS. The file's checksums (END's, each CHUNK's, the export
  * channel's end line) run over the file's bytes from its first: from minor
  * 2 on word-wise, over its little-endian 64-bit words (every section is
@@ -201,7 +210,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 3
+#define TTRACE_FILE_VERSION_MINOR 4
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -255,7 +264,7 @@ _Static_assert(offsetof(struct ttrace_file_header, flags) == 160, "abi");
 #define TTRACE_FILE_LEDGER	4
 #define TTRACE_FILE_END		5
 #define TTRACE_FILE_CHUNK	6 /* minor 1: a recording's */
-#define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, inside a CHUNK */
+#define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, in a CHUNK (minor 4: or a save) */
 
 struct ttrace_file_section {
 	uint32_t type;	   /* TTRACE_FILE_* */

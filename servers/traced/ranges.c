@@ -115,3 +115,10 @@ void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out
 	c->next = idx;
 	c->skipped = 0;
 }
+
+void range_skip(struct range_cursor *c)
+{
+	c->next++;
+	c->unsynced = 1;
+	c->skipped++;
+}

@@ -28,6 +28,13 @@ struct range {
 };
 
 /*
+ * How many looks a reader that must reach an end (a save, a recording's
+ * stop) gives a range held up below it, yielding between them, before it
+ * skips the entry holding it up with range_skip().
+ */
+#define RANGE_STUCK_LOOKS 1000
+
+/*
  * Copies CPU cpu's entries from c->next up to end (at most the head) into
  * out, at most max bytes (a multiple of 64, at least two slots): a loss
  * marker first when entries were lost (c->skipped among them), then
@@ -37,5 +44,13 @@ struct range {
  */
 void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out, size_t max,
 		struct range *r);
+
+/*
+ * R6 for a range held up below its end (a write that never completes, its
+ * CPU wedged inside a tracepoint): skips the entry holding it up. The next
+ * range counts it lost in its marker and goes on unsynced (what follows
+ * may be that event's continuations), so every entry is still accounted.
+ */
+void range_skip(struct range_cursor *c);
 
 #endif

@@ -49,7 +49,6 @@
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
-#define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
 #define SLOT		  TTRACE_ENTRY_SIZE
 #define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
 #define OWNER_THREADS_MAX 256	       /* threads looked through for it */
@@ -509,19 +508,20 @@ static int finish(void)
 
 /*
  * R6 for the per-CPU ranges at a stop: each CPU whose range stayed held
- * up below the stop's end through STOP_TRIES looks (a write that never
- * completes, its CPU wedged inside a tracepoint) skips the entry holding
- * it up. The next range counts it lost in its marker and goes on unsynced
- * (what follows may be that event's continuations), so the file still
- * accounts for every entry up to the end.
+ * up below the stop's end through RANGE_STUCK_LOOKS looks skips the entry
+ * holding it up (range_skip()), so the file still accounts for every
+ * entry up to the end.
  */
 static void skip_stuck(void)
 {
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		if (rec.run.cursor.next[i] < rec.run.cursor.end[i]) {
-			rec.run.cursor.next[i]++;
-			rec.run.unsynced[i] = 1;
-			rec.run.skipped[i]++;
+			struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i],
+						  rec.run.skipped[i]};
+			range_skip(&rc);
+			rec.run.cursor.next[i] = rc.next;
+			rec.run.unsynced[i] = rc.unsynced;
+			rec.run.skipped[i] = rc.skipped;
 		}
 	}
 }
@@ -553,7 +553,7 @@ int record_stop(const struct request *req, struct reply *rep)
 		if (err || events || done) {
 			continue;
 		}
-		if (++stalls < STOP_TRIES) {
+		if (++stalls < RANGE_STUCK_LOOKS) {
 			sys_yield();
 		} else if (per_cpu()) {
 			skip_stuck();

@@ -16,6 +16,7 @@ here and never from one another.
                                      oracle for text made by common/
 """
 
+import heapq
 import re
 import struct
 import subprocess
@@ -485,6 +486,7 @@ def reset_tracing(spoor):
 
 FILE_MAGIC = 0x46545053  # "SPTF"
 FILE_EVENTS = 1
+FILE_CPU_EVENTS = 7
 KIND_LOST = 0  # abi/traced.h TRACED_KIND_LOST: a loss marker, ts 0
 TS_MASK = 0x7ffffffffffffffe
 ENTRY = struct.Struct("<QIHBBII5Q")  # struct ttrace_entry
@@ -512,21 +514,32 @@ def argument_text(value, form):
     return None
 
 
+def merged(streams):
+    """Per-CPU streams of (ts, event) merged as spoor-trace merges them: the oldest
+    next event first, on a tie the lower CPU's, each CPU's order kept."""
+    return [event for _, event in heapq.merge(
+        *(streams[cpu] for cpu in sorted(streams)), key=lambda item: (item[0], item[1][1]))]
+
+
 def read_spoor(path):
     """A saved trace (not a recording) as (events, lost): each event (us since boot,
     cpu, pid, tid, kind name, {argument: text} of its plain arguments), in the
-    file's order; lost {cpu: entries} from the loss markers."""
+    file's order, or in the merge of its CPUs' streams when it holds them apart
+    (CPU_EVENTS, abi/trace_file.h PER-CPU SAVES); lost {cpu: entries} from the
+    loss markers."""
     data = Path(path).read_bytes()
     magic, major, _, header_size, _, tsc_hz, boot_tsc = struct.unpack_from("<IHHIIQQ", data)
     assert magic == FILE_MAGIC and major == 1, (hex(magic), major)
     table = kinds()
-    events, lost = [], defaultdict(int)
+    events, lost, streams = [], defaultdict(int), defaultdict(list)
     at = header_size
     while at < len(data):
         section, _, size = struct.unpack_from("<IIQ", data, at)
         at += 16
         slot, end = at, at + size
-        while section == FILE_EVENTS and slot < end:
+        if section == FILE_CPU_EVENTS:
+            slot += 8  # struct ttrace_file_cpu_events
+        while section in (FILE_EVENTS, FILE_CPU_EVENTS) and slot < end:
             ts, _, kind, cpu, ctx, pid, tid, *words = ENTRY.unpack_from(data, slot)
             slot += ENTRY.size
             if kind == KIND_LOST and ts == 0:
@@ -540,10 +553,13 @@ def read_spoor(path):
             args = {} if name == "user" else {
                 arg: argument_text(words[i], form) for i, (arg, form) in enumerate(forms)}
             us = ((ts & TS_MASK) - boot_tsc) * 1000000 // tsc_hz
-            events.append((us, cpu, pid, tid, name,
-                           {k: v for k, v in args.items() if v is not None}))
+            event = (us, cpu, pid, tid, name, {k: v for k, v in args.items() if v is not None})
+            if section == FILE_CPU_EVENTS:
+                streams[cpu].append((ts & TS_MASK, event))
+            else:
+                events.append(event)
         at = end
-    return events, lost
+    return events + merged(streams), lost
 
 
 def same_event(entry, event):

@@ -231,6 +231,32 @@ static void events(struct out *o, const struct gen *g)
 	}
 }
 
+/* The items of [a, b) (slot indices) on cpu alone, as a CPU_EVENTS section (minor 3). */
+static void cpu_section(struct out *o, const struct gen *g, size_t a, size_t b, uint32_t cpu)
+{
+	struct ttrace_file_cpu_events head = {.cpu = cpu};
+	struct ttrace_file_section s = {.type = TTRACE_FILE_CPU_EVENTS, .size = sizeof(head)};
+	size_t at = o->len;
+
+	put(o, &s, sizeof(s));
+	put(o, &head, sizeof(head));
+	for (size_t i = a; i < b;) {
+		struct ttrace_entry e;
+		memcpy(&e, g->slots + i * SLOT, sizeof(e));
+		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
+		if (e.cpu == cpu) {
+			put(o, g->slots + i * SLOT, n * SLOT);
+			s.size += n * SLOT;
+		}
+		i += n;
+	}
+	if (s.size == sizeof(head)) {
+		o->len = at; /* none of this CPU's: no section */
+		return;
+	}
+	memcpy(o->buf + at, &s, sizeof(s));
+}
+
 uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 {
 	static const uint32_t standard[] = {TTRACE_FILE_EVENTS,	  TTRACE_FILE_AUX_DURABLE,
@@ -244,6 +270,11 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 		switch (*t) {
 		case TTRACE_FILE_EVENTS:
 			events(&o, g);
+			break;
+		case TTRACE_FILE_CPU_EVENTS:
+			for (uint32_t c = 0; c < g->hdr.num_cpus; c++) {
+				cpu_section(&o, g, 0, g->nslots, c);
+			}
 			break;
 		case TTRACE_FILE_AUX_DURABLE:
 			section(&o, *t, g->durable, g->durable_len);
@@ -289,32 +320,6 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 }
 
 #define GEN_RING_FIRST 100 /* where a recording's rings start */
-
-/* The items of [a, b) (slot indices) on cpu alone, as a CPU_EVENTS section (minor 3). */
-static void cpu_section(struct out *o, const struct gen *g, size_t a, size_t b, uint32_t cpu)
-{
-	struct ttrace_file_cpu_events head = {.cpu = cpu};
-	struct ttrace_file_section s = {.type = TTRACE_FILE_CPU_EVENTS, .size = sizeof(head)};
-	size_t at = o->len;
-
-	put(o, &s, sizeof(s));
-	put(o, &head, sizeof(head));
-	for (size_t i = a; i < b;) {
-		struct ttrace_entry e;
-		memcpy(&e, g->slots + i * SLOT, sizeof(e));
-		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
-		if (e.cpu == cpu) {
-			put(o, g->slots + i * SLOT, n * SLOT);
-			s.size += n * SLOT;
-		}
-		i += n;
-	}
-	if (s.size == sizeof(head)) {
-		o->len = at; /* none of this CPU's: no section */
-		return;
-	}
-	memcpy(o->buf + at, &s, sizeof(s));
-}
 
 /* A recording's chunk of the items [from, to), per CPU (PER-CPU CHUNKS) or merged. */
 static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, uint64_t seq,
