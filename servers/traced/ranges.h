@@ -1,8 +1,9 @@
 /*
- * ranges: a recording's per-CPU way out (abi/trace_file.h, PER-CPU
- * CHUNKS): each CPU's new entries copied as one range, as the ring holds
- * them, and checked against the ring's head once for the whole range, as
- * perf's reader does, instead of entry by entry through the merge. What
+ * ranges: the per-CPU way out of recordings and saves without a filter
+ * (abi/trace_file.h, PER-CPU CHUNKS and SAVES): each CPU's new entries
+ * copied as one range, as the ring holds them, and checked against the
+ * ring's head once for the whole range, as perf's reader does, instead
+ * of entry by entry through the merge. What
  * the range cannot vouch for (overwritten before or during the copy, an
  * orphan continuation) is counted lost, with a marker slot in place.
  */

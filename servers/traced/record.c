@@ -81,13 +81,14 @@ struct keep {
 	uint64_t magic;	   /* KEEP_MAGIC */
 	uint64_t boot_tsc; /* the trace header's: a window from another boot is not ours */
 	uint64_t sending;  /* 1: next is on its way */
-	uint64_t sum;	   /* FNV-1a 64 of done and next */
+	uint64_t sum;	   /* ttrace_sum_words() of done and next */
 	struct run done, next;
 };
 
 #define KEEP_MAGIC 0x7065656b64726372ull /* "rcrdkeep" */
 #define KEEP_SIZE  (16 * 1024)
 _Static_assert(sizeof(struct keep) <= KEEP_SIZE, "the keep fits its room");
+_Static_assert(sizeof(struct run) % 8 == 0, "the keep's sum takes whole words");
 
 static struct recorder {
 	struct run run;
@@ -141,7 +142,8 @@ static void keep_write(const struct run *done, const struct run *next)
 	k->sending = next != NULL;
 	k->done = *done;
 	k->next = next ? *next : *done;
-	k->sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
+	/* Word-wise: the byte-wise hash was a few instructions of every event drained. */
+	k->sum = ttrace_sum_words(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
 }
 
 /*
@@ -588,7 +590,7 @@ void record_resume(void)
 	}
 	memcpy(&k, keep_at(), sizeof(k));
 	if (k.magic != KEEP_MAGIC || k.boot_tsc != traced.area.hdr->boot_tsc ||
-	    k.sum != ttrace_fnv1a(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
+	    k.sum != ttrace_sum_words(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
 	    !k.done.st.active) {
 		return;
 	}

@@ -43,7 +43,9 @@
 /* An EVENTS section is filled in one go when this much of the window is left. */
 #define EVENTS_ROOM_MIN (64 * 1024)
 #define EVENTS_MAX	(1024 * 1024) /* one section's payload at most */
-#define SLOT		TTRACE_ENTRY_SIZE
+/* A record's bytes at most: the host writes one out while the next fills. */
+#define RECORD_MAX (EVENTS_MAX + 64 * 1024)
+#define SLOT	   TTRACE_ENTRY_SIZE
 
 /* The allowance of saves below CONTROL: a burst, then one more each refill. */
 #define SAVE_BURST     TRACED_SAVE_BURST
@@ -66,6 +68,7 @@ struct out {
 	size_t hashed;	   /* of them, those in the checksum already */
 	uint64_t sent;	   /* bytes the host has */
 	uint64_t checksum; /* of every byte hashed (abi/trace_file.h, CHECKSUMS) */
+	const char *begin; /* the begin line sent, its answer not yet taken; or NULL */
 	int err;	   /* the first error: everything after it does nothing */
 };
 
@@ -76,9 +79,16 @@ static void hash(struct out *o)
 	o->hashed = o->used;
 }
 
-/* Publishes the record's bytes to the host. */
+/*
+ * Publishes the record's bytes to the host; the first time, once the host
+ * has answered the begin line (it drops what comes before that).
+ */
 static void flush(struct out *o)
 {
+	if (!o->err && o->begin) {
+		o->err = export_answer(o->begin);
+		o->begin = NULL;
+	}
 	if (o->err || !o->used) {
 		return;
 	}
@@ -93,7 +103,7 @@ static void flush(struct out *o)
 static bool reserved(struct out *o)
 {
 	if (!o->err && !o->win) {
-		o->size = window_record_max();
+		o->size = window_record_max() < RECORD_MAX ? window_record_max() : RECORD_MAX;
 		o->err = window_reserve(o->size, WINDOW_WAIT, &o->win);
 	}
 	return !o->err;
@@ -366,7 +376,9 @@ int save_run(const struct request *req, struct reply *rep)
 	}
 	save_aux_reset();
 	begin_line(req, r.name, line, sizeof(line));
-	o.err = export_request(line);
+	/* The host answers while the first record fills: flush() takes the answer. */
+	o.err = export_send(line);
+	o.begin = line;
 	put_header(&o, &r.filter);
 	if (per_cpu(&r.filter, scope)) {
 		merge_cursor_start(&c, false);
