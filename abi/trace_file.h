@@ -175,7 +175,11 @@
  * whole. Readers merge the CPUs' streams by timestamp, each CPU's order
  * kept, placing each loss marker by the rule of LOSS PLACEMENT (at the
  * latest before the next event of its CPU); babeltrace2 merges the CTF
- * streams itself. A file holds EVENTS or CPU_EVENTS, never both.
+ * streams itself. A file holds EVENTS or CPU_EVENTS, never both. A
+ * chunk's ns is taken before its events are copied, so a later chunk's
+ * events are from after it (but for a write held up across the copy): a
+ * reader of a file still growing (spoor-trace follow) merges only the
+ * events before the last chunk's ns, the rest once more chunks arrive.
  *
  * PER-CPU SAVES (minor 4). A save without a filter (and not a SELF
  * caller's) carries its events as a recording without a filter does: in
@@ -316,7 +320,7 @@ struct ttrace_file_chunk {
 	uint64_t seq;	   /* 0 for the first chunk, then one more each */
 	uint32_t num_cpus; /* the header's: the ttrace_file_chunk_cpu that follow */
 	uint32_t flags;	   /* TTRACE_CHUNK_F_* */
-	uint64_t ns;	   /* ns since boot when the chunk was sent */
+	uint64_t ns;	   /* ns since boot when the chunk began, before its events were copied */
 };
 
 #define TTRACE_CHUNK_F_RESUMED (1u << 0) /* the first chunk after a restart of traced */

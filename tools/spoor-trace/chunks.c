@@ -168,6 +168,7 @@ static int parse_chunk(struct parser *p, uint64_t head, uint64_t payload, uint64
 				     c.num_cpus, c.flags);
 	}
 	f->resumed += c.flags & TTRACE_CHUNK_F_RESUMED ? 1 : 0;
+	f->chunk_ns = c.ns;
 	int err = chunk_sections(p, inner, sum_at);
 	err = err ? err : chunk_counts(p, counts);
 	f->chunks++;

@@ -456,12 +456,23 @@ static bool next_merged(struct tfile_iter *it, struct tfile_item *item)
 			best_ts = e.ts;
 		}
 	}
-	if (best == TTRACE_MAX_CPUS) {
+	if (best == TTRACE_MAX_CPUS || (it->until_ts && best_ts >= it->until_ts)) {
 		return false;
 	}
 	it->cpu_at[best] +=
 	    item_at(f, f->spans[it->cpu_span[best]].offset + it->cpu_at[best], item);
 	return true;
+}
+
+uint64_t tfile_settled_ts(const struct tfile *f)
+{
+	const uint64_t hz = f->hdr.tsc_hz, ns = f->chunk_ns, giga = 1000000000ull;
+
+	if (!f->ends_early || !f->nspans || !f->spans[0].stream || !hz) {
+		return 0;
+	}
+	/* ns as TSC ticks after boot, whole seconds apart so that nothing overflows. */
+	return f->hdr.boot_tsc + ns / giga * hz + ns % giga * hz / giga;
 }
 
 bool tfile_next(struct tfile_iter *it, struct tfile_item *item)

@@ -199,9 +199,10 @@ TEST(spoor_trace_fuzz_mutated_files)
 		if (i >= FUZZ_BASES - RECORDINGS) {
 			size_t k = FUZZ_BASES - i;
 			/* Half of them per CPU (minor 3): the readers merge the CPUs. */
-			bases[i].buf = k > RECORDINGS / 2
-					   ? gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL)
-					   : gen_recording_cpus(&g, k, k % 2, &bases[i].len);
+			bases[i].buf =
+			    k > RECORDINGS / 2
+				? gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL)
+				: gen_recording_cpus(&g, k, k % 2, &bases[i].len, NULL, NULL);
 		} else {
 			/* Every other save per CPU (minor 4): the readers merge the CPUs. */
 			bases[i].buf = gen_file(&g, i % 2 ? per_cpu_save : NULL, &bases[i].len);

@@ -82,7 +82,8 @@ uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, s
 		       size_t **chunk_ends, size_t *nchunks);
 
 /* The same with each chunk's events in CPU_EVENTS sections, a CPU each (minor 3). */
-uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len);
+uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+			    size_t **chunk_ends, size_t *nchunks);
 
 /*
  * Sets the checksum of every chunk of a recording whose chunk heads hold
