@@ -142,7 +142,7 @@ static void keep_write(const struct run *done, const struct run *next)
 	k->sending = next != NULL;
 	k->done = *done;
 	k->next = next ? *next : *done;
-	/* Word-wise: the byte-wise hash was a few instructions of every event drained. */
+	/* Word-wise, a sixth of the byte-wise hash's instructions: it runs twice a chunk. */
 	k->sum = ttrace_sum_words(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
 }
 

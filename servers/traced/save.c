@@ -6,9 +6,9 @@
  * event copies each CPU's entries as ranges (ranges.c) into CPU_EVENTS
  * sections, merged by the readers on the host (abi/trace_file.h,
  * PER-CPU SAVES); one with a filter or a scope takes them from the merge
- * behind DUMP (merge_fill, binary format), which looks at every event. When a record fills it is
- * published, and the host takes it while the next one fills; the
- * checksum runs over every byte as it leaves.
+ * behind DUMP (merge_fill, binary format), which looks at every event.
+ * When a record fills it is published, and the host takes it while the
+ * next one fills; the checksum runs over every byte as it leaves.
  *
  * Below CONTROL a save cannot touch anyone else's file (abi/traced.h,
  * SAVE): its name gets the caller's level and pid in front, the host is
