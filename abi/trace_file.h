@@ -14,6 +14,7 @@
  *
  *   struct ttrace_file_header
  *   EVENTS ...     any number, together the selected events in order
+ *                  (from minor 4, CPU_EVENTS instead: PER-CPU SAVES)
  *   AUX_DURABLE    exactly one
  *   AUX_RING       exactly one
  *   LEDGER         exactly one
@@ -174,7 +175,19 @@
  * whole. Readers merge the CPUs' streams by timestamp, each CPU's order
  * kept, placing each loss marker by the rule of LOSS PLACEMENT (at the
  * latest before the next event of its CPU); babeltrace2 merges the CTF
- * streams itself. A file holds EVENTS or CPU_EVENTS, never both.
+ * streams itself. A file holds EVENTS or CPU_EVENTS, never both. A
+ * chunk's ns is taken before its events are copied, so a later chunk's
+ * events are from after it (but for a write held up across the copy): a
+ * reader of a file still growing (spoor-trace follow) merges only the
+ * events before the last chunk's ns, the rest once more chunks arrive.
+ *
+ * PER-CPU SAVES (minor 4). A save without a filter (and not a SELF
+ * caller's) carries its events as a recording without a filter does: in
+ * CPU_EVENTS sections where EVENTS would be, each CPU's entries from its
+ * last clear to its head when the save began, ranges copied at once and
+ * checked against the head once, not merged; each CPU's sections in its
+ * ring order, the CPUs one after another (CPU 0 first). Readers merge
+ * them as above. A save with a filter still holds EVENTS.
  *
  * CHECKSUMS. The file's checksums (END's, each CHUNK's, the export
  * channel's end line) run over the file's bytes from its first: from minor
@@ -201,7 +214,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 3
+#define TTRACE_FILE_VERSION_MINOR 4
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -255,7 +268,7 @@ _Static_assert(offsetof(struct ttrace_file_header, flags) == 160, "abi");
 #define TTRACE_FILE_LEDGER	4
 #define TTRACE_FILE_END		5
 #define TTRACE_FILE_CHUNK	6 /* minor 1: a recording's */
-#define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, inside a CHUNK */
+#define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, in a CHUNK (minor 4: or a save) */
 
 struct ttrace_file_section {
 	uint32_t type;	   /* TTRACE_FILE_* */
@@ -307,7 +320,7 @@ struct ttrace_file_chunk {
 	uint64_t seq;	   /* 0 for the first chunk, then one more each */
 	uint32_t num_cpus; /* the header's: the ttrace_file_chunk_cpu that follow */
 	uint32_t flags;	   /* TTRACE_CHUNK_F_* */
-	uint64_t ns;	   /* ns since boot when the chunk was sent */
+	uint64_t ns;	   /* ns since boot when the chunk began, before its events were copied */
 };
 
 #define TTRACE_CHUNK_F_RESUMED (1u << 0) /* the first chunk after a restart of traced */

@@ -1,5 +1,5 @@
 /*
- * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-r NAME] [-s MS] [-i MS] [-h] [FILTERS]: a
+ * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-r NAME] [-w NAME] [-s MS] [-i MS] [-h] [FILTERS]: a
  * client of traced
  * (abi/traced.h) that speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
@@ -37,6 +37,12 @@
  *                        recording itself and prints its totals and the
  *                        time traced spent draining (make bench). It needs
  *                        the control level (`run -t tracecat -r ...`).
+ *   tracecat -w NAME FILTERS  saves (abi/traced.h SAVE) into the host file
+ *                        NAME.spoor, as the shell's `trace save as NAME`,
+ *                        and prints
+ *                          tracecat: saved N events, L lost, B bytes in T ns
+ *                        T the guest clock's time of the request (what make
+ *                        bench sets against -c, as -b's).
  * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
  * tracecat reads everyone's events: it needs the read-all level (`run -r
  * tracecat`, or -t) and says so otherwise.
@@ -68,6 +74,7 @@ static const char usage[] =
     "  -S      the stats as key=value lines, for scripts\n"
     "  -c      copy the rings out without IPC (needs run -t): a dump's ceiling\n"
     "  -r NAME record to the host's NAME.spoor until killed, or for -s MS (needs run -t)\n"
+    "  -w NAME save to the host's NAME.spoor, timed by the guest clock\n"
     "  -s MS   wait MS ms between pages; -i MS end a follow after MS ms without events\n"
     "  -h      this text\n"
     "tracecat reads everyone's events: run it with run -r (or -t).\n";
@@ -149,7 +156,32 @@ struct options {
 	uint64_t pause_ns;  /* -s: between pages */
 	uint64_t idle_ns;   /* -i: a follow ends after this long without events; 0 never */
 	const char *record; /* -r: the recording's name */
+	const char *save;   /* -w: the saved file's name */
 };
+
+/* -w: saves f into NAME.spoor, the request timed by the guest clock. */
+static int save(const struct traced_filter *f, const struct options *o)
+{
+	struct traced_save_request req = {.filter = *f};
+	struct traced_save_reply r;
+
+	if (strlen(o->save) >= sizeof(req.name)) {
+		printf("tracecat: -w takes a name of at most %zu bytes\n", sizeof(req.name) - 1);
+		return 2;
+	}
+	strcpy(req.name, o->save);
+	uint64_t began = (uint64_t)sys_clock_ns();
+	long err = traced_call_save(&req, &r);
+	uint64_t took = (uint64_t)sys_clock_ns() - began;
+	if (err) {
+		printf("tracecat: traced refused the save: %s\n", strerror((int)-err));
+		return 1;
+	}
+	printf("tracecat: saved %llu events, %llu lost, %llu bytes in %llu ns\n",
+	       (unsigned long long)r.events, (unsigned long long)r.lost,
+	       (unsigned long long)r.bytes, (unsigned long long)took);
+	return 0;
+}
 
 /*
  * -r: records f into NAME.spoor. traced ends a recording whose client is
@@ -303,6 +335,8 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[first], "-r") && first + 1 < argc) {
 			o.record = argv[++first];
+		} else if (!strcmp(argv[first], "-w") && first + 1 < argc) {
+			o.save = argv[++first];
 		} else if (!strcmp(argv[first], "-p")) {
 			o.paged = true;
 		} else if (!strcmp(argv[first], "-f")) {
@@ -341,6 +375,9 @@ int main(int argc, char **argv)
 	}
 	if (o.record) {
 		return record(&f, &o);
+	}
+	if (o.save) {
+		return save(&f, &o);
 	}
 	return o.stats ? stats(&f) : run(&f, st.num_cpus, &o);
 }

@@ -32,6 +32,7 @@
 #define UART_FIFO	 16 /* bytes the transmitter takes once it is empty */
 
 #define POLL_NS	    1000000ull	   /* between looks for the host's answer */
+#define SPIN_NS	    5000000ull	   /* looks without sleeping first, for so long */
 #define POLL_MAX_NS 20000000ull	   /* the most one look's sleep counts for: two ticks */
 #define ANSWER_NS   10000000000ull /* the host writes a ring's worth to disk in far less */
 #define DRAIN_MAX   4096	   /* stale input bytes dropped before a request */
@@ -128,9 +129,11 @@ static int send_line(const char *line, size_t len)
  * is the host's, and a machine the host stopped running for longer than
  * ANSWER_NS (a loaded host, a debugger) found the host's answer late by
  * the clock although it came at once (test_record's slow recording
- * stopped so: "the host does not answer").
+ * stopped so: "the host does not answer"). For SPIN_NS after began it
+ * yields instead of sleeping: the host answers most lines within a
+ * millisecond, and a sleep lasts a whole 10 ms tick.
  */
-static int recv_byte(uint8_t *c, uint64_t *left)
+static int recv_byte(uint8_t *c, uint64_t *left, uint64_t began)
 {
 	for (;;) {
 		uint8_t lsr;
@@ -145,7 +148,11 @@ static int recv_byte(uint8_t *c, uint64_t *left)
 			return -EHOSTDOWN;
 		}
 		uint64_t before = (uint64_t)sys_clock_ns();
-		sys_sleep_ns(POLL_NS);
+		if (before - began < SPIN_NS) {
+			sys_yield();
+		} else {
+			sys_sleep_ns(POLL_NS);
+		}
 		uint64_t slept = (uint64_t)sys_clock_ns() - before;
 		slept = slept < POLL_MAX_NS ? slept : POLL_MAX_NS;
 		*left = *left > slept ? *left - slept : 0;
@@ -170,17 +177,30 @@ static int drain(void)
 	return 0;
 }
 
+int export_send(const char *line)
+{
+	int err = drain();
+
+	return err ? err : send_line(line, strlen(line));
+}
+
 int export_request(const char *line)
+{
+	int err = export_send(line);
+
+	return err ? err : export_answer(line);
+}
+
+int export_answer(const char *line)
 {
 	char answer[TTRACE_EXPORT_LINE_MAX];
 	size_t n = 0;
-	uint64_t left = ANSWER_NS;
-	int err = drain();
+	uint64_t left = ANSWER_NS, began = (uint64_t)sys_clock_ns();
+	int err = 0;
 
-	err = err ? err : send_line(line, strlen(line));
 	while (!err) {
 		uint8_t c;
-		err = recv_byte(&c, &left);
+		err = recv_byte(&c, &left, began);
 		if (err || c == '\n') {
 			break;
 		}

@@ -21,4 +21,13 @@ int export_open(uint8_t **window, size_t *size);
  */
 int export_request(const char *line);
 
+/*
+ * export_request() in two halves, so that work goes on while the host
+ * answers: export_send() sends the line (0 or -E*), export_answer()
+ * waits for its answer as export_request() does. Nothing is published
+ * in the window between them (the host takes it before the line).
+ */
+int export_send(const char *line);
+int export_answer(const char *line);
+
 #endif

@@ -6,7 +6,8 @@
  * need its own words: being written (ts all ones), an older lap not yet
  * marked (seq), and ts unchanged in the ring since the copy (R5: a write
  * that began meanwhile changed it). No clear runs while a recording does
- * (CLEAR answers -EBUSY), so clear_index stays below the cursor.
+ * (CLEAR answers -EBUSY) or a save (traced serves one request at a time),
+ * so clear_index stays below the cursor.
  */
 #include <string.h>
 
@@ -15,17 +16,85 @@
 #include "servers/traced/ranges.h"
 #include "servers/traced/state.h"
 
-#define SLOT TTRACE_ENTRY_SIZE
+#define SLOT	   TTRACE_ENTRY_SIZE
+#define NCONT_BITS (3u << TTRACE_CTX_NCONT_SHIFT) /* ctx's continuations */
 
 /*
- * A slot a turn, its eight words written out by the compiler: libc's
- * memcpy loops a word at a time, and this copy is most of a range's cost.
+ * The copy, one string instruction for the whole run of slots: a loop of
+ * moves takes two instructions a word and its own three a slot, and the
+ * copy is most of a range's cost (traced's drain, counted in
+ * instructions: make bench).
  */
 static void copy_slots(union ttrace_slot *dst, const union ttrace_slot *src, uint64_t n)
 {
-	for (uint64_t k = 0; k < n; k++) {
-		__builtin_memcpy(&dst[k], &src[k], sizeof(dst[k]));
+	uint64_t words = n * (SLOT / sizeof(uint64_t));
+
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(words) : : "memory");
+}
+
+/*
+ * R5's test of one event: whether the ring's ts, apart bytes from the
+ * copy's slot d, is still ts, the copy's. One compare with the ring's
+ * word as its operand (volatile: made where it stands, after the copy and
+ * the head's acquire load that come before it in range_copy()).
+ */
+static inline bool still(const union ttrace_slot *d, intptr_t apart, uint64_t ts)
+{
+	bool changed;
+
+	__asm__ volatile("cmp %[ts], (%[d],%[apart])"
+			 : "=@ccne"(changed)
+			 : [d] "r"(d), [apart] "r"(apart), [ts] "r"(ts));
+	return !changed;
+}
+
+/*
+ * R3-R5 for the copied slots dst[k..n), ring indices from idx on: the
+ * whole events among them that were written before the copy and are
+ * still in the ring as copied, up to the first that is not. Returns the
+ * slot after the last one taken; *events counts them. One pass, with
+ * the tests an event needs of its own words only: being written or a
+ * continuation (ts bit 0: TTRACE_TS_WRITING has it too), an older lap
+ * not yet begun (seq), and its ts unchanged in the ring since the copy
+ * (R5: a write that began meanwhile changed it). Within a stretch of
+ * slots that does not wrap the ring, the ring's slot of dst[k] lies at
+ * a fixed distance from it, so that test needs no index arithmetic.
+ */
+static uint64_t take(const union ttrace_slot *dst, uint64_t k, uint64_t n, uint64_t idx,
+		     const struct ttrace_ring *r, uint64_t *events)
+{
+	const union ttrace_slot *ring = r->slots;
+	const uint64_t mask = r->index_mask, n_ring = r->entries;
+	uint64_t conts = 0, from = k;
+	bool held = false;
+
+	while (k < n && !held) {
+		uint64_t first = idx & mask;
+		uint64_t stretch = n - k < n_ring - first ? n - k : n_ring - first;
+		const union ttrace_slot *d = dst + k, *end = d + stretch;
+		const intptr_t apart = (const char *)&ring[first] - (const char *)d;
+		for (; d < end; d++, idx++) {
+			uint64_t ts = d->e.ts;
+			if ((ts & TTRACE_TS_CONT) || d->e.seq != (uint32_t)idx ||
+			    !still(d, apart, ts)) {
+				held = true; /* being written, or not yet begun: the next look */
+				break;
+			}
+			if (__builtin_expect(d->e.ctx & NCONT_BITS, 0)) {
+				/* Taken when its continuations were copied too; the stretch may
+				 * end inside it, so a new one starts after it. */
+				uint64_t cont = TTRACE_NCONT_OF(d->e.ctx);
+				held = (uint64_t)(d - dst) + 1 + cont > n;
+				conts += held ? 0 : cont;
+				idx += held ? 0 : 1 + cont;
+				d += held ? 0 : 1 + cont;
+				break;
+			}
+		}
+		k = (uint64_t)(d - dst);
 	}
+	*events = k - from - conts;
+	return k;
 }
 
 static void lost_slot(union ttrace_slot *slot, uint32_t cpu, uint64_t n)
@@ -76,25 +145,9 @@ void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out
 		lost++;
 		k++;
 	}
-	uint64_t v = k, idx = i + k, events = 0;
-	/* In locals: the acquire loads below would make the compiler reload fields. */
-	const union ttrace_slot *ring = r->slots;
-	const uint64_t mask = r->index_mask;
-	while (k < n) {
-		const struct ttrace_entry *e = &dst[k].e;
-		uint64_t slots = 1 + TTRACE_NCONT_OF(e->ctx);
-		if (e->ts == TTRACE_TS_WRITING || (e->ts & TTRACE_TS_CONT) ||
-		    e->seq != (uint32_t)idx || k + slots > n) {
-			break; /* being written, or not yet begun (an older lap): the next look */
-		}
-		/* acquire: R5, each event's ts as the ring has it after the copy */
-		if (__atomic_load_n(&ring[idx & mask].e.ts, __ATOMIC_ACQUIRE) != e->ts) {
-			break;
-		}
-		events++;
-		k += slots;
-		idx += slots;
-	}
+	uint64_t v = k, events;
+	k = take(dst, k, n, i + k, r, &events);
+	uint64_t idx = i + k;
 	res->events = events;
 	res->entries = k - v;
 	/* Synced again only at an event it took: until then a continuation is an orphan (R3). */
@@ -114,4 +167,11 @@ void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out
 	res->len = (k - v) * SLOT;
 	c->next = idx;
 	c->skipped = 0;
+}
+
+void range_skip(struct range_cursor *c)
+{
+	c->next++;
+	c->unsynced = 1;
+	c->skipped++;
 }

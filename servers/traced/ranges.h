@@ -1,8 +1,9 @@
 /*
- * ranges: a recording's per-CPU way out (abi/trace_file.h, PER-CPU
- * CHUNKS): each CPU's new entries copied as one range, as the ring holds
- * them, and checked against the ring's head once for the whole range, as
- * perf's reader does, instead of entry by entry through the merge. What
+ * ranges: the per-CPU way out of recordings and saves without a filter
+ * (abi/trace_file.h, PER-CPU CHUNKS and SAVES): each CPU's new entries
+ * copied as one range, as the ring holds them, and checked against the
+ * ring's head once for the whole range, as perf's reader does, instead
+ * of entry by entry through the merge. What
  * the range cannot vouch for (overwritten before or during the copy, an
  * orphan continuation) is counted lost, with a marker slot in place.
  */
@@ -28,6 +29,13 @@ struct range {
 };
 
 /*
+ * How many looks a reader that must reach an end (a save, a recording's
+ * stop) gives a range held up below it, yielding between them, before it
+ * skips the entry holding it up with range_skip().
+ */
+#define RANGE_STUCK_LOOKS 1000
+
+/*
  * Copies CPU cpu's entries from c->next up to end (at most the head) into
  * out, at most max bytes (a multiple of 64, at least two slots): a loss
  * marker first when entries were lost (c->skipped among them), then
@@ -37,5 +45,13 @@ struct range {
  */
 void range_copy(uint32_t cpu, struct range_cursor *c, uint64_t end, uint8_t *out, size_t max,
 		struct range *r);
+
+/*
+ * R6 for a range held up below its end (a write that never completes, its
+ * CPU wedged inside a tracepoint): skips the entry holding it up. The next
+ * range counts it lost in its marker and goes on unsynced (what follows
+ * may be that event's continuations), so every entry is still accounted.
+ */
+void range_skip(struct range_cursor *c);
 
 #endif

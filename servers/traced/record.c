@@ -49,7 +49,6 @@
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
-#define STOP_TRIES	  1000		/* yields to wait out a write in progress at stop */
 #define SLOT		  TTRACE_ENTRY_SIZE
 #define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
 #define OWNER_THREADS_MAX 256	       /* threads looked through for it */
@@ -82,13 +81,14 @@ struct keep {
 	uint64_t magic;	   /* KEEP_MAGIC */
 	uint64_t boot_tsc; /* the trace header's: a window from another boot is not ours */
 	uint64_t sending;  /* 1: next is on its way */
-	uint64_t sum;	   /* FNV-1a 64 of done and next */
+	uint64_t sum;	   /* ttrace_sum_words() of done and next */
 	struct run done, next;
 };
 
 #define KEEP_MAGIC 0x7065656b64726372ull /* "rcrdkeep" */
 #define KEEP_SIZE  (16 * 1024)
 _Static_assert(sizeof(struct keep) <= KEEP_SIZE, "the keep fits its room");
+_Static_assert(sizeof(struct run) % 8 == 0, "the keep's sum takes whole words");
 
 static struct recorder {
 	struct run run;
@@ -142,7 +142,8 @@ static void keep_write(const struct run *done, const struct run *next)
 	k->sending = next != NULL;
 	k->done = *done;
 	k->next = next ? *next : *done;
-	k->sum = ttrace_fnv1a(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
+	/* Word-wise, a sixth of the byte-wise hash's instructions: it runs twice a chunk. */
+	k->sum = ttrace_sum_words(TTRACE_FNV_OFFSET, &k->done, 2 * sizeof(struct run));
 }
 
 /*
@@ -510,19 +511,20 @@ static int finish(void)
 
 /*
  * R6 for the per-CPU ranges at a stop: each CPU whose range stayed held
- * up below the stop's end through STOP_TRIES looks (a write that never
- * completes, its CPU wedged inside a tracepoint) skips the entry holding
- * it up. The next range counts it lost in its marker and goes on unsynced
- * (what follows may be that event's continuations), so the file still
- * accounts for every entry up to the end.
+ * up below the stop's end through RANGE_STUCK_LOOKS looks skips the entry
+ * holding it up (range_skip()), so the file still accounts for every
+ * entry up to the end.
  */
 static void skip_stuck(void)
 {
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
 		if (rec.run.cursor.next[i] < rec.run.cursor.end[i]) {
-			rec.run.cursor.next[i]++;
-			rec.run.unsynced[i] = 1;
-			rec.run.skipped[i]++;
+			struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i],
+						  rec.run.skipped[i]};
+			range_skip(&rc);
+			rec.run.cursor.next[i] = rc.next;
+			rec.run.unsynced[i] = rc.unsynced;
+			rec.run.skipped[i] = rc.skipped;
 		}
 	}
 }
@@ -554,7 +556,7 @@ int record_stop(const struct request *req, struct reply *rep)
 		if (err || events || done) {
 			continue;
 		}
-		if (++stalls < STOP_TRIES) {
+		if (++stalls < RANGE_STUCK_LOOKS) {
 			sys_yield();
 		} else if (per_cpu()) {
 			skip_stuck();
@@ -589,7 +591,7 @@ void record_resume(void)
 	}
 	memcpy(&k, keep_at(), sizeof(k));
 	if (k.magic != KEEP_MAGIC || k.boot_tsc != traced.area.hdr->boot_tsc ||
-	    k.sum != ttrace_fnv1a(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
+	    k.sum != ttrace_sum_words(TTRACE_FNV_OFFSET, &k.done, 2 * sizeof(struct run)) ||
 	    !k.done.st.active) {
 		return;
 	}

@@ -2,10 +2,13 @@
  * save: SAVE (abi/traced.h) writes one trace file (abi/trace_file.h) to
  * the host through the export channel (export.c). The file is built in
  * the export window's ring itself (window.c), a record at a time: the
- * events straight from the merge behind DUMP (merge_fill, binary format),
- * then the aux records and the ledger. When a record fills it is
- * published, and the host takes it while the next one fills; the
- * checksum runs over every byte as it leaves.
+ * events, then the aux records and the ledger. A save that selects every
+ * event copies each CPU's entries as ranges (ranges.c) into CPU_EVENTS
+ * sections, merged by the readers on the host (abi/trace_file.h,
+ * PER-CPU SAVES); one with a filter or a scope takes them from the merge
+ * behind DUMP (merge_fill, binary format), which looks at every event.
+ * When a record fills it is published, and the host takes it while the
+ * next one fills; the checksum runs over every byte as it leaves.
  *
  * Below CONTROL a save cannot touch anyone else's file (abi/traced.h,
  * SAVE): its name gets the caller's level and pid in front, the host is
@@ -27,6 +30,7 @@
 #include "servers/traced/export.h"
 #include "servers/traced/file.h"
 #include "servers/traced/merge.h"
+#include "servers/traced/ranges.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/save.h"
@@ -39,6 +43,9 @@
 /* An EVENTS section is filled in one go when this much of the window is left. */
 #define EVENTS_ROOM_MIN (64 * 1024)
 #define EVENTS_MAX	(1024 * 1024) /* one section's payload at most */
+/* A record's bytes at most: the host writes one out while the next fills. */
+#define RECORD_MAX (EVENTS_MAX + 64 * 1024)
+#define SLOT	   TTRACE_ENTRY_SIZE
 
 /* The allowance of saves below CONTROL: a burst, then one more each refill. */
 #define SAVE_BURST     TRACED_SAVE_BURST
@@ -61,6 +68,7 @@ struct out {
 	size_t hashed;	   /* of them, those in the checksum already */
 	uint64_t sent;	   /* bytes the host has */
 	uint64_t checksum; /* of every byte hashed (abi/trace_file.h, CHECKSUMS) */
+	const char *begin; /* the begin line sent, its answer not yet taken; or NULL */
 	int err;	   /* the first error: everything after it does nothing */
 };
 
@@ -71,9 +79,16 @@ static void hash(struct out *o)
 	o->hashed = o->used;
 }
 
-/* Publishes the record's bytes to the host. */
+/*
+ * Publishes the record's bytes to the host; the first time, once the host
+ * has answered the begin line (it drops what comes before that).
+ */
 static void flush(struct out *o)
 {
+	if (!o->err && o->begin) {
+		o->err = export_answer(o->begin);
+		o->begin = NULL;
+	}
 	if (o->err || !o->used) {
 		return;
 	}
@@ -88,7 +103,7 @@ static void flush(struct out *o)
 static bool reserved(struct out *o)
 {
 	if (!o->err && !o->win) {
-		o->size = window_record_max();
+		o->size = window_record_max() < RECORD_MAX ? window_record_max() : RECORD_MAX;
 		o->err = window_reserve(o->size, WINDOW_WAIT, &o->win);
 	}
 	return !o->err;
@@ -167,6 +182,54 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 }
 
 /*
+ * CPU c's CPU_EVENTS sections (abi/trace_file.h, PER-CPU SAVES): its
+ * entries from the cursor's next to its end, ranges copied at once
+ * (ranges.c) into the window, each a section. A range held up below the
+ * end (a write in progress) is looked at again, yielding, and after
+ * RANGE_STUCK_LOOKS looks its entry is skipped as lost (R6). Stops early
+ * only on an error.
+ */
+static void put_cpu(struct out *o, uint32_t cpu, struct traced_cursor *c, uint64_t *lost)
+{
+	struct ttrace_file_cpu_events head = {.cpu = cpu};
+	const size_t heads = sizeof(struct ttrace_file_section) + sizeof(head);
+	struct range_cursor rc = {.next = c->next[cpu]};
+	uint64_t end = c->end[cpu], n_ring = traced.ring[cpu].entries;
+	/* What the ring no longer held when the save began: lost, and early (LOSSES). */
+	uint64_t held = end > n_ring ? end - n_ring : 0;
+	uint32_t looks = 0;
+
+	c->early += held > rc.next ? held - rc.next : 0;
+	while (reserved(o) && (rc.next < end || rc.skipped)) {
+		if (o->size - o->used < heads + EVENTS_ROOM_MIN) {
+			flush(o);
+			continue;
+		}
+		size_t room = (o->size - o->used - heads) / SLOT * SLOT;
+		uint8_t *payload = o->win + o->used + heads;
+		struct range r;
+		range_copy(cpu, &rc, end, payload, room < EVENTS_MAX ? room : EVENTS_MAX, &r);
+		if (!r.len) {
+			if (++looks < RANGE_STUCK_LOOKS) {
+				sys_yield();
+			} else {
+				range_skip(&rc);
+				looks = 0;
+			}
+			continue;
+		}
+		looks = 0;
+		put_section(o, TTRACE_FILE_CPU_EVENTS, sizeof(head) + r.len);
+		put(o, &head, sizeof(head));
+		o->used += r.len;
+		c->events += r.events;
+		c->lost += r.lost;
+		lost[cpu] += r.lost;
+	}
+	c->next[cpu] = rc.next;
+}
+
+/*
  * AUX_DURABLE and AUX_RING: the records events refer to, the ring as one
  * consistent copy; for a SELF save (scope), with the records its events do
  * not refer to blanked.
@@ -221,6 +284,15 @@ static void put_header(struct out *o, const struct traced_filter *f)
 
 	file_fill_header(&fh, f, (uint64_t)sys_clock_ns());
 	put(o, &fh, sizeof(fh));
+}
+
+/*
+ * Whether the save goes out per CPU (abi/trace_file.h, PER-CPU SAVES): it
+ * selects every event, so nothing needs the merge's per-event look.
+ */
+static bool per_cpu(const struct traced_filter *f, const struct scope *scope)
+{
+	return !f->flags && !scope;
 }
 
 /* Takes one save from the allowance of tree: 0, or -EAGAIN when it has none left. */
@@ -306,9 +378,18 @@ int save_run(const struct request *req, struct reply *rep)
 	}
 	save_aux_reset();
 	begin_line(req, r.name, line, sizeof(line));
-	o.err = export_request(line);
+	/* The host answers while the first record fills: flush() takes the answer. */
+	o.err = export_send(line);
+	o.begin = line;
 	put_header(&o, &r.filter);
-	put_events(&o, &r.filter, scope, &c, lost);
+	if (per_cpu(&r.filter, scope)) {
+		merge_cursor_start(&c, false);
+		for (uint32_t i = 0; i < traced.ncpus; i++) {
+			put_cpu(&o, i, &c, lost);
+		}
+	} else {
+		put_events(&o, &r.filter, scope, &c, lost);
+	}
 	put_aux(&o, scope);
 	put_ledger(&o, lost);
 	hash(&o);

@@ -13,6 +13,7 @@ string argument whose record was evicted) it leaves as None, and a test
 compares only the part before it.
 """
 
+import heapq
 import re
 import struct
 from collections import defaultdict
@@ -26,7 +27,8 @@ FILE_MAGIC = 0x46545053  # "SPTF"
 FILE_MAJOR = 1
 FILE_HEADER = struct.Struct("<IHHII4Q")  # magic .. aux_ring_size
 SECTION = struct.Struct("<IIQ")  # struct ttrace_file_section
-EVENTS, AUX_DURABLE, AUX_RING = 1, 2, 3
+EVENTS, AUX_DURABLE, AUX_RING, CPU_EVENTS = 1, 2, 3, 7
+CPU_EVENTS_HEAD = struct.Struct("<II")  # struct ttrace_file_cpu_events: cpu, reserved
 AUX_RING_HEAD = struct.Struct("<QQ")  # struct ttrace_file_aux_ring: first, last
 
 # abi/trace.h ENTRIES: ts, seq, kind, cpu, ctx, pid, tid, data[5]; a
@@ -109,24 +111,31 @@ class Trace:
         self.lost = defaultdict(int)  # {cpu: entries} from the loss markers
         self.durable = b""
         self.ring, self.first = b"", 0
+        streams = defaultdict(list)  # {cpu: its items} of CPU_EVENTS sections
         at = header_size
         while at < len(data):
             section, _, size = SECTION.unpack_from(data, at)
             at += SECTION.size
             if section == EVENTS:
-                self.read_slots(data, at, at + size)
+                self.events += self.read_slots(data, at, at + size)
+            elif section == CPU_EVENTS:
+                cpu, _ = CPU_EVENTS_HEAD.unpack_from(data, at)
+                streams[cpu] += self.read_slots(data, at + CPU_EVENTS_HEAD.size, at + size)
             elif section == AUX_DURABLE:
                 self.durable = data[at:at + size]
             elif section == AUX_RING:
                 self.first, _ = AUX_RING_HEAD.unpack_from(data, at)
                 self.ring = data[at + AUX_RING_HEAD.size:at + size]
             at += size
+        self.events += merged(streams)
         self.table = kinds()
         self.values = value_lists()
         self.names = self.records(AUX_PROC, lambda id: id & 0xffffffff)  # pid: its program
         self.syscalls = self.records(AUX_SYSCALL, lambda id: id)
 
     def read_slots(self, data, at, end):
+        """The events of the slots in [at, end), counting loss markers in lost."""
+        events = []
         while at < end:
             ts, _, kind, cpu, ctx, pid, tid, *words = ENTRY.unpack_from(data, at)
             at += ENTRY.size
@@ -136,7 +145,8 @@ class Trace:
             for _ in range((ctx >> NCONT_SHIFT) & NCONT_MASK):
                 words += CONT.unpack_from(data, at)[1:]
                 at += CONT.size
-            self.events.append(Event(ts, kind, cpu, ctx, pid, tid, words))
+            events.append(Event(ts, kind, cpu, ctx, pid, tid, words))
+        return events
 
     def record(self, pos):
         """The aux record at position pos, as (tag, id, its bytes), checked as A3 says
@@ -226,6 +236,16 @@ class Trace:
         if line is None:
             return f"{self.prefix(e)} {self.table.get(e.kind, ('kind',))[0]}", False
         return line, True
+
+
+def merged(streams):
+    """The CPUs' streams of a per-CPU file (abi/trace_file.h PER-CPU SAVES) in one
+    order, as every reader merges them: the earliest next event first, on a tie the
+    lower CPU's, each CPU's own order kept. (Loss markers carry no time: they are
+    counted in lost, not placed.)"""
+    return [e for _, _, e in heapq.merge(
+        *([(e.ts, cpu, e) for e in streams[cpu]] for cpu in sorted(streams)),
+        key=lambda item: (item[0], item[1]))]
 
 
 def signed(value):

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 
 import entries
-from spoorlib import END, LOST, ROOT, dump, events_in, lost_per_cpu, reset_tracing, status
+from spoorlib import DUMP_TIMEOUT, END, LOST, ROOT, dump, events_in, lost_per_cpu, reset_tracing, status
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 DEVTOOLS = ROOT / "build" / "host" / "devtools" / "node_modules"  # make test-system installs it
@@ -214,3 +214,39 @@ def test_a_program_without_the_port_faults_on_it(boot):
     out = spoor.command("run fault ioport")
     assert re.search(r"pid \d+ \(fault\) killed: general protection fault", out), out
     assert "captest: ok" in spoor.command("run captest")
+
+
+FILE_EVENTS, FILE_CPU_EVENTS = 1, 7  # abi/trace_file.h section types
+
+
+def section_types(path):
+    """The types of a saved file's sections, in order (abi/trace_file.h LAYOUT)."""
+    data = path.read_bytes()
+    at, types = int.from_bytes(data[8:12], "little"), []
+    while at < len(data):
+        types.append(int.from_bytes(data[at:at + 4], "little"))
+        at += 16 + int.from_bytes(data[at + 8:at + 16], "little")
+    return types
+
+
+def test_a_save_without_filters_goes_out_per_cpu_and_counts_a_write_that_never_ends(boot):
+    """A save without filters carries each CPU's entries apart (CPU_EVENTS, format
+    minor 4), a filtered one the merge's EVENTS. selftest=tracewedge leaves CPU 1's
+    last slot being written for ever: the per-CPU save waits a while for it, then
+    skips it and counts it lost on CPU 1, as the dump does."""
+    spoor = boot(smp=2, cmdline="ttrace=all ttrace.watchdog=0 selftest=tracewedge",
+                 wait_prompt=False)
+    spoor.expect(r"selftest tracewedge: cpu 1 stops writing index \d+ of its ring")
+    spoor.expect_prompt()
+    saved = SAVED.search(spoor.command("trace save as wedged", timeout=DUMP_TIMEOUT))
+    assert saved, spoor.console()[-2000:]
+    types = section_types(spoor.traces / "wedged.spoor")
+    assert FILE_CPU_EVENTS in types and FILE_EVENTS not in types, types
+    code, text, err = spoor_trace("text", spoor.traces / "wedged.spoor")
+    assert code == 0, err
+    lost = [m.groups() for m in LOST.finditer(text) if m.group(2) == "1"]
+    assert lost == [("1", "1")], lost
+    assert END.search(text).groups() == saved.groups()[:2], (saved.group(0), text[-300:])
+    assert SAVED.search(spoor.command("trace save cpu=0 as filtered"))
+    types = section_types(spoor.traces / "filtered.spoor")
+    assert FILE_EVENTS in types and FILE_CPU_EVENTS not in types, types

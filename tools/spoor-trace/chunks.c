@@ -72,60 +72,6 @@ static int join_ring(struct parser *p, uint64_t head, uint64_t payload, uint64_t
 	return tparse_records(p, payload + sizeof(r), r.first, r.last - r.first, "AUX_RING");
 }
 
-/* Whether a section at at of stream (0: EVENTS, c + 1: CPU_EVENTS) may follow the spans before. */
-static bool stream_ok(struct parser *p, uint64_t at, uint32_t stream)
-{
-	const struct tfile *f = p->f;
-
-	if (f->nspans && !f->spans[0].stream != !stream) {
-		tparse_refuse(p, at, "EVENTS and CPU_EVENTS sections in one file");
-		return false;
-	}
-	return true;
-}
-
-/*
- * A CPU_EVENTS section (minor 3): its head, then slots of its CPU alone,
- * checked as EVENTS' are; its span is that CPU's stream.
- */
-static int cpu_events(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
-{
-	struct ttrace_file_cpu_events c;
-	struct tfile *f = p->f;
-
-	if (size < sizeof(c) || (size - sizeof(c)) % SLOT) {
-		return tparse_refuse(p, head,
-				     "a CPU_EVENTS section of %llu bytes is not a head "
-				     "and whole 64-byte slots",
-				     (unsigned long long)size);
-	}
-	memcpy(&c, p->d + payload, sizeof(c));
-	if (c.cpu >= f->hdr.num_cpus || c.reserved) {
-		return tparse_refuse(p, payload,
-				     "a CPU_EVENTS section for cpu %u; the file has %u cpus", c.cpu,
-				     f->hdr.num_cpus);
-	}
-	if (!stream_ok(p, head, c.cpu + 1)) {
-		return -EINVAL;
-	}
-	uint64_t at = payload + sizeof(c), end = payload + size;
-	for (uint64_t o = at; o < end; o += SLOT) {
-		struct ttrace_entry e;
-		memcpy(&e, p->d + o, sizeof(e));
-		if (!(e.ts & TTRACE_TS_CONT) && e.cpu != c.cpu) {
-			return tparse_refuse(p, o + offsetof(struct ttrace_entry, cpu),
-					     "an entry of cpu %u in cpu %u's CPU_EVENTS section",
-					     e.cpu, c.cpu);
-		}
-	}
-	size_t before = f->nspans;
-	int err = tparse_events(p, at, end - at);
-	if (!err && f->nspans > before) {
-		f->spans[f->nspans - 1].stream = c.cpu + 1;
-	}
-	return err;
-}
-
 /* The sections inside a chunk's payload [at, end). */
 static int chunk_sections(struct parser *p, uint64_t at, uint64_t end)
 {
@@ -146,9 +92,10 @@ static int chunk_sections(struct parser *p, uint64_t at, uint64_t end)
 					     (unsigned long long)s.size);
 		}
 		if (s.type == TTRACE_FILE_EVENTS) {
-			err = stream_ok(p, at, 0) ? tparse_events(p, payload, s.size) : -EINVAL;
+			err = tparse_stream_ok(p, at, 0) ? tparse_events(p, payload, s.size)
+							 : -EINVAL;
 		} else if (s.type == TTRACE_FILE_CPU_EVENTS) {
-			err = cpu_events(p, at, payload, s.size);
+			err = tparse_cpu_events(p, at, payload, s.size);
 		} else if (s.type == TTRACE_FILE_AUX_DURABLE && !p->f->chunks && !p->f->durable) {
 			err = tparse_durable(p, at, payload, s.size);
 		} else if (s.type == TTRACE_FILE_AUX_RING) {
@@ -221,6 +168,7 @@ static int parse_chunk(struct parser *p, uint64_t head, uint64_t payload, uint64
 				     c.num_cpus, c.flags);
 	}
 	f->resumed += c.flags & TTRACE_CHUNK_F_RESUMED ? 1 : 0;
+	f->chunk_ns = c.ns;
 	int err = chunk_sections(p, inner, sum_at);
 	err = err ? err : chunk_counts(p, counts);
 	f->chunks++;

@@ -20,7 +20,7 @@
 #error "saved traces are little-endian: this reader copies their fields as they are"
 #endif
 
-/* The sections every file has, in their order, after any EVENTS. */
+/* The sections every file has, in their order, after any EVENTS (or CPU_EVENTS). */
 static const uint32_t required[] = {TTRACE_FILE_AUX_DURABLE, TTRACE_FILE_AUX_RING,
 				    TTRACE_FILE_LEDGER, TTRACE_FILE_END};
 #define NREQUIRED (sizeof(required) / sizeof(required[0]))
@@ -142,9 +142,10 @@ static int parse_ring(struct parser *p, uint64_t head, uint64_t payload, uint64_
 /* Whether a section of type t may come at stage (the required sections seen so far). */
 static int check_order(struct parser *p, uint64_t head, uint32_t t, size_t stage)
 {
-	if (t == TTRACE_FILE_EVENTS) {
+	if (t == TTRACE_FILE_EVENTS || t == TTRACE_FILE_CPU_EVENTS) {
 		if (stage) {
-			return tparse_refuse(p, head, "an EVENTS section after the %s section",
+			return tparse_refuse(p, head, "%s %s section after the %s section",
+					     tparse_article(t), tparse_section_name(t),
 					     tparse_section_name(required[stage - 1]));
 		}
 		return 0;
@@ -174,7 +175,9 @@ static int parse_sections(struct parser *p, uint64_t off)
 		if (err) {
 			return err;
 		}
-		bool known = s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END;
+		bool events = s.type == TTRACE_FILE_EVENTS || s.type == TTRACE_FILE_CPU_EVENTS;
+		/* CPU_EVENTS: a save's from minor 4 (PER-CPU SAVES). */
+		bool known = (s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END) || events;
 		const char *name = tparse_section_name(s.type);
 		if (s.type == TTRACE_FILE_EVENTS && s.size % SLOT) {
 			return tparse_refuse(
@@ -205,7 +208,11 @@ static int parse_sections(struct parser *p, uint64_t off)
 		}
 		switch (s.type) {
 		case TTRACE_FILE_EVENTS:
-			err = tparse_events(p, payload, s.size);
+			err = tparse_stream_ok(p, off, 0) ? tparse_events(p, payload, s.size)
+							  : -EINVAL;
+			break;
+		case TTRACE_FILE_CPU_EVENTS:
+			err = tparse_cpu_events(p, off, payload, s.size);
 			break;
 		case TTRACE_FILE_AUX_DURABLE:
 			err = tparse_durable(p, off, payload, s.size);
@@ -223,7 +230,7 @@ static int parse_sections(struct parser *p, uint64_t off)
 		if (err) {
 			return err;
 		}
-		stage += s.type != TTRACE_FILE_EVENTS;
+		stage += !events;
 		off = payload + s.size;
 	}
 	if (stage < NREQUIRED) {
@@ -449,12 +456,23 @@ static bool next_merged(struct tfile_iter *it, struct tfile_item *item)
 			best_ts = e.ts;
 		}
 	}
-	if (best == TTRACE_MAX_CPUS) {
+	if (best == TTRACE_MAX_CPUS || (it->until_ts && best_ts >= it->until_ts)) {
 		return false;
 	}
 	it->cpu_at[best] +=
 	    item_at(f, f->spans[it->cpu_span[best]].offset + it->cpu_at[best], item);
 	return true;
+}
+
+uint64_t tfile_settled_ts(const struct tfile *f)
+{
+	const uint64_t hz = f->hdr.tsc_hz, ns = f->chunk_ns, giga = 1000000000ull;
+
+	if (!f->ends_early || !f->nspans || !f->spans[0].stream || !hz) {
+		return 0;
+	}
+	/* ns as TSC ticks after boot, whole seconds apart so that nothing overflows. */
+	return f->hdr.boot_tsc + ns / giga * hz + ns % giga * hz / giga;
 }
 
 bool tfile_next(struct tfile_iter *it, struct tfile_item *item)

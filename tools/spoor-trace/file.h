@@ -69,6 +69,7 @@ struct tfile_iter {
 	/* Per-CPU spans (minor 3): each CPU's place, merged by timestamp as the walk goes. */
 	size_t cpu_span[TTRACE_MAX_CPUS];
 	uint64_t cpu_at[TTRACE_MAX_CPUS];
+	uint64_t until_ts; /* per-CPU spans: events from this ts on wait (0: none; the caller's) */
 };
 
 /*
@@ -78,7 +79,18 @@ struct tfile_iter {
  */
 void tfile_iter_start(struct tfile_iter *it, const struct tfile *f);
 
-/* Takes the next item into *item: true, or false at the end. */
+/* Takes the next item into *item: true, or false at the end (or at until_ts). */
 bool tfile_next(struct tfile_iter *it, struct tfile_item *item);
+
+/*
+ * For a walk of a recording that ends early, per CPU (minor 3): the TSC
+ * from which its events must wait for the chunks still to come, which
+ * may hold other CPUs' events before them (abi/trace_file.h, PER-CPU
+ * CHUNKS: a chunk's events are from before its ns, and a later chunk's
+ * from after it); 0 (none) for a whole file, or one without the TSC's
+ * rate. A follower sets until_ts to it, so that it prints the CPUs'
+ * events in the order the whole file will have.
+ */
+uint64_t tfile_settled_ts(const struct tfile *f);
 
 #endif

@@ -33,7 +33,9 @@ const char *tparse_section_name(uint32_t t)
 
 const char *tparse_article(uint32_t t)
 {
-	return t == TTRACE_FILE_LEDGER || t == TTRACE_FILE_CHUNK ? "a" : "an";
+	return t == TTRACE_FILE_LEDGER || t == TTRACE_FILE_CHUNK || t == TTRACE_FILE_CPU_EVENTS
+		   ? "a"
+		   : "an";
 }
 
 int tparse_refuse(struct parser *p, uint64_t at, const char *fmt, ...)
@@ -190,6 +192,60 @@ int tparse_events(struct parser *p, uint64_t payload, uint64_t size)
 		o += slots * SLOT;
 	}
 	return add_span(p->f, payload, size) ? -ENOMEM : 0;
+}
+
+/* Whether a section at at of stream (0: EVENTS, c + 1: CPU_EVENTS) may follow the spans before. */
+bool tparse_stream_ok(struct parser *p, uint64_t at, uint32_t stream)
+{
+	const struct tfile *f = p->f;
+
+	if (f->nspans && !f->spans[0].stream != !stream) {
+		tparse_refuse(p, at, "EVENTS and CPU_EVENTS sections in one file");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A CPU_EVENTS section (minor 3): its head, then slots of its CPU alone,
+ * checked as EVENTS' are; its span is that CPU's stream.
+ */
+int tparse_cpu_events(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
+{
+	struct ttrace_file_cpu_events c;
+	struct tfile *f = p->f;
+
+	if (size < sizeof(c) || (size - sizeof(c)) % SLOT) {
+		return tparse_refuse(p, head,
+				     "a CPU_EVENTS section of %llu bytes is not a head "
+				     "and whole 64-byte slots",
+				     (unsigned long long)size);
+	}
+	memcpy(&c, p->d + payload, sizeof(c));
+	if (c.cpu >= f->hdr.num_cpus || c.reserved) {
+		return tparse_refuse(p, payload,
+				     "a CPU_EVENTS section for cpu %u; the file has %u cpus", c.cpu,
+				     f->hdr.num_cpus);
+	}
+	if (!tparse_stream_ok(p, head, c.cpu + 1)) {
+		return -EINVAL;
+	}
+	uint64_t at = payload + sizeof(c), end = payload + size;
+	for (uint64_t o = at; o < end; o += SLOT) {
+		struct ttrace_entry e;
+		memcpy(&e, p->d + o, sizeof(e));
+		if (!(e.ts & TTRACE_TS_CONT) && e.cpu != c.cpu) {
+			return tparse_refuse(p, o + offsetof(struct ttrace_entry, cpu),
+					     "an entry of cpu %u in cpu %u's CPU_EVENTS section",
+					     e.cpu, c.cpu);
+		}
+	}
+	size_t before = f->nspans;
+	int err = tparse_events(p, at, end - at);
+	if (!err && f->nspans > before) {
+		f->spans[f->nspans - 1].stream = c.cpu + 1;
+	}
+	return err;
 }
 
 /* Checks that the len bytes at file offset at are whole aux records from aux position pos. */

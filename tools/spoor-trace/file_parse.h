@@ -47,6 +47,13 @@ int tparse_section_head(struct parser *p, uint64_t off, bool ended, struct ttrac
 
 /* The sections' checks: the payload of size bytes at payload, its head at head. */
 int tparse_events(struct parser *p, uint64_t payload, uint64_t size);
+/*
+ * A CPU_EVENTS section (minor 3): its head, then slots of its CPU alone;
+ * and whether a section of stream (0: EVENTS, c + 1: CPU c's) may follow
+ * the spans before (a file holds one kind or the other).
+ */
+int tparse_cpu_events(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
+bool tparse_stream_ok(struct parser *p, uint64_t at, uint32_t stream);
 int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, const char *what);
 int tparse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
 int tparse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);

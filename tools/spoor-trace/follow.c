@@ -50,6 +50,8 @@ static bool print_new(const struct tfile *f, const struct ttrace_filter *flt, st
 	if (tview_init(&v, f)) {
 		return false; /* out of memory: the next look tries again */
 	}
+	/* Per CPU, an event a later chunk may still have others before waits for it. */
+	s->it.until_ts = tfile_settled_ts(f);
 	while (tfile_next(&s->it, &item)) {
 		if (item.lost && ttrace_filter_cpu(&flt->f, item.lost_cpu)) {
 			ttrace_format_lost(line, sizeof(line), item.lost_cpu, item.lost_count);

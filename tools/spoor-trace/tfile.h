@@ -53,6 +53,7 @@ struct tfile {
 	uint64_t chunks;
 	uint8_t *ring_own; /* the joined pieces (ring points here) */
 	struct ttrace_file_chunk_cpu chunk_cpu[TTRACE_MAX_CPUS]; /* the last chunk's counts */
+	uint64_t chunk_ns;   /* the last chunk's ns: later chunks' events are from after it */
 	uint64_t resumed;    /* chunks with TTRACE_CHUNK_F_RESUMED: restarts of traced */
 	uint64_t parsed;     /* bytes up to the end of the last whole chunk read */
 	uint64_t parsed_sum; /* the checksum of those bytes */

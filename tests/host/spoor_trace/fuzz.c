@@ -174,6 +174,9 @@ static void feed(const uint8_t *buf, size_t len, FILE *null, size_t *accepted)
 
 TEST(spoor_trace_fuzz_mutated_files)
 {
+	static const uint32_t per_cpu_save[] = {TTRACE_FILE_CPU_EVENTS, TTRACE_FILE_AUX_DURABLE,
+						TTRACE_FILE_AUX_RING,	TTRACE_FILE_LEDGER,
+						TTRACE_FILE_END,	0};
 	struct base bases[FUZZ_BASES];
 	const char *env = getenv("FUZZ_SEED");
 	uint64_t s = env ? strtoull(env, NULL, 0) : FUZZ_SEED;
@@ -196,11 +199,13 @@ TEST(spoor_trace_fuzz_mutated_files)
 		if (i >= FUZZ_BASES - RECORDINGS) {
 			size_t k = FUZZ_BASES - i;
 			/* Half of them per CPU (minor 3): the readers merge the CPUs. */
-			bases[i].buf = k > RECORDINGS / 2
-					   ? gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL)
-					   : gen_recording_cpus(&g, k, k % 2, &bases[i].len);
+			bases[i].buf =
+			    k > RECORDINGS / 2
+				? gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL)
+				: gen_recording_cpus(&g, k, k % 2, &bases[i].len, NULL, NULL);
 		} else {
-			bases[i].buf = gen_file(&g, NULL, &bases[i].len);
+			/* Every other save per CPU (minor 4): the readers merge the CPUs. */
+			bases[i].buf = gen_file(&g, i % 2 ? per_cpu_save : NULL, &bases[i].len);
 		}
 		gen_free(&g);
 		feed(bases[i].buf, bases[i].len, null, &accepted);

@@ -231,6 +231,32 @@ static void events(struct out *o, const struct gen *g)
 	}
 }
 
+/* The items of [a, b) (slot indices) on cpu alone, as a CPU_EVENTS section (minor 3). */
+static void cpu_section(struct out *o, const struct gen *g, size_t a, size_t b, uint32_t cpu)
+{
+	struct ttrace_file_cpu_events head = {.cpu = cpu};
+	struct ttrace_file_section s = {.type = TTRACE_FILE_CPU_EVENTS, .size = sizeof(head)};
+	size_t at = o->len;
+
+	put(o, &s, sizeof(s));
+	put(o, &head, sizeof(head));
+	for (size_t i = a; i < b;) {
+		struct ttrace_entry e;
+		memcpy(&e, g->slots + i * SLOT, sizeof(e));
+		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
+		if (e.cpu == cpu) {
+			put(o, g->slots + i * SLOT, n * SLOT);
+			s.size += n * SLOT;
+		}
+		i += n;
+	}
+	if (s.size == sizeof(head)) {
+		o->len = at; /* none of this CPU's: no section */
+		return;
+	}
+	memcpy(o->buf + at, &s, sizeof(s));
+}
+
 uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 {
 	static const uint32_t standard[] = {TTRACE_FILE_EVENTS,	  TTRACE_FILE_AUX_DURABLE,
@@ -244,6 +270,11 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 		switch (*t) {
 		case TTRACE_FILE_EVENTS:
 			events(&o, g);
+			break;
+		case TTRACE_FILE_CPU_EVENTS:
+			for (uint32_t c = 0; c < g->hdr.num_cpus; c++) {
+				cpu_section(&o, g, 0, g->nslots, c);
+			}
 			break;
 		case TTRACE_FILE_AUX_DURABLE:
 			section(&o, *t, g->durable, g->durable_len);
@@ -290,30 +321,25 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 
 #define GEN_RING_FIRST 100 /* where a recording's rings start */
 
-/* The items of [a, b) (slot indices) on cpu alone, as a CPU_EVENTS section (minor 3). */
-static void cpu_section(struct out *o, const struct gen *g, size_t a, size_t b, uint32_t cpu)
+/* The slot item starts at (nslots past the last). */
+static size_t slot_of(const struct gen *g, size_t item)
 {
-	struct ttrace_file_cpu_events head = {.cpu = cpu};
-	struct ttrace_file_section s = {.type = TTRACE_FILE_CPU_EVENTS, .size = sizeof(head)};
-	size_t at = o->len;
+	return item < g->nstarts ? g->starts[item] : g->nslots;
+}
 
-	put(o, &s, sizeof(s));
-	put(o, &head, sizeof(head));
-	for (size_t i = a; i < b;) {
-		struct ttrace_entry e;
-		memcpy(&e, g->slots + i * SLOT, sizeof(e));
-		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
-		if (e.cpu == cpu) {
-			put(o, g->slots + i * SLOT, n * SLOT);
-			s.size += n * SLOT;
-		}
-		i += n;
-	}
-	if (s.size == sizeof(head)) {
-		o->len = at; /* none of this CPU's: no section */
-		return;
-	}
-	memcpy(o->buf + at, &s, sizeof(s));
+#define GEN_SKEW 3 /* items each CPU's part of a per-CPU chunk ends after the last CPU's */
+
+/*
+ * Where CPU cpu's part of a per-CPU chunk cut at item ends: GEN_SKEW
+ * items later a CPU, as traced copies the CPUs' ranges one after another,
+ * each up to its head then (the first chunk's start and the last's end
+ * are all CPUs').
+ */
+static size_t skewed(const struct gen *g, size_t item, uint32_t cpu)
+{
+	size_t later = item + GEN_SKEW * cpu;
+
+	return !item || item >= g->nstarts ? item : later < g->nstarts ? later : g->nstarts;
 }
 
 /* A recording's chunk of the items [from, to), per CPU (PER-CPU CHUNKS) or merged. */
@@ -321,24 +347,35 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 		  uint64_t *entries, uint64_t *lost, bool per_cpu)
 {
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK};
-	struct ttrace_file_chunk c = {.seq = seq, .num_cpus = g->hdr.num_cpus, .ns = seq};
+	struct ttrace_file_chunk c = {.seq = seq, .num_cpus = g->hdr.num_cpus};
 	size_t head = o->len;
-	size_t a = g->starts[from], b = to < g->nstarts ? g->starts[to] : g->nslots;
+	size_t a = slot_of(g, from), b = slot_of(g, to);
 
+	/* Its ns: as traced takes it, before its events are copied and after the last's. */
+	c.ns = UINT64_MAX;
+	for (size_t i = to; i < g->nstarts && c.ns == UINT64_MAX; i++) {
+		struct ttrace_entry e;
+		memcpy(&e, g->slots + g->starts[i] * SLOT, sizeof(e));
+		if (e.kind != TRACED_KIND_LOST) {
+			c.ns = (e.ts - g->hdr.boot_tsc) * 1000 / (g->hdr.tsc_hz / 1000000);
+		}
+	}
 	put(o, &s, sizeof(s));
 	put(o, &c, sizeof(c));
-	for (size_t i = a; i < b;) {
-		struct ttrace_entry e;
-		memcpy(&e, g->slots + i * SLOT, sizeof(e));
-		uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
-		if (e.kind == TRACED_KIND_LOST) {
-			lost[e.cpu] += e.data[0];
-		} else {
-			entries[e.cpu] += n;
-		}
-		i += n;
-	}
 	for (uint32_t k = 0; k < g->hdr.num_cpus; k++) {
+		size_t ka = per_cpu ? slot_of(g, skewed(g, from, k)) : a;
+		size_t kb = per_cpu ? slot_of(g, skewed(g, to, k)) : b;
+		for (size_t i = ka; i < kb;) {
+			struct ttrace_entry e;
+			memcpy(&e, g->slots + i * SLOT, sizeof(e));
+			uint32_t n = e.kind == TRACED_KIND_LOST ? 1 : 1 + TTRACE_NCONT_OF(e.ctx);
+			if (e.cpu == k && e.kind == TRACED_KIND_LOST) {
+				lost[k] += e.data[0];
+			} else if (e.cpu == k) {
+				entries[k] += n;
+			}
+			i += n;
+		}
 		struct ttrace_file_chunk_cpu cc = {.first = GEN_RING_FIRST,
 						   .next = GEN_RING_FIRST + entries[k] + lost[k],
 						   .entries = entries[k],
@@ -355,7 +392,7 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 		put(o, g->ring, g->last - g->first);
 	}
 	for (uint32_t k = 0; per_cpu && k < g->hdr.num_cpus; k++) {
-		cpu_section(o, g, a, b, k);
+		cpu_section(o, g, slot_of(g, skewed(g, from, k)), slot_of(g, skewed(g, to, k)), k);
 	}
 	if (b > a && !per_cpu) {
 		section(o, TTRACE_FILE_EVENTS, g->slots + a * SLOT, (b - a) * SLOT);
@@ -375,9 +412,10 @@ uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, s
 	return recording(g, chunk_items, finished, false, len, chunk_ends, nchunks);
 }
 
-uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len)
+uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+			    size_t **chunk_ends, size_t *nchunks)
 {
-	return recording(g, chunk_items, finished, true, len, NULL, NULL);
+	return recording(g, chunk_items, finished, true, len, chunk_ends, nchunks);
 }
 
 static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, bool per_cpu,

@@ -63,9 +63,10 @@ void gen_lost(struct gen *g, uint32_t cpu, uint64_t n);
 
 /*
  * The file, malloc'd, its length in *len. order lists the sections
- * (TTRACE_FILE_*, EVENTS standing for all of them, any other number for
- * an 8-byte section of that type), 0-terminated; NULL for the standard
- * order.
+ * (TTRACE_FILE_*, EVENTS standing for all of them, CPU_EVENTS for all of
+ * them a section per CPU, as a save holds them from minor 4; any other
+ * number for an 8-byte section of that type), 0-terminated; NULL for the
+ * standard order.
  */
 uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len);
 
@@ -81,7 +82,8 @@ uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, s
 		       size_t **chunk_ends, size_t *nchunks);
 
 /* The same with each chunk's events in CPU_EVENTS sections, a CPU each (minor 3). */
-uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len);
+uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+			    size_t **chunk_ends, size_t *nchunks);
 
 /*
  * Sets the checksum of every chunk of a recording whose chunk heads hold

@@ -449,12 +449,22 @@ struct order_row {
 #define R_	     TTRACE_FILE_AUX_RING
 #define L_	     TTRACE_FILE_LEDGER
 #define N_	     TTRACE_FILE_END
+#define C_	     TTRACE_FILE_CPU_EVENTS
 #define AT_END	     99	 /* the end of the file */
 #define AT_END_COUNT 100 /* the END section's events field */
 
 static const struct order_row order_rows[] = {
     {"standard", {E_, D_, R_, L_, N_}, "", 0},
     {"unknown section skipped", {E_, 77, D_, R_, 9, L_, N_}, "", 0},
+    {"per cpu", {C_, D_, R_, L_, N_}, "", 0},
+    {"events and per cpu",
+     {E_, C_, D_, R_, L_, N_},
+     "byte %zu: EVENTS and CPU_EVENTS sections in one file",
+     1},
+    {"per cpu after durable",
+     {D_, C_, R_, L_, N_},
+     "byte %zu: a CPU_EVENTS section after the AUX_DURABLE section",
+     1},
     {"no events",
      {D_, R_, L_, N_},
      "byte %zu: END counts 31 events, the EVENTS sections hold 0",

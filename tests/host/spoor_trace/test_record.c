@@ -79,7 +79,7 @@ TEST(spoor_trace_per_cpu_recording_merges_into_the_saves_order)
 
 	gen_sample(&g, true);
 	uint8_t *save = gen_file(&g, NULL, &slen);
-	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &rlen);
+	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &rlen, NULL, NULL);
 	parse(save, slen, &s);
 	parse(rec, rlen, &r);
 	CHECK_EQ_STR(r.why, "", "a per-CPU recording is accepted");
@@ -141,7 +141,7 @@ TEST(spoor_trace_cpu_events_holding_another_cpus_entry_are_refused)
 	struct parsed r;
 
 	gen_sample(&g, false);
-	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &len);
+	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &len, NULL, NULL);
 	size_t at = sizeof(struct ttrace_file_header);
 	struct ttrace_file_section sec;
 	memcpy(&sec, rec + at, sizeof(sec));
@@ -309,6 +309,64 @@ TEST(spoor_trace_follow_parses_only_what_was_appended)
 	}
 	tfile_free(&whole.f);
 	free(buf);
+	free(ends);
+	free(rec);
+	gen_free(&g);
+}
+
+/* The events (not markers, which may move: LOSS PLACEMENT) of a walk from it on, into keys. */
+static size_t walk_events(struct tfile_iter *it, uint64_t *keys, size_t at, size_t max)
+{
+	struct tfile_item item;
+	uint32_t cpu;
+
+	while (tfile_next(it, &item)) {
+		if (!item.lost && at < max) {
+			keys[at++] = item_key(&item, &cpu) * TTRACE_MAX_CPUS + cpu;
+		}
+	}
+	return at;
+}
+
+TEST(spoor_trace_follow_of_a_per_cpu_recording_prints_the_whole_files_order)
+{
+	enum { MAX = 256 };
+	struct gen g;
+	size_t len, *ends, n, got = 0;
+	struct parsed whole, p;
+	uint64_t want[MAX], seen[MAX];
+	struct tfile_iter it;
+
+	gen_sample(&g, true);
+	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &len, &ends, &n);
+	parse(rec, len, &whole);
+	CHECK_EQ_INT(whole.err, 0, "the whole file");
+	tfile_iter_start(&it, &whole.f);
+	size_t nwant = walk_events(&it, want, 0, MAX);
+	/*
+	 * As spoor-trace follow reads it: a chunk more at each look. A CPU whose
+	 * stream ends at the last chunk may have events before the other CPUs'
+	 * in the next: those wait for it.
+	 */
+	memset(&p, 0, sizeof(p));
+	for (size_t k = 0; k <= n; k++) {
+		size_t to = k < n ? ends[k] : len;
+		int err = tfile_parse_more(&p.f, rec, to, p.why, sizeof(p.why));
+		CHECK_EQ_INT(err, 0, "a chunk more each look");
+		CHECK(p.f.ends_early == (k < n), "look %zu: ends early until the last", k);
+		if (k == 0) {
+			tfile_iter_start(&it, &p.f);
+		}
+		it.until_ts = tfile_settled_ts(&p.f);
+		CHECK(k == n || it.until_ts, "look %zu: the file grows, so events wait", k);
+		got = walk_events(&it, seen, got, MAX);
+	}
+	CHECK_EQ_UINT(got, nwant, "every event, once");
+	for (size_t i = 0; i < got && i < nwant; i++) {
+		CHECK_EQ_UINT(seen[i], want[i], "the event at its place in the whole file");
+	}
+	tfile_free(&p.f);
+	tfile_free(&whole.f);
 	free(ends);
 	free(rec);
 	gen_free(&g);

@@ -85,13 +85,14 @@ struct loaded {
 	struct tview v;
 };
 
-static int load(struct loaded *l, bool lossy, size_t section_slots)
+/* The sample as a file of sections in order (gen_file()), read and viewed. */
+static int load_order(struct loaded *l, bool lossy, size_t section_slots, const uint32_t *order)
 {
 	char why[TFILE_WHY_MAX];
 
 	gen_sample(&l->g, lossy);
 	l->g.section_slots = section_slots;
-	l->buf = gen_file(&l->g, NULL, &l->len);
+	l->buf = gen_file(&l->g, order, &l->len);
 	if (tfile_parse(l->buf, l->len, &l->f, why, sizeof(why))) {
 		test_fail(__FILE__, __LINE__, "sample refused: %s", why);
 		return -1;
@@ -104,6 +105,11 @@ static int load(struct loaded *l, bool lossy, size_t section_slots)
 	return 0;
 }
 
+static int load(struct loaded *l, bool lossy, size_t section_slots)
+{
+	return load_order(l, lossy, section_slots, NULL);
+}
+
 static void unload(struct loaded *l)
 {
 	tview_fini(&l->v);
@@ -114,13 +120,21 @@ static void unload(struct loaded *l)
 
 TEST(spoor_trace_text_is_the_dump)
 {
-	/* One section, and events spread over sections of at most two slots. */
-	for (size_t split = 0; split <= 2; split += 2) {
+	static const uint32_t per_cpu[] = {TTRACE_FILE_CPU_EVENTS, TTRACE_FILE_AUX_DURABLE,
+					   TTRACE_FILE_AUX_RING,   TTRACE_FILE_LEDGER,
+					   TTRACE_FILE_END,	   0};
+
+	/*
+	 * One section, events spread over sections of at most two slots, and
+	 * a section per CPU (a save from minor 4), which the reader merges.
+	 */
+	for (size_t form = 0; form < 3; form++) {
+		size_t split = form == 1 ? 2 : 0;
 		struct loaded l;
 		char *out = NULL;
 		size_t out_len = 0;
 
-		if (load(&l, true, split)) {
+		if (load_order(&l, true, split, form == 2 ? per_cpu : NULL)) {
 			return;
 		}
 		FILE *m = open_memstream(&out, &out_len);
@@ -130,7 +144,7 @@ TEST(spoor_trace_text_is_the_dump)
 		for (size_t i = 0; i < NLINES; i++) {
 			char *nl = line ? strchr(line, '\n') : NULL;
 			if (!nl) {
-				CHECK(0, "split %zu: output ends before line %zu", split, i + 1);
+				CHECK(0, "form %zu: output ends before line %zu", form, i + 1);
 				break;
 			}
 			*nl = '\0';
