@@ -88,6 +88,16 @@ int cspace_get(struct cspace *cs, uint32_t slot, uint32_t kind, uint32_t rights,
 	return err;
 }
 
+int cspace_check(struct cspace *cs, uint32_t slot, uint32_t kind, uint32_t rights)
+{
+	struct cap c;
+	uint64_t flags = spin_lock_irqsave(&cs->lock);
+	int err = cspace_peek(cs, slot, kind, rights, &c);
+
+	spin_unlock_irqrestore(&cs->lock, flags);
+	return err;
+}
+
 int cspace_insert(struct cspace *cs, const struct cap *c, uint32_t slot)
 {
 	int result = -ENOSPC;

@@ -67,6 +67,14 @@ static inline int cspace_peek(const struct cspace *cs, uint32_t slot, uint32_t k
 }
 
 /*
+ * Whether slot holds a capability of the kind with every right in rights,
+ * as cspace_get() checks it, for a caller that needs only the permission
+ * and no reference (holding a trace control, say). Returns 0 or
+ * cspace_get()'s error.
+ */
+int cspace_check(struct cspace *cs, uint32_t slot, uint32_t kind, uint32_t rights);
+
+/*
  * Stores a copy of c (taking a new reference) in slot, or in the first
  * free slot for CAP_SLOT_ANY. Returns the slot, -EBADF for a bad slot,
  * -EEXIST if it is taken, -ENOSPC if the table is full.

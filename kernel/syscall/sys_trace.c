@@ -65,16 +65,19 @@ int64_t sys_trace_map(struct trap_frame *f)
 	return err ? err : (int64_t)addr;
 }
 
+int syscall_need_trace_control(uint64_t slot)
+{
+	return cspace_check(&process_current()->caps, sysarg_u32(slot), CAP_KIND_TRACE_CONTROL,
+			    CAP_RIGHT_WRITE);
+}
+
 int64_t sys_trace_control(struct trap_frame *f)
 {
-	struct cap c;
-	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)),
-			     CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, &c);
+	int err = syscall_need_trace_control(SYSARG0(f));
 
 	if (err) {
 		return err;
 	}
-	cap_put(&c);
 	return ttrace_control(sysarg_u32(SYSARG1(f)), SYSARG2(f));
 }
 
@@ -82,18 +85,15 @@ int64_t sys_trace_filter(struct trap_frame *f)
 {
 	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
 	uint64_t kind = SYSARG1(f), n = SYSARG3(f);
-	struct cap c;
 
 	/* the sizes first, as trace_wake's watermark: no capability makes them right */
 	if (kind > UINT16_MAX || n > TTRACE_PRED_INSNS_MAX) {
 		return -EINVAL;
 	}
-	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)),
-			     CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, &c);
+	int err = syscall_need_trace_control(SYSARG0(f));
 	if (err) {
 		return err;
 	}
-	cap_put(&c);
 	/* copied before the check: the kernel checks what it will run, never user memory */
 	if (n && copy_from_user(insn, SYSARG2(f), n * sizeof(insn[0]))) {
 		return -EFAULT;
@@ -117,7 +117,7 @@ int64_t sys_trace_wake(struct trap_frame *f)
 	struct process *p = process_current();
 	uint64_t mark = SYSARG2(f);
 	uint64_t entries = ttrace_ring_entries();
-	struct cap ctl, ep;
+	struct cap ep;
 
 	/* The watermark first, as trace_map's what: an argument no capability makes right. */
 	if (!entries) {
@@ -126,12 +126,10 @@ int64_t sys_trace_wake(struct trap_frame *f)
 	if (!mark || mark >= entries) {
 		return -EINVAL;
 	}
-	int err = cspace_get(&p->caps, sysarg_u32(SYSARG0(f)), CAP_KIND_TRACE_CONTROL,
-			     CAP_RIGHT_WRITE, &ctl);
+	int err = syscall_need_trace_control(SYSARG0(f));
 	if (err) {
 		return err;
 	}
-	cap_put(&ctl);
 	/* Only an endpoint the caller receives from: a signal wakes its receiver. */
 	err = cspace_get(&p->caps, sysarg_u32(SYSARG1(f)), CAP_KIND_ENDPOINT, CAP_RIGHT_READ, &ep);
 	if (err) {
@@ -189,14 +187,11 @@ int64_t sys_trace_func(struct trap_frame *f)
 	/* the longest list: patterns of the longest, one space between */
 	char list[4 * (TTRACE_FUNC_PATTERN_MAX + 1)];
 	uint64_t len = SYSARG3(f);
-	struct cap c;
-	int err = cspace_get(&process_current()->caps, sysarg_u32(SYSARG0(f)),
-			     CAP_KIND_TRACE_CONTROL, CAP_RIGHT_WRITE, &c);
+	int err = syscall_need_trace_control(SYSARG0(f));
 
 	if (err) {
 		return err;
 	}
-	cap_put(&c);
 	if (len > sizeof(list)) {
 		return -E2BIG;
 	}

@@ -14,24 +14,12 @@
 
 #define UEVENT_RIGHTS (CAP_RIGHT_WRITE | CAP_RIGHT_GRANT)
 
-static int need_control(uint64_t slot)
-{
-	struct cap c;
-	int err = cspace_get(&process_current()->caps, sysarg_u32(slot), CAP_KIND_TRACE_CONTROL,
-			     CAP_RIGHT_WRITE, &c);
-
-	if (!err) {
-		cap_put(&c);
-	}
-	return err;
-}
-
 int64_t sys_uevent_register(struct trap_frame *f)
 {
 	/* One byte more than a description may have, so the parser can say it is too long. */
 	uint64_t len = SYSARG2(f) > UEVENT_DESC_MAX + 1 ? UEVENT_DESC_MAX + 1 : SYSARG2(f);
 	struct uevent *ev;
-	int err = need_control(SYSARG0(f));
+	int err = syscall_need_trace_control(SYSARG0(f));
 
 	if (err) {
 		return err;
@@ -77,7 +65,7 @@ int64_t sys_uevent_write(struct trap_frame *f)
 int64_t sys_uevent_control(struct trap_frame *f)
 {
 	uint32_t op = sysarg_u32(SYSARG1(f));
-	int err = need_control(SYSARG0(f));
+	int err = syscall_need_trace_control(SYSARG0(f));
 
 	if (err) {
 		return err;

@@ -29,6 +29,12 @@ static inline uint32_t sysarg_u32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/*
+ * 0 if the caller holds, in the slot argument, trace control with write
+ * (what every call that changes tracing needs), else cspace_get()'s error.
+ */
+int syscall_need_trace_control(uint64_t slot);
+
 #define SYSCALL(nr, name, nargs) int64_t sys_##name(struct trap_frame *f);
 #include "abi/syscalls.def"
 #undef SYSCALL
