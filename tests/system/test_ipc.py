@@ -8,8 +8,10 @@ takes what it sends from its command line (call's words, buffers and badge,
 badge's three badges, fastpath's badge and words, frame's patterns,
 naming's text for echo), they are chosen here and what came back is
 checked here too, so that a guest check that passes on nothing does not
-pass the test. The shell-visible
-facts — ipcping's figures, free memory around a churn of killed clients,
+pass the test. Tests that provoke errors print what each call returned
+and the counts and values they saw (`ipctest NAME: observed N: V1 V2
+...`), held here against what the kernel must answer (errors by their
+abi/errno.def names). The shell-visible facts — ipcping's figures, free memory around a churn of killed clients,
 init restarting a killed server or giving up on one that keeps crashing —
 are checked here. How much faster the fast path is, is a measurement, not a
 test: `make bench` prints ipcping's ratio.
@@ -19,6 +21,7 @@ import re
 
 import pytest
 
+from entries import value_lists
 from spoorlib import BOOT_TIMEOUT, COMMAND_TIMEOUT, dump, expect_after, free_frames, \
     lost_per_cpu, pid_of, restarted_pid
 
@@ -83,6 +86,20 @@ def fnv1a(data):
     return h
 
 
+# The errors of abi/errno.def by what a system call returns: {-14: "-EFAULT"}.
+ERRNO_NAMES = value_lists()["errno"]
+
+
+def observed(out, test):
+    """The values an ipctest test observed (its observed line), errors by name as
+    abi/errno.def has them ("-EFAULT"), other values as numbers."""
+    found = re.search(rf"^ipctest {test}: observed (\d+):((?: -?\d+)*)$", out, re.M)
+    assert found, out
+    values = [int(v) for v in found.group(2).split()]
+    assert len(values) == int(found.group(1)), out
+    return [ERRNO_NAMES.get(v, v) for v in values]
+
+
 def run_naming(spoor):
     """ipctest naming, and echo's answer to ECHO_TEXT: reversed, with our badge."""
     out = run_ipctest(spoor, f"naming {ECHO_TEXT}")
@@ -127,7 +144,10 @@ def test_call_and_reply_carry_registers_and_buffers(spoor):
 
 
 def test_bad_buffers_on_either_side_give_efault(spoor):
-    run_ipctest(spoor, "efault")
+    out = run_ipctest(spoor, "efault")
+    # The caller's 13 bad buffers and ipc_extras, the server's 3 (as it reports
+    # them), then recv's and reply's ipc_extra at a kernel address.
+    assert observed(out, "efault") == ["-EFAULT"] * (13 + 3 + 2), out
 
 
 def test_frame_sent_over_ipc_is_readable_and_its_rights_cannot_grow(spoor):

@@ -11,7 +11,9 @@
  * badged call's reply words, the last 4096-byte buffer's FNV-1a), so that
  * whoever chose them can check the answers without trusting these checks.
  * `efault` hands bad addresses to both sides and checks that each gets
- * -EFAULT and that the server then serves the next call as usual.
+ * -EFAULT and that the server then serves the next call as usual; it
+ * observes (observe()) every result that must be -EFAULT, the caller's
+ * 13, the server's 3 (as it reports them), then recv's and reply's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,16 +285,16 @@ static void check_caller_side(int slot, uint8_t *page)
 		x.send_len = bad[i].len;
 		x.recv_buf = bad[i].recv;
 		x.recv_max = IPC_BUF_MAX;
-		check(bad[i].what, sys_ipc_call(slot, &m, &x), -EFAULT);
+		check(bad[i].what, observe(sys_ipc_call(slot, &m, &x)), -EFAULT);
 		still_serves(slot, bad[i].what);
 	}
 	m = (struct ipc_regs){.info = IPC_INFO(ECHO_PLAIN, 0)};
 	check("call with its ipc_extra at a kernel address",
-	      sys_ipc_call(slot, &m, (struct ipc_extra *)KERNEL_ADDR), -EFAULT);
+	      observe(sys_ipc_call(slot, &m, (struct ipc_extra *)KERNEL_ADDR)), -EFAULT);
 	check("call with its ipc_extra in unmapped memory",
-	      sys_ipc_call(slot, &m, (struct ipc_extra *)UNMAPPED_ADDR), -EFAULT);
+	      observe(sys_ipc_call(slot, &m, (struct ipc_extra *)UNMAPPED_ADDR)), -EFAULT);
 	check("call with its ipc_extra in an inaccessible page",
-	      sys_ipc_call(slot, &m, (struct ipc_extra *)guard), -EFAULT);
+	      observe(sys_ipc_call(slot, &m, (struct ipc_extra *)guard)), -EFAULT);
 	/* The reply arrives but recv_len cannot be written back. */
 	struct ipc_extra *ro = (struct ipc_extra *)page;
 	*ro = extra_with(PROMPT_NS);
@@ -300,7 +302,8 @@ static void check_caller_side(int slot, uint8_t *page)
 	if (err) {
 		fatal("mem_protect", err);
 	}
-	check("call with its ipc_extra in read-only memory", sys_ipc_call(slot, &m, ro), -EFAULT);
+	check("call with its ipc_extra in read-only memory", observe(sys_ipc_call(slot, &m, ro)),
+	      -EFAULT);
 	still_serves(slot, "an ipc_extra in read-only memory");
 	sys_mem_protect(page, PAGE_SIZE_USER, PROT_READ | PROT_WRITE);
 }
@@ -331,9 +334,10 @@ static void check_server_side(int slot)
 
 	m = (struct ipc_regs){.info = IPC_INFO(ECHO_REPORT, 0)};
 	if (check("asking the server what it saw", sys_ipc_call(slot, &m, NULL), 0)) {
-		check("server: recv into unmapped memory", (long)m.words[0], -EFAULT);
-		check("server: reply from unmapped memory", (long)m.words[1], -EFAULT);
-		check("server: reply_recv from unmapped memory", (long)m.words[2], -EFAULT);
+		check("server: recv into unmapped memory", observe((long)m.words[0]), -EFAULT);
+		check("server: reply from unmapped memory", observe((long)m.words[1]), -EFAULT);
+		check("server: reply_recv from unmapped memory", observe((long)m.words[2]),
+		      -EFAULT);
 	}
 	still_serves(slot, "the server's own bad buffers");
 }
@@ -344,10 +348,10 @@ static void check_bad_extra(int slot)
 	struct ipc_regs m = {0};
 
 	check("recv with its ipc_extra at a kernel address",
-	      sys_ipc_recv(slot, &m, (struct ipc_extra *)KERNEL_ADDR), -EFAULT);
+	      observe(sys_ipc_recv(slot, &m, (struct ipc_extra *)KERNEL_ADDR)), -EFAULT);
 	m = (struct ipc_regs){.info = IPC_INFO(ECHO_PLAIN, 0)};
 	check("reply with its ipc_extra at a kernel address",
-	      sys_ipc_reply(&m, (struct ipc_extra *)KERNEL_ADDR), -EFAULT);
+	      observe(sys_ipc_reply(&m, (struct ipc_extra *)KERNEL_ADDR)), -EFAULT);
 }
 
 int test_efault(int argc, char **argv)

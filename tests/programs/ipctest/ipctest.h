@@ -44,6 +44,15 @@ bool check_true(const char *what, bool ok, const char *detail, ...)
 /* Records a check that no capability arrived (slot is IPC_NO_CAP); deletes one that did. */
 bool check_no_cap(const char *what, uint32_t slot);
 
+/*
+ * Returns value after keeping it for the observed line finish() prints
+ * (`ipctest NAME: observed N: V1 V2 ...`, in the order kept): the results
+ * and counts the host holds against what the kernel must answer
+ * (test_ipc.py), whatever check() decided. Any thread may call it; the
+ * order of calls from two threads at once is not defined.
+ */
+long observe(long value);
+
 /* The number of failed checks so far. */
 int failures(void);
 

@@ -17,12 +17,15 @@
 #define MAX_THREADS  128
 #define POLL_NS	     (2 * MS)
 #define ARGS_BYTES   128
+#define MAX_OBSERVED 64
 
 const char *test_name = "?";
 
-static int failed;		   /* [a] */
-static int passed;		   /* [a] */
-static int children[MAX_CHILDREN]; /* process slots, 0 when free; main thread only */
+static int failed;		    /* [a] */
+static int passed;		    /* [a] */
+static int children[MAX_CHILDREN];  /* process slots, 0 when free; main thread only */
+static long observed[MAX_OBSERVED]; /* what observe() was given, in order */
+static int observations; /* [a] how many observe() calls; those past MAX_OBSERVED are not kept */
 
 static const char *error_text(long v)
 {
@@ -69,6 +72,31 @@ bool check_no_cap(const char *what, uint32_t slot)
 	return check_true(what, false, "a capability arrived in slot %u", slot);
 }
 
+long observe(long value)
+{
+	int i = __atomic_fetch_add(&observations, 1, __ATOMIC_RELAXED);
+
+	if (i < MAX_OBSERVED) {
+		observed[i] = value;
+	}
+	return value;
+}
+
+/* The observed line: how many values, then those kept, so that a lost one shows. */
+static void print_observed(void)
+{
+	int n = __atomic_load_n(&observations, __ATOMIC_RELAXED);
+
+	if (!n) {
+		return;
+	}
+	printf("ipctest %s: observed %d:", test_name, n);
+	for (int i = 0; i < n && i < MAX_OBSERVED; i++) {
+		printf(" %ld", observed[i]);
+	}
+	printf("\n");
+}
+
 int failures(void)
 {
 	return __atomic_load_n(&failed, __ATOMIC_RELAXED);
@@ -90,6 +118,7 @@ void finish(void)
 			kill_and_reap(children[i], NULL);
 		}
 	}
+	print_observed();
 	if (failures()) {
 		printf("ipctest %s: %d checks failed\n", test_name, failures());
 		exit(1);
