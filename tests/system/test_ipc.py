@@ -69,6 +69,7 @@ LEVEL_SELF = 1
 # What `ipctest fastpath` sends (fastpath.c): its badge, and words FAST_BASE + i.
 FAST_BADGE = 0xfa57000000000001
 FAST_BASE = 0x8000000000001000
+IPC_NO_CAP = 0xffffffff  # abi/ipc.h: no capability in a slot
 IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
 IPC_BUF_MAX = 4096
 FNV_OFFSET, FNV_PRIME = 0xcbf29ce484222325, 0x100000001b3
@@ -166,7 +167,11 @@ def test_badges_identify_three_clients(spoor):
 
 
 def test_capability_sent_to_register_only_receiver_is_dropped(spoor):
-    run_ipctest(spoor, "cap-drop")
+    out = run_ipctest(spoor, "cap-drop")
+    # Once to a server in its first receive, once to one on the fast path:
+    # the call's result, its reply (word 7 plus 1), no capability back, and
+    # the receiver on the endpoint sent, woken when our copy goes.
+    assert observed(out, "cap-drop") == [0, 8, IPC_NO_CAP, "-EPIPE"] * 2, out
 
 
 def test_fast_path_carries_badges_and_exactly_the_words_sent_and_falls_back_to_the_slow_path(spoor):

@@ -22,7 +22,9 @@
  * receive, once waiting on the fast path (in a register-only reply_recv,
  * after a register-only call). The copy must be dropped: a receiver on
  * that endpoint gets -EPIPE as soon as our own copy, the last other one
- * that can call, goes.
+ * that can call, goes. Each time it observes (observe()) the call's
+ * result, its reply's word 0, the slot of a capability that came back
+ * (IPC_NO_CAP) and the receiver's result.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,9 +219,9 @@ static void check_dropped(long ep, int warm_calls, const char *where)
 	x.send_cap = (uint32_t)sent;
 	x.send_cap_rights = CALL_RIGHTS;
 	snprintf(what, sizeof(what), "a call carrying an endpoint to %s", where);
-	if (check(what, sys_ipc_call((int)ep, &m, &x), 0)) {
-		check("its reply", (long)m.words[0], 8);
-		check_no_cap("no capability came back", x.recv_cap);
+	if (check(what, observe(sys_ipc_call((int)ep, &m, &x)), 0)) {
+		check("its reply", observe((long)m.words[0]), 8);
+		check_no_cap("no capability came back", (uint32_t)observe(x.recv_cap));
 	}
 	struct caller rc = {.slot = (int)r, .recv = true, .timeout_ns = PROMPT_NS};
 	caller_start(&rc);
@@ -227,7 +229,7 @@ static void check_dropped(long ep, int warm_calls, const char *where)
 		   wait_blocked(me, (uint32_t)rc.tid, PROMPT_NS), "it did not block");
 	sys_cap_delete((int)sent);
 	snprintf(what, sizeof(what), "that receiver once our copy goes (sent to %s)", where);
-	check(what, caller_join(&rc), -EPIPE);
+	check(what, observe(caller_join(&rc)), -EPIPE);
 	sys_cap_delete((int)r);
 }
 
