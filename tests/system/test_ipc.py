@@ -69,6 +69,10 @@ LEVEL_SELF = 1
 # What `ipctest fastpath` sends (fastpath.c): its badge, and words FAST_BASE + i.
 FAST_BADGE = 0xfa57000000000001
 FAST_BASE = 0x8000000000001000
+# What `ipctest fastwake` sends (fastwake.c): the badges of its fast-path
+# thread's and its server process's endpoint copies, and the word of its calls.
+WAKE_BADGE, SERVER_BADGE, WAKE_WORD = 0xa4e, 0x5e7, 41
+EXIT_KILLED = 0x100  # abi/proc.h: the status of a killed process
 IPC_NO_CAP = 0xffffffff  # abi/ipc.h: no capability in a slot
 IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
 IPC_BUF_MAX = 4096
@@ -188,7 +192,17 @@ def test_fast_path_carries_badges_and_exactly_the_words_sent_and_falls_back_to_t
 
 
 def test_threads_blocked_on_the_fast_path_resume_when_woken_by_a_generic_call_or_a_kill(spoor):
-    run_ipctest(spoor, "fastwake")
+    out = run_ipctest(spoor, "fastwake")
+    # Each call answered with the badge of the copy it went through and its word
+    # plus 1; each kill done, its process's status EXIT_KILLED: three calls to
+    # the thread on the fast path, the client killed while it waits there, a
+    # call after the dropped reply, two calls to a server process, the server
+    # killed there, and a call to the endpoint with no receiver left.
+    answer = [0, WAKE_BADGE, WAKE_WORD + 1]
+    server = [0, SERVER_BADGE, WAKE_WORD + 1]
+    killed = [0, EXIT_KILLED]
+    assert observed(out, "fastwake") == answer * 3 + killed + answer + server * 2 + killed \
+        + ["-EPIPE"], out
 
 
 def test_fast_path_switches_between_threads_of_one_process_and_of_two(spoor):

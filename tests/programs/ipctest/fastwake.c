@@ -13,6 +13,9 @@
  *     dies with the kill's status and, its reference gone, a call on the
  *     endpoint fails with -EPIPE (a reference left counted would leave the
  *     call waiting until its timeout instead).
+ * It observes (observe()) every call's result and, when 0, its answer's
+ * badge and word 1 (WAKE_WORD + 1), and each kill's result and the killed
+ * process's status, in that order.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,9 +69,10 @@ static long call_word(int slot, bool extra, struct ipc_regs *m)
 
 static void check_answer(const char *what, long err, const struct ipc_regs *m, uint64_t badge)
 {
-	if (check(what, err, 0)) {
-		check("the answer carries the caller's badge", (long)m->words[0], (long)badge);
-		check("the answer carries word 0 + 1", (long)m->words[1], WAKE_WORD + 1);
+	if (check(what, observe(err), 0)) {
+		check("the answer carries the caller's badge", observe((long)m->words[0]),
+		      (long)badge);
+		check("the answer carries word 0 + 1", observe((long)m->words[1]), WAKE_WORD + 1);
 	}
 }
 
@@ -104,8 +108,8 @@ static void check_client_killed(long ep, struct wake_server *s, int badged)
 	}
 	check_true("the client waits for its reply", wait_blocked(pid_of(client), 0, PROMPT_NS),
 		   "it did not block");
-	if (check("kill the waiting client", kill_and_reap(client, &status), 0)) {
-		check("the killed client's status", (long)status, EXIT_KILLED);
+	if (check("kill the waiting client", observe(kill_and_reap(client, &status)), 0)) {
+		check("the killed client's status", observe((long)status), EXIT_KILLED);
 	}
 	s->may_reply = true;
 	check_answer("a call once the dropped reply is sent", call_word(badged, false, &m), &m,
@@ -130,10 +134,11 @@ static void check_server_killed(void)
 		     &m, SERVER_BADGE);
 	check_true("the server process waits in its reply_recv",
 		   wait_blocked(pid_of(server), 0, PROMPT_NS), "it did not block");
-	if (check("kill the waiting server", kill_and_reap(server, &status), 0)) {
-		check("the killed server's status", (long)status, EXIT_KILLED);
+	if (check("kill the waiting server", observe(kill_and_reap(server, &status)), 0)) {
+		check("the killed server's status", observe((long)status), EXIT_KILLED);
 	}
-	check("a call once the only receiver died", call_word((int)caller, true, &m), -EPIPE);
+	check("a call once the only receiver died", observe(call_word((int)caller, true, &m)),
+	      -EPIPE);
 	sys_cap_delete((int)caller);
 }
 
