@@ -72,6 +72,8 @@ FAST_BASE = 0x8000000000001000
 # What `ipctest fastwake` sends (fastwake.c): the badges of its fast-path
 # thread's and its server process's endpoint copies, and the word of its calls.
 WAKE_BADGE, SERVER_BADGE, WAKE_WORD = 0xa4e, 0x5e7, 41
+# What `ipctest server-death`'s serve-hold role flags once it holds a call (ipctest.h).
+HOLD_GOT_CALL = 1
 EXIT_KILLED = 0x100  # abi/proc.h: the status of a killed process
 IPC_NO_CAP = 0xffffffff  # abi/ipc.h: no capability in a slot
 IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
@@ -278,7 +280,12 @@ def test_recv_and_call_time_out_with_etimedout(boot):
 
 
 def test_call_to_dead_server_returns_epipe(spoor):
-    run_ipctest(spoor, "server-death")
+    out = run_ipctest(spoor, "server-death")
+    # The server took our call (HOLD_GOT_CALL), was killed, and our call ended
+    # -EPIPE; the only receiver of a second endpoint was killed, and its two
+    # queued calls and one made afterwards ended -EPIPE.
+    assert observed(out, "server-death") == [HOLD_GOT_CALL, 0, "-EPIPE", 0] + ["-EPIPE"] * 3, \
+        out
 
 
 def test_deleting_last_endpoint_cap_of_a_side_wakes_the_other_with_epipe(spoor):

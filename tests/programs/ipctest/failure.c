@@ -151,9 +151,9 @@ int test_server_death(int argc, char **argv)
 	while (!__atomic_load_n((uint64_t *)flag, __ATOMIC_ACQUIRE) && now_ns() < end) {
 		sys_sleep_ns(MS);
 	}
-	check("the server received our call", (long)*(uint64_t *)flag, HOLD_GOT_CALL);
-	check("kill the server", kill_and_reap(server, NULL), 0);
-	check("a call whose server died holding the reply", caller_join(&c), -EPIPE);
+	check("the server received our call", observe((long)*(uint64_t *)flag), HOLD_GOT_CALL);
+	check("kill the server", observe(kill_and_reap(server, NULL)), 0);
+	check("a call whose server died holding the reply", observe(caller_join(&c)), -EPIPE);
 
 	/* Callers queued on an endpoint whose only receiver dies. */
 	int ep2 = new_endpoint();
@@ -172,12 +172,14 @@ int test_server_death(int argc, char **argv)
 		   wait_blocked(me, (uint32_t)queued[0].tid, PROMPT_NS) &&
 		       wait_blocked(me, (uint32_t)queued[1].tid, PROMPT_NS),
 		   "they did not block within %llu s", (unsigned long long)(PROMPT_NS / S));
-	check("kill the only receiver", kill_and_reap(server, NULL), 0);
-	check("queued call 1 when the only receiver died", caller_join(&queued[0]), -EPIPE);
-	check("queued call 2 when the only receiver died", caller_join(&queued[1]), -EPIPE);
+	check("kill the only receiver", observe(kill_and_reap(server, NULL)), 0);
+	check("queued call 1 when the only receiver died", observe(caller_join(&queued[0])),
+	      -EPIPE);
+	check("queued call 2 when the only receiver died", observe(caller_join(&queued[1])),
+	      -EPIPE);
 	struct ipc_regs m = {.info = IPC_INFO(LABEL_SEQ, 0)};
 	struct ipc_extra x = extra_with(WAKE_WAIT_NS);
-	check("a call after the only receiver died", sys_ipc_call((int)w, &m, &x), -EPIPE);
+	check("a call after the only receiver died", observe(sys_ipc_call((int)w, &m, &x)), -EPIPE);
 	finish();
 }
 
