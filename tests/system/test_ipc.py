@@ -289,7 +289,11 @@ def test_call_to_dead_server_returns_epipe(spoor):
 
 
 def test_deleting_last_endpoint_cap_of_a_side_wakes_the_other_with_epipe(spoor):
-    run_ipctest(spoor, "endpoint-delete")
+    out = run_ipctest(spoor, "endpoint-delete")
+    # With a minted, then a copied capability: a call with no receive cap left,
+    # a queued caller and a waiting receiver once the other side's last cap
+    # goes, and a receive with no call cap left.
+    assert observed(out, "endpoint-delete") == ["-EPIPE"] * 4 * 2, out
 
 
 def test_reply_to_killed_client_is_a_harmless_noop(spoor):

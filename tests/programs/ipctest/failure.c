@@ -207,7 +207,7 @@ static void check_deletes(bool mint)
 	long w = narrow(ep, CALL_RIGHTS, mint);
 	sys_cap_delete((int)ep);
 	snprintf(what, sizeof(what), "call when no capability can receive (%s call cap)", how);
-	check(what, sys_ipc_call((int)w, &m, &x), -EPIPE);
+	check(what, observe(sys_ipc_call((int)w, &m, &x)), -EPIPE);
 	sys_cap_delete((int)w);
 
 	ep = sys_endpoint_create();
@@ -219,7 +219,7 @@ static void check_deletes(bool mint)
 	sys_cap_delete((int)ep);
 	snprintf(what, sizeof(what), "queued caller when the last receive cap goes (%s call cap)",
 		 how);
-	check(what, caller_join(&c), -EPIPE);
+	check(what, observe(caller_join(&c)), -EPIPE);
 	sys_cap_delete((int)w);
 
 	ep = sys_endpoint_create();
@@ -231,10 +231,10 @@ static void check_deletes(bool mint)
 	sys_cap_delete((int)ep);
 	snprintf(what, sizeof(what),
 		 "waiting receiver when the last call cap goes (%s receive cap)", how);
-	check(what, caller_join(&rc), -EPIPE);
+	check(what, observe(caller_join(&rc)), -EPIPE);
 	x = extra_with(WAKE_WAIT_NS);
 	snprintf(what, sizeof(what), "recv when no capability can call (%s receive cap)", how);
-	check(what, sys_ipc_recv((int)r, &m, &x), -EPIPE);
+	check(what, observe(sys_ipc_recv((int)r, &m, &x)), -EPIPE);
 	sys_cap_delete((int)r);
 }
 
