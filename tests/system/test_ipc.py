@@ -72,8 +72,10 @@ FAST_BASE = 0x8000000000001000
 # What `ipctest fastwake` sends (fastwake.c): the badges of its fast-path
 # thread's and its server process's endpoint copies, and the word of its calls.
 WAKE_BADGE, SERVER_BADGE, WAKE_WORD = 0xa4e, 0x5e7, 41
-# What `ipctest server-death`'s serve-hold role flags once it holds a call (ipctest.h).
+# What `ipctest server-death`'s serve-hold role flags once it holds a call,
+# and the badges of client-death's four clients (ipctest.h, failure.c).
 HOLD_GOT_CALL = 1
+CLIENT_BADGES = (0xc1, 0xc2, 0xc3, 0xc4)
 EXIT_KILLED = 0x100  # abi/proc.h: the status of a killed process
 IPC_NO_CAP = 0xffffffff  # abi/ipc.h: no capability in a slot
 IPC_WORDS = 8  # abi/ipc.h: word 7 of the echo's reply is the caller's badge
@@ -297,7 +299,19 @@ def test_deleting_last_endpoint_cap_of_a_side_wakes_the_other_with_epipe(spoor):
 
 
 def test_reply_to_killed_client_is_a_harmless_noop(spoor):
-    run_ipctest(spoor, "client-death")
+    out = run_ipctest(spoor, "client-death")
+    b1, b2, b3, b4 = CLIENT_BADGES
+    killed = [0, EXIT_KILLED]
+    assert observed(out, "client-death") == (
+        [0, b1] + killed  # the first client's call received, the client killed
+        + [0]  # the reply to it, with a buffer and a frame: dropped without error
+        + ["-EPIPE", 0, IPC_NO_CAP]  # our next call: -EPIPE; its receiver got no capability
+        + [0, b2, 0, 0, 8]  # a thread's call received, answered with its word 7 plus 1
+        + killed + ["-ETIMEDOUT"]  # a client killed while its call (b3) was queued: withdrawn
+        + [0, b4] + killed  # the fourth client's call received, the client killed
+        + [0, 9, b2, 0]  # reply_recv: the reply dropped, the thread's next call (9) arrives
+        + [0, 10]  # and is answered
+        + ["-ETIMEDOUT"]), out  # nothing left queued
 
 
 def test_eight_clients_make_10000_calls_each_without_lost_replies(spoor):

@@ -22,6 +22,10 @@
  * while its call is queued, leaves nothing behind: the reply (even one
  * carrying a buffer and a capability) is a harmless no-op, the queued
  * call is withdrawn, and the server goes on serving others.
+ *
+ * The last three observe (observe()) what each call they check returned
+ * and the values they check (a flag, a kill's status, badges, words), in
+ * the order checked, for the host to hold against the scenario.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,7 +260,7 @@ static uint64_t receive_one(long ep, struct ipc_regs *m, const char *what)
 	x.recv_buf = (uint64_t)(uintptr_t)buf;
 	x.recv_max = sizeof(buf);
 	*m = (struct ipc_regs){0};
-	return check(what, sys_ipc_recv((int)ep, m, &x), 0) ? m->badge : 0;
+	return check(what, observe(sys_ipc_recv((int)ep, m, &x)), 0) ? m->badge : 0;
 }
 
 static uint64_t frames_free(void)
@@ -284,8 +288,8 @@ static void check_killed(int process, const char *what)
 {
 	int64_t status = 0;
 
-	if (check(what, kill_and_reap(process, &status), 0)) {
-		check("a killed client's status", (long)status, EXIT_KILLED);
+	if (check(what, observe(kill_and_reap(process, &status)), 0)) {
+		check("a killed client's status", observe((long)status), EXIT_KILLED);
 	}
 }
 
@@ -300,7 +304,8 @@ int test_client_death(int argc, char **argv)
 
 	/* Killed while we hold its reply; the reply carries a buffer and a frame. */
 	int client = start_client(ep, 0xc1);
-	check("badge of the first client", (long)receive_one(ep, &m, "receive a call"), 0xc1);
+	check("badge of the first client", observe((long)receive_one(ep, &m, "receive a call")),
+	      0xc1);
 	check_killed(client, "kill the client whose reply we hold");
 	uint64_t before = frames_free();
 	long frame = sys_frame_create(LEAK_FRAME);
@@ -313,7 +318,7 @@ int test_client_death(int argc, char **argv)
 	x.send_cap = (uint32_t)frame;
 	x.send_cap_rights = CAP_RIGHTS_ALL;
 	m = (struct ipc_regs){.info = IPC_INFO(LABEL_SEQ + 1, 1), .words = {43}};
-	check("reply to a killed client", sys_ipc_reply(&m, &x), 0);
+	check("reply to a killed client", observe(sys_ipc_reply(&m, &x)), 0);
 	sys_cap_delete((int)frame);
 	uint64_t after = frames_free();
 	check_true("the frame sent with the dropped reply is freed", before < after + LEAK_SLACK,
@@ -328,21 +333,23 @@ int test_client_death(int argc, char **argv)
 		   wait_blocked((uint32_t)sys_getpid(), (uint32_t)r.tid, PROMPT_NS),
 		   "it did not block");
 	m = (struct ipc_regs){.info = IPC_INFO(LABEL_SEQ, 0)};
-	check("a call whose receiver ends without replying", sys_ipc_call((int)ep2, &m, NULL),
-	      -EPIPE);
-	check("the receiver's recv", caller_join(&r), 0);
-	check_no_cap("a register-only call after a dropped reply carries no capability", r.cap);
+	check("a call whose receiver ends without replying",
+	      observe(sys_ipc_call((int)ep2, &m, NULL)), -EPIPE);
+	check("the receiver's recv", observe(caller_join(&r)), 0);
+	check_no_cap("a register-only call after a dropped reply carries no capability",
+		     (uint32_t)observe(r.cap));
 	sys_cap_delete((int)ep2);
 
 	/* The server goes on: another client, in a thread of ours. */
 	long w = sys_endpoint_mint((int)ep, 0xc2, CALL_RIGHTS);
 	struct caller c = {.slot = (int)w, .word = 7, .timeout_ns = PROMPT_NS};
 	caller_start(&c);
-	check("badge of the next client", (long)receive_one(ep, &m, "receive the next call"), 0xc2);
+	check("badge of the next client",
+	      observe((long)receive_one(ep, &m, "receive the next call")), 0xc2);
 	m.words[0]++;
-	check("reply to the next client", sys_ipc_reply(&m, NULL), 0);
-	check("the next client's call", caller_join(&c), 0);
-	check("the next client's reply", (long)c.word, 8);
+	check("reply to the next client", observe(sys_ipc_reply(&m, NULL)), 0);
+	check("the next client's call", observe(caller_join(&c)), 0);
+	check("the next client's reply", observe((long)c.word), 8);
 
 	/* Killed while its call is queued: the call is withdrawn. */
 	client = start_client(ep, 0xc3);
@@ -350,11 +357,13 @@ int test_client_death(int argc, char **argv)
 		   "it did not block");
 	check_killed(client, "kill a client whose call is queued");
 	x = extra_with(0);
-	check("recv after the queued caller was killed", sys_ipc_recv((int)ep, &m, &x), -ETIMEDOUT);
+	check("recv after the queued caller was killed", observe(sys_ipc_recv((int)ep, &m, &x)),
+	      -ETIMEDOUT);
 
 	/* Killed while held, then reply_recv: the reply is dropped, the next call arrives. */
 	client = start_client(ep, 0xc4);
-	check("badge of the fourth client", (long)receive_one(ep, &m, "receive a call"), 0xc4);
+	check("badge of the fourth client", observe((long)receive_one(ep, &m, "receive a call")),
+	      0xc4);
 	check_killed(client, "kill the client whose reply we hold");
 	c = (struct caller){.slot = (int)w, .word = 9, .timeout_ns = PROMPT_NS};
 	caller_start(&c);
@@ -363,15 +372,16 @@ int test_client_death(int argc, char **argv)
 	x.send_buf = (uint64_t)(uintptr_t)reply_buf;
 	x.send_len = sizeof(reply_buf);
 	if (check("reply_recv: reply to a killed client, receive the next call",
-		  sys_ipc_reply_recv((int)ep, &m, &x), 0)) {
-		check("the call received after the dropped reply", (long)m.words[0], 9);
-		check("its badge", (long)m.badge, 0xc2);
+		  observe(sys_ipc_reply_recv((int)ep, &m, &x)), 0)) {
+		check("the call received after the dropped reply", observe((long)m.words[0]), 9);
+		check("its badge", observe((long)m.badge), 0xc2);
 		m.words[0]++;
-		check("reply to it", sys_ipc_reply(&m, NULL), 0);
+		check("reply to it", observe(sys_ipc_reply(&m, NULL)), 0);
 	}
-	check("the client thread's call", caller_join(&c), 0);
-	check("the client thread's reply", (long)c.word, 10);
+	check("the client thread's call", observe(caller_join(&c)), 0);
+	check("the client thread's reply", observe((long)c.word), 10);
 	x = extra_with(0);
-	check("recv at the end: nothing left queued", sys_ipc_recv((int)ep, &m, &x), -ETIMEDOUT);
+	check("recv at the end: nothing left queued", observe(sys_ipc_recv((int)ep, &m, &x)),
+	      -ETIMEDOUT);
 	finish();
 }
