@@ -8,13 +8,15 @@ takes what it sends from its command line (call's words, buffers and badge,
 badge's three badges, fastpath's badge and words, frame's patterns,
 naming's text for echo), they are chosen here and what came back is
 checked here too, so that a guest check that passes on nothing does not
-pass the test. Tests that provoke errors print what each call returned
-and the counts and values they saw (`ipctest NAME: observed N: V1 V2
+pass the test. Tests that provoke errors (efault, cap-drop, fastwake,
+server-death, endpoint-delete, client-death) print what each call
+returned and the values they saw (`ipctest NAME: observed N: V1 V2
 ...`), held here against what the kernel must answer (errors by their
-abi/errno.def names). The shell-visible facts — ipcping's figures, free memory around a churn of killed clients,
-init restarting a killed server or giving up on one that keeps crashing —
-are checked here. How much faster the fast path is, is a measurement, not a
-test: `make bench` prints ipcping's ratio.
+abi/errno.def names). The shell-visible facts — ipcping's figures, free
+memory around a churn of killed clients, init restarting a killed server
+or giving up on one that keeps crashing — are checked here. How much
+faster the fast path is, is a measurement, not a test: `make bench`
+prints ipcping's ratio.
 """
 
 import re
