@@ -32,7 +32,14 @@ struct snapshot {
 	uint32_t holder; /* spinning_on's owner as it was seen: a CPU's id + 1, 0 for none */
 };
 
-enum { ASK_NONE, ASK_PENDING, ASK_ANSWERED };
+/*
+ * An ask's states. PENDING goes to exactly one of TAKING (the CPU's NMI
+ * claimed it in time, and goes on to ANSWERED once its snapshot is
+ * written) or NONE (the reporter stopped waiting: the NMI, when it comes,
+ * is late), each by a compare-and-swap, so an NMI is either answered or
+ * counted late, never both nor neither.
+ */
+enum { ASK_NONE, ASK_PENDING, ASK_TAKING, ASK_ANSWERED };
 
 /*
  * Silence is measured in the time a CPU actually ran. Under TCG each
@@ -115,13 +122,24 @@ notrace bool watchdog_nmi(const struct trap_frame *f)
 	/* release: pairs with the acquire load in ask_others(), which may send the next */
 	__atomic_store_n(&w->nmi_taken, sent, __ATOMIC_RELEASE);
 	if (kopts.inject == INJECT_LATENMI && c->id == ncpus - 1) {
-		timer_delay_us(2 * WATCHDOG_NMI_WAIT_MS * 1000); /* as if it came this late */
+		/*
+		 * As if it came late: once the reporter stopped waiting, however
+		 * long the host left either vCPU unrun (a fixed delay was not
+		 * always past the reporter's deadline on a loaded host). The
+		 * reporter, another CPU, always ends its wait (ask()).
+		 */
+		while (__atomic_load_n(&w->ask, __ATOMIC_RELAXED) == ASK_PENDING) {
+			cpu_relax();
+		}
 	}
 	/*
-	 * relaxed: the acquire load of nmi_sent saw the ask sent with it; any
-	 * other value now means the report stopped waiting (report()).
+	 * relaxed: the acquire load of nmi_sent saw the ask sent with it;
+	 * losing to the reporter's swap to ASK_NONE means the report stopped
+	 * waiting (ask()).
 	 */
-	if (__atomic_load_n(&w->ask, __ATOMIC_RELAXED) != ASK_PENDING) {
+	uint32_t pending = ASK_PENDING;
+	if (!__atomic_compare_exchange_n(&w->ask, &pending, ASK_TAKING, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED)) {
 		/* relaxed: a count, for `cpus` (watchdog_cpu_state()) */
 		__atomic_add_fetch(&w->nmi_late, 1, __ATOMIC_RELAXED);
 		return true;
@@ -169,12 +187,23 @@ static uint64_t ask(uint32_t me, uint64_t who, uint64_t *sent)
 		if (!(asked >> i & 1)) {
 			continue;
 		}
-		/* acquire: pairs with the release store of ASK_ANSWERED in watchdog_nmi() */
-		if (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) == ASK_ANSWERED) {
-			snaps[i] = watches[i].snap;
-			answered |= 1ull << i;
+		/* relaxed: winning makes an NMI that comes after this late (watchdog_nmi()) */
+		uint32_t pending = ASK_PENDING;
+		if (__atomic_compare_exchange_n(&watches[i].ask, &pending, ASK_NONE, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			continue;
 		}
-		/* relaxed: an NMI that comes after this is late (watchdog_nmi()) */
+		/*
+		 * The CPU claimed the ask in time: its snapshot is a few stores
+		 * away. acquire: pairs with the release store of ASK_ANSWERED in
+		 * watchdog_nmi().
+		 */
+		while (__atomic_load_n(&watches[i].ask, __ATOMIC_ACQUIRE) != ASK_ANSWERED) {
+			cpu_relax();
+		}
+		snaps[i] = watches[i].snap;
+		answered |= 1ull << i;
+		/* relaxed: the next ask's PENDING is published by nmi_sent's release increment */
 		__atomic_store_n(&watches[i].ask, ASK_NONE, __ATOMIC_RELAXED);
 	}
 	*sent = asked;

@@ -96,16 +96,19 @@ def test_watchdog_panic_setting_panics_after_the_report(boot):
 
 def test_an_nmi_after_the_report_stopped_waiting_is_counted_and_the_machine_goes_on(boot):
     # inject=latenmi: the last CPU (deadlocked, interrupts masked) takes the
-    # detector's NMI 200 ms late, after the report's 100 ms wait.
+    # detector's NMI only once the report stopped waiting for it.
     spoor = boot(smp=4, cmdline="selftest=deadlock ttrace.watchdog=3 inject=latenmi",
                  wait_prompt=False)
     spoor.expect(r"cpu 3: did not answer the NMI in 100 ms", timeout=REPORT_TIMEOUT,
                  allow_panic=True)
     spoor.expect(r"WATCHDOG: going on \(ttrace.watchdog_panic=1 panics instead\)", allow_panic=True)
-    # The late NMI is counted, not taken for a stray one (which panics).
+    # The late NMI is counted, not taken for a stray one (which panics). A
+    # look at the suspects a tick before the one that reports (the other CPU
+    # not yet silent for the whole limit) may have asked cpu 3 too: each of
+    # its NMIs comes late, each is counted.
     late = re.compile(r"^cpu 3: .*, (\d+) late lockup NMIs? ignored$", re.MULTILINE)
     out = until(lambda: spoor.command("cpus"), late.search)
-    assert late.search(out) and late.search(out).group(1) == "1", out
+    assert late.search(out) and int(late.search(out).group(1)) >= 1, out
     assert re.search(r"^cpu 2: stuck for \d+\.\d{3} s, interrupts masked, running tid [1-9]\d*, "
                      r"\d+ ready$", out, re.MULTILINE), out
     assert "traced" in spoor.command("ps")
