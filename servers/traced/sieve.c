@@ -73,7 +73,8 @@ bool sieve_init(struct sieve *s, const struct traced_filter *f, const struct sco
 	}
 	s->since_ts = fl & TRACED_F_SINCE ? ts_of(f->since_ns) : 0;
 	s->until_ts = fl & TRACED_F_UNTIL ? ts_of(f->until_ns) : UINT64_MAX;
-	s->all = !by_kind && !s->flags && !s->tree && !s->scope;
+	s->more = s->flags || s->tree || s->scope;
+	s->all = !by_kind && !s->more;
 	return true;
 }
 
@@ -94,14 +95,9 @@ static bool in_sets(struct sieve *s, uint32_t pid)
 	return s->memo_in;
 }
 
-/* The test of one event's head: the only work the sieve does per event it keeps. */
-static inline bool passes(struct sieve *s, const struct ttrace_entry *e)
+/* The tests past the kind's, for a sieve that has any (s->more). */
+static bool passes_more(struct sieve *s, const struct ttrace_entry *e)
 {
-	uint32_t k = e->kind;
-
-	if (!(k < SIEVE_KINDS ? s->kinds[k / 64] >> (k % 64) & 1 : s->other_kinds)) {
-		return false;
-	}
 	return !(s->flags & TRACED_F_PID && e->pid != s->pid) &&
 	       !(s->flags & TRACED_F_TID && e->tid != s->tid) &&
 	       !((s->tree || s->scope) && !in_sets(s, e->pid)) &&
@@ -114,6 +110,7 @@ void sieve_range(struct sieve *s, uint32_t cpu, uint8_t *out, struct range *r,
 {
 	union ttrace_slot *p = (union ttrace_slot *)out, *end = p + r->len / SLOT;
 	const union ttrace_slot *last = NULL;
+	uint64_t gone = 0, gone_slots = 0; /* in locals: r's words may alias the sieve's */
 
 	*seen = (struct sieve_seen){0};
 	if (p < end && p->e.kind == TRACED_KIND_LOST && !p->e.ts) {
@@ -128,16 +125,25 @@ void sieve_range(struct sieve *s, uint32_t cpu, uint8_t *out, struct range *r,
 	if (s->all) {
 		return;
 	}
-	/* Slots [run, p) are kept and still to move down to w; nothing moves until one goes. */
+	/*
+	 * The test of one event's head, the only work an event the sieve keeps
+	 * costs: its kind's bit, then the other tests only for a sieve that has
+	 * them. Slots [run, p) are kept and still to move down to w; nothing
+	 * moves until an event goes.
+	 */
+	const uint64_t *kinds = s->kinds;
+	const bool other_kinds = s->other_kinds, more = s->more;
 	union ttrace_slot *w = p, *run = p;
 	for (uint32_t n; p < end; p += n) {
+		uint32_t k = p->e.kind;
 		n = 1 + TTRACE_NCONT_OF(p->e.ctx);
 		last = p;
-		if (passes(s, &p->e)) {
+		if ((k < SIEVE_KINDS ? kinds[k / 64] >> (k % 64) & 1 : other_kinds) &&
+		    (!more || passes_more(s, &p->e))) {
 			continue;
 		}
-		r->events--;
-		r->entries -= n;
+		gone++;
+		gone_slots += n;
 		if (w != run) {
 			memmove(w, run, (size_t)(p - run) * SLOT);
 		}
@@ -149,5 +155,7 @@ void sieve_range(struct sieve *s, uint32_t cpu, uint8_t *out, struct range *r,
 	}
 	w += end - run;
 	r->len = (size_t)((uint8_t *)w - out);
+	r->events -= gone;
+	r->entries -= gone_slots;
 	seen->last_ts = last ? last->e.ts : 0;
 }

@@ -29,6 +29,7 @@ struct sieve {
 	uint64_t kinds[TRACED_KIND_WORDS]; /* bit k: kind k passes cat= and kind= */
 	bool other_kinds;		   /* kinds past SIEVE_KINDS pass (no cat= or kind=) */
 	bool all;			   /* nothing to test: every event passes */
+	bool more;			   /* a test past the kind's: pid, tid, a set, a window */
 	uint32_t cpus;			   /* bit c: CPU c's events may pass (cpu=) */
 	uint32_t flags;			   /* TRACED_F_PID, TID, SINCE, UNTIL as they apply */
 	uint32_t pid, tid;
