@@ -7,16 +7,18 @@
  * to it in place (sieve.c), merged by the readers on the host; only
  * with count=, which selects by position in the merged stream, do they
  * come from the merge (merge.c) as a FOLLOW that started at the heads,
- * binary, with its loss markers, into the window's private part first. main.c calls record_drain()
- * between requests and when the kernel's wake-up (wake.c) or its fallback timeout ends a wait while
- * one runs, or at once while a chunk's worth waits, and each call sends one chunk: a request waits
- * for one chunk at most, not for all that the rings hold (a stop among them).
+ * binary, with its loss markers. main.c calls record_drain() between
+ * requests and when the kernel's wake-up (wake.c) or its fallback
+ * timeout ends a wait while one runs, or at once while a chunk's worth
+ * waits, and each call sends one chunk: a request waits for one chunk at
+ * most, not for all that the rings hold (a stop among them).
  *
- * A chunk is built in the export window: the events first, merged into
- * the window's private part (window.c), then the aux ring's snapshot, so
- * that every record an event names was written before the snapshot was
- * taken and goes out in the same chunk, ahead of the events (a name is
- * never evicted from a recording); then the chunk is assembled in a
+ * A chunk is built in the export window: the events first (per CPU,
+ * straight into the chunk's record; merged, into the window's private
+ * part, window.c), then the aux ring's snapshot, so that every record an
+ * event names was written before the snapshot was taken and goes out in
+ * the same chunk, ahead of the events (a name is never evicted from a
+ * recording); then the chunk is assembled in a
  * record of the window's ring: head, each CPU's running counts, the aux
  * piece, the events, the checksum of the whole file so far. Publishing
  * the record sends it: the host appends whole chunks only. A drain that
@@ -223,9 +225,10 @@ static bool per_cpu(void)
 
 /*
  * Each CPU's new entries as a CPU_EVENTS section at at, a range copied at
- * once (ranges.c) and sieved in place (sieve.c), up to the recording's end at a stop (MERGE_DUMP)
- * or the heads (MERGE_FOLLOW); each CPU gets its share of a chunk. Returns where the sections end;
- * *events and *done as chunk()'s.
+ * once (ranges.c) and sieved in place (sieve.c), up to the recording's
+ * end at a stop (MERGE_DUMP) or the heads (MERGE_FOLLOW); each CPU gets
+ * its share of a chunk. Returns where the sections end; *events and
+ * *done as chunk()'s.
  */
 static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events, bool *done)
 {
