@@ -174,3 +174,36 @@ def test_a_per_cpu_save_says_the_losses_of_a_cpu_it_leaves_out_could_not_have_ma
     text = text_of(spoor.traces / "cpu0.spoor")  # checks the ledger
     assert [m.groups() for m in LOST.finditer(text)] == [("936", "1")], text
     assert "# end of dump: 0 events, 936 lost" in text
+
+
+HOARD_SAVED = re.compile(r"hoard: saved (\d+) events to (self-(\d+)-\S+\.spoor)")
+
+
+def test_a_self_save_goes_out_per_cpu_with_exactly_its_own_processes_events(boot):
+    """A program below the read level saves only its own processes' events
+    (abi/traced.h SAVE): per CPU too, sieved by its scope. Each CPU's events in
+    its file are the first of that CPU's events of its processes in a save of
+    everything made after it (which holds what the program did after its save
+    too), read from abi/ alone."""
+    spoor = boot(smp=2, modules=("hoard",))
+    spoor.command("trace on test,user,proc")
+    assert "hello" in spoor.command("run hello")
+    out = spoor.command("run hoard save mine")
+    saved = HOARD_SAVED.search(out)
+    assert saved and int(saved.group(1)) > 0, out
+    spoor.command("trace off")
+    path = spoor.traces / saved.group(2)
+    assert entries.CPU_EVENTS in section_types(path) and \
+        entries.EVENTS not in section_types(path), section_types(path)
+    own = entries.Trace(path)
+    assert len(own.events) == int(saved.group(1))
+    assert SAVED.search(spoor.command("trace save as everything"))
+    whole = entries.Trace(spoor.traces / "everything.spoor")
+    scope = tree_of(whole, int(saved.group(3)))
+    assert len(scope) == 2, scope  # hoard and its child
+    for cpu in range(2):
+        got = [key(e) for e in own.events if e.cpu == cpu]
+        want = [key(e) for e in whole.events if e.cpu == cpu and e.pid in scope]
+        assert got == want[:len(got)], cpu
+    assert {e.pid for e in own.events} == scope
+    assert any(e.pid not in scope for e in whole.events)  # hello's, init's, the kernel's
