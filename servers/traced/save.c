@@ -379,7 +379,7 @@ int save_run(const struct request *req, struct reply *rep)
 	struct out o = {.checksum = TTRACE_FNV_OFFSET};
 	uint64_t lost[TTRACE_MAX_CPUS] = {0};
 	char line[TTRACE_EXPORT_LINE_MAX];
-	static struct sieve sieve; /* one save at a time */
+	struct sieve sieve;
 
 	if (req->len != sizeof(r)) {
 		return -EINVAL;

@@ -41,7 +41,9 @@ struct sieve {
 	bool memo_in, memo_valid;  /* their answer: events come in runs of one pid */
 };
 
-/* What sieve_range() saw of a range, with since= or until= only: a save tells losses apart by it.
+/*
+ * What sieve_range() saw of a range, with since= or until= only: a save
+ * tells its losses apart by it.
  */
 struct sieve_seen {
 	uint64_t next_ts; /* the ts of the first event after its loss marker; 0: none */
