@@ -2,7 +2,7 @@
  * sieve: a filter over a range already copied (sieve.h). It decides
  * exactly what the merge's matches() decides (common/trace_filter.c's
  * ttrace_filter_match(), the time window, a SELF caller's scope), from
- * the slot's head alone: cat= and kind= become one bitmap of kinds, and
+ * the slot's head alone: cat= and kind= become one byte a kind, and
  * since= and until= the TSC values where the window begins and ends,
  * found once by a search over traced_ns(), which never decreases as ts
  * grows, so that ts < since_ts exactly when traced_ns(ts) < since_ns.
@@ -58,9 +58,8 @@ bool sieve_init(struct sieve *s, const struct traced_filter *f, const struct sco
 	};
 	for (uint32_t k = 0; k < SIEVE_KINDS; k++) {
 		const struct ttrace_kind_info *info = ttrace_kind_info(k);
-		bool in = (!(fl & TRACED_F_KINDS) || f->kinds[k / 64] >> (k % 64) & 1) &&
-			  (!(fl & TRACED_F_CATS) || (info && info->category & f->cats));
-		s->kinds[k / 64] |= (uint64_t)in << (k % 64);
+		s->pass[k] = (!(fl & TRACED_F_KINDS) || f->kinds[k / 64] >> (k % 64) & 1) &&
+			     (!(fl & TRACED_F_CATS) || (info && info->category & f->cats));
 	}
 	if (fl & TRACED_F_TREE) {
 		/* As the merge's: a tree the aux buffer cannot show is the pid alone. */
@@ -105,12 +104,60 @@ static bool passes_more(struct sieve *s, const struct ttrace_entry *e)
 	       !(s->flags & TRACED_F_UNTIL && e->ts >= s->until_ts);
 }
 
+/* What a walk over a range's events left: where the kept slots end, what went, the last event. */
+struct walked {
+	union ttrace_slot *end;
+	uint64_t gone, gone_slots;
+	const union ttrace_slot *last;
+};
+
+/*
+ * The walk over the events [p, end): the test of each event's head, the
+ * only work an event the sieve keeps costs (its kind's byte, then, with
+ * more, the other tests), and the moves of the kept slots over those
+ * that go: slots [run, p) are kept and still to move down to w, so
+ * nothing moves until an event goes. Inlined twice, with more constant:
+ * the walk of a kind filter alone carries none of the other tests.
+ */
+static inline __attribute__((always_inline)) void
+walk(struct sieve *s, union ttrace_slot *p, union ttrace_slot *end, bool more, struct walked *out)
+{
+	const uint8_t *pass = s->pass;
+	const bool other_kinds = s->other_kinds;
+	union ttrace_slot *w = p, *run = p, *next;
+	uint64_t gone = 0, gone_slots = 0; /* in locals: the range's words may alias the sieve's */
+
+	out->last = NULL;
+	for (; p < end; p = next) {
+		uint32_t k = p->e.kind;
+		next = p + 1 + TTRACE_NCONT_OF(p->e.ctx);
+		if (more) {
+			out->last = p;
+		}
+		if ((k < SIEVE_KINDS ? pass[k] : other_kinds) && (!more || passes_more(s, &p->e))) {
+			continue;
+		}
+		gone++;
+		gone_slots += (uint64_t)(next - p);
+		if (w != run) {
+			memmove(w, run, (size_t)(p - run) * SLOT);
+		}
+		w += p - run;
+		run = next;
+	}
+	if (w != run) {
+		memmove(w, run, (size_t)(end - run) * SLOT);
+	}
+	out->end = w + (end - run);
+	out->gone = gone;
+	out->gone_slots = gone_slots;
+}
+
 void sieve_range(struct sieve *s, uint32_t cpu, uint8_t *out, struct range *r,
 		 struct sieve_seen *seen)
 {
 	union ttrace_slot *p = (union ttrace_slot *)out, *end = p + r->len / SLOT;
-	const union ttrace_slot *last = NULL;
-	uint64_t gone = 0, gone_slots = 0; /* in locals: r's words may alias the sieve's */
+	struct walked done;
 
 	*seen = (struct sieve_seen){0};
 	if (p < end && p->e.kind == TRACED_KIND_LOST && !p->e.ts) {
@@ -125,37 +172,13 @@ void sieve_range(struct sieve *s, uint32_t cpu, uint8_t *out, struct range *r,
 	if (s->all) {
 		return;
 	}
-	/*
-	 * The test of one event's head, the only work an event the sieve keeps
-	 * costs: its kind's bit, then the other tests only for a sieve that has
-	 * them. Slots [run, p) are kept and still to move down to w; nothing
-	 * moves until an event goes.
-	 */
-	const uint64_t *kinds = s->kinds;
-	const bool other_kinds = s->other_kinds, more = s->more;
-	union ttrace_slot *w = p, *run = p;
-	for (uint32_t n; p < end; p += n) {
-		uint32_t k = p->e.kind;
-		n = 1 + TTRACE_NCONT_OF(p->e.ctx);
-		last = p;
-		if ((k < SIEVE_KINDS ? kinds[k / 64] >> (k % 64) & 1 : other_kinds) &&
-		    (!more || passes_more(s, &p->e))) {
-			continue;
-		}
-		gone++;
-		gone_slots += n;
-		if (w != run) {
-			memmove(w, run, (size_t)(p - run) * SLOT);
-		}
-		w += p - run;
-		run = p + n;
+	if (s->more) {
+		walk(s, p, end, true, &done);
+	} else {
+		walk(s, p, end, false, &done);
 	}
-	if (w != run) {
-		memmove(w, run, (size_t)(end - run) * SLOT);
-	}
-	w += end - run;
-	r->len = (size_t)((uint8_t *)w - out);
-	r->events -= gone;
-	r->entries -= gone_slots;
-	seen->last_ts = last ? last->e.ts : 0;
+	r->len = (size_t)((uint8_t *)done.end - out);
+	r->events -= done.gone;
+	r->entries -= done.gone_slots;
+	seen->last_ts = done.last ? done.last->e.ts : 0;
 }

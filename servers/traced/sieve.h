@@ -5,7 +5,7 @@
  * events it leaves out are moved over in place, so the only work an
  * event costs beyond the range's is the test itself. The filter is
  * compiled once per save or recording into what a slot's own words
- * answer: one bitmap of kinds (cat= and kind= together), pid and tid, a
+ * answer: a byte a kind (cat= and kind= together), pid and tid, a
  * pid set (tree=, the scope), and the time window as TSC bounds.
  *
  * count= and last= select by position in the merged stream of every
@@ -26,12 +26,12 @@
 #define SIEVE_KINDS (TRACED_KIND_WORDS * 64)
 
 struct sieve {
-	uint64_t kinds[TRACED_KIND_WORDS]; /* bit k: kind k passes cat= and kind= */
-	bool other_kinds;		   /* kinds past SIEVE_KINDS pass (no cat= or kind=) */
-	bool all;			   /* nothing to test: every event passes */
-	bool more;			   /* a test past the kind's: pid, tid, a set, a window */
-	uint32_t cpus;			   /* bit c: CPU c's events may pass (cpu=) */
-	uint32_t flags;			   /* TRACED_F_PID, TID, SINCE, UNTIL as they apply */
+	uint8_t pass[SIEVE_KINDS]; /* 1: kind k passes cat= and kind= (a byte: one compare) */
+	bool other_kinds;	   /* kinds past SIEVE_KINDS pass (no cat= or kind=) */
+	bool all;		   /* nothing to test: every event passes */
+	bool more;		   /* a test past the kind's: pid, tid, a set, a window */
+	uint32_t cpus;		   /* bit c: CPU c's events may pass (cpu=) */
+	uint32_t flags;		   /* TRACED_F_PID, TID, SINCE, UNTIL as they apply */
 	uint32_t pid, tid;
 	const struct scope *tree;  /* tree=: the pid and its descendants; NULL: none */
 	const struct scope *scope; /* a SELF caller's processes; NULL: all */
