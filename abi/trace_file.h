@@ -14,7 +14,8 @@
  *
  *   struct ttrace_file_header
  *   EVENTS ...     any number, together the selected events in order
- *                  (from minor 4, CPU_EVENTS instead: PER-CPU SAVES)
+ *                  (from minor 4, CPU_EVENTS instead, but for count= and
+ *                  last=: PER-CPU SAVES)
  *   AUX_DURABLE    exactly one
  *   AUX_RING       exactly one
  *   LEDGER         exactly one
@@ -165,11 +166,16 @@
  * on from the last chunk's next, and what the rings overwrote meanwhile
  * is counted lost there, with markers.
  *
- * PER-CPU CHUNKS (minor 3). A recording without a filter carries each
- * CPU's entries as the ring held them, in CPU_EVENTS sections: struct
+ * PER-CPU CHUNKS (minor 3). A recording carries each CPU's entries as
+ * the ring held them, in CPU_EVENTS sections: struct
  * ttrace_file_cpu_events, then whole slots of that CPU alone (events and
  * loss markers, as EVENTS has them) in ring order, a range traced copied
- * at once and checked against the ring's head once, not merged. Within a
+ * at once and checked against the ring's head once, not merged. With a
+ * filter, the range holds only the events it passes (its loss markers
+ * all stay), the others moved out in place after the copy; the layout
+ * is the same, so no minor marks it: the chunk's counts then have
+ * entries + lost <= next - first. Only a filter with count=, which
+ * selects by position in the merged stream, makes EVENTS instead. Within a
  * chunk they may come before the AUX_RING piece (the piece is snapshot
  * after the copy, so it holds every name they use); readers take a chunk
  * whole. Readers merge the CPUs' streams by timestamp, each CPU's order
@@ -181,13 +187,15 @@
  * reader of a file still growing (spoor-trace follow) merges only the
  * events before the last chunk's ns, the rest once more chunks arrive.
  *
- * PER-CPU SAVES (minor 4). A save without a filter (and not a SELF
- * caller's) carries its events as a recording without a filter does: in
- * CPU_EVENTS sections where EVENTS would be, each CPU's entries from its
- * last clear to its head when the save began, ranges copied at once and
- * checked against the head once, not merged; each CPU's sections in its
- * ring order, the CPUs one after another (CPU 0 first). Readers merge
- * them as above. A save with a filter still holds EVENTS.
+ * PER-CPU SAVES (minor 4). A save carries its events as a recording
+ * does: in CPU_EVENTS sections where EVENTS would be, each CPU's entries
+ * from its last clear to its head when the save began, ranges copied at
+ * once and checked against the head once, not merged; each CPU's
+ * sections in its ring order, the CPUs one after another (CPU 0 first).
+ * A save with a filter, or a SELF caller's, holds the events it selects
+ * and every loss marker, as a filtered recording's chunks do (minor 4's
+ * layout, unchanged). Readers merge them as above. Only a save with
+ * count= or last= (positions in the merged stream) still holds EVENTS.
  *
  * CHECKSUMS. The file's checksums (END's, each CHUNK's, the export
  * channel's end line) run over the file's bytes from its first: from minor

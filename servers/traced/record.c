@@ -1,22 +1,24 @@
 /*
  * record: RECORD, REC_STOP and REC_STATUS (abi/traced.h), a recording
  * (abi/trace_file.h, A RECORDING) streamed to the host through the export
- * channel (export.c) while the run goes on. Without a filter the events
- * go out per CPU, each CPU's new entries a range copied at once into
- * the chunk (ranges.c; abi/trace_file.h, PER-CPU CHUNKS), merged by the
- * readers on the host; with one they come from the merge (merge.c) as a
- * FOLLOW that started at the heads, binary, with its loss markers, into
- * the window's private part first. main.c calls record_drain() between
- * requests and when the kernel's wake-up (wake.c) or its fallback timeout
- * ends a wait while one runs, or at once while a chunk's worth waits,
- * and each call sends one chunk: a request waits for one chunk at most,
- * not for all that the rings hold (a stop among them).
+ * channel (export.c) while the run goes on. The events go out per CPU,
+ * each CPU's new entries a range copied at once into the chunk
+ * (ranges.c; abi/trace_file.h, PER-CPU CHUNKS) with the filter applied
+ * to it in place (sieve.c), merged by the readers on the host; only
+ * with count=, which selects by position in the merged stream, do they
+ * come from the merge (merge.c) as a FOLLOW that started at the heads,
+ * binary, with its loss markers. main.c calls record_drain() between
+ * requests and when the kernel's wake-up (wake.c) or its fallback
+ * timeout ends a wait while one runs, or at once while a chunk's worth
+ * waits, and each call sends one chunk: a request waits for one chunk at
+ * most, not for all that the rings hold (a stop among them).
  *
- * A chunk is built in the export window: the events first, merged into
- * the window's private part (window.c), then the aux ring's snapshot, so
- * that every record an event names was written before the snapshot was
- * taken and goes out in the same chunk, ahead of the events (a name is
- * never evicted from a recording); then the chunk is assembled in a
+ * A chunk is built in the export window: the events first (per CPU,
+ * straight into the chunk's record; merged, into the window's private
+ * part, window.c), then the aux ring's snapshot, so that every record an
+ * event names was written before the snapshot was taken and goes out in
+ * the same chunk, ahead of the events (a name is never evicted from a
+ * recording); then the chunk is assembled in a
  * record of the window's ring: head, each CPU's running counts, the aux
  * piece, the events, the checksum of the whole file so far. Publishing
  * the record sends it: the host appends whole chunks only. A drain that
@@ -42,6 +44,7 @@
 #include "servers/traced/ranges.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
+#include "servers/traced/sieve.h"
 #include "servers/traced/state.h"
 #include "servers/traced/wake.h"
 #include "servers/traced/window.h"
@@ -64,8 +67,8 @@ struct run {
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
 	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
 	uint64_t aux_sent; /* aux positions below it are in the file */
-	uint64_t unsynced[TTRACE_MAX_CPUS]; /* per CPU (ranges.h): only without a filter */
-	uint64_t skipped[TTRACE_MAX_CPUS];  /* per CPU (ranges.h): only without a filter */
+	uint64_t unsynced[TTRACE_MAX_CPUS]; /* ranges.h: a recording per CPU only */
+	uint64_t skipped[TTRACE_MAX_CPUS];  /* ranges.h: a recording per CPU only */
 	uint32_t owner;			    /* the pid that asked: the recording ends with it */
 	uint32_t resumed;		    /* the next chunk is the first after a restart */
 };
@@ -92,9 +95,11 @@ _Static_assert(sizeof(struct run) % 8 == 0, "the keep's sum takes whole words");
 
 static struct recorder {
 	struct run run;
-	uint64_t last_ns;  /* when the last chunk went */
-	uint64_t owner_ns; /* when owner was last looked for */
-	bool stalled;	   /* the last drain found the ring full: wait a tick */
+	uint64_t last_ns;   /* when the last chunk went */
+	uint64_t owner_ns;  /* when owner was last looked for */
+	bool stalled;	    /* the last drain found the ring full: wait a tick */
+	bool per_cpu;	    /* the filter has a sieve: the events go out per CPU */
+	struct sieve sieve; /* the filter, compiled (sieve.h); not kept: made again on resume */
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
 } rec;
 
@@ -208,17 +213,22 @@ static size_t put_section(uint8_t *out, size_t at, uint32_t type, uint64_t size)
 	return put(out, at, &s, sizeof(s));
 }
 
-/* Whether the recording goes out per CPU (abi/trace_file.h, PER-CPU CHUNKS): it has no filter. */
+/*
+ * Whether the recording goes out per CPU (abi/trace_file.h, PER-CPU
+ * CHUNKS): its filter has a sieve (sieve.h), made at the start (or the
+ * resume).
+ */
 static bool per_cpu(void)
 {
-	return !rec.run.filter.flags;
+	return rec.per_cpu;
 }
 
 /*
  * Each CPU's new entries as a CPU_EVENTS section at at, a range copied at
- * once (ranges.c), up to the recording's end at a stop (MERGE_DUMP) or the
- * heads (MERGE_FOLLOW); each CPU gets its share of a chunk. Returns where
- * the sections end; *events and *done as chunk()'s.
+ * once (ranges.c) and sieved in place (sieve.c), up to the recording's
+ * end at a stop (MERGE_DUMP) or the heads (MERGE_FOLLOW); each CPU gets
+ * its share of a chunk. Returns where the sections end; *events and
+ * *done as chunk()'s.
  */
 static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events, bool *done)
 {
@@ -233,7 +243,9 @@ static size_t put_ranges(uint8_t *out, size_t at, uint32_t how, uint64_t *events
 
 		struct range_cursor rc = {rec.run.cursor.next[i], rec.run.unsynced[i],
 					  rec.run.skipped[i]};
+		struct sieve_seen seen;
 		range_copy(i, &rc, end, out + payload, share, &r);
+		sieve_range(&rec.sieve, i, out + payload, &r, &seen);
 		rec.run.cursor.next[i] = rc.next;
 		rec.run.unsynced[i] = rc.unsynced;
 		rec.run.skipped[i] = rc.skipped;
@@ -298,6 +310,10 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 		at = put(out, at, traced.area.aux, durable);
 	}
 	if (per_cpu()) {
+		if (rec.run.filter.flags & TRACED_F_TREE) {
+			/* The tree as it is now: it grows as the recording goes on. */
+			sieve_init(&rec.sieve, &rec.run.filter, NULL);
+		}
 		at = put_ranges(out, at, how, events, done);
 	} else {
 		*done =
@@ -443,6 +459,7 @@ int record_start(const struct request *req, struct reply *rep)
 	memset(&rec.run.st, 0, sizeof(rec.run.st));
 	memcpy(rec.run.st.name, r.name, sizeof(rec.run.st.name));
 	rec.run.filter = r.filter;
+	rec.per_cpu = sieve_init(&rec.sieve, &r.filter, NULL);
 	rec.run.checksum = TTRACE_FNV_OFFSET;
 	rec.run.aux_sent = 0;
 	rec.run.st.started_ns = (uint64_t)sys_clock_ns();
@@ -607,6 +624,7 @@ void record_resume(void)
 		if (!export_request(line)) {
 			rec.run = *tries[i];
 			rec.run.resumed = 1;
+			rec.per_cpu = sieve_init(&rec.sieve, &rec.run.filter, NULL);
 			rec.owner_ns = rec.last_ns = (uint64_t)sys_clock_ns();
 			keep_write(&rec.run, NULL);
 			printf("traced: recording %s resumed at byte %llu\n", rec.run.st.name,

@@ -2,11 +2,12 @@
  * save: SAVE (abi/traced.h) writes one trace file (abi/trace_file.h) to
  * the host through the export channel (export.c). The file is built in
  * the export window's ring itself (window.c), a record at a time: the
- * events, then the aux records and the ledger. A save that selects every
- * event copies each CPU's entries as ranges (ranges.c) into CPU_EVENTS
- * sections, merged by the readers on the host (abi/trace_file.h,
- * PER-CPU SAVES); one with a filter or a scope takes them from the merge
- * behind DUMP (merge_fill, binary format), which looks at every event.
+ * events, then the aux records and the ledger. A save copies each CPU's
+ * entries as ranges (ranges.c) into CPU_EVENTS sections, merged by the
+ * readers on the host (abi/trace_file.h, PER-CPU SAVES), its filter or
+ * scope applied to each range in place by the sieve (sieve.c); only a
+ * filter that selects by position in the merged stream (count=, last=)
+ * takes them from the merge behind DUMP (merge_fill, binary format).
  * When a record fills it is published, and the host takes it while the
  * next one fills; the checksum runs over every byte as it leaves.
  *
@@ -36,6 +37,7 @@
 #include "servers/traced/save.h"
 #include "servers/traced/save_aux.h"
 #include "servers/traced/scope.h"
+#include "servers/traced/sieve.h"
 #include "servers/traced/state.h"
 #include "servers/traced/tree.h"
 #include "servers/traced/window.h"
@@ -182,24 +184,48 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 }
 
 /*
+ * The loss of one range, told apart as a dump's (abi/traced.h LOSSES):
+ * what cannot have matched (its CPU left out by cpu=, before an event
+ * older than since=, after one not older than until=), else the part of
+ * it the ring no longer held when the save began (below held). lo is
+ * the lowest index it may include; next_ts and prev_ts the events of its
+ * CPU after and before it (0: not known, so not proved outside).
+ */
+static void classify(const struct sieve *sv, uint32_t cpu, uint64_t lo, uint64_t lost,
+		     uint64_t held, uint64_t next_ts, uint64_t prev_ts, struct traced_cursor *c)
+{
+	if (!lost) {
+		return;
+	}
+	if (sieve_cpu_out(sv, cpu) ||
+	    (sv->flags & TRACED_F_SINCE && next_ts && next_ts < sv->since_ts) ||
+	    (sv->flags & TRACED_F_UNTIL && prev_ts && prev_ts >= sv->until_ts)) {
+		c->outside += lost;
+		return;
+	}
+	c->early += held > lo ? (held - lo < lost ? held - lo : lost) : 0;
+}
+
+/*
  * CPU c's CPU_EVENTS sections (abi/trace_file.h, PER-CPU SAVES): its
  * entries from the cursor's next to its end, ranges copied at once
- * (ranges.c) into the window, each a section. A range held up below the
- * end (a write in progress) is looked at again, yielding, and after
+ * (ranges.c) into the window, the sieve's filter applied to each in
+ * place (sieve.c), each a section. A range held up below the end (a
+ * write in progress) is looked at again, yielding, and after
  * RANGE_STUCK_LOOKS looks its entry is skipped as lost (R6). Stops early
  * only on an error.
  */
-static void put_cpu(struct out *o, uint32_t cpu, struct traced_cursor *c, uint64_t *lost)
+static void put_cpu(struct out *o, uint32_t cpu, struct sieve *sv, const struct scope *scope,
+		    struct traced_cursor *c, uint64_t *lost)
 {
 	struct ttrace_file_cpu_events head = {.cpu = cpu};
 	const size_t heads = sizeof(struct ttrace_file_section) + sizeof(head);
 	struct range_cursor rc = {.next = c->next[cpu]};
 	uint64_t end = c->end[cpu], n_ring = traced.ring[cpu].entries;
 	/* What the ring no longer held when the save began: lost, and early (LOSSES). */
-	uint64_t held = end > n_ring ? end - n_ring : 0;
+	uint64_t held = end > n_ring ? end - n_ring : 0, prev_ts = 0;
 	uint32_t looks = 0;
 
-	c->early += held > rc.next ? held - rc.next : 0;
 	while (reserved(o) && (rc.next < end || rc.skipped)) {
 		if (o->size - o->used < heads + EVENTS_ROOM_MIN) {
 			flush(o);
@@ -207,7 +233,9 @@ static void put_cpu(struct out *o, uint32_t cpu, struct traced_cursor *c, uint64
 		}
 		size_t room = (o->size - o->used - heads) / SLOT * SLOT;
 		uint8_t *payload = o->win + o->used + heads;
+		uint64_t lo = rc.next - rc.skipped;
 		struct range r;
+		struct sieve_seen seen;
 		range_copy(cpu, &rc, end, payload, room < EVENTS_MAX ? room : EVENTS_MAX, &r);
 		if (!r.len) {
 			if (++looks < RANGE_STUCK_LOOKS) {
@@ -219,12 +247,21 @@ static void put_cpu(struct out *o, uint32_t cpu, struct traced_cursor *c, uint64
 			continue;
 		}
 		looks = 0;
-		put_section(o, TTRACE_FILE_CPU_EVENTS, sizeof(head) + r.len);
-		put(o, &head, sizeof(head));
-		o->used += r.len;
+		sieve_range(sv, cpu, payload, &r, &seen);
+		classify(sv, cpu, lo, r.lost, held, seen.next_ts, prev_ts, c);
+		prev_ts = seen.last_ts ? seen.last_ts : prev_ts;
 		c->events += r.events;
 		c->lost += r.lost;
 		lost[cpu] += r.lost;
+		if (!r.len) {
+			continue; /* the filter left nothing of it, and nothing was lost */
+		}
+		if (scope) {
+			save_aux_note(payload, r.len);
+		}
+		put_section(o, TTRACE_FILE_CPU_EVENTS, sizeof(head) + r.len);
+		put(o, &head, sizeof(head));
+		o->used += r.len;
 	}
 	c->next[cpu] = rc.next;
 }
@@ -286,15 +323,6 @@ static void put_header(struct out *o, const struct traced_filter *f)
 	put(o, &fh, sizeof(fh));
 }
 
-/*
- * Whether the save goes out per CPU (abi/trace_file.h, PER-CPU SAVES): it
- * selects every event, so nothing needs the merge's per-event look.
- */
-static bool per_cpu(const struct traced_filter *f, const struct scope *scope)
-{
-	return !f->flags && !scope;
-}
-
 /* Takes one save from the allowance of tree: 0, or -EAGAIN when it has none left. */
 static int allowance_take(uint32_t tree)
 {
@@ -351,6 +379,7 @@ int save_run(const struct request *req, struct reply *rep)
 	struct out o = {.checksum = TTRACE_FNV_OFFSET};
 	uint64_t lost[TTRACE_MAX_CPUS] = {0};
 	char line[TTRACE_EXPORT_LINE_MAX];
+	struct sieve sieve;
 
 	if (req->len != sizeof(r)) {
 		return -EINVAL;
@@ -382,10 +411,11 @@ int save_run(const struct request *req, struct reply *rep)
 	o.err = export_send(line);
 	o.begin = line;
 	put_header(&o, &r.filter);
-	if (per_cpu(&r.filter, scope)) {
+	/* Per CPU (abi/trace_file.h, PER-CPU SAVES) unless the filter selects by position. */
+	if (sieve_init(&sieve, &r.filter, scope)) {
 		merge_cursor_start(&c, false);
 		for (uint32_t i = 0; i < traced.ncpus; i++) {
-			put_cpu(&o, i, &c, lost);
+			put_cpu(&o, i, &sieve, scope, &c, lost);
 		}
 	} else {
 		put_events(&o, &r.filter, scope, &c, lost);

@@ -217,6 +217,7 @@ def test_a_program_without_the_port_faults_on_it(boot):
 
 
 FILE_EVENTS, FILE_CPU_EVENTS = 1, 7  # abi/trace_file.h section types
+EVENT_CPU = re.compile(r"^\[[ \d.]+\] cpu=(\d+) ", re.M)
 
 
 def section_types(path):
@@ -231,9 +232,9 @@ def section_types(path):
 
 def test_a_save_without_filters_goes_out_per_cpu_and_counts_a_write_that_never_ends(boot):
     """A save without filters carries each CPU's entries apart (CPU_EVENTS, format
-    minor 4), a filtered one the merge's EVENTS. selftest=tracewedge leaves CPU 1's
-    last slot being written for ever: the per-CPU save waits a while for it, then
-    skips it and counts it lost on CPU 1, as the dump does."""
+    minor 4), and so does a filtered one (test_save_filtered.py). selftest=tracewedge
+    leaves CPU 1's last slot being written for ever: the per-CPU save waits a while
+    for it, then skips it and counts it lost on CPU 1, as the dump does."""
     spoor = boot(smp=2, cmdline="ttrace=all ttrace.watchdog=0 selftest=tracewedge",
                  wait_prompt=False)
     spoor.expect(r"selftest tracewedge: cpu 1 stops writing index \d+ of its ring")
@@ -247,6 +248,11 @@ def test_a_save_without_filters_goes_out_per_cpu_and_counts_a_write_that_never_e
     lost = [m.groups() for m in LOST.finditer(text) if m.group(2) == "1"]
     assert lost == [("1", "1")], lost
     assert END.search(text).groups() == saved.groups()[:2], (saved.group(0), text[-300:])
-    assert SAVED.search(spoor.command("trace save cpu=0 as filtered"))
+    saved = SAVED.search(spoor.command("trace save cpu=0 as filtered", timeout=DUMP_TIMEOUT))
+    assert saved, spoor.console()[-2000:]
     types = section_types(spoor.traces / "filtered.spoor")
-    assert FILE_EVENTS in types and FILE_CPU_EVENTS not in types, types
+    assert FILE_CPU_EVENTS in types and FILE_EVENTS not in types, types
+    code, text, err = spoor_trace("text", spoor.traces / "filtered.spoor")
+    assert code == 0, err
+    assert {m.group(1) for m in EVENT_CPU.finditer(text)} == {"0"}, text[-300:]
+    assert [m.groups() for m in LOST.finditer(text) if m.group(2) == "1"] == [("1", "1")]

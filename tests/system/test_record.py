@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+import entries
 from spoorlib import END, ROOT, expect_after, expect_count, pid_of, reset_tracing
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
@@ -439,3 +440,78 @@ def test_a_write_that_never_completes_inside_a_recording_is_counted_lost_at_its_
             lost[int(m.group(2))] += int(m.group(1))
     assert lost[1] == 1, (dict(lost), text[-2000:])
     assert sum(lost.values()) == int(stopped.group(4)), (dict(lost), stopped.group(0))
+
+
+FILE_EVENTS, FILE_CHUNK, FILE_CPU_EVENTS = 1, 6, 7  # abi/trace_file.h section types
+CHUNK_HEAD, CHUNK_CPU = 24, 32  # struct ttrace_file_chunk, struct ttrace_file_chunk_cpu
+
+
+def chunk_section_types(path):
+    """The types of the sections inside a recording's chunks (abi/trace_file.h, A
+    RECORDING): a chunk's payload is its head, each CPU's counts, sections, a checksum."""
+    data = path.read_bytes()
+    at, cpus = int.from_bytes(data[8:12], "little"), int.from_bytes(data[12:16], "little")
+    types = set()
+    while at < len(data):
+        kind, size = int.from_bytes(data[at:at + 4], "little"), \
+            int.from_bytes(data[at + 8:at + 16], "little")
+        payload = at + 16
+        inner, end = payload + CHUNK_HEAD + cpus * CHUNK_CPU, payload + size - 8
+        while kind == FILE_CHUNK and inner < end:
+            types.add(int.from_bytes(data[inner:inner + 4], "little"))
+            inner += 16 + int.from_bytes(data[inner + 8:inner + 16], "little")
+        at = payload + size
+    return types
+
+
+FILTERED_EACH = 3000  # a CPU's tracegen events: the rings (16384 entries) hold them all
+
+
+@pytest.mark.parametrize("words, cpus", [("kind=test_tick", range(CPUS)),
+                                         ("cat=test cpu=1", [1])])
+def test_a_filtered_recording_goes_out_per_cpu_with_exactly_the_events_that_match(spoor, words,
+                                                                                  cpus):
+    """A recording with a filter carries each CPU's matching events in CPU_EVENTS
+    sections, sieved in traced, not merged. Its events are recounted, by kind and
+    cpu, from a save of the rings without a filter afterwards (read from abi/ alone,
+    tests/system/entries.py): the rings held every entry of the recording, the
+    sched and syscall events the filter left out among them."""
+    reset_tracing(spoor)
+    spoor.command("trace on sched,syscall")
+    assert RECORDING.search(spoor.command(f"trace record test {words} as filtered"))
+    run_tracegens(spoor, FILTERED_EACH, BIG_RATE)
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    spoor.command("trace off")
+    assert stopped and stopped.group(4) == "0", spoor.console()[-2000:]
+    path = spoor.traces / "filtered.spoor"
+    types = chunk_section_types(path)
+    assert FILE_CPU_EVENTS in types and FILE_EVENTS not in types, types
+    events, lost, err = tally(path, BIG_RATE // 1000)
+    assert "ends early" not in err and not any(lost.values()), (err, lost)
+    assert dict(events) == {cpu: FILTERED_EACH for cpu in cpus}, events
+    code, text, err = spoor_trace("text", path)
+    assert code == 0, err
+    assert sum(1 for line in text.splitlines() if line.startswith("[")) == \
+        sum(events.values()) == int(stopped.group(2))
+    assert "trace: saved" in spoor.command("trace save as rings")
+    rings = entries.Trace(spoor.traces / "rings.spoor")
+    assert not rings.lost
+    ticks = defaultdict(int)
+    for e in rings.events:
+        if rings.table[e.kind][0] == "test_tick" and e.cpu in cpus:
+            ticks[e.cpu] += 1
+    assert ticks == events, (dict(ticks), dict(events))
+    assert any(rings.table[e.kind][0].startswith(("sched_", "syscall_")) for e in rings.events)
+
+
+def test_a_recording_with_count_still_goes_through_the_merge(spoor):
+    """count= selects by position in the merged stream of every CPU: no CPU's range
+    knows it, so such a recording keeps the merge's EVENTS sections."""
+    reset_tracing(spoor)
+    assert RECORDING.search(spoor.command("trace record test count=100 as counted"))
+    run_tracegens(spoor, FILTERED_EACH, BIG_RATE)
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    spoor.command("trace off")
+    assert stopped and stopped.group(2) == "100", spoor.console()[-2000:]
+    types = chunk_section_types(spoor.traces / "counted.spoor")
+    assert FILE_EVENTS in types and FILE_CPU_EVENTS not in types, types

@@ -1,7 +1,8 @@
 /*
  * The fuzz test of tools/spoor-trace: FUZZ_FILES files mutated from valid
  * ones (the samples and random traces of gen.h, as saves and as
- * recordings of chunks, finished or not) by a seeded PRNG, with
+ * recordings of chunks, finished or not, merged, per CPU and per CPU
+ * with a filter) by a seeded PRNG, with
  * bit flips, truncation, byte overwrites, header field and section size
  * edits, and half the time the checksums (END's and every chunk's) fixed
  * afterwards, so the edits
@@ -198,13 +199,21 @@ TEST(spoor_trace_fuzz_mutated_files)
 		/* Recordings of chunks of 1 to 4 items, two of them still being written. */
 		if (i >= FUZZ_BASES - RECORDINGS) {
 			size_t k = FUZZ_BASES - i;
-			/* Half of them per CPU (minor 3): the readers merge the CPUs. */
+			/*
+			 * Half of them per CPU (minor 3): the readers merge the CPUs;
+			 * one of those with a filter, its rings read past its events.
+			 */
 			bases[i].buf =
 			    k > RECORDINGS / 2
 				? gen_recording(&g, k, k % 2, &bases[i].len, NULL, NULL)
-				: gen_recording_cpus(&g, k, k % 2, &bases[i].len, NULL, NULL);
+			    : k > 1 ? gen_recording_cpus(&g, k, k % 2, &bases[i].len, NULL, NULL)
+				    : gen_recording_sieved(&g, k, k % 2, &bases[i].len, NULL, NULL);
 		} else {
-			/* Every other save per CPU (minor 4): the readers merge the CPUs. */
+			/* Every other save per CPU (minor 4), half of those with a filter. */
+			if (i % 4 == 3) {
+				g.hdr.filter =
+				    (struct traced_filter){.flags = TRACED_F_CPUS, .cpus = 1};
+			}
 			bases[i].buf = gen_file(&g, i % 2 ? per_cpu_save : NULL, &bases[i].len);
 		}
 		gen_free(&g);

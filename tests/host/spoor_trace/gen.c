@@ -320,6 +320,7 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 }
 
 #define GEN_RING_FIRST 100 /* where a recording's rings start */
+#define GEN_PASSED     2   /* entries a CPU's filter passes over a chunk (SIEVED) */
 
 /* The slot item starts at (nslots past the last). */
 static size_t slot_of(const struct gen *g, size_t item)
@@ -342,10 +343,22 @@ static size_t skewed(const struct gen *g, size_t item, uint32_t cpu)
 	return !item || item >= g->nstarts ? item : later < g->nstarts ? later : g->nstarts;
 }
 
-/* A recording's chunk of the items [from, to), per CPU (PER-CPU CHUNKS) or merged. */
+/* How a recording is laid out: merged, per CPU, or per CPU with a filter that passed entries over.
+ */
+#define MERGED	0
+#define PER_CPU 1
+#define SIEVED	2
+
+/*
+ * A recording's chunk of the items [from, to), per CPU (PER-CPU CHUNKS)
+ * or merged; SIEVED, each CPU's ring read GEN_PASSED entries further a
+ * chunk than its events and markers, the entries a filter left out.
+ */
 static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, uint64_t seq,
-		  uint64_t *entries, uint64_t *lost, bool per_cpu)
+		  uint64_t *entries, uint64_t *lost, uint64_t *passed, int layout)
 {
+	const bool per_cpu = layout != MERGED;
+
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK};
 	struct ttrace_file_chunk c = {.seq = seq, .num_cpus = g->hdr.num_cpus};
 	size_t head = o->len;
@@ -376,8 +389,10 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 			}
 			i += n;
 		}
+		passed[k] += layout == SIEVED ? GEN_PASSED : 0;
 		struct ttrace_file_chunk_cpu cc = {.first = GEN_RING_FIRST,
-						   .next = GEN_RING_FIRST + entries[k] + lost[k],
+						   .next = GEN_RING_FIRST + entries[k] + lost[k] +
+							   passed[k],
 						   .entries = entries[k],
 						   .lost = lost[k]};
 		put(o, &cc, sizeof(cc));
@@ -403,42 +418,54 @@ static void chunk(struct out *o, const struct gen *g, size_t from, size_t to, ui
 	put(o, &sum, sizeof(sum));
 }
 
-static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, bool per_cpu,
+static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, int layout,
 			  size_t *len, size_t **chunk_ends, size_t *nchunks);
 
 uint8_t *gen_recording(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
 		       size_t **chunk_ends, size_t *nchunks)
 {
-	return recording(g, chunk_items, finished, false, len, chunk_ends, nchunks);
+	return recording(g, chunk_items, finished, MERGED, len, chunk_ends, nchunks);
 }
 
 uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
 			    size_t **chunk_ends, size_t *nchunks)
 {
-	return recording(g, chunk_items, finished, true, len, chunk_ends, nchunks);
+	return recording(g, chunk_items, finished, PER_CPU, len, chunk_ends, nchunks);
 }
 
-static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, bool per_cpu,
+uint8_t *gen_recording_sieved(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+			      size_t **chunk_ends, size_t *nchunks)
+{
+	return recording(g, chunk_items, finished, SIEVED, len, chunk_ends, nchunks);
+}
+
+static uint8_t *recording(const struct gen *g, size_t chunk_items, bool finished, int layout,
 			  size_t *len, size_t **chunk_ends, size_t *nchunks)
 {
 	struct out o = {0};
 	struct ttrace_file_header h = g->hdr;
 	uint64_t entries[TTRACE_MAX_CPUS] = {0}, lost[TTRACE_MAX_CPUS] = {0};
+	uint64_t passed[TTRACE_MAX_CPUS] = {0};
 	size_t n = 0, *ends = grow(NULL, sizeof(*ends) * (g->nstarts / chunk_items + 2));
 
 	h.flags = TTRACE_FILE_F_RECORDING;
+	if (layout == SIEVED) {
+		/* A reader checks a filter's counts by its flags only: cpu= of every CPU. */
+		h.filter = (struct traced_filter){.flags = TRACED_F_CPUS,
+						  .cpus = (1u << g->hdr.num_cpus) - 1};
+	}
 	put(&o, &h, sizeof(h));
 	for (size_t from = 0; !n || from < g->nstarts; from += chunk_items) {
 		size_t to = from + chunk_items < g->nstarts ? from + chunk_items : g->nstarts;
-		chunk(&o, g, from, to, n, entries, lost, per_cpu);
+		chunk(&o, g, from, to, n, entries, lost, passed, layout);
 		ends[n++] = o.len;
 	}
 	if (finished) {
 		struct ttrace_file_ledger l[TTRACE_MAX_CPUS];
 		for (uint32_t c = 0; c < g->hdr.num_cpus; c++) {
 			l[c] = (struct ttrace_file_ledger){
-			    .emitted = GEN_RING_FIRST + entries[c] + lost[c],
-			    .stored = GEN_RING_FIRST + entries[c],
+			    .emitted = GEN_RING_FIRST + entries[c] + lost[c] + passed[c],
+			    .stored = GEN_RING_FIRST + entries[c] + passed[c],
 			    .overwritten = lost[c],
 			    .lost = lost[c],
 			};

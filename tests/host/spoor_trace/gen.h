@@ -86,6 +86,16 @@ uint8_t *gen_recording_cpus(const struct gen *g, size_t chunk_items, bool finish
 			    size_t **chunk_ends, size_t *nchunks);
 
 /*
+ * The same per CPU as a recording with a filter makes it (filtered
+ * recordings per CPU, servers/traced/sieve.c): the header's filter set,
+ * and each CPU's ring read past its events by entries the filter left out,
+ * neither in the file nor lost (its counts' next is further than entries
+ * + lost, as only a filtered recording's may be).
+ */
+uint8_t *gen_recording_sieved(const struct gen *g, size_t chunk_items, bool finished, size_t *len,
+			      size_t **chunk_ends, size_t *nchunks);
+
+/*
  * Sets the checksum of every chunk of a recording whose chunk heads hold
  * (up to the first that does not), after an edit.
  */
