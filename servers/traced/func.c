@@ -37,3 +37,13 @@ int func_off(const struct request *req, struct reply *rep)
 {
 	return change(TTRACE_FUNC_OFF, req, rep);
 }
+
+int graph_on(const struct request *req, struct reply *rep)
+{
+	return req->len ? change(TTRACE_FUNC_GRAPH_ON, req, rep) : -EINVAL;
+}
+
+int graph_off(const struct request *req, struct reply *rep)
+{
+	return change(TTRACE_FUNC_GRAPH_OFF, req, rep);
+}
