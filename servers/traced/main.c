@@ -290,8 +290,9 @@ static int op_map(const struct request *req, struct reply *rep)
 #define HANDLER_FILTER_TEXT filters_text
 #define HANDLER_FILTER_CODE filters_code
 /* The function tracer's operations (func.h). */
-#define HANDLER_FUNC_ON	  func_on
-#define HANDLER_FUNC_OFF  func_off
+#define HANDLER_FUNC_ON	 func_on
+#define HANDLER_FUNC_OFF func_off
+/* The function graph's (func.h). */
 #define HANDLER_GRAPH_ON  graph_on
 #define HANDLER_GRAPH_OFF graph_off
 
