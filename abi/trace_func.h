@@ -41,7 +41,7 @@
  * through their return hooks.
  *
  * Each thread keeps the calls under way on a return stack of
- * TTRACE_GRAPH_DEPTH: a call made when it is full is not recorded (nor
+ * TTRACE_GRAPH_DEPTH (or the depth GRAPH_ON asks): a call made when it is full is not recorded (nor
  * anything it calls while it stays full) but counted in overflowed. Every
  * graph_entry gets its graph_exit in the same thread: a call whose stack
  * a thread left for good (the IPC fast path's hand-off abandons the
@@ -65,6 +65,15 @@
 
 /* The calls under way a thread's return stack holds (THE GRAPH). */
 #define TTRACE_GRAPH_DEPTH 32
+
+/*
+ * GRAPH_ON's op may carry a smaller depth above its low byte, as ftrace's
+ * max_graph_depth: TTRACE_FUNC_GRAPH_ON | n << TTRACE_FUNC_DEPTH_SHIFT,
+ * n from 1 to TTRACE_GRAPH_DEPTH (0: TTRACE_GRAPH_DEPTH). A call deeper
+ * than n is not recorded and counted in overflowed, as one a full return
+ * stack has no room for.
+ */
+#define TTRACE_FUNC_DEPTH_SHIFT 8
 
 /* How a call of the graph ended, graph_exit's end: value, NAME, name. Append only. */
 #define TTRACE_GRAPH_ENDS(X)                                                                       \

@@ -185,10 +185,11 @@
  *   FUNC_OFF patterns, or none for all -> the number still traced: those
  *            matched are not any more; the category func goes off with
  *            the last. CONTROL.
- *   GRAPH_ON patterns -> the number of the graph's roots (abi/trace_func.h,
- *            THE GRAPH): every traceable function's site is patched and
- *            the category func is on. -EINVAL, -ENOENT as FUNC_ON's;
- *            -EBUSY while trace func has functions. CONTROL.
+ *   GRAPH_ON depth (0: TTRACE_GRAPH_DEPTH), patterns -> the number of the
+ *            graph's roots (abi/trace_func.h, THE GRAPH): every traceable
+ *            function's site is patched and the category func is on.
+ *            -EINVAL (a depth past TTRACE_GRAPH_DEPTH too), -ENOENT as
+ *            FUNC_ON's; -EBUSY while trace func has functions. CONTROL.
  *   GRAPH_OFF every site its NOP again; the category func goes off.
  *            CONTROL.
  *

@@ -200,7 +200,7 @@ static bool any_traceable(const char *p, size_t len)
 }
 
 /* The checks of func_trace_set(), func_mutex held: 0 or its error. */
-static int check(uint32_t op, const char *list, size_t len)
+static int check(uint32_t op, uint32_t depth, const char *list, size_t len)
 {
 	const char *at = list, *p;
 	size_t plen;
@@ -208,7 +208,8 @@ static int check(uint32_t op, const char *list, size_t len)
 
 	bool on = op == TTRACE_FUNC_ON || op == TTRACE_FUNC_GRAPH_ON;
 
-	if (op > TTRACE_FUNC_GRAPH_OFF) {
+	if (op > TTRACE_FUNC_GRAPH_OFF || depth > TTRACE_GRAPH_DEPTH ||
+	    (depth && op != TTRACE_FUNC_GRAPH_ON)) {
 		return -EINVAL;
 	}
 	while (func_glob_next(&at, list + len, &p, &plen)) {
@@ -231,15 +232,18 @@ static int check(uint32_t op, const char *list, size_t len)
 
 int func_trace_set(uint32_t op, const char *list, size_t len)
 {
-	struct change c = {.op = op, .list = list, .len = len};
+	uint32_t depth = op >> TTRACE_FUNC_DEPTH_SHIFT;
+	struct change c = {
+	    .op = op & ((1u << TTRACE_FUNC_DEPTH_SHIFT) - 1), .list = list, .len = len};
 
+	op = c.op;
 	mutex_lock(&func_mutex);
 	int err = make_table();
 	if (!err) {
-		err = check(op, list, len);
+		err = check(op, depth, list, len);
 	}
 	if (!err && op == TTRACE_FUNC_GRAPH_ON) {
-		graph_prepare();
+		graph_prepare(depth ? depth : TTRACE_GRAPH_DEPTH);
 	}
 	if (!err) {
 		err = smp_stop_others(change_sites, &c);

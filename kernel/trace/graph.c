@@ -21,6 +21,7 @@
 extern const char graph_return[];
 
 static uint64_t ns_scale;   /* [a] nanoseconds = TSC ticks * ns_scale >> 32 */
+static uint32_t max_depth;  /* [a] the frames a return stack may hold now */
 static uint64_t overflowed; /* [a] calls a full return stack had no room for */
 /*
  * Each CPU's last thread whose hook ran on its own stack while it was the
@@ -30,9 +31,10 @@ static uint64_t overflowed; /* [a] calls a full return stack had no room for */
  */
 static struct thread *stack_owner[MAX_CPUS];
 
-void graph_prepare(void)
+void graph_prepare(uint32_t depth)
 {
 	__atomic_store_n(&ns_scale, (1000000000ull << 32) / timer_tsc_hz(), __ATOMIC_RELAXED);
+	__atomic_store_n(&max_depth, depth, __ATOMIC_RELAXED);
 }
 
 uint32_t graph_overflowed(void)
@@ -136,7 +138,8 @@ void graph_enter(uint64_t *slot, uint64_t site, uint64_t root)
 
 	/* Once the dead frames end, a call that is no root may be outside the graph after all. */
 	end_dead(g, slot, true);
-	if (g->depth == TTRACE_GRAPH_DEPTH) {
+	/* A depth made smaller meanwhile may find more frames than it allows: still full. */
+	if (g->depth >= __atomic_load_n(&max_depth, __ATOMIC_RELAXED)) {
 		__atomic_add_fetch(&overflowed, 1, __ATOMIC_RELAXED);
 	} else if (root || g->depth) {
 		g->f[g->depth] = (struct graph_frame){

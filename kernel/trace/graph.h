@@ -22,8 +22,12 @@
 
 struct thread;
 
-/* Readies the graph's clock for graph_exit's nanoseconds; before the sites are patched. */
-void graph_prepare(void);
+/*
+ * Readies the graph's clock for graph_exit's nanoseconds, and sets the
+ * depth past which calls are not recorded but counted (1 to
+ * TTRACE_GRAPH_DEPTH): before the sites are patched.
+ */
+void graph_prepare(uint32_t depth);
 
 /*
  * The trampolines' call at a function's entry: slot holds the return into

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <spoor.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <trace_client.h>
 
@@ -22,10 +23,26 @@ static void counts(void)
 	       info.overflowed, TTRACE_GRAPH_DEPTH, (unsigned long long)info.missed);
 }
 
+/* A last word depth=N into *depth (1 to TTRACE_GRAPH_DEPTH): false, having said why, if it is
+ * wrong. */
+static bool depth_of(const char *word, uint64_t *depth)
+{
+	char *end;
+	long n = strtol(word + strlen("depth="), &end, 10);
+
+	if (end == word + strlen("depth=") || *end || n < 1 || n > TTRACE_GRAPH_DEPTH) {
+		printf("trace: bad depth '%s' (depth=N, N from 1 to %d)\n", word,
+		       TTRACE_GRAPH_DEPTH);
+		return false;
+	}
+	*depth = (uint64_t)n;
+	return true;
+}
+
 void graph_verb(const struct verb *verb, int argc, char **argv)
 {
 	char words[LINE_MAX];
-	uint64_t roots = 0;
+	uint64_t roots = 0, depth = 0;
 
 	if (argc < 2 || (!strcmp(argv[1], "off") && argc != 2)) {
 		verb_usage(verb);
@@ -38,10 +55,20 @@ void graph_verb(const struct verb *verb, int argc, char **argv)
 		}
 		return;
 	}
+	if (!strncmp(argv[argc - 1], "depth=", strlen("depth="))) {
+		if (argc == 2) {
+			verb_usage(verb);
+			return;
+		}
+		if (!depth_of(argv[argc - 1], &depth)) {
+			return;
+		}
+		argc--;
+	}
 	if (!func_patterns(argc - 1, argv + 1, true, words, sizeof(words))) {
 		return;
 	}
-	long err = traced_call_graph_on(words, &roots);
+	long err = traced_call_graph_on(depth, words, &roots);
 	if (err == -EINVAL || err == -ENOENT) {
 		printf("trace: the kernel refused the patterns '%s'\n", words);
 	} else if (err == -EBUSY) {

@@ -8,9 +8,10 @@
 #include "servers/init/shell/trace/verb.h"
 
 /*
- * graph FUNC...: record every call of the kernel functions the globs
- * match and of everything they call, entry and exit; graph off: not any
- * more. Each says what the return stacks had no room for.
+ * graph FUNC... [depth=N]: record every call of the kernel functions the
+ * globs match and of everything they call, entry and exit, N calls deep
+ * at most; graph off: not any more. Each says what the return stacks had
+ * no room for.
  */
 void graph_verb(const struct verb *verb, int argc, char **argv);
 

@@ -66,8 +66,8 @@ static const struct verb verbs[] = {
      "record each entry of the kernel functions the globs (* ?) match; list: which may be "
      "traced, and why not",
      func_verb},
-    {"graph", "FUNC...|off", "record the calls of the functions the globs match, and all they make",
-     graph_verb},
+    {"graph", "FUNC... [depth=N]|off",
+     "record the calls of the functions the globs match, and all they make", graph_verb},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
