@@ -8,6 +8,7 @@ limit is counted, and the graph goes on and off under load with the ledger
 exact."""
 
 import functools
+import json
 import re
 import subprocess
 from collections import defaultdict
@@ -22,6 +23,7 @@ ENTRY, EXIT = KINDS["graph_entry"], KINDS["graph_exit"]
 ENDS = {name: value for value, name in entries.value_lists()["graph_end"].items()}
 CTX_IRQ = int(re.search(r"#define TTRACE_CTX_IRQ\s+(\d+)",
                         (ROOT / "abi" / "trace.h").read_text()).group(1))
+SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost")
 GRAPH = re.compile(r"trace: graph of (\d+) kernel functions and all they call")
 PAST = re.compile(r"# (\d+) calls past a return stack's depth of 32 not recorded; (\d+) entries "
@@ -204,6 +206,44 @@ def test_a_thread_that_exits_inside_a_call_ends_it_as_exited(spoor):
         # nothing of the thread is recorded after its exit
         events = [e for e in trace.events if (e.pid, e.tid) == key and e.kind in (ENTRY, EXIT)]
         assert events[-1].kind == EXIT and events[-1].words[3] == ENDS["exited"]
+
+
+def spoor_trace(*args):
+    """spoor-trace's standard output; it must succeed."""
+    done = subprocess.run([str(SPOOR_TRACE), *map(str, args)], capture_output=True, text=True,
+                          timeout=300, check=True)
+    return done.stdout
+
+
+def test_spoor_trace_prints_draws_and_folds_the_graph(spoor, tmp_path):
+    """text as function_graph prints it, a JSON slice a call on its thread, the
+    folded stacks weighted by each call's own time: all as the events say."""
+    spoor.command("trace graph sys_getpid")
+    pid = run_pid(spoor, "run ipcping 10", "ipcping:")
+    trace = saved(spoor, "graph-host")
+    path = spoor.traces / "graph-host.spoor"
+    roots, _ = calls(trace)
+    mine = [call for (p, _), rs in roots.items() if p == pid for call in rs]
+    text = spoor_trace("text", path)
+    us = r"(\d+)\.(\d{3}) us"
+    opened = re.findall(rf"pid={pid} tid=\d+ comm=ipcping \|\s+\|  sys_getpid\(\) \{{$", text,
+                        re.M)
+    leaves = re.findall(rf"pid={pid} .*\| +{us} \|    process_current\(\);$", text, re.M)
+    closed = re.findall(rf"pid={pid} .*\| +{us} \|  \}} /\* sys_getpid \*/$", text, re.M)
+    assert len(opened) == len(leaves) == len(closed) == len(mine), (len(opened), len(mine))
+    assert [int(a) * 1000 + int(b) for a, b in closed] == [call["ns"] for call in mine]
+    out = tmp_path / "graph.json"
+    spoor_trace("perfetto", path, out)
+    slices = [e for e in json.loads(out.read_text())["traceEvents"]
+              if e.get("ph") == "X" and e.get("pid") == pid and e.get("cat") == "func"]
+    assert sorted({e["name"] for e in slices}) == ["process_current", "sys_getpid"], slices[:3]
+    assert sum(e["name"] == "sys_getpid" for e in slices) == len(mine)
+    folded = dict(line.rsplit(" ", 1) for line in
+                  spoor_trace("flamegraph", "--folded", "--graph", path).splitlines())
+    own = sum(call["ns"] - call["callees"][0]["ns"] for call in mine)
+    assert int(folded["ipcping;sys_getpid_[k]"]) == own, folded
+    assert int(folded["ipcping;sys_getpid_[k];process_current_[k]"]) == \
+        sum(call["callees"][0]["ns"] for call in mine), folded
 
 
 def test_calls_past_the_depth_are_counted_not_recorded(spoor):
