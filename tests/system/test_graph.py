@@ -295,7 +295,8 @@ def test_graph_on_and_off_under_load_keeps_the_machine_and_ledger(boot):
     for cpu in range(4):
         start_job(spoor, f"run tracegen 100000 {cpu}")
     for _ in range(3):
-        for line, answer in (("trace graph sys_*", GRAPH.pattern), ("trace graph off", PAST.pattern)):
+        for line, answer in (("trace graph sys_*", GRAPH.pattern),
+                             ("trace graph off", PAST.pattern)):
             spoor.send(line + "\r")
             spoor.expect(answer)
             spoor.expect_prompt()
