@@ -21,7 +21,6 @@
 #include "sched/sched.h"
 #include "trace/aux_names.h"
 #include "trace/ktrace.h"
-#include "trace/graph.h"
 
 #define RFLAGS_RESERVED (1ul << 1)
 
@@ -130,7 +129,6 @@ void thread_exit(int64_t status)
 		process_teardown(p);
 	}
 	irq_disable();
-	graph_thread_exit(t);
 	__atomic_store_n(&t->state, THREAD_EXITED, __ATOMIC_RELEASE);
 	schedule();
 	panic("thread %u ran after it exited", t->tid);

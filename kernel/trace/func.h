@@ -31,11 +31,10 @@
  * TTRACE_FUNC_ON or TTRACE_FUNC_OFF for the patterns of list (len bytes,
  * separated by spaces; OFF without any: every function), or
  * TTRACE_FUNC_GRAPH_ON with the graph's roots (and its depth in the op's
- * upper bits), TTRACE_FUNC_GRAPH_OFF without any (graph.h). Returns the number of functions traced (the
- * graph's roots) afterwards, or -EINVAL for a bad pattern or op, -ENOENT
- * for an ON pattern that matches no traceable function, -EBUSY for an ON
- * of one tracer while the other has functions, -ECPUSTUCK when a CPU did
- * not stop; each changes nothing. Thread context, interrupts on, no
+ * upper bits), TTRACE_FUNC_GRAPH_OFF without any (graph.h). Returns the number of functions traced
+ * (the graph's roots) afterwards, or -EINVAL for a bad pattern or op, -ENOENT for an ON pattern
+ * that matches no traceable function, -EBUSY for an ON of one tracer while the other has functions,
+ * -ECPUSTUCK when a CPU did not stop; each changes nothing. Thread context, interrupts on, no
  * spinlock held (smp_stop_others()); may sleep.
  */
 int func_trace_set(uint32_t op, const char *list, size_t len);

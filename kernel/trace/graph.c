@@ -24,10 +24,10 @@ static uint64_t ns_scale;   /* [a] nanoseconds = TSC ticks * ns_scale >> 32 */
 static uint32_t max_depth;  /* [a] the frames a return stack may hold now */
 static uint64_t overflowed; /* [a] calls a full return stack had no room for */
 /*
- * Each CPU's last thread whose hook ran on its own stack while it was the
- * current thread: the owner of a stack the CPU has not left yet though
- * its current thread changed (graph.h). Never an exited thread, so never
- * a freed one.
+ * [a] Each CPU's last thread whose hook ran on its own stack while it was
+ * the current thread: the owner of a stack the CPU has not left yet though
+ * its current thread changed (graph.h). Only that CPU sets its own; a
+ * thread's exit takes it out of every CPU's, so none is ever a freed one.
  */
 static struct thread *stack_owner[MAX_CPUS];
 
@@ -56,11 +56,11 @@ static struct thread *owner(struct cpu *c, uintptr_t slot)
 
 	if (on_stack(t, slot)) {
 		if (!t->graph.closed) {
-			stack_owner[c->id] = t;
+			__atomic_store_n(&stack_owner[c->id], t, __ATOMIC_RELAXED);
 		}
 		return t;
 	}
-	t = stack_owner[c->id];
+	t = __atomic_load_n(&stack_owner[c->id], __ATOMIC_RELAXED);
 	return on_stack(t, slot) ? t : NULL;
 }
 
@@ -194,14 +194,21 @@ void graph_thread_exit(struct thread *t)
 	if (g->depth && !func_guard_take(c->id)) {
 		func_guard_miss(g->depth);
 	} else if (g->depth) {
+		uint64_t ids = ids_of(c, t);
+
 		for (uint32_t i = g->depth; i-- > 0;) {
 			TTRACE(graph_exit, g->f[i].func, i, ns_since(g->f[i].start),
 			       TTRACE_GRAPH_EXITED);
 		}
+		c->trace_ids = ids;
 		func_guard_drop(c->id);
 	}
 	g->closed = true;
-	if (stack_owner[c->id] == t) {
-		stack_owner[c->id] = NULL;
+	/* No CPU sets t again: it runs nowhere, and its stack is closed. */
+	for (uint32_t i = 0; i < MAX_CPUS; i++) {
+		struct thread *was = t;
+
+		__atomic_compare_exchange_n(&stack_owner[i], &was, NULL, false, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
 	}
 }

@@ -45,8 +45,10 @@ void graph_enter(uint64_t *slot, uint64_t site, uint64_t root);
 uint64_t graph_leave(uint64_t *slot);
 
 /*
- * The current thread t exits: each call under way ends (exited), and
- * nothing more of t is recorded. Interrupts off.
+ * Thread t has exited and this CPU has just switched away from it for
+ * good: each call under way on its stack ends (exited), as t's events,
+ * and nothing more of t is recorded. Before t's on_cpu clears (nobody
+ * frees it meanwhile); interrupts off.
  */
 void graph_thread_exit(struct thread *t);
 

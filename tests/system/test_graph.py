@@ -201,7 +201,14 @@ def test_a_thread_that_exits_inside_a_call_ends_it_as_exited(spoor):
     for key in threads:
         last = roots[key][-1]
         assert last["func"] == "thread_exit" and last["end"] == ENDS["exited"], last
-        assert all(c["end"] == ENDS["returned"] for c in walk(last) if c is not last)
+        # the calls under way when it switched away for good (thread_exit down to the
+        # switch) end exited, a chain of last callees; every other call returned
+        exited = [c for c in walk(last) if c["end"] == ENDS["exited"]]
+        assert exited[0] is last and "schedule" in [c["func"] for c in exited], exited
+        for caller, callee in zip(exited, exited[1:]):
+            assert callee is caller["callees"][-1], (caller["func"], callee["func"])
+        ended = {id(c) for c in exited}
+        assert all(c["end"] == ENDS["returned"] for c in walk(last) if id(c) not in ended)
         check_nesting_and_code(last)
         # nothing of the thread is recorded after its exit
         events = [e for e in trace.events if (e.pid, e.tid) == key and e.kind in (ENTRY, EXIT)]
