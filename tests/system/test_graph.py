@@ -223,7 +223,7 @@ def spoor_trace(*args):
 
 
 def test_spoor_trace_prints_draws_and_folds_the_graph(spoor, tmp_path):
-    """text as function_graph prints it, a JSON slice a call on its thread, the
+    """text as function_graph prints it (a brace a call), a JSON slice a call on its thread, the
     folded stacks weighted by each call's own time: all as the events say."""
     spoor.command("trace graph sys_getpid")
     pid = run_pid(spoor, "run ipcping 10", "ipcping:")
@@ -235,9 +235,12 @@ def test_spoor_trace_prints_draws_and_folds_the_graph(spoor, tmp_path):
     us = r"(\d+)\.(\d{3}) us"
     opened = re.findall(rf"pid={pid} tid=\d+ comm=ipcping \|\s+\|  sys_getpid\(\) \{{$", text,
                         re.M)
-    leaves = re.findall(rf"pid={pid} .*\| +{us} \|    process_current\(\);$", text, re.M)
+    # a call that made none is two lines too: the text keeps one line an event
+    callee = re.findall(rf"pid={pid} .*\|\s+\|    process_current\(\) \{{$", text, re.M)
+    leaves = re.findall(rf"pid={pid} .*\| +{us} \|    \}} /\* process_current \*/$", text, re.M)
     closed = re.findall(rf"pid={pid} .*\| +{us} \|  \}} /\* sys_getpid \*/$", text, re.M)
-    assert len(opened) == len(leaves) == len(closed) == len(mine), (len(opened), len(mine))
+    assert len(opened) == len(callee) == len(leaves) == len(closed) == len(mine), \
+        (len(opened), len(callee), len(mine))
     assert [int(a) * 1000 + int(b) for a, b in closed] == [call["ns"] for call in mine]
     out = tmp_path / "graph.json"
     spoor_trace("perfetto", path, out)

@@ -24,14 +24,6 @@ bool graph_event(const struct ttrace_record *r)
 	return r->kind == TTRACE_KIND_graph_entry || r->kind == TTRACE_KIND_graph_exit;
 }
 
-bool graph_leaf(const struct ttrace_record *entry, const struct ttrace_record *next)
-{
-	return entry->kind == TTRACE_KIND_graph_entry && next->kind == TTRACE_KIND_graph_exit &&
-	       next->tid == entry->tid && next->pid == entry->pid && next->cpu == entry->cpu &&
-	       next->data[0] == entry->data[0] && next->data[1] == entry->data[1] &&
-	       next->data[3] == TTRACE_GRAPH_RETURNED;
-}
-
 void graph_func(struct tview *v, uint64_t addr, char *buf, size_t size)
 {
 	ttrace_format_arg_code(buf, size, addr, &v->dec);
@@ -41,17 +33,20 @@ void graph_func(struct tview *v, uint64_t addr, char *buf, size_t size)
 	}
 }
 
-size_t graph_line(struct tview *v, const struct ttrace_record *r, const struct ttrace_record *leaf,
-		  char *buf)
+size_t graph_line(struct tview *v, const struct ttrace_record *r, char *buf)
 {
-	const struct ttrace_record *exit = r->kind == TTRACE_KIND_graph_exit ? r : leaf;
+	bool exit = r->kind == TTRACE_KIND_graph_exit;
 	char name[STACKS_NAME_MAX], took[32] = "";
 	size_t len = tview_line(v, r, buf);
 	/* the dump's prefix ends where the kind's name begins */
-	const char *kind =
-	    strstr(buf, r->kind == TTRACE_KIND_graph_exit ? " graph_exit " : " graph_entry ");
+	const char *kind = strstr(buf, exit ? " graph_exit " : " graph_entry ");
 	int indent =
 	    2 + 2 * (int)(r->data[1] < TTRACE_GRAPH_DEPTH ? r->data[1] : TTRACE_GRAPH_DEPTH);
+	const char *how =
+	    exit && r->data[3] != TTRACE_GRAPH_RETURNED
+		? ttrace_value_name(ttrace_values_find("graph_end", 9), (int64_t)r->data[3])
+		: NULL;
+	int n;
 
 	if (!kind) {
 		return len;
@@ -60,21 +55,13 @@ size_t graph_line(struct tview *v, const struct ttrace_record *r, const struct t
 	graph_func(v, r->data[0], name, sizeof(name));
 	if (exit) {
 		snprintf(took, sizeof(took), "%llu.%03llu us",
-			 (unsigned long long)(exit->data[2] / NS_PER_US),
-			 (unsigned long long)(exit->data[2] % NS_PER_US));
-	}
-	int n;
-	if (r == exit && r->data[3] != TTRACE_GRAPH_RETURNED) {
-		const char *how =
-		    ttrace_value_name(ttrace_values_find("graph_end", 9), (int64_t)r->data[3]);
-		n = snprintf(buf + len, TTRACE_LINE_MAX - len, " | %13s |%*s} /* %s, %s */", took,
-			     indent, "", name, how ? how : "?");
-	} else if (r == exit) {
-		n = snprintf(buf + len, TTRACE_LINE_MAX - len, " | %13s |%*s} /* %s */", took,
-			     indent, "", name);
+			 (unsigned long long)(r->data[2] / NS_PER_US),
+			 (unsigned long long)(r->data[2] % NS_PER_US));
+		n = snprintf(buf + len, TTRACE_LINE_MAX - len, " | %13s |%*s} /* %s%s%s */", took,
+			     indent, "", name, how ? ", " : "", how ? how : "");
 	} else {
-		n = snprintf(buf + len, TTRACE_LINE_MAX - len, " | %13s |%*s%s()%s", took, indent,
-			     "", name, leaf ? ";" : " {");
+		n = snprintf(buf + len, TTRACE_LINE_MAX - len, " | %13s |%*s%s() {", took, indent,
+			     "", name);
 	}
 	len += n > 0 ? (size_t)n : 0;
 	return len < TTRACE_LINE_MAX ? len : TTRACE_LINE_MAX - 1;

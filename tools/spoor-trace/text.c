@@ -1,8 +1,6 @@
 /*
  * text: the dump's lines (see text.h), each made by common/trace_format
- * as traced makes it, but the function graph's, which graph.h makes as
- * Linux's function_graph prints them: a call whose exit is the very next
- * event is one line, so each event is read one ahead.
+ * as traced makes it, but the function graph's, which graph.h makes.
  */
 #include "tools/spoor-trace/text.h"
 
@@ -15,30 +13,19 @@ int text_convert(struct tview *v, FILE *out)
 {
 	char line[TTRACE_LINE_MAX];
 	struct tfile_iter it;
-	struct tfile_item item, next;
+	struct tfile_item item;
 
 	tfile_iter_start(&it, v->file);
-	bool have = tfile_next(&it, &item);
-	while (have) {
-		bool more = tfile_next(&it, &next);
+	while (tfile_next(&it, &item)) {
 		if (item.lost) {
 			ttrace_format_lost(line, sizeof(line), item.lost_cpu, item.lost_count);
 			fputs(line, out);
-			item = next;
-			have = more;
 			continue;
 		}
-		bool leaf = more && !next.lost && graph_leaf(&item.rec, &next.rec);
-		size_t len = graph_event(&item.rec)
-				 ? graph_line(v, &item.rec, leaf ? &next.rec : NULL, line)
-				 : tview_line(v, &item.rec, line);
+		size_t len = graph_event(&item.rec) ? graph_line(v, &item.rec, line)
+						    : tview_line(v, &item.rec, line);
 		fwrite(line, 1, len, out);
 		fputc('\n', out);
-		if (leaf) {
-			more = tfile_next(&it, &next);
-		}
-		item = next;
-		have = more;
 	}
 	ttrace_format_end(line, sizeof(line), v->file->events, v->file->lost);
 	fputs(line, out);
