@@ -81,14 +81,16 @@ def run_pid(spoor, line, verdict):
     return int(re.search(r"^\[pid (\d+)\]", out, re.MULTILINE).group(1))
 
 
-def calls(trace):
-    """The graph's calls, by thread: {(pid, tid): [root call, ...]}, each call a dict
-    of its function's name, depth, context, ns, end and callees; and {(pid, tid):
-    the calls still open at the save}. An entry must come at the depth of the
-    calls open on its thread; an exit must end the newest of them."""
+def calls(trace, pid):
+    """The graph's calls of process pid, by thread: {(pid, tid): [root call, ...]},
+    each call a dict of its function's name, depth, context, ns, end and callees;
+    and {(pid, tid): the calls still open at the save}. An entry must come at the
+    depth of the calls open on its thread; an exit must end the newest of them.
+    (Another process may have had calls under way when the trace began, a
+    server's from a graph turned off and on again: their exits have no entry.)"""
     roots, open_calls = defaultdict(list), defaultdict(list)
     for e in trace.events:
-        if e.kind not in (ENTRY, EXIT):
+        if e.kind not in (ENTRY, EXIT) or e.pid != pid:
             continue
         key, stack = (e.pid, e.tid), open_calls[(e.pid, e.tid)]
         func, depth = names()[e.words[0]], e.words[1]
@@ -155,7 +157,7 @@ def test_graph_of_getpid_is_the_call_tree_of_its_code(spoor):
     assert GRAPH.search(out) and int(GRAPH.search(out).group(1)) == 1, out
     pid = run_pid(spoor, "run ipcping 10", "ipcping:")
     trace = saved(spoor, "graph-getpid")
-    roots, open_calls = calls(trace)
+    roots, open_calls = calls(trace, pid)
     mine = [call for (p, _), rs in roots.items() if p == pid for call in rs]
     assert len(mine) >= 10, len(mine)
     assert not [key for key in open_calls if key[0] == pid], open_calls
@@ -174,7 +176,7 @@ def test_graph_of_ipc_round_trips_follows_the_code(spoor):
     assert int(GRAPH.search(out).group(1)) == 2, out
     pid = run_pid(spoor, "run ipcping 10", "ipcping:")
     trace = saved(spoor, "graph-ipc")
-    roots, open_calls = calls(trace)
+    roots, open_calls = calls(trace, pid)
     assert not [key for key in open_calls if key[0] == pid], open_calls
     mine = [call for (p, _), rs in roots.items() if p == pid for call in rs]
     by_root = defaultdict(list)
@@ -195,7 +197,7 @@ def test_a_thread_that_exits_inside_a_call_ends_it_as_exited(spoor):
     assert GRAPH.search(out), out
     pid = run_pid(spoor, "run hello", "hello:")
     trace = saved(spoor, "graph-exit")
-    roots, open_calls = calls(trace)
+    roots, open_calls = calls(trace, pid)
     threads = [key for key in roots if key[0] == pid]
     assert threads and not [key for key in open_calls if key[0] == pid], open_calls
     for key in threads:
@@ -229,7 +231,7 @@ def test_spoor_trace_prints_draws_and_folds_the_graph(spoor, tmp_path):
     pid = run_pid(spoor, "run ipcping 10", "ipcping:")
     trace = saved(spoor, "graph-host")
     path = spoor.traces / "graph-host.spoor"
-    roots, _ = calls(trace)
+    roots, _ = calls(trace, pid)
     mine = [call for (p, _), rs in roots.items() if p == pid for call in rs]
     text = spoor_trace("text", path)
     us = r"(\d+)\.(\d{3}) us"
@@ -261,7 +263,7 @@ def test_calls_past_the_depth_are_counted_not_recorded(spoor):
     pid = run_pid(spoor, "run ipcping 10", "ipcping:")
     trace = saved(spoor, "graph-depth")
     after = int(PAST.search(spoor.command("trace graph off")).group(1))
-    roots, _ = calls(trace)
+    roots, _ = calls(trace, pid)
     mine = [call for (p, _), rs in roots.items() if p == pid for call in rs]
     # each getpid calls process_current (test_graph_of_getpid...): one call past depth 1
     assert mine and all(not call["callees"] for call in mine), mine[:3]
