@@ -1,9 +1,11 @@
 /*
  * graph: see graph.h. Every hook runs with interrupts masked (the
  * trampolines mask them), on the CPU that runs the thread whose return
- * stack it changes, so a return stack needs no lock; the recording itself
- * is under the function tracer's guard (func_guard.h), but a return is
- * given its address back whether or not it is recorded.
+ * stack it changes (or, at a thread's exit, on the CPU that has just left
+ * it for good, before anyone else may touch it), so a return stack needs
+ * no lock; the recording itself is under the function tracer's guard
+ * (func_guard.h), but a return is given its address back whether or not
+ * it is recorded.
  */
 #include "trace/graph.h"
 
