@@ -26,8 +26,7 @@ CTX_IRQ = int(re.search(r"#define TTRACE_CTX_IRQ\s+(\d+)",
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost")
 GRAPH = re.compile(r"trace: graph of (\d+) kernel functions and all they call")
-PAST = re.compile(r"# (\d+) calls past a return stack's depth of 32 not recorded; (\d+) entries "
-                  r"missed")
+PAST = re.compile(r"# (\d+) calls past the depth not recorded; (\d+) entries missed")
 
 
 @pytest.fixture

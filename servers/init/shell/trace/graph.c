@@ -19,8 +19,8 @@ static void counts(void)
 	struct ttrace_func_info info = {0};
 
 	sys_func_info(0, &info);
-	printf("# %u calls past a return stack's depth of %d not recorded; %llu entries missed\n",
-	       info.overflowed, TTRACE_GRAPH_DEPTH, (unsigned long long)info.missed);
+	printf("# %u calls past the depth not recorded; %llu entries missed\n", info.overflowed,
+	       (unsigned long long)info.missed);
 }
 
 /* A last word depth=N into *depth (1 to TTRACE_GRAPH_DEPTH): false, having said why, if it is
