@@ -146,7 +146,7 @@ void graph_enter(uint64_t *slot, uint64_t site, uint64_t root)
 	} else if (root || g->depth) {
 		g->f[g->depth] = (struct graph_frame){
 		    .slot = (uintptr_t)slot, .ret = *slot, .func = site, .start = rdtsc()};
-		/* The frame first: an NMI between the two finds the swap's frame there. */
+		/* Under the guard no other hook of this CPU runs before the frame counts. */
 		*slot = (uintptr_t)graph_return;
 		TTRACE(graph_entry, site, g->depth);
 		g->depth++;
