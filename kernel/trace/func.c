@@ -159,7 +159,7 @@ static const char *wanted(const struct change *c, uintptr_t addr, const char *na
 static void change_sites(void *arg)
 {
 	struct change *c = arg;
-
+	/* what the count is of: the graph's roots, or trace func's functions */
 	const char *counted =
 	    c->op == TTRACE_FUNC_GRAPH_ON ? graph_root_trampoline : func_trampoline;
 
