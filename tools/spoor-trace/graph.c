@@ -44,7 +44,8 @@ size_t graph_line(struct tview *v, const struct ttrace_record *r, char *buf)
 	    2 + 2 * (int)(r->data[1] < TTRACE_GRAPH_DEPTH ? r->data[1] : TTRACE_GRAPH_DEPTH);
 	const char *how =
 	    exit && r->data[3] != TTRACE_GRAPH_RETURNED
-		? ttrace_value_name(ttrace_values_find("graph_end", 9), (int64_t)r->data[3])
+		? ttrace_value_name(ttrace_values_find("graph_end", strlen("graph_end")),
+				    (int64_t)r->data[3])
 		: NULL;
 	int n;
 
