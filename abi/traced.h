@@ -185,6 +185,13 @@
  *   FUNC_OFF patterns, or none for all -> the number still traced: those
  *            matched are not any more; the category func goes off with
  *            the last. CONTROL.
+ *   GRAPH_ON depth (0: TTRACE_GRAPH_DEPTH), patterns -> the number of the
+ *            graph's roots (abi/trace_func.h, THE GRAPH): every traceable
+ *            function's site is patched and the category func is on.
+ *            -EINVAL (a depth past TTRACE_GRAPH_DEPTH too), -ENOENT as
+ *            FUNC_ON's; -EBUSY while trace func has functions. CONTROL.
+ *   GRAPH_OFF every site its NOP again; the category func goes off.
+ *            CONTROL.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded

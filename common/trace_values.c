@@ -7,6 +7,7 @@
 #include "abi/errno.h"
 #include "abi/proc.h"
 #include "abi/trace.h"
+#include "abi/trace_func.h"
 
 #define VALUE(value, NAME, name) {value, #name},
 
@@ -14,6 +15,7 @@ static const struct ttrace_value pf_outcomes[] = {TTRACE_PF_OUTCOMES(VALUE)};
 static const struct ttrace_value copy_dirs[] = {TTRACE_COPY_DIRS(VALUE)};
 static const struct ttrace_value thread_states[] = {THREAD_STATES(VALUE)};
 static const struct ttrace_value prof_modes[] = {TTRACE_PROF_MODES(VALUE)};
+static const struct ttrace_value graph_ends[] = {TTRACE_GRAPH_ENDS(VALUE)};
 
 #undef VALUE
 
@@ -32,7 +34,7 @@ static const struct ttrace_value errnos[] = {
 static const struct ttrace_values lists[] = {
     LIST("pf_outcome", pf_outcomes, NULL),     LIST("copy_dir", copy_dirs, NULL),
     LIST("thread_state", thread_states, NULL), LIST("errno", errnos, "ok"),
-    LIST("prof_mode", prof_modes, NULL),
+    LIST("prof_mode", prof_modes, NULL),       LIST("graph_end", graph_ends, NULL),
 };
 
 #define NLISTS (sizeof(lists) / sizeof(lists[0]))

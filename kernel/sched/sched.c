@@ -25,6 +25,7 @@
 #include "proc/process.h"
 #include "sched/switch.h"
 #include "sched/thread.h"
+#include "trace/graph.h"
 #include "trace/ktrace.h"
 
 static struct spinlock timer_lock = SPINLOCK_INIT;
@@ -307,6 +308,9 @@ void sched_finish_switch(void)
 	/* prev stays valid after on_cpu clears: an EXITED one is freed only once released. */
 	bool exited = __atomic_load_n(&prev->state, __ATOMIC_RELAXED) == THREAD_EXITED;
 
+	if (exited) {
+		graph_thread_exit(prev); /* while prev is still ours: before its on_cpu clears */
+	}
 	/*
 	 * release: prev's registers are saved; pairs with the acquire loads
 	 * of on_cpu in switch_prepare() and first_runnable() (a CPU about to run

@@ -21,6 +21,7 @@
 #include "lib/list.h"
 #include "ipc/ipc.h"
 #include "sched/wait.h"
+#include "trace/graph_stack.h"
 
 /* Why a blocked thread was woken. */
 #define WAKE_EVENT   0
@@ -58,6 +59,7 @@ struct thread {
 	uint64_t cpu_ns;	  /* [o] time it has run, updated at each switch */
 	uint64_t run_start_ns;	  /* [o] when it last got a CPU */
 	struct ipc_state ipc;	  /* its part in IPC (ipc.h) */
+	struct graph_stack graph; /* [o] trace graph's calls under way (trace/graph.h) */
 };
 
 /* The thread running on this CPU; inline, as nearly every syscall asks several times. */

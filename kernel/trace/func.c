@@ -4,7 +4,9 @@
  * the trampoline), so no other record of it is kept to drift from the
  * code. The function each site begins is found once, by address, in the
  * kernel's symbol table (lib/ksyms.h): has_site marks them by symbol
- * index.
+ * index. The graph (graph.h) patches every site, its roots to call
+ * graph_root_trampoline and the rest graph_trampoline, so which of the
+ * two tracers has a site is what its call's target says too.
  *
  * Lock order: func_mutex (each func_trace_set() and the table's making,
  * held across its stop of the other CPUs), then smp_stop_others()' own.
@@ -23,7 +25,9 @@
 #include "mm/heap.h"
 #include "mm/memlayout.h"
 #include "sched/wait.h"
+#include "trace/func_guard.h"
 #include "trace/func_notrace.h"
+#include "trace/graph.h"
 #include "trace/ktrace.h"
 
 #define SITE_BYTES    5
@@ -34,7 +38,7 @@ extern const uint64_t _func_sites_start[], _func_sites_end[];
 extern const struct func_notrace func_notrace[] __attribute__((weak));
 extern const uint32_t func_notrace_count __attribute__((weak));
 /* arch/x86_64/fentry.S */
-extern const char func_trampoline[];
+extern const char func_trampoline[], graph_trampoline[], graph_root_trampoline[];
 
 /* The NOP GCC's -mnop-mcount emits, as the static branches' (SDM 2B "NOP"). */
 static const uint8_t nop5[SITE_BYTES] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
@@ -42,9 +46,8 @@ static const uint8_t nop5[SITE_BYTES] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
 static struct mutex func_mutex = {.wq = WAITQ_INIT(func_mutex.wq)};
 static uint64_t
     *has_site; /* [func_mutex] a bit per symbol: it begins with a site; NULL: not made */
-/* Each CPU's guard: 1 while it records an entry. Only that CPU, or its NMI, reads and writes it. */
-static uint8_t busy[MAX_CPUS];
-static uint64_t missed; /* [a] entries the guard turned away */
+static uint32_t func_traced; /* [func_mutex] sites that call func_trampoline */
+static bool graph_on;	     /* [func_mutex] the sites call the graph's trampolines */
 
 /*
  * Marks the symbols that begin with a site, once. A site no symbol begins
@@ -79,19 +82,26 @@ static bool site_of(uint32_t i)
 	return has_site[i / BITS] >> (i % BITS) & 1;
 }
 
-/* The five bytes that call the trampoline from the site at code. */
-static void call_from(uintptr_t code, uint8_t insn[SITE_BYTES])
+/* The five bytes that call trampoline from the site at code. */
+static void call_from(uintptr_t code, const char *trampoline, uint8_t insn[SITE_BYTES])
 {
 	/* the trampoline is in the kernel's text, well within 2 GiB of the site */
-	int32_t rel = (int32_t)((uintptr_t)func_trampoline - (code + SITE_BYTES));
+	int32_t rel = (int32_t)((uintptr_t)trampoline - (code + SITE_BYTES));
 
 	insn[0] = OP_CALL_REL32;
 	memcpy(insn + 1, &rel, sizeof(rel));
 }
 
-static bool traced(uintptr_t code)
+/* The trampoline the site at code calls, or NULL while it is the NOP. */
+static const char *target(uintptr_t code)
 {
-	return *(const uint8_t *)code == OP_CALL_REL32;
+	int32_t rel;
+
+	if (*(const uint8_t *)code != OP_CALL_REL32) {
+		return NULL;
+	}
+	memcpy(&rel, (const void *)(code + 1), sizeof(rel));
+	return (const char *)(code + SITE_BYTES + rel);
 }
 
 /* Whether any pattern of list matches name; an empty list matches every name. */
@@ -110,13 +120,35 @@ static bool matches(const char *list, size_t len, const char *name)
 	return !any;
 }
 
-/* A change of func_trace_set(), and the number of functions traced after it. */
+/* A change of func_trace_set(), and the number of functions traced (or roots) after it. */
 struct change {
 	uint32_t op;
 	const char *list;
 	size_t len;
 	uint32_t traced; /* out */
 };
+
+/*
+ * What the change c wants the site at addr, of the function name, to
+ * call: a trampoline, or NULL for the NOP. Each OFF puts back only its
+ * own tracer's sites.
+ */
+static const char *wanted(const struct change *c, uintptr_t addr, const char *name)
+{
+	const char *now = target(addr);
+	bool match = matches(c->list, c->len, name);
+
+	switch (c->op) {
+	case TTRACE_FUNC_ON:
+		return match ? func_trampoline : now;
+	case TTRACE_FUNC_OFF:
+		return match && now == func_trampoline ? NULL : now;
+	case TTRACE_FUNC_GRAPH_ON:
+		return match ? graph_root_trampoline : graph_trampoline;
+	default: /* TTRACE_FUNC_GRAPH_OFF */
+		return now == graph_trampoline || now == graph_root_trampoline ? NULL : now;
+	}
+}
 
 /*
  * Every other CPU stopped (smp_stop_others()): rewrites the sites of the
@@ -127,6 +159,9 @@ struct change {
 static void change_sites(void *arg)
 {
 	struct change *c = arg;
+	/* what the count is of: the graph's roots, or trace func's functions */
+	const char *counted =
+	    c->op == TTRACE_FUNC_GRAPH_ON ? graph_root_trampoline : func_trampoline;
 
 	c->traced = 0;
 	for (uint32_t i = 0; i < ksyms_total(); i++) {
@@ -137,16 +172,13 @@ static void change_sites(void *arg)
 		if (!site_of(i)) {
 			continue;
 		}
-		if (!matches(c->list, c->len, name)) {
-			c->traced += traced(addr);
-			continue;
-		}
-		if (c->op == TTRACE_FUNC_ON) {
-			call_from(addr, want);
-			c->traced++;
+		const char *to = wanted(c, addr, name);
+		if (to) {
+			call_from(addr, to, want);
 		} else {
 			memcpy(want, nop5, SITE_BYTES);
 		}
+		c->traced += to == counted;
 		if (memcmp((const void *)addr, want, SITE_BYTES)) {
 			/* The text is mapped read-only; its direct-map alias is writable. */
 			memcpy(phys_to_virt(virt_to_phys((const void *)addr)), want, SITE_BYTES);
@@ -168,38 +200,58 @@ static bool any_traceable(const char *p, size_t len)
 }
 
 /* The checks of func_trace_set(), func_mutex held: 0 or its error. */
-static int check(uint32_t op, const char *list, size_t len)
+static int check(uint32_t op, uint32_t depth, const char *list, size_t len)
 {
 	const char *at = list, *p;
 	size_t plen;
 	bool any = false;
 
-	if (op != TTRACE_FUNC_ON && op != TTRACE_FUNC_OFF) {
+	bool on = op == TTRACE_FUNC_ON || op == TTRACE_FUNC_GRAPH_ON;
+
+	if (op > TTRACE_FUNC_GRAPH_OFF || depth > TTRACE_GRAPH_DEPTH ||
+	    (depth && op != TTRACE_FUNC_GRAPH_ON)) {
 		return -EINVAL;
 	}
 	while (func_glob_next(&at, list + len, &p, &plen)) {
 		if (!func_glob_valid(p, plen)) {
 			return -EINVAL;
 		}
-		if (op == TTRACE_FUNC_ON && !any_traceable(p, plen)) {
+		if (on && !any_traceable(p, plen)) {
 			return -ENOENT;
 		}
 		any = true;
 	}
-	return op == TTRACE_FUNC_ON && !any ? -EINVAL : 0;
+	if (on ? !any : op == TTRACE_FUNC_GRAPH_OFF && any) {
+		return -EINVAL;
+	}
+	/* The graph patches every site: it and trace func exclude each other. */
+	return (op == TTRACE_FUNC_ON && graph_on) || (op == TTRACE_FUNC_GRAPH_ON && func_traced)
+		   ? -EBUSY
+		   : 0;
 }
 
 int func_trace_set(uint32_t op, const char *list, size_t len)
 {
-	struct change c = {.op = op, .list = list, .len = len};
+	uint32_t depth = op >> TTRACE_FUNC_DEPTH_SHIFT;
+	struct change c = {
+	    .op = op & ((1u << TTRACE_FUNC_DEPTH_SHIFT) - 1), .list = list, .len = len};
 
+	op = c.op;
 	mutex_lock(&func_mutex);
 	int err = make_table();
 	if (!err) {
-		err = check(op, list, len);
+		err = check(op, depth, list, len);
+	}
+	if (!err && op == TTRACE_FUNC_GRAPH_ON) {
+		graph_prepare(depth ? depth : TTRACE_GRAPH_DEPTH);
 	}
 	if (!err) {
 		err = smp_stop_others(change_sites, &c);
+	}
+	if (!err && op <= TTRACE_FUNC_OFF) {
+		func_traced = c.traced;
+	} else if (!err) {
+		graph_on = op == TTRACE_FUNC_GRAPH_ON;
 	}
 	mutex_unlock(&func_mutex);
 	return err ? err : (int)c.traced;
@@ -235,12 +287,15 @@ int func_trace_info(uint32_t i, struct ttrace_func_info *info)
 	int err = make_table();
 	if (!err) {
 		const char *name = ksyms_at(i, &addr);
+		const char *to = site_of(i) ? target(addr) : NULL;
 
 		*info = (struct ttrace_func_info){
-		    .missed = __atomic_load_n(&missed, __ATOMIC_RELAXED),
-		    .why = !site_of(i)	  ? why_not(name)
-			   : traced(addr) ? TTRACE_FUNC_WHY_ON
-					  : TTRACE_FUNC_WHY_OFF,
+		    .missed = __atomic_load_n(&func_guard_missed, __ATOMIC_RELAXED),
+		    .overflowed = graph_overflowed(),
+		    .why = !site_of(i)			 ? why_not(name)
+			   : to == func_trampoline	 ? TTRACE_FUNC_WHY_ON
+			   : to == graph_root_trampoline ? TTRACE_FUNC_WHY_ROOT
+							 : TTRACE_FUNC_WHY_OFF,
 		};
 		size_t len = strlen(name);
 
@@ -255,21 +310,16 @@ void func_trace_hit(uint64_t site, uint64_t caller)
 {
 	uint32_t cpu = this_cpu()->id;
 
-	if (__atomic_load_n(&busy[cpu], __ATOMIC_RELAXED)) {
-		__atomic_add_fetch(&missed, 1, __ATOMIC_RELAXED);
-		return;
-	}
 	/*
-	 * The guard is this CPU's own: only an NMI can come in between, and
-	 * it leaves the guard as it found it. The fences keep the compiler
-	 * from moving the tracepoint's stores out from between the guard's.
 	 * The tracepoint is the category's static branch: nothing while func
 	 * is off, its straight path while no extra is on, else the slow path
-	 * (the only one that calls code outside the tracer, the echo's).
+	 * (the only one that calls code outside the tracer, the echo's, whose
+	 * traced functions then find the guard held).
 	 */
-	__atomic_store_n(&busy[cpu], 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!func_guard_take(cpu)) {
+		func_guard_miss(1);
+		return;
+	}
 	TTRACE(func_entry, site, caller);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&busy[cpu], 0, __ATOMIC_RELAXED);
+	func_guard_drop(cpu);
 }

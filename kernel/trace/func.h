@@ -13,7 +13,8 @@
  * Nothing the trampoline runs may itself be traced: the files it runs
  * through are compiled without the NOP (the Makefile's FUNC_NOTRACE_*),
  * one function of another file is marked notrace below, and a recursion
- * guard per CPU counts what still comes back in (RECURSION).
+ * guard per CPU (func_guard.h) counts what still comes back in
+ * (RECURSION).
  */
 #ifndef SPOOR_TRACE_FUNC_H
 #define SPOOR_TRACE_FUNC_H
@@ -28,12 +29,13 @@
 
 /*
  * TTRACE_FUNC_ON or TTRACE_FUNC_OFF for the patterns of list (len bytes,
- * separated by spaces; OFF without any: every function). Returns the
- * number of functions traced afterwards, or -EINVAL for a bad pattern or
- * op, -ENOENT for an ON pattern that matches no traceable function,
- * -ECPUSTUCK when a CPU did not stop; each changes nothing. Thread
- * context, interrupts on, no spinlock held (smp_stop_others()); may
- * sleep.
+ * separated by spaces; OFF without any: every function), or
+ * TTRACE_FUNC_GRAPH_ON with the graph's roots (and its depth in the op's
+ * upper bits), TTRACE_FUNC_GRAPH_OFF without any (graph.h). Returns the number of functions traced
+ * (the graph's roots) afterwards, or -EINVAL for a bad pattern or op, -ENOENT for an ON pattern
+ * that matches no traceable function, -EBUSY for an ON of one tracer while the other has functions,
+ * -ECPUSTUCK when a CPU did not stop; each changes nothing. Thread context, interrupts on, no
+ * spinlock held (smp_stop_others()); may sleep.
  */
 int func_trace_set(uint32_t op, const char *list, size_t len);
 

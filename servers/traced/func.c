@@ -37,3 +37,17 @@ int func_off(const struct request *req, struct reply *rep)
 {
 	return change(TTRACE_FUNC_OFF, req, rep);
 }
+
+int graph_on(const struct request *req, struct reply *rep)
+{
+	if (!req->len || req->arg > TTRACE_GRAPH_DEPTH) {
+		return -EINVAL;
+	}
+	return change(TTRACE_FUNC_GRAPH_ON | (uint32_t)req->arg << TTRACE_FUNC_DEPTH_SHIFT, req,
+		      rep);
+}
+
+int graph_off(const struct request *req, struct reply *rep)
+{
+	return change(TTRACE_FUNC_GRAPH_OFF, req, rep);
+}

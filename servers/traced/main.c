@@ -292,6 +292,9 @@ static int op_map(const struct request *req, struct reply *rep)
 /* The function tracer's operations (func.h). */
 #define HANDLER_FUNC_ON	 func_on
 #define HANDLER_FUNC_OFF func_off
+/* The function graph's (func.h). */
+#define HANDLER_GRAPH_ON  graph_on
+#define HANDLER_GRAPH_OFF graph_off
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {

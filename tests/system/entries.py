@@ -64,6 +64,7 @@ def value_lists():
             "copy_dir": x_list(trace, "TTRACE_COPY_DIRS"),
             "prof_mode": x_list(trace, "TTRACE_PROF_MODES"),
             "thread_state": x_list((ABI / "proc.h").read_text(), "THREAD_STATES"),
+            "graph_end": x_list((ABI / "trace_func.h").read_text(), "TTRACE_GRAPH_ENDS"),
             "errno": {-int(value): f"-{name}" for name, value in errors}}
 
 

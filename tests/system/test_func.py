@@ -93,6 +93,10 @@ def test_list_says_what_matches_and_why_the_rest_may_not_be_traced(spoor):
     for name, why in [("ttrace_emit_slow", "the tracer itself"),
                       ("func_trace_hit", "the tracer itself"),
                       ("func_trampoline", "the tracer itself"),
+                      ("graph_enter", "the tracer itself"),
+                      ("graph_leave", "the tracer itself"),
+                      ("graph_return", "the tracer itself"),
+                      ("graph_root_trampoline", "the tracer itself"),
                       ("static_branches_set", "the patching code"),
                       ("smp_stop_others", "the patching code"),
                       ("watchdog_nmi", r"no entry NOP \(marked notrace"),
@@ -161,3 +165,36 @@ def test_every_function_traced_under_load_on_4_cpus_keeps_the_machine_and_ledger
     assert all(int(a) == int(b) for a, b in counts), counts
     status(spoor)
     assert "0 traced" in spoor.command("trace func list ipc_call")
+
+
+def missed(spoor):
+    """The entries the recursion guard turned away so far (every CPU's)."""
+    out = spoor.command("trace func list sys_getpid")
+    return int(re.search(r"; (\d+) entries missed$", out, re.MULTILINE).group(1))
+
+
+@pytest.mark.parametrize("line,off,entered", [
+    ("trace func sys_getpid printk", "trace func off", r"func_entry func=printk\+0x0 caller=echo_"),
+    ("trace graph sys_getpid", "trace graph off", r"graph_entry func=(?:v?printk|console_\w+)\+"),
+], ids=["func", "graph"])
+def test_the_guard_turns_away_what_the_handler_itself_reaches(spoor, line, off, entered):
+    """Issue 35 item 4: with the echo on for func, the handler's own recording
+    prints the event through printk, a traced function (trace func printk), or
+    one inside the graph's call (trace graph sys_getpid): the per-CPU guard
+    turns those entries away and counts them, so the handler never records
+    what it reaches itself, nor recurses. While printk is traced the console
+    echoes each of its entries, the shell's own typing included, so the
+    commands are sent and their answers awaited, not their echo."""
+    before = missed(spoor)
+    spoor.command("trace echo on func")
+    for command, answer in ((line, r"trace: (\d+ kernel functions traced|graph of 1 )"),
+                            ("run ipcping 10", "ipcping: the fast path round trip costs"),
+                            (off, r"trace: (0 kernel functions traced|graph off)")):
+        spoor.send(command + "\r")
+        spoor.expect(answer, timeout=300)
+        spoor.expect_prompt()
+    spoor.command("trace echo off func")
+    assert missed(spoor) > before
+    out = spoor.command("trace dump cat=func", timeout=300)
+    assert re.search(r"(func_entry|graph_entry) func=sys_getpid\+0x0", out), out[-2000:]
+    assert not re.search(entered, out), re.search(entered, out).group(0)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/fnv.h"
+#include "tools/spoor-trace/graph.h"
 #include "tools/spoor-trace/stacks.h"
 #include "tools/spoor-trace/tally.h"
 #include "tools/spoor-trace/xml.h"
@@ -43,7 +44,8 @@ static int folded(struct tview *v, uint32_t flags, struct tally *t, long *total,
 {
 	uint16_t kind;
 
-	*total = stacks_each(v, flags, &kind, seen, fold, t);
+	*total =
+	    flags & FLAME_GRAPH ? graph_fold(v, t) : stacks_each(v, flags, &kind, seen, fold, t);
 	if (*total <= 0) {
 		tally_free(t);
 		return *total ? (int)*total : -ENOENT;
@@ -138,9 +140,14 @@ int flame_svg(struct tview *v, uint32_t flags, FILE *out)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(248,248,240)\"/>\n"
-		"<text x=\"%d\" y=\"%d\">Flame graph: %ld stacks</text>\n",
-		SVG_WIDTH, height, SVG_WIDTH, height, PAD, PAD + 2, total);
-	stacks_rate(v, &seen, flags, rate, sizeof(rate));
+		"<text x=\"%d\" y=\"%d\">Flame graph: %ld %s</text>\n",
+		SVG_WIDTH, height, SVG_WIDTH, height, PAD, PAD + 2, total,
+		flags & FLAME_GRAPH ? "ns of the function graph's calls" : "stacks");
+	if (flags & FLAME_GRAPH) {
+		snprintf(rate, sizeof(rate), "each call's box as wide as the time it ran");
+	} else {
+		stacks_rate(v, &seen, flags, rate, sizeof(rate));
+	}
 	fprintf(out, "<text x=\"%d\" y=\"%d\">", PAD, PAD + 2 + ROW);
 	xml_text(out, rate, strlen(rate));
 	fprintf(out, "</text>\n");

@@ -23,6 +23,7 @@
 #include "common/trace_filter.h"
 #include "common/trace_format.h"
 #include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/graph.h"
 #include "tools/spoor-trace/select.h"
 #include "tools/spoor-trace/view.h"
 
@@ -58,7 +59,9 @@ static bool print_new(const struct tfile *f, const struct ttrace_filter *flt, st
 			fputs(line, stdout);
 			s->lost += item.lost_count;
 		} else if (!item.lost && tselect_passes(&v, flt, &item.rec, false)) {
-			size_t len = tview_line(&v, &item.rec, line);
+			/* as the text prints it (text.h) */
+			size_t len = graph_event(&item.rec) ? graph_line(&v, &item.rec, line)
+							    : tview_line(&v, &item.rec, line);
 			fwrite(line, 1, len, stdout);
 			fputc('\n', stdout);
 			s->events++;

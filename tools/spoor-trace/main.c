@@ -276,12 +276,12 @@ static int run_pprof(struct tview *v, const char *file, const char *path)
 
 static int flame_options(int argc, char **argv)
 {
-	static const char *const names[] = {"--folded", "--idle"};
-	bool set[2] = {false, false};
+	static const char *const names[] = {"--folded", "--idle", "--graph"};
+	bool set[3] = {false, false, false};
 
-	argc = take_flags(argc, argv, names, set, 2);
+	argc = take_flags(argc, argv, names, set, 3);
 	flame_folded_text = set[0];
-	stacks_flags = set[1] ? STACKS_IDLE : 0;
+	stacks_flags = (set[1] ? STACKS_IDLE : 0) | (set[2] ? FLAME_GRAPH : 0);
 	return argc;
 }
 
@@ -362,8 +362,8 @@ static const struct command commands[] = {
     {"pprof", 2, "FILE OUT.pb.gz", TTRACE_FILTER_HOST, run_pprof, NULL, NULL, false},
     /* a flame graph (SVG) of the stacks, or their folded text (flame.h); standard output without
        OUT */
-    {"flamegraph", 2, "[--folded] [--idle] FILE [OUT.svg]", TTRACE_FILTER_HOST, run_flamegraph,
-     flame_options, NULL, true},
+    {"flamegraph", 2, "[--folded] [--idle] [--graph] FILE [OUT.svg]", TTRACE_FILTER_HOST,
+     run_flamegraph, flame_options, NULL, true},
     /* what the file holds: CPUs, span, ledger, kinds, programs (info.h) */
     {"info", 1, "FILE", TTRACE_FILTER_HOST, run_info, NULL, NULL, false},
     /* the shell's trace stats: counts of each kind and latency percentiles (stats.h) */

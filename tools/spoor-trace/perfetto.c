@@ -15,20 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi/trace_func.h"
 #include "common/trace_names.h"
 #include "tools/spoor-trace/fields.h"
+#include "tools/spoor-trace/graph.h"
 #include "tools/spoor-trace/runs.h"
 #include "tools/spoor-trace/stacks.h"
 #include "tools/spoor-trace/tally.h"
 
 #define NS_PER_US 1000u
-#define STACK_MAX 16 /* a thread's open slices: a syscall and the IPC call inside it, ... */
+/* a thread's open slices: a syscall and the IPC call inside it, ..., the graph's calls */
+#define STACK_MAX (16 + TTRACE_GRAPH_DEPTH)
 
 /* The largest integer every JSON reader holds exactly (a double's mantissa). */
 #define JSON_INT_MAX (1ull << 53)
 
 #define SLICE_SYSCALL 1
 #define SLICE_IPC     2
+#define SLICE_GRAPH   3 /* a call of the function graph (graph.h) */
 
 /* An open slice: what opened it, written when it closes. */
 struct slice {
@@ -480,6 +484,13 @@ static void event(struct pf *p, const struct ttrace_record *r)
 		break;
 	case TTRACE_KIND_ipc_reply:
 		ipc_reply(p, t, ns, r);
+		break;
+	case TTRACE_KIND_graph_entry:
+		graph_func(p->v, r->data[0], name, sizeof(name));
+		open_slice(p, t, SLICE_GRAPH, ns, "func", name, r);
+		break;
+	case TTRACE_KIND_graph_exit:
+		close_slice(p, t, SLICE_GRAPH, ns, r);
 		break;
 	case TTRACE_KIND_mem_pf:
 		instant(p, ns, r->pid, r->tid, "mem", "page fault", r, &k);

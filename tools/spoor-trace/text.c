@@ -1,12 +1,13 @@
 /*
  * text: the dump's lines (see text.h), each made by common/trace_format
- * as traced makes it.
+ * as traced makes it, but the function graph's, which graph.h makes.
  */
 #include "tools/spoor-trace/text.h"
 
 #include <errno.h>
 
 #include "common/trace_format.h"
+#include "tools/spoor-trace/graph.h"
 
 int text_convert(struct tview *v, FILE *out)
 {
@@ -21,7 +22,8 @@ int text_convert(struct tview *v, FILE *out)
 			fputs(line, out);
 			continue;
 		}
-		size_t len = tview_line(v, &item.rec, line);
+		size_t len = graph_event(&item.rec) ? graph_line(v, &item.rec, line)
+						    : tview_line(v, &item.rec, line);
 		fwrite(line, 1, len, out);
 		fputc('\n', out);
 	}

@@ -1,7 +1,10 @@
 /*
  * text: a saved trace as `trace dump` prints it, byte for byte: each
  * event's line from the shared formatter, "# lost N events on cpu C"
- * where a loss marker stands, and "# end of dump: N events, L lost" last.
+ * where a loss marker stands, and "# end of dump: N events, L lost" last;
+ * but the function graph's events, which are printed as Linux's
+ * function_graph prints them (graph.h), after the same prefix, still one
+ * line an event.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_TEXT_H
 #define SPOOR_TOOLS_SPOOR_TRACE_TEXT_H

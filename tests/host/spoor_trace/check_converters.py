@@ -84,6 +84,12 @@ def unquote(v):
     return v[1:-1] if len(v) >= 2 and v[0] == '"' and v[-1] == '"' else v
 
 
+def graph_kind(rest):
+    """The kind of a function graph's text line, from what follows its prefix's "|"
+    (tools/spoor-trace/graph.h): an exit closes its brace with a comment."""
+    return "graph_exit" if rest.endswith("*/") else "graph_entry"
+
+
 def text_events(tool, path, losses=None):
     """The text's events as (us, cpu, pid, tid, name, {field: value}, comm), and the loss
     total; each loss marker appended to losses as (cpu, count, index of the next event)."""
@@ -108,6 +114,8 @@ def text_events(tool, path, losses=None):
         us = int(m.group(1)) * 1000000 + int(m.group(2))
         comm, name, rest = m.group(6), m.group(7), m.group(8)
         fields = {k: unquote(v) for k, v in FIELD.findall(rest)}
+        if name == "|":  # the function graph's line (tools/spoor-trace/graph.h): no fields
+            name, fields = graph_kind(rest), None
         if name.startswith("kind="):  # a kind the table does not know
             name = "kind_" + name[5:]
         if name.startswith("user:") and ("<bad>" in fields.values() or "<bad length" in rest):

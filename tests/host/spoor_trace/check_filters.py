@@ -34,7 +34,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_converters import LOST_LINE, TEXT_LINE, FIELD, check_file, run  # noqa: E402
+from check_converters import LOST_LINE, TEXT_LINE, FIELD, check_file, graph_kind, run  # noqa: E402
 import check_tracedat  # noqa: E402
 
 KINDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "abi",
@@ -71,7 +71,8 @@ def parse(text):
             continue
         e = {"us": int(m.group(1)) * 1000000 + int(m.group(2)), "cpu": int(m.group(3)),
              "pid": int(m.group(4)), "tid": int(m.group(5)), "comm": m.group(6),
-             "kind": m.group(7), "fields": dict(FIELD.findall(m.group(8)))}
+             "kind": m.group(7) if m.group(7) != "|" else graph_kind(m.group(8)),
+             "fields": dict(FIELD.findall(m.group(8)))}
         items.append(("event", line, e))
     return items
 

@@ -24,6 +24,7 @@
 #include "test.h"
 #include "tools/spoor-trace/ctf.h"
 #include "tools/spoor-trace/file.h"
+#include "tools/spoor-trace/flame.h"
 #include "tools/spoor-trace/perfetto.h"
 #include "tools/spoor-trace/text.h"
 #include "tools/spoor-trace/pprof.h"
@@ -169,6 +170,8 @@ static void feed(const uint8_t *buf, size_t len, FILE *null, size_t *accepted)
 	CHECK_EQ_INT(tracedat_convert(&v, null, NULL), 0, "tracedat");
 	int err = pprof_convert(&v, null);
 	CHECK(err == 0 || err == -ENOENT, "pprof");
+	err = flame_folded(&v, FLAME_GRAPH, null);
+	CHECK(err == 0 || err == -ENOENT, "flamegraph --graph");
 	tview_fini(&v);
 	tfile_free(&f);
 }

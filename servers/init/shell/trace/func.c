@@ -33,13 +33,19 @@ static bool valid(const char *p)
 	return false;
 }
 
+/* Whether a function in state why (TTRACE_FUNC_WHY_*) may be traced. */
+static bool may_trace(uint32_t why)
+{
+	return why <= TTRACE_FUNC_WHY_ON || why == TTRACE_FUNC_WHY_ROOT;
+}
+
 /* Whether p matches a function the kernel may trace; if not, says so. */
 static bool traceable(const char *p)
 {
 	struct ttrace_func_info info;
 
 	for (uint32_t i = 0; !sys_func_info(i, &info); i++) {
-		if (info.why <= TTRACE_FUNC_WHY_ON && func_glob_match(p, strlen(p), info.name)) {
+		if (may_trace(info.why) && func_glob_match(p, strlen(p), info.name)) {
 			return true;
 		}
 	}
@@ -48,8 +54,7 @@ static bool traceable(const char *p)
 	return false;
 }
 
-/* The patterns argv[0..argc) checked (each must match for on) and joined by spaces into list. */
-static bool patterns(int argc, char **argv, bool on, char *list, size_t size)
+bool func_patterns(int argc, char **argv, bool on, char *list, size_t size)
 {
 	size_t len = 0;
 
@@ -78,7 +83,7 @@ static void list(const char *p)
 			continue;
 		}
 		n++;
-		ok += info.why <= TTRACE_FUNC_WHY_ON;
+		ok += may_trace(info.why);
 		on += info.why == TTRACE_FUNC_WHY_ON;
 		printf("%s %s\n", info.name,
 		       info.why < TTRACE_FUNC_WHY_LIMIT ? whys[info.why] : "not traceable");
@@ -102,12 +107,14 @@ void func_verb(const struct verb *verb, int argc, char **argv)
 		list(argv[2]);
 		return;
 	}
-	if (!patterns(argc - 1 - off, argv + 1 + off, !off, words, sizeof(words))) {
+	if (!func_patterns(argc - 1 - off, argv + 1 + off, !off, words, sizeof(words))) {
 		return;
 	}
 	long err = off ? traced_call_func_off(words, &traced) : traced_call_func_on(words, &traced);
 	if (err == -EINVAL || err == -ENOENT) {
 		printf("trace: the kernel refused the patterns '%s'\n", words);
+	} else if (err == -EBUSY) {
+		printf("trace: the graph is on (trace graph off first)\n");
 	} else if (!verb_failed(err)) {
 		printf("trace: %llu kernel functions traced\n", (unsigned long long)traced);
 	}

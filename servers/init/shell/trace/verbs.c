@@ -15,6 +15,7 @@
 #include "servers/init/shell/trace/dump.h"
 #include "servers/init/shell/trace/follow.h"
 #include "servers/init/shell/trace/func.h"
+#include "servers/init/shell/trace/graph.h"
 #include "servers/init/shell/trace/prof.h"
 #include "servers/init/shell/trace/record.h"
 #include "servers/init/shell/trace/run.h"
@@ -65,6 +66,8 @@ static const struct verb verbs[] = {
      "record each entry of the kernel functions the globs (* ?) match; list: which may be "
      "traced, and why not",
      func_verb},
+    {"graph", "FUNC... [depth=N]|off",
+     "record the calls of the functions the globs match, and all they make", graph_verb},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
