@@ -1,0 +1,70 @@
+/*
+ * trigger: the kinds' triggers in the kernel (abi/trace_pred.h,
+ * TRIGGERS). ktrace.c installs one with every other CPU stopped
+ * (ttrace_trigger()), as it does a filter; the slow path (emit.c) checks
+ * it with interrupts off, right after the kind's filter, on the events
+ * the filter keeps. The locking is the filters' (filter.h): no CPU is
+ * inside a trigger's program while one is replaced. What a firing
+ * changes is atomic, since every CPU may fire a trigger at once: the
+ * counts, the moment of the first firing, the stop and the saves the
+ * reader has yet to hear of (wake.c tells it, at a tick).
+ */
+#ifndef SPOOR_TRACE_TRIGGER_H
+#define SPOOR_TRACE_TRIGGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi/trace_pred.h"
+#include "common/trace_pred.h"
+
+/*
+ * Every other CPU stopped, interrupts off: kind's trigger becomes t (an
+ * action and a program ttrace_pred_verify() accepted for kind), or none
+ * for action TTRACE_TRIG_NONE, its counts from zero. The rings start
+ * again if kind's trigger stopped them.
+ */
+void trigger_install(uint16_t kind, const struct ttrace_trigger *t);
+
+/* kind's trigger as GET gives it (abi/trace_pred.h). control_mutex held (ktrace.c). */
+void trigger_get(uint16_t kind, struct ttrace_trigger *t);
+
+/* The kinds with a trigger: bit k for kind k. */
+uint64_t trigger_kinds(void);
+
+/* The static keys of the kinds with a trigger (TTRACE_KEY_FILTER()): they take the slow path. */
+uint64_t trigger_keys(void);
+
+/* Whether a STOP trigger is set: every enabled site then takes the slow path (an extra). */
+bool trigger_stop_set(void);
+
+/* Whether kind has a trigger. Interrupts off. */
+bool trigger_on(uint16_t kind);
+
+/*
+ * Interrupts off, kind has a trigger (trigger_on()): runs its program
+ * over ev. If it holds, counts the firing (and keeps the moment of the
+ * first, for a save, which it marks for the reader) and returns the
+ * action the caller carries out; else TTRACE_TRIG_NONE.
+ */
+uint32_t trigger_fire(uint16_t kind, const struct ttrace_pred_event *ev);
+
+/*
+ * Interrupts off, right after the reservation of the event whose
+ * trigger returned TTRACE_TRIG_STOP: the rings take nothing more.
+ */
+void trigger_stop(uint16_t kind);
+
+/* Whether a STOP trigger stopped the rings. Any context; a relaxed load. */
+bool trigger_stopped(void);
+
+/*
+ * Whether a SAVE trigger fired since the last call said so: the reader
+ * is to be told (wake.c). Any context.
+ */
+bool trigger_saves_pending(void);
+
+/* Takes what trigger_saves_pending() saw: true if this call took it. */
+bool trigger_saves_take(void);
+
+#endif
