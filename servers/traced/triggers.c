@@ -85,7 +85,11 @@ int triggers_set(const struct request *req, struct reply *rep)
 	}
 	if (r.action == TTRACE_TRIG_NONE) {
 		for (uint16_t k = 1; k < TTRACE_KIND_LIMIT; k++) {
-			long err = k == r.kind || (!r.kind && ttrace_kind_info(k)) ? remove(k) : 0;
+			/* only the kinds with one: each removal stops every other CPU */
+			long err = (k == r.kind || (!r.kind && ttrace_kind_info(k))) &&
+					   !kernel_get(k, &t) && t.action != TTRACE_TRIG_NONE
+				       ? remove(k)
+				       : 0;
 			if (err) {
 				return (int)err; /* the kinds before lost theirs */
 			}

@@ -24,6 +24,7 @@
 #include "servers/init/shell/trace/strings.h"
 #include "servers/init/shell/trace/top.h"
 #include "servers/init/shell/trace/track.h"
+#include "servers/init/shell/trace/trigger.h"
 #include "servers/init/shell/trace/uevents.h"
 #include "servers/init/shell/trace/verb.h"
 #include "servers/init/shell/trace/verbs.h"
@@ -65,6 +66,7 @@ static const struct verb verbs[] = {
      "record each entry of the kernel functions the globs (* ?) match; list: which may be "
      "traced, and why not",
      func_verb},
+    {"trigger", TRIGGER_ARGS, TRIGGER_WHAT, trigger_verb},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
