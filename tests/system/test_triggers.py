@@ -20,7 +20,7 @@ PID_LINE = re.compile(r"^\[pid (\d+)\] (\w+)\r?$", re.MULTILINE)
 DONE = re.compile(r"tracegen: emitted (\d+) of (\d+) events")
 AFTER_MS = 100
 SAVE_RATE = 2000  # tracegen's events a second on each CPU, across the fault and past the save
-SAVE_TICKS = 3000  # a second and a half of them: within one ring (16384), nothing overwritten
+SAVE_TICKS = 6000  # three seconds of them: within one ring (16384), nothing overwritten
 FLIP_TICKS = 10000
 FLIP_RATE = 20000
 FLIPS_MAX = 30
@@ -67,16 +67,16 @@ def text_of(path):
 
 def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(spoor):
     assert "tracing now: test" in spoor.command("trace on test")
+    (spoor.traces / "crash.spoor").unlink(missing_ok=True)
+    start = len(spoor.console())
+    for cpu in range(2):
+        start_job(spoor, f"run tracegen {SAVE_TICKS} {cpu} {SAVE_RATE}")
     pid = next_pid(spoor)
     out = spoor.command(f"trace trigger proc_fault if pid == {pid} then save as crash "
                         f"after {AFTER_MS}")
     assert f"trace: trigger on proc_fault: pid == {pid} then save as crash after {AFTER_MS}" \
         in out, out
     assert "trace: enabled proc;" in out, out
-    (spoor.traces / "crash.spoor").unlink(missing_ok=True)
-    start = len(spoor.console())
-    for cpu in range(2):
-        start_job(spoor, f"run tracegen {SAVE_TICKS} {cpu} {SAVE_RATE}")
     out = spoor.command("run fault null")
     assert f"[pid {pid}] fault" in out, out
     assert f"pid {pid} (fault) killed: page fault" in out, out

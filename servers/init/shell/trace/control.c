@@ -106,7 +106,9 @@ void control_on(const struct verb *verb, int argc, char **argv)
 
 void control_off(const struct verb *verb, int argc, char **argv)
 {
-	switch_categories(verb, argc, argv, false);
+	if (!filter_off(verb, argc, argv)) {
+		switch_categories(verb, argc, argv, false);
+	}
 }
 
 void control_clear(const struct verb *verb, int argc, char **argv)

@@ -34,7 +34,7 @@
 static const struct verb verbs[] = {
     {"on", "CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; syscall if result < 0)",
      "start tracing them, keeping only the events the predicate holds for", control_on},
-    {"off", "[CATS]", "stop tracing them (all if none given)", control_off},
+    {"off", "[CATS|KINDS]", "stop tracing them and drop their filters (all if none)", control_off},
     {"status", "", "mask, mode, per-CPU counts", status_verb},
     {"dump", "[FILTERS]", "the events that pass the filters, oldest first", dump_verb},
     {"clear", "", "discard every ring's events", control_clear},
