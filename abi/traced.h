@@ -191,9 +191,12 @@
  *            A SAVE's file is written by traced as SAVE writes one from
  *            CONTROL, of every event, after_ms after the moment (up to
  *            TRACED_TRIGGER_AFTER_MAX); one a trigger, however often it
- *            fires. -EINVAL, having changed nothing, for a kind, action,
- *            name or predicate that does not do (the shell checks them
- *            first, and says why); the kernel's errors. CONTROL.
+ *            fires. The predicate is text, or (len 0) bytecode that
+ *            traced passes to the kernel unchecked, as FILTER_CODE's,
+ *            shown as "(bytecode)". -EINVAL, having changed nothing, for
+ *            a kind, action, name or predicate that does not do (the
+ *            shell checks them first, and says why); the kernel's
+ *            errors. CONTROL.
  *   TRIGGER_TEXT a kind -> struct traced_trigger_status: its trigger as
  *            set (action NONE: none; len 0: set before traced last
  *            started, its text unknown), how often it fired and where
@@ -604,12 +607,18 @@ struct traced_trigger_request {
 	uint32_t kind;			 /* TTRACE_KIND_*; 0 with action NONE: every kind */
 	uint32_t action;		 /* TTRACE_TRIG_* */
 	uint32_t after_ms;		 /* SAVE: ms after the moment; else zero */
-	uint32_t len;			 /* bytes of text; zero with action NONE */
+	uint32_t len;			 /* bytes of text; zero with action NONE, or with code */
 	char name[TRACED_SAVE_NAME_MAX]; /* SAVE: the file, as SAVE's; else NULs */
 	char text[TTRACE_PRED_TEXT_MAX]; /* the predicate (no NUL) */
+	uint32_t n;			 /* len 0: instructions in insn[], 1..INSNS_MAX; else 0 */
+	uint32_t reserved;		 /* zero */
+	/* len 0: the predicate as bytecode, for a client that compiles its own, as FILTER_CODE's */
+	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
 };
 
-_Static_assert(sizeof(struct traced_trigger_request) == 16 + 64 + TTRACE_PRED_TEXT_MAX, "abi");
+_Static_assert(sizeof(struct traced_trigger_request) ==
+		   16 + 64 + TTRACE_PRED_TEXT_MAX + 8 + 40 * TTRACE_PRED_INSNS_MAX,
+	       "abi");
 
 /* Where a trigger's save is (struct traced_trigger_status). */
 #define TRACED_TRIGGER_ARMED   0 /* it has not fired */

@@ -80,7 +80,8 @@ static bool checked_in(struct cpu *c, uint16_t kind, const uint64_t *data, uint3
 	 */
 	bool keep = !filter_on(kind) || filter_keeps(kind, &ev);
 
-	*fired = keep && trigger_on(kind) ? trigger_fire(kind, &ev) : TTRACE_TRIG_NONE;
+	*fired = keep && trigger_on(kind) && trigger_holds(kind, &ev) ? trigger_fired(kind)
+								      : TTRACE_TRIG_NONE;
 	if (!keep) {
 		uint64_t *n = &c->trace_ring.state->filtered;
 		/*

@@ -22,11 +22,10 @@ struct trigger {
 
 /* [stop] changed with every other CPU stopped; read with interrupts off. */
 static struct trigger triggers[TTRACE_KIND_LIMIT];
-static uint64_t kinds;	    /* [stop] bit k: triggers[k] is one */
+uint64_t trigger_kind_bits;
+uint32_t trigger_stopped_by;
 static uint64_t stop_kinds; /* [stop] bit k: triggers[k] is a STOP */
-/* [a] kind + 1 of the STOP trigger that stopped the rings; 0: they take events */
-static uint32_t stopped_by;
-static bool saves_pending; /* [a] a SAVE trigger fired; the reader has not been told */
+static bool saves_pending;  /* [a] a SAVE trigger fired; the reader has not been told */
 
 void trigger_install(uint16_t kind, const struct ttrace_trigger *t)
 {
@@ -39,11 +38,11 @@ void trigger_install(uint16_t kind, const struct ttrace_trigger *t)
 	/* relaxed: no CPU runs a trigger now (every other one is stopped) */
 	__atomic_store_n(&g->fired, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->first, 0, __ATOMIC_RELAXED);
-	kinds = t->action ? kinds | bit : kinds & ~bit;
+	trigger_kind_bits = t->action ? trigger_kind_bits | bit : trigger_kind_bits & ~bit;
 	stop_kinds = t->action == TTRACE_TRIG_STOP ? stop_kinds | bit : stop_kinds & ~bit;
-	if (__atomic_load_n(&stopped_by, __ATOMIC_RELAXED) == kind + 1u) {
+	if (__atomic_load_n(&trigger_stopped_by, __ATOMIC_RELAXED) == kind + 1u) {
 		/* relaxed: the CPUs see it as they restart, after the stop's serialising */
-		__atomic_store_n(&stopped_by, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&trigger_stopped_by, 0, __ATOMIC_RELAXED);
 	}
 }
 
@@ -60,7 +59,7 @@ void trigger_get(uint16_t kind, struct ttrace_trigger *t)
 
 uint64_t trigger_kinds(void)
 {
-	return kinds;
+	return trigger_kind_bits;
 }
 
 uint64_t trigger_keys(void)
@@ -68,7 +67,7 @@ uint64_t trigger_keys(void)
 	uint64_t keys = 0;
 
 	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
-		keys |= kinds >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
+		keys |= trigger_kind_bits >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
 	}
 	return keys;
 }
@@ -78,18 +77,15 @@ bool trigger_stop_set(void)
 	return stop_kinds != 0;
 }
 
-bool trigger_on(uint16_t kind)
+bool trigger_holds(uint16_t kind, const struct ttrace_pred_event *ev)
 {
-	return kinds >> (kind & 63) & 1;
+	return ttrace_pred_eval(triggers[kind].insn, triggers[kind].n, ev);
 }
 
-uint32_t trigger_fire(uint16_t kind, const struct ttrace_pred_event *ev)
+uint32_t trigger_fired(uint16_t kind)
 {
 	struct trigger *g = &triggers[kind];
 
-	if (!ttrace_pred_eval(g->insn, g->n, ev)) {
-		return TTRACE_TRIG_NONE;
-	}
 	/* relaxed: a count; the reader's GET takes it as it is */
 	if (__atomic_fetch_add(&g->fired, 1, __ATOMIC_RELAXED)) {
 		/* a SAVE's later firings are counted only: one save a trigger */
@@ -115,13 +111,8 @@ void trigger_stop(uint16_t kind)
 	 * interrupts off in between; another CPU's, as soon as it sees it.
 	 * Only the first stop names the kind: a later one changes nothing.
 	 */
-	__atomic_compare_exchange_n(&stopped_by, &none, kind + 1u, false, __ATOMIC_RELAXED,
+	__atomic_compare_exchange_n(&trigger_stopped_by, &none, kind + 1u, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
-}
-
-bool trigger_stopped(void)
-{
-	return __atomic_load_n(&stopped_by, __ATOMIC_RELAXED) != 0;
 }
 
 bool trigger_saves_pending(void)

@@ -38,16 +38,35 @@ uint64_t trigger_keys(void);
 /* Whether a STOP trigger is set: every enabled site then takes the slow path (an extra). */
 bool trigger_stop_set(void);
 
+/*
+ * [stop] The kinds with a trigger, bit k for kind k; [a] kind + 1 of
+ * the STOP trigger that stopped the rings, 0 while they take events.
+ * Read by the slow path inline (trigger_on(), trigger_stopped()), where
+ * a call would cost every event more than the test does.
+ */
+extern uint64_t trigger_kind_bits;
+extern uint32_t trigger_stopped_by;
+
 /* Whether kind has a trigger. Interrupts off. */
-bool trigger_on(uint16_t kind);
+static inline bool trigger_on(uint16_t kind)
+{
+	return trigger_kind_bits >> (kind & 63) & 1;
+}
 
 /*
- * Interrupts off, kind has a trigger (trigger_on()): runs its program
- * over ev. If it holds, counts the firing (and keeps the moment of the
- * first, for a save, which it marks for the reader) and returns the
- * action the caller carries out; else TTRACE_TRIG_NONE.
+ * Interrupts off, kind has a trigger (trigger_on()): whether its program
+ * holds for ev. The same call as filter_keeps(), so a trigger that does
+ * not fire costs an event what a filter that keeps it does.
  */
-uint32_t trigger_fire(uint16_t kind, const struct ttrace_pred_event *ev);
+bool trigger_holds(uint16_t kind, const struct ttrace_pred_event *ev);
+
+/*
+ * Interrupts off, right after trigger_holds() said yes: counts the
+ * firing (and keeps the moment of the first, for a save, which it marks
+ * for the reader) and returns the action the caller carries out, or
+ * TTRACE_TRIG_NONE for a SAVE that fired before (one save a trigger).
+ */
+uint32_t trigger_fired(uint16_t kind);
 
 /*
  * Interrupts off, right after the reservation of the event whose
@@ -55,8 +74,12 @@ uint32_t trigger_fire(uint16_t kind, const struct ttrace_pred_event *ev);
  */
 void trigger_stop(uint16_t kind);
 
-/* Whether a STOP trigger stopped the rings. Any context; a relaxed load. */
-bool trigger_stopped(void);
+/* Whether a STOP trigger stopped the rings. Any context. */
+static inline bool trigger_stopped(void)
+{
+	/* relaxed: a CPU that has not seen the stop yet reserves as it did before it */
+	return __atomic_load_n(&trigger_stopped_by, __ATOMIC_RELAXED) != 0;
+}
 
 /*
  * Whether a SAVE trigger fired since the last call said so: the reader

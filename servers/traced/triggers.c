@@ -53,10 +53,11 @@ static int check(const struct traced_trigger_request *r)
 {
 	char name[TRACED_SAVE_NAME_MAX] = {0};
 
-	if (r->action >= TTRACE_TRIG_ACTION_LIMIT || r->len > TTRACE_PRED_TEXT_MAX ||
+	if (r->len > TTRACE_PRED_TEXT_MAX || r->n > TTRACE_PRED_INSNS_MAX || r->reserved ||
+	    (r->len && r->n) || r->kind >= TTRACE_KIND_LIMIT ||
 	    (r->action == TTRACE_TRIG_NONE
-		 ? r->len || (r->kind && !ttrace_kind_info(r->kind))
-		 : !r->len || r->kind >= TTRACE_KIND_LIMIT || !ttrace_kind_info(r->kind))) {
+		 ? r->len || r->n || (r->kind && !ttrace_kind_info(r->kind))
+		 : (!r->len && !r->n) || !ttrace_kind_info(r->kind))) {
 		return -EINVAL;
 	}
 	if (r->action == TTRACE_TRIG_SAVE) {
@@ -98,8 +99,12 @@ int triggers_set(const struct request *req, struct reply *rep)
 	}
 	memcpy(text, r.text, r.len);
 	text[r.len] = 0;
-	if (strlen(text) != r.len ||
-	    ttrace_pred_compile(text, (uint16_t)r.kind, 0, &prog, why, sizeof(why))) {
+	if (r.n) {
+		/* the kernel checks the program: traced has no say in what it runs */
+		prog.n = r.n;
+		memcpy(prog.insn, r.insn, r.n * sizeof(r.insn[0]));
+	} else if (strlen(text) != r.len ||
+		   ttrace_pred_compile(text, (uint16_t)r.kind, 0, &prog, why, sizeof(why))) {
 		return -EINVAL;
 	}
 	t = (struct ttrace_trigger){.action = r.action, .n = prog.n};

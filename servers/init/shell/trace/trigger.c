@@ -205,11 +205,12 @@ static void status_line(uint16_t kind, const struct traced_trigger_status *st)
 
 	printf("trigger %s: ", ttrace_kind_info(kind)->name);
 	if (r->len) {
-		printf("%.*s then %s", (int)r->len, r->text, action_word(r->action));
+		printf("%.*s", (int)r->len, r->text);
 	} else {
-		printf("(set before traced last started) then %s", action_word(r->action));
+		printf("%s", r->n ? "(bytecode)" : "(set before traced last started)");
 	}
-	if (r->action == TTRACE_TRIG_SAVE && r->len) {
+	printf(" then %s", action_word(r->action));
+	if (r->action == TTRACE_TRIG_SAVE && (r->len || r->n)) {
 		printf(" as %.*s after %u", TRACED_SAVE_NAME_MAX, r->name, r->after_ms);
 	}
 	printf(": fired %llu", (unsigned long long)st->fired);
