@@ -601,7 +601,7 @@ struct traced_save_request {
 _Static_assert(sizeof(struct traced_save_request) == 80 + 64, "abi");
 
 /* TRIGGER's request: a kind's trigger (abi/trace_pred.h, TRIGGERS). */
-#define TRACED_TRIGGER_AFTER_MAX 60000 /* ms a SAVE trigger's save may wait */
+#define TRACED_TRIGGER_AFTER_MAX 60000u /* ms a SAVE trigger's save may wait */
 
 struct traced_trigger_request {
 	uint32_t kind;			 /* TTRACE_KIND_*; 0 with action NONE: every kind */

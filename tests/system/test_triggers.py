@@ -12,13 +12,14 @@ import subprocess
 
 import pytest
 
-from spoorlib import ROOT, dump, events_in, expect_count, start_job, status, until
+from spoorlib import ROOT, dump, events_in, expect_count, lost_per_cpu, start_job, status, until
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 TRIGGER_LINE = re.compile(r"^trigger (\w+): (.*?): fired (\d+)(.*?)\r?$", re.MULTILINE)
 PID_LINE = re.compile(r"^\[pid (\d+)\] (\w+)\r?$", re.MULTILINE)
 DONE = re.compile(r"tracegen: emitted (\d+) of (\d+) events")
 AFTER_MS = 100
+TICK_US = 10000  # the kernel's timer tick (TIMER_HZ 100)
 SAVE_RATE = 2000  # tracegen's events a second on each CPU, across the fault and past the save
 SAVE_TICKS = 6000  # three seconds of them: within one ring (16384), nothing overwritten
 FLIP_TICKS = 10000
@@ -58,11 +59,11 @@ def next_pid(spoor):
 
 
 def text_of(path):
-    """spoor-trace text of a saved file: its events."""
+    """spoor-trace text of a saved file: (its events, its text)."""
     done = subprocess.run([str(SPOOR_TRACE), "text", str(path)], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
-    return events_in(done.stdout)
+    return events_in(done.stdout), done.stdout
 
 
 def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(spoor):
@@ -80,20 +81,26 @@ def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(spoo
     out = spoor.command("run fault null")
     assert f"[pid {pid}] fault" in out, out
     assert f"pid {pid} (fault) killed: page fault" in out, out
-    until(lambda: triggers(spoor)["proc_fault"][2], lambda rest: "saved" in rest)
+    # The tracegens' end first: a shell asking traced over and over starves a CPU's tracegen.
     expect_count(spoor, DONE.pattern, 2, start)
+    until(lambda: triggers(spoor)["proc_fault"][2], lambda rest: "saved" in rest)
     # A second fault of the same pid cannot be: the trigger fired once, and saved once.
     what, fired, rest = triggers(spoor)["proc_fault"]
     assert fired == 1, (what, fired, rest)
     assert re.match(r", saved \d+ events to crash\.spoor", rest), rest
-    found = text_of(spoor.traces / "crash.spoor")
+    found, text = text_of(spoor.traces / "crash.spoor")
     faults = [e for e in found if e.kind == "proc_fault"]
     assert len(faults) == 1 and faults[0].pid == pid, [e.line for e in faults]
-    moment = faults[0].us
+    moment, after = faults[0].us, AFTER_MS * 1000
+    # The save began no sooner than AFTER_MS after the moment: events that late are in it.
+    assert max(e.us for e in found) >= moment + after, (moment, found[-1].line)
     for cpu in range(2):
         ticks = [e.us for e in found if e.kind == "test_tick" and e.cpu == cpu]
         assert any(us < moment for us in ticks), (cpu, moment, ticks[:3])
-        assert any(us >= moment + AFTER_MS * 1000 for us in ticks), (cpu, moment, ticks[-3:])
+        # Each CPU's through to then: tracegen's paced batches come a timer tick apart (a
+        # sleep ends on a tick), and the save may take a CPU's range just before its next.
+        assert any(us >= moment + after - TICK_US for us in ticks), (cpu, moment, ticks[-3:])
+    assert not lost_per_cpu(text), text[-2000:]
 
 
 def test_stop_freezes_the_rings_at_the_triggering_event(spoor):

@@ -24,13 +24,20 @@
 bool filter_on(const struct verb *verb, int argc, char **argv);
 
 /*
- * `trace off` when it concerns filters: the filters of every kind of
- * TARGETS (of every kind, without TARGETS) are removed, so a kind turned
- * off comes back on unfiltered; TARGETS naming a kind turns its category
- * off too (a kind cannot be off alone), CATS alone are left to the
- * caller to turn off. Returns true if it took the whole command.
+ * `trace off KINDS|CATS` when it names a kind: turns the categories of
+ * its kinds off (a kind cannot be off alone), then drops the filters of
+ * its kinds. Returns true if it took the whole command; categories alone
+ * are control.c's.
  */
 bool filter_off(const struct verb *verb, int argc, char **argv);
+
+/*
+ * Drops the filters of the kinds of targets (kinds and categories by
+ * name, "all"), saying so: what `trace off` does after it turned them
+ * off, so a kind turned on again is unfiltered. User events and words
+ * it does not know are left alone.
+ */
+void filter_drop(const char *targets);
 
 /* `trace status`'s lines: each kind's filter. */
 void filter_status(const struct traced_status *st);
