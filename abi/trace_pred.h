@@ -138,7 +138,7 @@ _Static_assert(offsetof(struct ttrace_pred_insn, str) == 8, "abi");
  * trace_trigger(control slot, TTRACE_TRIG_SET or GET, kind, struct
  * ttrace_trigger *t) with a trace-control capability (CAP_RIGHT_WRITE):
  * SET makes t's action and program kind's trigger, or removes it for
- * action NONE (n and insn then zero), its counts starting from zero;
+ * action NONE (n then zero), its counts starting from zero;
  * GET fills t with kind's trigger (action NONE: none). SET checks as
  * trace_filter does (-EINVAL for a program ttrace_pred_verify() refuses,
  * an unknown action, STACK on the user kind, which carries no stack,
