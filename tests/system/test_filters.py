@@ -159,7 +159,8 @@ def test_the_kernel_refuses_hostile_bytecode_and_runs_what_it_takes(spoor):
     out = spoor.command("run -t predfuzz 300", timeout=300)
     assert re.search(r"^predfuzz: \d+ programs, [1-9]\d* taken, \d+ refused: ok\r*$", out, re.M), out
     spoor.command("trace off")
-    assert "filters: none" in spoor.command("trace status")
+    out = spoor.command("trace status")
+    assert "filters: none" in out and "triggers: none" in out, out
     status(spoor)
 
 
