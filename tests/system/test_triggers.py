@@ -1,7 +1,7 @@
 """Triggers in the kernel (issue 34 item 2, abi/trace_pred.h TRIGGERS): `trace
 trigger KIND if PREDICATE then ACTION` runs the action on the events of KIND the
 predicate holds for: `save as NAME after MS` writes the rings to the host once,
-MS ms after the moment; `stop` freezes the rings at it exactly; `count` counts;
+MS ms after the moment (a later firing is counted, and saves nothing); `stop` freezes the rings at it exactly; `count` counts;
 `stack` gives that event alone its call stack. `trace status` lists each trigger
 with how often it fired; a bad trigger gets one line and changes nothing; and
 triggers set and removed while tracegen runs on every CPU leave every event
@@ -105,6 +105,23 @@ def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(spoo
         held, _ = dump(spoor, f"cpu={cpu}")
         wanted = {(e.us, e.line) for e in held if e.us <= moment + after}
         assert wanted and wanted <= saved, (cpu, sorted(wanted - saved)[:3])
+
+
+def test_a_save_trigger_firing_again_is_counted_and_saves_nothing_more(spoor):
+    path = spoor.traces / "twice.spoor"
+    path.unlink(missing_ok=True)
+    out = spoor.command("trace trigger test_tick if seq == 3 then save as twice after 0")
+    assert "trace: trigger on test_tick: seq == 3 then save as twice after 0" in out, out
+    assert "emitted 10 of 10" in spoor.command("run tracegen 10 1")
+    _, fired, rest = until(lambda: triggers(spoor)["test_tick"], lambda t: "saved" in t[2])
+    assert fired == 1 and re.match(r", saved \d+ events to twice\.spoor", rest), rest
+    first = path.stat()
+    for _ in range(3):
+        assert "emitted 10 of 10" in spoor.command("run tracegen 10 1")
+    _, fired, again = triggers(spoor)["test_tick"]
+    assert fired == 4 and again == rest, (fired, again, rest)
+    assert (path.stat().st_mtime_ns, path.stat().st_size) == (first.st_mtime_ns, first.st_size)
+    spoor.command("trace off")
 
 
 def test_stop_freezes_the_rings_at_the_triggering_event(spoor):
