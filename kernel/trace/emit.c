@@ -76,8 +76,7 @@ static bool checked_in(struct cpu *c, uint16_t kind, const uint64_t *data, uint3
 	    .comm = pid && t && t->proc ? t->proc->name : NULL,
 	};
 	uint64_t flags = irq_save();
-	/* again, interrupts off: a filter or trigger removed since the caller looked runs no more
-	 */
+	/* again, interrupts off: one removed since the caller looked runs no more */
 	bool keep = !filter_on(kind) || filter_keeps(kind, &ev);
 
 	*fired = keep && trigger_on(kind) && trigger_holds(kind, &ev) ? trigger_fired(kind)
@@ -114,7 +113,7 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, uint32_t h
 		return false; /* a CPU beyond those the area was laid out for; no such event */
 	}
 	if (c->trace_quiet || untracked(t) || trigger_stopped()) {
-		return true; /* left out, as the straight path's quiet view leaves it */
+		return true; /* left out, as the quiet view leaves it; or the rings are stopped */
 	}
 	if ((filter_on(kind) || trigger_on(kind)) && !checked_in(c, kind, data, how, &fired)) {
 		return true; /* rejected, and counted: not dropped */
