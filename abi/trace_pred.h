@@ -111,4 +111,75 @@ _Static_assert(offsetof(struct ttrace_pred_insn, reserved1) == 4, "abi");
 _Static_assert(offsetof(struct ttrace_pred_insn, value) == 8, "abi");
 _Static_assert(offsetof(struct ttrace_pred_insn, str) == 8, "abi");
 
+/*
+ * TRIGGERS: a predicate and an action on one kind (issue 34 item 2),
+ * checked where the kind's filter is, on the events it keeps (an event
+ * a filter rejects is never recorded, so nothing acts on it). When the
+ * predicate holds, the trigger fires: its fired count goes up by one,
+ * and its action runs:
+ *  - TTRACE_TRIG_COUNT: nothing more;
+ *  - TTRACE_TRIG_STACK: this event carries its call stack (abi/trace.h,
+ *    CALL STACKS), the kind's other events none;
+ *  - TTRACE_TRIG_STOP: the rings stop taking events once this one is
+ *    stored: on its CPU nothing is recorded after it (the stop is
+ *    checked with interrupts off where the slot is reserved), on the
+ *    others nothing that reserves once they see it. While a STOP
+ *    trigger is set every enabled tracepoint takes the slow path, which
+ *    is where the rings are stopped (the straight path tests nothing).
+ *    The events the stopped rings do not take are not emitted, as with
+ *    their category off. Setting or removing that kind's trigger starts
+ *    the rings again;
+ *  - TTRACE_TRIG_SAVE: the first firing is the moment: the kernel keeps
+ *    its time and wakes the reader bound to the trace wake-up
+ *    (trace_wake, abi/trace.h) with TTRACE_WAKE_TRIGGER at the next
+ *    tick; the save itself is the reader's (traced). Later firings are
+ *    counted only: one save a trigger, however often it fires.
+ *
+ * trace_trigger(control slot, TTRACE_TRIG_SET or GET, kind, struct
+ * ttrace_trigger *t) with a trace-control capability (CAP_RIGHT_WRITE):
+ * SET makes t's action and program kind's trigger, or removes it for
+ * action NONE (n then zero), its counts starting from zero;
+ * GET fills t with kind's trigger (action NONE: none). SET checks as
+ * trace_filter does (-EINVAL for a program ttrace_pred_verify() refuses,
+ * an unknown action, STACK on the user kind, which carries no stack,
+ * reserved or out fields not zero) and changes nothing on an error;
+ * -EINVAL too for an unknown kind or op, -EFAULT for t it cannot read or
+ * write, -ENOMEM without a trace area, -ECPUSTUCK as trace_filter. A
+ * trigger holds from the call's return on every CPU.
+ */
+#define TTRACE_TRIG_SET 0
+#define TTRACE_TRIG_GET 1
+
+/* Actions: value, NAME (TTRACE_TRIG_<NAME>), the word the shell takes. */
+#define TTRACE_TRIG_ACTIONS(X)                                                                     \
+	X(1, STOP, "stop")                                                                         \
+	X(2, SAVE, "save")                                                                         \
+	X(3, STACK, "stack")                                                                       \
+	X(4, COUNT, "count")
+
+enum {
+	TTRACE_TRIG_NONE = 0,
+#define TTRACE_TRIG_ACTION_(value, NAME, word) TTRACE_TRIG_##NAME = value,
+	TTRACE_TRIG_ACTIONS(TTRACE_TRIG_ACTION_)
+#undef TTRACE_TRIG_ACTION_
+	    TTRACE_TRIG_ACTION_LIMIT
+};
+
+/* The wake-up's bit (abi/trace.h, THE WAKE-UP) for a SAVE trigger's firing: above every CPU's. */
+#define TTRACE_WAKE_TRIGGER (1ull << 63)
+
+struct ttrace_trigger {
+	uint32_t action;   /* TTRACE_TRIG_* */
+	uint32_t n;	   /* instructions in insn[], 1..TTRACE_PRED_INSNS_MAX; 0 with NONE */
+	uint64_t fired;	   /* GET: the times the predicate held; zero for SET */
+	uint64_t first_ns; /* GET: when it first fired, ns since boot; 0: not yet. Zero for SET */
+	uint64_t reserved; /* zero */
+	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
+};
+
+_Static_assert(sizeof(struct ttrace_trigger) == 32 + 40 * TTRACE_PRED_INSNS_MAX, "abi");
+_Static_assert(offsetof(struct ttrace_trigger, fired) == 8, "abi");
+_Static_assert(offsetof(struct ttrace_trigger, first_ns) == 16, "abi");
+_Static_assert(offsetof(struct ttrace_trigger, insn) == 32, "abi");
+
 #endif

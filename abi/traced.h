@@ -192,6 +192,22 @@
  *            FUNC_ON's; -EBUSY while trace func has functions. CONTROL.
  *   GRAPH_OFF every site its NOP again; the category func goes off.
  *            CONTROL.
+ *   TRIGGER  struct traced_trigger_request -> 0: kind's trigger becomes
+ *            the text's predicate and the action (abi/trace_pred.h,
+ *            TRIGGERS), or goes for action NONE (kind 0: every kind's).
+ *            A SAVE's file is written by traced as SAVE writes one from
+ *            CONTROL, of every event, after_ms after the moment (up to
+ *            TRACED_TRIGGER_AFTER_MAX); one a trigger, however often it
+ *            fires. The predicate is text, or (len 0) bytecode that
+ *            traced passes to the kernel unchecked, as FILTER_CODE's,
+ *            shown as "(bytecode)". -EINVAL, having changed nothing, for
+ *            a kind, action, name or predicate that does not do (the
+ *            shell checks them first, and says why); the kernel's
+ *            errors. CONTROL.
+ *   TRIGGER_TEXT a kind -> struct traced_trigger_status: its trigger as
+ *            set (action NONE: none; len 0: set before traced last
+ *            started, its text unknown), how often it fired and where
+ *            its save is. READ.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -590,6 +606,44 @@ struct traced_save_request {
 };
 
 _Static_assert(sizeof(struct traced_save_request) == 80 + 64, "abi");
+
+/* TRIGGER's request: a kind's trigger (abi/trace_pred.h, TRIGGERS). */
+#define TRACED_TRIGGER_AFTER_MAX 60000u /* ms a SAVE trigger's save may wait */
+
+struct traced_trigger_request {
+	uint32_t kind;			 /* TTRACE_KIND_*; 0 with action NONE: every kind */
+	uint32_t action;		 /* TTRACE_TRIG_* */
+	uint32_t after_ms;		 /* SAVE: ms after the moment; else zero */
+	uint32_t len;			 /* bytes of text; zero with action NONE, or with code */
+	char name[TRACED_SAVE_NAME_MAX]; /* SAVE: the file, as SAVE's; else NULs */
+	char text[TTRACE_PRED_TEXT_MAX]; /* the predicate (no NUL) */
+	uint32_t n;			 /* len 0: instructions in insn[], 1..INSNS_MAX; else 0 */
+	uint32_t reserved;		 /* zero */
+	/* len 0: the predicate as bytecode, for a client that compiles its own, as FILTER_CODE's */
+	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
+};
+
+_Static_assert(sizeof(struct traced_trigger_request) ==
+		   16 + 64 + TTRACE_PRED_TEXT_MAX + 8 + 40 * TTRACE_PRED_INSNS_MAX,
+	       "abi");
+
+/* Where a trigger's save is (struct traced_trigger_status). */
+#define TRACED_TRIGGER_ARMED   0 /* it has not fired */
+#define TRACED_TRIGGER_WAITING 1 /* a SAVE fired: the save waits out after_ms, or is on its way */
+#define TRACED_TRIGGER_SAVED   2 /* a SAVE's file is on the host */
+#define TRACED_TRIGGER_FAILED  3 /* a SAVE's save failed: err says why */
+
+/* TRIGGER_TEXT's reply. */
+struct traced_trigger_status {
+	struct traced_trigger_request set; /* as TRIGGER set it (len 0: its text unknown) */
+	uint64_t fired;			   /* the times its predicate held, the kernel's count */
+	uint64_t events;		   /* SAVED: events in the file */
+	uint32_t state;			   /* TRACED_TRIGGER_* */
+	int32_t err;			   /* FAILED: the save's -E* */
+};
+
+_Static_assert(sizeof(struct traced_trigger_status) == sizeof(struct traced_trigger_request) + 24,
+	       "abi");
 
 struct traced_save_reply {
 	uint64_t events;  /* events saved */

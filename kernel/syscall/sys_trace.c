@@ -101,6 +101,30 @@ int64_t sys_trace_filter(struct trap_frame *f)
 	return ttrace_filter((uint16_t)kind, insn, (uint32_t)n);
 }
 
+int64_t sys_trace_trigger(struct trap_frame *f)
+{
+	struct ttrace_trigger t;
+	uint64_t op = SYSARG1(f), kind = SYSARG2(f), user = SYSARG3(f);
+
+	/* the numbers first, as trace_filter's: no capability makes them right */
+	if (op > TTRACE_TRIG_GET || kind > UINT16_MAX) {
+		return -EINVAL;
+	}
+	int err = syscall_need_trace_control(SYSARG0(f));
+	if (err) {
+		return err;
+	}
+	/* copied before the check: the kernel checks what it will run, never user memory */
+	if (op == TTRACE_TRIG_SET && copy_from_user(&t, user, sizeof(t))) {
+		return -EFAULT;
+	}
+	err = ttrace_trigger((uint32_t)op, (uint16_t)kind, &t);
+	if (!err && op == TTRACE_TRIG_GET && copy_to_user(user, &t, sizeof(t))) {
+		return -EFAULT;
+	}
+	return err;
+}
+
 /*
  * inject=recwedge: an arming comes from a recording's wait, so the slot
  * wedged then lies inside that recording's range.

@@ -14,13 +14,17 @@
  *
  * Then the enabled loop again with a filter of two terms on its kind
  * (abi/trace_pred.h), once one that rejects every event and once one
- * that keeps every one: what a filtered kind costs on the slow path.
+ * that keeps every one: what a filtered kind costs on the slow path;
+ * and with a count trigger of the same two terms, once one that never
+ * fires and once one that fires on every event (abi/trace_pred.h,
+ * TRIGGERS): what a kind with a trigger costs, beside the filter.
  */
 #include "trace/bench.h"
 
 #include "arch/x86_64/cpu.h"
 #include "common/trace_pred_parse.h"
 #include "lib/printk.h"
+#include "lib/string.h"
 #include "trace/ktrace.h"
 
 #define BENCH_ROUNDS  200000 /* per variant */
@@ -67,10 +71,31 @@ static void print_ratio(const char *what, uint64_t a, uint64_t b)
 }
 
 /*
- * The enabled loop's best batch with test_tick filtered by pred (two
- * terms), in cycles; UINT64_MAX if the filter could not be set.
+ * Sets test_tick's filter to prog (trigger NULL), or its trigger to
+ * trigger with prog's program; removes it for prog NULL. 0 or -E*.
  */
-static uint64_t filtered(const char *pred)
+static int set(const struct ttrace_pred_prog *prog, uint32_t trigger)
+{
+	static struct ttrace_trigger t;
+
+	if (!trigger) {
+		return ttrace_filter(TTRACE_KIND_test_tick, prog ? prog->insn : NULL,
+				     prog ? prog->n : 0);
+	}
+	t = (struct ttrace_trigger){.action = prog ? trigger : TTRACE_TRIG_NONE};
+	if (prog) {
+		t.n = prog->n;
+		memcpy(t.insn, prog->insn, prog->n * sizeof(prog->insn[0]));
+	}
+	return ttrace_trigger(TTRACE_TRIG_SET, TTRACE_KIND_test_tick, &t);
+}
+
+/*
+ * The enabled loop's best batch with test_tick filtered by pred (two
+ * terms), or with a trigger of action on pred (trigger not 0), in
+ * cycles; UINT64_MAX if it could not be set.
+ */
+static uint64_t filtered(const char *pred, uint32_t trigger)
 {
 	static struct ttrace_pred_prog prog;
 	char why[64];
@@ -80,16 +105,16 @@ static uint64_t filtered(const char *pred)
 		printk("tracebench: cannot compile '%s': %s\n", pred, why);
 		return best;
 	}
-	int err = ttrace_filter(TTRACE_KIND_test_tick, prog.insn, prog.n);
+	int err = set(&prog, trigger);
 	if (err) {
-		printk("tracebench: cannot set the filter '%s': %d\n", pred, err);
+		printk("tracebench: cannot set '%s': %d\n", pred, err);
 		return best;
 	}
 	loop_traced(BATCH_ROUNDS);
 	for (int i = 0; i < BENCH_BATCHES; i++) {
 		best = min_u64(best, loop_traced(BATCH_ROUNDS));
 	}
-	(void)ttrace_filter(TTRACE_KIND_test_tick, NULL, 0);
+	(void)set(NULL, trigger);
 	return best;
 }
 
@@ -111,8 +136,11 @@ void ttrace_bench(void)
 		on = min_u64(on, loop_traced(BATCH_ROUNDS));
 	}
 	/* two terms each, both evaluated: the bytecode has no jumps */
-	uint64_t rejects = filtered("seq > 0xffffffffffff && cpu <= 7");
-	uint64_t keeps = filtered("seq < 0xffffffffffff && cpu <= 7");
+	uint64_t rejects = filtered("seq > 0xffffffffffff && cpu <= 7", 0);
+	uint64_t keeps = filtered("seq < 0xffffffffffff && cpu <= 7", 0);
+	/* a count trigger of the same two terms: every event is stored, fired on or not */
+	uint64_t idle = filtered("seq > 0xffffffffffff && cpu <= 7", TTRACE_TRIG_COUNT);
+	uint64_t fires = filtered("seq < 0xffffffffffff && cpu <= 7", TTRACE_TRIG_COUNT);
 	ttrace_control(TTRACE_OP_DISABLE, TTRACE_CAT(TEST) & ~saved);
 	ttrace_control(TTRACE_OP_CLEAR, 0);
 
@@ -124,4 +152,7 @@ void ttrace_bench(void)
 	printk("tracebench: with a filter of two terms on the kind, the best batch's cycles per "
 	       "round x100: rejecting %lu, keeping %lu\n",
 	       per_round(rejects), per_round(keeps));
+	printk("tracebench: with a count trigger of two terms on the kind, the best batch's "
+	       "cycles per round x100: not firing %lu, firing %lu\n",
+	       per_round(idle), per_round(fires));
 }

@@ -3,7 +3,8 @@
  * events written through it: user events (ttrace_emit_user()) and events
  * with a call stack (ttrace_emit_stacked()). It checks everything the
  * straight path leaves to it (PID tracking, the echo, call stacks, the
- * CPU's ring) and takes no lock.
+ * kinds' filters and triggers, the rings a trigger stopped, the CPU's
+ * ring) and takes no lock.
  */
 #include "trace/emit.h"
 
@@ -21,6 +22,7 @@
 #include "trace/ktrace.h"
 #include "trace/ring_write.h"
 #include "trace/stack.h"
+#include "trace/trigger.h"
 
 /* Echoes ev, recorded on cpu, on the console (echo.c) as a reader would print it. */
 static void echo(const struct ttrace_event *ev, uint32_t cpu)
@@ -48,12 +50,19 @@ static bool untracked(const struct thread *t)
 	       !(t && t->proc && __atomic_load_n(&t->proc->tracked, __ATOMIC_RELAXED));
 }
 
+/* How emit() writes an event. */
+#define EMIT_USER    (1u << 0) /* a user event: the user context */
+#define EMIT_STACKED (1u << 1) /* with its call stack, walked from the start given */
+
 /*
- * Whether kind's filter keeps this event of c's, which it runs with
- * interrupts off (filter.h); a rejected event is counted in the ring's
- * filtered (abi/trace.h, ACCOUNTING) before it returns.
+ * Whether kind's filter keeps this event of c's, and what its trigger
+ * makes of it, both run with interrupts off (filter.h, trigger.h): a
+ * rejected event is counted in the ring's filtered (abi/trace.h,
+ * ACCOUNTING) before it returns; *fired is the action of a trigger that
+ * fired on a kept one, else TTRACE_TRIG_NONE.
  */
-static bool filtered_in(struct cpu *c, uint16_t kind, const uint64_t *data, bool user)
+static bool checked_in(struct cpu *c, uint16_t kind, const uint64_t *data, uint32_t how,
+		       uint32_t *fired)
 {
 	const struct thread *t = c->current;
 	uint32_t pid = (uint32_t)c->trace_ids;
@@ -62,14 +71,16 @@ static bool filtered_in(struct cpu *c, uint16_t kind, const uint64_t *data, bool
 	    .pid = pid,
 	    .tid = (uint32_t)(c->trace_ids >> 32),
 	    .cpu = c->id,
-	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
+	    .ctx = how & EMIT_USER ? TTRACE_CTX_USER : percpu_trace_ctx(),
 	    /* the process the event names (pid 0: the kernel's, which has no comm) */
 	    .comm = pid && t && t->proc ? t->proc->name : NULL,
 	};
 	uint64_t flags = irq_save();
-	/* again, interrupts off: a filter removed since the caller looked runs no more */
+	/* again, interrupts off: one removed since the caller looked runs no more */
 	bool keep = !filter_on(kind) || filter_keeps(kind, &ev);
 
+	*fired = keep && trigger_on(kind) && trigger_holds(kind, &ev) ? trigger_fired(kind)
+								      : TTRACE_TRIG_NONE;
 	if (!keep) {
 		uint64_t *n = &c->trace_ring.state->filtered;
 		/*
@@ -84,28 +95,31 @@ static bool filtered_in(struct cpu *c, uint16_t kind, const uint64_t *data, bool
 
 /*
  * Writes one event into this CPU's ring, checking everything: PID
- * tracking, the echo, the ring; with its call stack walked from stack
- * if that is not NULL. False if drop mode dropped it; an event PID
- * tracking leaves out is not dropped, only not wanted.
+ * tracking, the filter and the trigger, the rings a trigger stopped,
+ * the echo, the ring; with its call stack walked from start when how
+ * has EMIT_STACKED or a STACK trigger fires (start may be NULL only
+ * without either). False if drop mode dropped it; an event PID tracking
+ * leaves out is not dropped, only not wanted.
  */
-static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
-		 const struct stack_start *stack)
+static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, uint32_t how,
+		 const struct stack_start *start)
 {
 	struct cpu *c = this_cpu();
 	struct thread *t = c->current;
 	uint64_t with_stack[TTRACE_EVENT_WORDS_MAX];
+	uint32_t fired = TTRACE_TRIG_NONE;
 
 	if (!c->trace_ring.hdr || nwords > TTRACE_EVENT_WORDS_MAX) {
 		return false; /* a CPU beyond those the area was laid out for; no such event */
 	}
-	if (c->trace_quiet || untracked(t)) {
-		return true; /* left out, as the straight path's quiet view leaves it */
+	if (c->trace_quiet || untracked(t) || trigger_stopped()) {
+		return true; /* left out, as the quiet view leaves it; or the rings are stopped */
 	}
-	if (filter_on(kind) && !filtered_in(c, kind, data, user)) {
+	if ((filter_on(kind) || trigger_on(kind)) && !checked_in(c, kind, data, how, &fired)) {
 		return true; /* rejected, and counted: not dropped */
 	}
-	if (stack) {
-		nwords = stack_event(with_stack, data, nwords, stack);
+	if ((how & EMIT_STACKED || fired == TTRACE_TRIG_STACK) && start) {
+		nwords = stack_event(with_stack, data, nwords, start);
 		data = with_stack;
 	}
 	/* the same pid, tid and context the straight path writes (percpu.h) */
@@ -113,7 +127,7 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	    .pid = (uint32_t)c->trace_ids,
 	    .tid = (uint32_t)(c->trace_ids >> 32),
 	    .kind = kind,
-	    .ctx = user ? TTRACE_CTX_USER : percpu_trace_ctx(),
+	    .ctx = how & EMIT_USER ? TTRACE_CTX_USER : percpu_trace_ctx(),
 	    .nwords = nwords,
 	    .data = data,
 	};
@@ -121,12 +135,22 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, bool user,
 	 * The timestamp is taken with the reservation, interrupts off, so a
 	 * ring's timestamps rise with its indices: an interrupt's event cannot
 	 * slip between them, and readers merging CPUs by time see each CPU in
-	 * order. Filling the slots may be interrupted again (W2, W3).
+	 * order. Filling the slots may be interrupted again (W2, W3). The
+	 * stop is checked in the same window, and a STOP trigger's own event
+	 * stops the rings in it: on this CPU no event reserves after that one.
 	 */
 	uint64_t index;
 	uint64_t flags = irq_save();
+	if (trigger_stopped()) {
+		irq_restore(flags);
+		return true; /* stopped since the check above: not taken, as with the category off
+			      */
+	}
 	ev.ts = rdtsc();
 	bool stored = ttrace_ring_reserve(&c->trace_ring, TTRACE_EVENT_SLOTS(nwords), &index);
+	if (fired == TTRACE_TRIG_STOP) {
+		trigger_stop(kind);
+	}
 	irq_restore(flags);
 	if (stored) {
 		ttrace_ring_commit(&c->trace_ring, index, &ev);
@@ -150,16 +174,17 @@ void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
 	bool stacked = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
 
-	emit(kind, data, (uint8_t)kind_n, false, stacked ? &start : NULL);
+	emit(kind, data, (uint8_t)kind_n, stacked ? EMIT_STACKED : 0, &start);
 }
 
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)
 {
-	return emit(TTRACE_KIND_user, data, nwords, true, NULL);
+	/* no start: a user event carries no stack, and no STACK trigger is set on its kind */
+	return emit(TTRACE_KIND_user, data, nwords, EMIT_USER, NULL);
 }
 
 void ttrace_emit_stacked(uint16_t kind, const uint64_t *data, uint8_t nwords,
 			 const struct stack_start *s)
 {
-	emit(kind, data, nwords, false, s);
+	emit(kind, data, nwords, EMIT_STACKED, s);
 }

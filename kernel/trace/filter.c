@@ -16,7 +16,7 @@ struct filter {
 
 /* [stop] changed with every other CPU stopped; read with interrupts off. */
 static struct filter filters[TTRACE_KIND_LIMIT];
-static uint64_t kinds; /* [stop] bit k: filters[k] is one */
+uint64_t filter_kind_bits;
 
 void filter_install(uint16_t kind, const struct ttrace_pred_insn *p, uint32_t n)
 {
@@ -25,15 +25,15 @@ void filter_install(uint16_t kind, const struct ttrace_pred_insn *p, uint32_t n)
 	f->n = n;
 	if (n) {
 		memcpy(f->insn, p, n * sizeof(*p));
-		kinds |= 1ull << kind;
+		filter_kind_bits |= 1ull << kind;
 	} else {
-		kinds &= ~(1ull << kind);
+		filter_kind_bits &= ~(1ull << kind);
 	}
 }
 
 uint64_t filter_kinds(void)
 {
-	return kinds;
+	return filter_kind_bits;
 }
 
 uint64_t filter_keys(void)
@@ -41,14 +41,9 @@ uint64_t filter_keys(void)
 	uint64_t keys = 0;
 
 	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
-		keys |= kinds >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
+		keys |= filter_kind_bits >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
 	}
 	return keys;
-}
-
-bool filter_on(uint16_t kind)
-{
-	return kinds >> (kind & 63) & 1;
 }
 
 bool filter_keeps(uint16_t kind, const struct ttrace_pred_event *ev)

@@ -22,6 +22,13 @@
  */
 void filter_install(uint16_t kind, const struct ttrace_pred_insn *p, uint32_t n);
 
+/*
+ * [stop] The kinds with a filter: bit k for kind k. Read by the slow
+ * path inline (filter_on()), where a call would cost every event of a
+ * filtered kind more than the test does.
+ */
+extern uint64_t filter_kind_bits;
+
 /* The kinds with a filter: bit k for kind k. */
 uint64_t filter_kinds(void);
 
@@ -29,7 +36,10 @@ uint64_t filter_kinds(void);
 uint64_t filter_keys(void);
 
 /* Whether kind has a filter. Interrupts off. */
-bool filter_on(uint16_t kind);
+static inline bool filter_on(uint16_t kind)
+{
+	return filter_kind_bits >> (kind & 63) & 1;
+}
 
 /* Whether kind's filter keeps ev. Interrupts off; kind has a filter (filter_on()). */
 bool filter_keeps(uint16_t kind, const struct ttrace_pred_event *ev);

@@ -41,6 +41,7 @@
 #include "trace/name_holds.h"
 #include "trace/profile.h"
 #include "trace/ring_write.h"
+#include "trace/trigger.h"
 #include "trace/uevent_table.h"
 
 #define ENTRY_BYTES 64
@@ -55,9 +56,10 @@ uint64_t ttrace_area_phys;
 /*
  * [control_lock] What the tracepoints cannot do on their straight path
  * is wanted (tracepoint.h): PID tracking, the echo, call stacks, drop
- * mode; or its ts would not keep bit 63 clear (tsc_high). The sites of
- * enabled categories then jump to the slow path instead. Both change
- * with every other CPU stopped (change_sites()).
+ * mode, a STOP trigger (whose stop only the slow path checks); or its
+ * ts would not keep bit 63 clear (tsc_high). The sites of enabled
+ * categories then jump to the slow path instead. Both change with every
+ * other CPU stopped (change_sites()).
  */
 static bool extras;
 static bool tsc_high; /* [I] the TSC was past 2^62 at boot */
@@ -93,11 +95,11 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
 /*
  * control_lock held, or every other CPU stopped: the mask for the sites
  * (tracepoint.h): the enabled categories, the extras' key while one is
- * on, and the keys of the kinds that have a filter.
+ * on, and the keys of the kinds that have a filter or a trigger.
  */
 static uint64_t site_mask(void)
 {
-	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | filter_keys();
+	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | filter_keys() | trigger_keys();
 }
 
 /* An ENABLE or DISABLE of ttrace_control(), and the mask it leaves. */
@@ -174,7 +176,8 @@ static bool update_extras(void)
 	bool now = tsc_high || __atomic_load_n(&area.hdr->tracking, __ATOMIC_RELAXED) ||
 		   __atomic_load_n(&area.hdr->echo, __ATOMIC_RELAXED) ||
 		   __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) ||
-		   __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP;
+		   __atomic_load_n(&area.hdr->mode, __ATOMIC_RELAXED) == TTRACE_MODE_DROP ||
+		   trigger_stop_set();
 	bool changed = now != extras;
 
 	extras = now;
@@ -506,46 +509,45 @@ static int control(uint32_t op, uint64_t arg)
 	return err ? err : (int)mask;
 }
 
-/* A filter for ttrace_filter(): kind's n instructions at insn (none for n = 0). */
-struct filter_change {
+/* A change for ttrace_filter() or ttrace_trigger(): kind's filter, or its trigger. */
+struct pred_change {
 	uint16_t kind;
-	uint32_t n;
+	uint32_t n; /* the filter's instructions at insn (none for n = 0) */
 	const struct ttrace_pred_insn *insn;
+	const struct ttrace_trigger *trigger; /* instead of a filter, when not NULL */
 };
 
 /*
- * Every other CPU stopped: installs the filter and moves the sites. One
- * coming on moves every enabled site to the slow path first, as an extra
- * does (control()): a CPU this stop caught on its way through a straight
- * path of the kind, its slot not reserved, starts again from its site,
- * which now runs the filter. The caller then moves the other kinds' sites
- * back (update_extras()).
+ * Every other CPU stopped: installs the filter or the trigger and moves
+ * the sites. One coming on moves every enabled site to the slow path
+ * first, as an extra does (control()): a CPU this stop caught on its way
+ * through a straight path of the kind, its slot not reserved, starts
+ * again from its site, which now runs the filter or the trigger. The
+ * caller then moves the other kinds' sites back (update_extras()).
  */
-static void change_filter(void *arg)
+static void change_pred(void *arg)
 {
-	struct filter_change *f = arg;
+	struct pred_change *f = arg;
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 
-	filter_install(f->kind, f->insn, f->n);
-	/* relaxed: for readers to report, as the mask */
-	__atomic_store_n(&area.hdr->filter_kinds, filter_kinds(), __ATOMIC_RELAXED);
-	extras |= f->n != 0;
+	if (f->trigger) {
+		trigger_install(f->kind, f->trigger);
+		extras |= f->trigger->action != TTRACE_TRIG_NONE;
+	} else {
+		filter_install(f->kind, f->insn, f->n);
+		/* relaxed: for readers to report, as the mask */
+		__atomic_store_n(&area.hdr->filter_kinds, filter_kinds(), __ATOMIC_RELAXED);
+		extras |= f->n != 0;
+	}
 	static_branches_set(site_mask());
 	spin_unlock_irqrestore(&control_lock, flags);
 }
 
-int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n)
+/* control_mutex held: makes change f with every other CPU stopped, then moves the sites. */
+static int change_pred_stopped(struct pred_change *f)
 {
-	struct filter_change f = {.kind = kind, .n = n, .insn = insn};
+	int err = smp_stop_others(change_pred, f);
 
-	if (!area.hdr) {
-		return -ENOMEM;
-	}
-	if (n ? ttrace_pred_verify(kind, insn, n) : !ttrace_kind_info(kind)) {
-		return -EINVAL;
-	}
-	mutex_lock(&control_mutex);
-	int err = smp_stop_others(change_filter, &f);
 	if (!err) {
 		uint64_t flags = spin_lock_irqsave(&control_lock);
 		bool move_sites = update_extras();
@@ -555,6 +557,59 @@ int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n
 			extras = true; /* the sites stayed on the slow path: right, only slower */
 			spin_unlock_irqrestore(&control_lock, flags);
 		}
+	}
+	return err;
+}
+
+int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n)
+{
+	struct pred_change f = {.kind = kind, .n = n, .insn = insn};
+
+	if (!area.hdr) {
+		return -ENOMEM;
+	}
+	if (n ? ttrace_pred_verify(kind, insn, n) : !ttrace_kind_info(kind)) {
+		return -EINVAL;
+	}
+	mutex_lock(&control_mutex);
+	int err = change_pred_stopped(&f);
+	mutex_unlock(&control_mutex);
+	return err;
+}
+
+/* The checks of a SET's trigger t for kind (abi/trace_pred.h, TRIGGERS): 0 or -EINVAL. */
+static int trigger_check(uint16_t kind, const struct ttrace_trigger *t)
+{
+	if (!ttrace_kind_info(kind) || t->fired || t->first_ns || t->reserved ||
+	    t->action >= TTRACE_TRIG_ACTION_LIMIT) {
+		return -EINVAL;
+	}
+	if (t->action == TTRACE_TRIG_NONE) {
+		return t->n ? -EINVAL : 0;
+	}
+	if (t->action == TTRACE_TRIG_STACK && !(STACK_KINDS >> kind & 1)) {
+		return -EINVAL; /* the user kind: its events carry no stack */
+	}
+	return ttrace_pred_verify(kind, t->insn, t->n);
+}
+
+int ttrace_trigger(uint32_t op, uint16_t kind, struct ttrace_trigger *t)
+{
+	struct pred_change f = {.kind = kind, .trigger = t};
+	int err = 0;
+
+	if (!area.hdr) {
+		return -ENOMEM;
+	}
+	if (op == TTRACE_TRIG_GET ? !ttrace_kind_info(kind)
+				  : op != TTRACE_TRIG_SET || trigger_check(kind, t)) {
+		return -EINVAL;
+	}
+	mutex_lock(&control_mutex);
+	if (op == TTRACE_TRIG_GET) {
+		trigger_get(kind, t);
+	} else {
+		err = change_pred_stopped(&f);
 	}
 	mutex_unlock(&control_mutex);
 	return err;

@@ -133,6 +133,17 @@ struct ttrace_pred_insn;
 int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n);
 
 /*
+ * trace_trigger (abi/trace_pred.h, TRIGGERS): op TTRACE_TRIG_SET makes
+ * *t (kernel memory) kind's trigger, or removes it for action NONE;
+ * TTRACE_TRIG_GET fills *t with kind's. Returns 0, -EINVAL for a
+ * trigger the checks refuse, an unknown kind or op, -ENOMEM without an
+ * area, -ECPUSTUCK having changed nothing (SET stops every other CPU,
+ * as ttrace_filter()). May sleep.
+ */
+struct ttrace_trigger;
+int ttrace_trigger(uint32_t op, uint16_t kind, struct ttrace_trigger *t);
+
+/*
  * Points c's view of its ring (struct cpu, trace_head) at the ring, or
  * for quiet at the slot nobody reads (abi/trace.h TTRACE_OP_QUIET).
  * Interrupts off, on c itself, or at boot before c traces.

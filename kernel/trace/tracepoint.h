@@ -9,13 +9,14 @@
  *    (PID tracking, the echo, drop mode, call stacks) or cannot trust (a
  *    TSC too high to keep bit 63 clear): a jump to a call of
  *    ttrace_emit_slow(), which checks all of it;
- *  - on while its kind has a filter (abi/trace_pred.h): the same jump to
- *    the slow path, which runs the filter before it reserves. The key is
- *    the kind's own bit (TTRACE_KEY_FILTER()), so the sites of every
- *    other kind keep the straight path.
+ *  - on while its kind has a filter or a trigger (abi/trace_pred.h): the
+ *    same jump to the slow path, which runs them before it reserves. The
+ *    key is the kind's own bit (TTRACE_KEY_FILTER()), so the sites of
+ *    every other kind keep the straight path (a STOP trigger excepted: it
+ *    is an extra, as its stop is checked by the slow path alone).
  * ttrace_control() moves every site between the three with every other
  * CPU stopped, so the straight path tests nothing: that it runs says the
- * category is on, no extra is and its kind has no filter.
+ * category is on, no extra is and its kind has no filter or trigger.
  *
  * A CPU may be stopped on its way through a straight path, though, and
  * the operation that moved the sites takes effect once the stop is over:
@@ -83,9 +84,9 @@
 _Static_assert(TTRACE_CAT_ALL < TTRACE_KEY_EXTRAS, "a bit no category has");
 
 /*
- * The static key of kind k's filter, a site's alternative key beside the
- * extras': a bit of the high half, which no category and no extra has.
- * ttrace_control() adds the bits of the filtered kinds to the mask.
+ * The static key of kind k's filter or trigger, a site's alternative key
+ * beside the extras': a bit of the high half, which no category and no
+ * extra has. ktrace.c adds the bits of the kinds with either to the mask.
  * Moving a site of kind k onto the slow path for its filter needs no
  * change of the straight path's own branch: a filter comes on as an
  * extra does, the sites moved to the slow path first (ktrace.c).

@@ -13,6 +13,7 @@
 #include "arch/x86_64/percpu.h"
 #include "ipc/ipc.h"
 #include "lib/spinlock.h"
+#include "trace/trigger.h"
 
 static struct spinlock wake_lock = SPINLOCK_INIT;
 static struct endpoint *bound; /* [wake_lock] the endpoint signalled; never NULL once armed */
@@ -46,8 +47,25 @@ static uint64_t unread(const struct ttrace_ring *r)
 	return head > keep ? head - keep : 0;
 }
 
+/*
+ * A SAVE trigger fired (trigger.h): tells the endpoint bound, armed or
+ * not, with TTRACE_WAKE_TRIGGER (abi/trace_pred.h). Without a binding
+ * yet, the mark stays for the tick after one is made.
+ */
+static void tell_saves(void)
+{
+	spin_lock(&wake_lock);
+	if (bound && trigger_saves_take()) {
+		ipc_signal(bound, TTRACE_WAKE_TRIGGER);
+	}
+	spin_unlock(&wake_lock);
+}
+
 void ttrace_wake_tick(void)
 {
+	if (__builtin_expect(trigger_saves_pending(), 0)) {
+		tell_saves();
+	}
 	/* relaxed: an arming seen a tick late is signalled a tick late */
 	uint64_t mark = __atomic_load_n(&armed_mark, __ATOMIC_RELAXED);
 

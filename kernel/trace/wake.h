@@ -15,6 +15,11 @@
  * the next tick, and a signal that finds nobody waiting stays pending,
  * so no wake-up is lost between the reader's last look and its receive.
  *
+ * The same binding carries a SAVE trigger's firing (abi/trace_pred.h,
+ * TRIGGERS): the first tick after it signals the bound endpoint with
+ * TTRACE_WAKE_TRIGGER, armed or not; the firing itself, which may come
+ * in any context (inside the IPC code too), only marks it (trigger.h).
+ *
  * Cost: nothing on the tracepoints, whose straight path this leaves as
  * it is; one relaxed load a tick while disarmed. A ring is noticed at
  * most one tick (1 / TIMER_HZ) after it passes the watermark, which the

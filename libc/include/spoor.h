@@ -358,6 +358,16 @@ static inline long sys_trace_filter(int slot, uint32_t kind, const void *insns, 
 }
 
 /*
+ * Sets kind's trigger to *t, or removes it (action TTRACE_TRIG_NONE), for
+ * op TTRACE_TRIG_SET; fills *t with kind's for TTRACE_TRIG_GET
+ * (abi/trace_pred.h, TRIGGERS); traced's, with trace control. Returns 0.
+ */
+static inline long sys_trace_trigger(int slot, uint32_t op, uint32_t kind, void *t)
+{
+	return __syscall4(trace_trigger, slot, op, kind, t);
+}
+
+/*
  * What the kernel says of its function at index (abi/trace_func.h): its
  * name, whether it is traceable and traced, or why not. -ENOENT past the
  * last.

@@ -29,6 +29,7 @@
 #include "servers/traced/state.h"
 #include "servers/traced/stats.h"
 #include "servers/traced/strings.h"
+#include "servers/traced/triggers.h"
 #include "servers/traced/uevents.h"
 #include "servers/traced/wake.h"
 
@@ -295,6 +296,9 @@ static int op_map(const struct request *req, struct reply *rep)
 /* The function graph's (func.h). */
 #define HANDLER_GRAPH_ON  graph_on
 #define HANDLER_GRAPH_OFF graph_off
+/* The triggers' operations (triggers.h). */
+#define HANDLER_TRIGGER	     triggers_set
+#define HANDLER_TRIGGER_TEXT triggers_text
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {
@@ -326,6 +330,14 @@ static int dispatch(const struct ipc_regs *m, const struct request *req, struct 
 	return ops[op].run(req, rep);
 }
 
+/* The wait for a request: until the recording or a trigger's save has work. */
+static uint64_t wait_ns(void)
+{
+	uint64_t rec = record_tick_ns(), trig = triggers_tick_ns();
+
+	return rec < trig ? rec : trig;
+}
+
 int main(void)
 {
 	static uint8_t in[IPC_BUF_MAX], out[TRACED_REPLY_MAX];
@@ -341,7 +353,7 @@ int main(void)
 	 */
 	sys_trace_control(CAP_SLOT_TRACE_CONTROL, TTRACE_OP_QUIET, (uint64_t)sys_getpid());
 	record_resume();
-	x.timeout_ns = record_tick_ns(); /* a resumed recording drains before any request */
+	x.timeout_ns = wait_ns(); /* a resumed recording drains before any request */
 	x.recv_buf = (uint64_t)(uintptr_t)in;
 	x.recv_max = sizeof(in);
 	err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
@@ -350,9 +362,10 @@ int main(void)
 		if (err || woken) {
 			if (err == -ETIMEDOUT || woken) {
 				record_drain(); /* a ring filled, or no request: its turn */
+				triggers_run(); /* a SAVE trigger fired, or its save is due */
 			}
 			m = (struct ipc_regs){0};
-			x.timeout_ns = record_tick_ns();
+			x.timeout_ns = wait_ns();
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}
@@ -382,17 +395,19 @@ int main(void)
 		 * reply has taken its copy: traced's goes before the next
 		 * request, which may be to unregister the event.
 		 */
-		if ((!result && rep.cap_delete) || record_active()) {
+		if ((!result && rep.cap_delete) || record_active() || !triggers_tick_ns()) {
 			sys_ipc_reply(&m, &x);
 			if (!result && rep.cap_delete) {
 				sys_cap_delete((int)rep.cap);
 			}
 			record_drain(); /* after the reply: the client waits for no chunk */
+			triggers_run(); /* nor for a trigger's save */
 			m = (struct ipc_regs){0};
-			x.timeout_ns = record_tick_ns();
+			x.timeout_ns = wait_ns();
 			err = sys_ipc_recv(CAP_SLOT_SERVICE, &m, &x);
 			continue;
 		}
+		x.timeout_ns = wait_ns();
 		err = sys_ipc_reply_recv(CAP_SLOT_SERVICE, &m, &x);
 	}
 	return 0;

@@ -3,9 +3,9 @@ if PREDICATE` keeps only the events the predicate holds for, rejected before
 they take ring space and counted per CPU as filtered, never lost; `trace
 status` lists each filter and `trace on KIND` alone removes it; a bad
 predicate gets one line naming its place and changes nothing; and the kernel
-refuses hostile bytecode (predfuzz) without a fault; filters flipped while
-tracegen runs leave every event counted. One machine for the
-module."""
+refuses hostile bytecode (predfuzz) without a fault; `trace off KIND` drops the
+kind's filter; filters flipped while tracegen runs leave every event counted.
+One machine for the module."""
 
 import re
 
@@ -82,6 +82,21 @@ def test_status_lists_each_filter_and_on_without_if_removes_it(spoor):
     assert "filters: none" in spoor.command("trace status")
 
 
+def test_off_a_kind_removes_its_filter_and_turns_its_category_off(spoor):
+    """`trace off KIND` drops the kind's filter (a kind turned off comes back on
+    unfiltered) and turns its category off, a kind being on only with it;
+    `trace off CATS` drops the filters of the categories' kinds."""
+    spoor.command("trace on syscall if result < 0")
+    out = spoor.command("trace off syscall_exit")
+    assert "trace: no filter on syscall_exit" in out, out
+    assert "trace: disabled syscall; tracing now: none" in out, out
+    assert filters(spoor) == {"syscall_entry": "result < 0"}
+    out = spoor.command("trace off syscall")
+    assert "trace: no filter on syscall_entry" in out, out
+    assert "trace: disabled syscall; tracing now: none" in out, out
+    assert "filters: none" in spoor.command("trace status")
+
+
 @pytest.mark.parametrize("line, error", [
     ("trace on syscall_exit if rsult < 0", "trace: bad filter: at 1: unknown field 'rsult'"),
     ("trace on syscall_entry if result < 0",
@@ -144,7 +159,8 @@ def test_the_kernel_refuses_hostile_bytecode_and_runs_what_it_takes(spoor):
     out = spoor.command("run -t predfuzz 300", timeout=300)
     assert re.search(r"^predfuzz: \d+ programs, [1-9]\d* taken, \d+ refused: ok\r*$", out, re.M), out
     spoor.command("trace off")
-    assert "filters: none" in spoor.command("trace status")
+    out = spoor.command("trace status")
+    assert "filters: none" in out and "triggers: none" in out, out
     status(spoor)
 
 

@@ -7,8 +7,12 @@
  * gives here (common/trace_pred.c): 0 or -EINVAL, nothing else. Between
  * them it makes system calls, so the kernel runs every filter it took on
  * live events (with `trace on all` first). Ends with every filter it set
- * removed, and prints `predfuzz: N programs, A taken, R refused: ok`, or
- * each failure (exit 1).
+ * removed. Then the same for triggers (abi/trace_pred.h, TRIGGERS): the
+ * programs, with an action drawn among those that change no ring (count,
+ * stack) and ones the kernel must refuse, go through traced's TRIGGER as
+ * bytecode, which traced passes on unchecked; each answer must be the
+ * one the check here gives. Ends with every trigger removed, and prints
+ * `predfuzz: N programs, A taken, R refused: ok`, or each failure (exit 1).
  */
 #include <spoor.h>
 #include <stdio.h>
@@ -58,6 +62,42 @@ static void send(const char *what, uint32_t kind, const struct ttrace_pred_insn 
 	{                                                                                          \
 		.op = TTRACE_PRED_##o                                                              \
 	}
+
+/* Sends kind's program as a trigger of action through traced; checks the answer against want. */
+static void send_trigger(uint32_t kind, uint32_t action, const struct ttrace_pred_insn *p,
+			 uint32_t n, long want)
+{
+	static struct traced_trigger_request r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.action = action;
+	r.n = n;
+	memcpy(r.insn, p, n * sizeof(*p));
+	long got = traced_call_trigger(&r);
+	if (got != want) {
+		printf("predfuzz: trigger %u (kind %u, %u insns) gave %ld, expected %ld\n", action,
+		       kind, n, got, want);
+		failures++;
+	}
+}
+
+/* The trigger actions drawn: none of them changes what the rings take. */
+static const uint32_t actions[] = {TTRACE_TRIG_NONE, TTRACE_TRIG_COUNT, TTRACE_TRIG_STACK,
+				   TTRACE_TRIG_ACTION_LIMIT, 0xffffffffu};
+
+/* What the kernel's check answers for a trigger (ktrace.c): 0 or -EINVAL. */
+static long trigger_answer(uint32_t kind, uint32_t action, const struct ttrace_pred_insn *p,
+			   uint32_t n)
+{
+	bool known = action == TTRACE_TRIG_COUNT || action == TTRACE_TRIG_STACK;
+
+	if (!known || kind >= TTRACE_KIND_LIMIT ||
+	    (action == TTRACE_TRIG_STACK && kind == TTRACE_KIND_user)) {
+		return -EINVAL;
+	}
+	return ttrace_pred_verify((uint16_t)kind, p, n) ? -EINVAL : 0;
+}
 
 static const struct {
 	const char *what;
@@ -135,11 +175,35 @@ int main(int argc, char **argv)
 			send("removing", k, p, 0, 0);
 		}
 	}
+	struct ttrace_trigger none = {0};
+	err = sys_trace_trigger(CAP_SLOT_TRACE_CONTROL, TTRACE_TRIG_SET, TTRACE_KIND_test_tick,
+				&none);
+	if (err != -EBADF) {
+		printf("predfuzz: trace_trigger without a capability gave %ld\n", err);
+		failures++;
+	}
+	for (long round = 0; round < rounds; round++) {
+		uint32_t n = 1 + (uint32_t)(next() % 8);
+		uint32_t kind = (uint32_t)(next() % (TTRACE_KIND_LIMIT + 1));
+		uint32_t action = actions[next() % (sizeof(actions) / sizeof(actions[0]))];
+		for (uint32_t i = 0; i < n; i++) {
+			p[i] = random_insn();
+		}
+		long want = trigger_answer(kind, action, p, n);
+		send_trigger(kind, action, p, n, want);
+		if (!want) {
+			taken++;
+			(void)sys_getpid(); /* events for the triggers to run on */
+		} else {
+			refused++;
+		}
+	}
+	send_trigger(0, TTRACE_TRIG_NONE, p, 0, 0); /* every kind's removed */
 	if (failures) {
 		return 1;
 	}
 	printf("predfuzz: %ld programs, %llu taken, %llu refused: ok\n",
-	       rounds + (long)(sizeof(bad) / sizeof(bad[0])), (unsigned long long)taken,
+	       2 * rounds + (long)(sizeof(bad) / sizeof(bad[0])), (unsigned long long)taken,
 	       (unsigned long long)refused + sizeof(bad) / sizeof(bad[0]));
 	return 0;
 }

@@ -67,9 +67,10 @@
  * (trace_wake, 48, never blocks: it arms and returns; trace_filter, 49, takes
  * the trace-control capability no program the shell starts holds; func_info,
  * 50, and trace_func, 51, wait only for the function tracer's mutex and a stop
- * of the other CPUs, and trace_func needs a trace-control capability).
+ * of the other CPUs, and trace_func needs a trace-control capability;
+ * trace_trigger, 52, takes that capability too, as trace_filter).
  */
-_Static_assert(SYS_COUNT == 52, "new syscalls: give the blocking ones a rule in steer()");
+_Static_assert(SYS_COUNT == 53, "new syscalls: give the blocking ones a rule in steer()");
 
 static uint64_t rng_state;
 

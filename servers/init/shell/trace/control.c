@@ -47,9 +47,9 @@ static bool switch_event(const char *name, bool on)
 
 /*
  * on/off: the categories and user events (user:NAME) of argv[1], comma
- * separated ("all" if absent and allowed).
+ * separated ("all" if absent and allowed). False, said why, if it failed.
  */
-static void switch_categories(const struct verb *verb, int argc, char **argv, bool on)
+static bool switch_categories(const struct verb *verb, int argc, char **argv, bool on)
 {
 	char why[WHY_MAX];
 	char cats[LINE_MAX] = "";
@@ -57,7 +57,7 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 
 	if (argc > 2 || (on && argc < 2)) {
 		verb_usage(verb);
-		return;
+		return false;
 	}
 	/* User events by name go one by one; the categories go in one request. */
 	char *save = NULL;
@@ -66,7 +66,7 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 	     w = strtok_r(NULL, ",", &save), words++) {
 		if (!strncmp(w, EVENT_PREFIX, strlen(EVENT_PREFIX))) {
 			if (!switch_event(w + strlen(EVENT_PREFIX), on)) {
-				return;
+				return false;
 			}
 		} else {
 			strcat(strcat(cats, *cats ? "," : ""), w);
@@ -74,17 +74,17 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 	}
 	if (argc == 2 && !words) {
 		printf("trace: no category given (e.g. mem,ipc or all)\n");
-		return;
+		return false;
 	}
 	if (argc == 2 && !*cats) {
-		return; /* only user events, each confirmed */
+		return true; /* only user events, each confirmed */
 	}
 	if (traced_categories_parse(argc == 2 ? cats : "all", &mask, why, sizeof(why))) {
 		printf("trace: %s\n", why);
-		return;
+		return false;
 	}
 	if (verb_failed(on ? traced_call_enable(mask, &now) : traced_call_disable(mask, &now))) {
-		return;
+		return false;
 	}
 	char what[CATEGORIES_MAX + 16];
 	char names[CATEGORIES_MAX];
@@ -95,18 +95,28 @@ static void switch_categories(const struct verb *verb, int argc, char **argv, bo
 	}
 	snprintf(what, sizeof(what), "%s %s", on ? "enabled" : "disabled", names);
 	print_mask(what, now);
+	return true;
 }
 
 void control_on(const struct verb *verb, int argc, char **argv)
 {
 	if (!filter_on(verb, argc, argv)) {
-		switch_categories(verb, argc, argv, true);
+		(void)switch_categories(verb, argc, argv, true);
 	}
 }
 
 void control_off(const struct verb *verb, int argc, char **argv)
 {
-	switch_categories(verb, argc, argv, false);
+	char targets[LINE_MAX];
+
+	if (filter_off(verb, argc, argv)) {
+		return;
+	}
+	/* a copy: switch_categories() cuts argv[1] at its commas */
+	snprintf(targets, sizeof(targets), "%s", argc == 2 ? argv[1] : "all");
+	if (switch_categories(verb, argc, argv, false)) {
+		filter_drop(targets);
+	}
 }
 
 void control_clear(const struct verb *verb, int argc, char **argv)

@@ -140,6 +140,59 @@ bool filter_on(const struct verb *verb, int argc, char **argv)
 	return true;
 }
 
+/* Turns cats off, as `trace off CATS` does, and says so; false, said why, if it failed. */
+static bool disable(uint64_t cats)
+{
+	char cat_names[CATEGORIES_MAX], names[CATEGORIES_MAX];
+	uint64_t now;
+
+	if (verb_failed(traced_call_disable(cats, &now))) {
+		return false;
+	}
+	ttrace_category_format(cats, cat_names, sizeof(cat_names));
+	ttrace_category_format(now, names, sizeof(names));
+	printf("trace: disabled %s; tracing now: %s\n", cat_names, names);
+	return true;
+}
+
+bool filter_off(const struct verb *verb, int argc, char **argv)
+{
+	char why[WHY_MAX];
+	uint64_t kinds, cats, only_cats;
+	const char *bad;
+	size_t bad_len;
+
+	(void)verb;
+	if (argc != 2 || strstr(argv[1], "user:") ||
+	    !ttrace_category_parse(argv[1], &only_cats, &bad, &bad_len) ||
+	    ttrace_pred_targets(argv[1], &kinds, &cats, why, sizeof(why))) {
+		return false; /* categories, user events or wrong words: control.c's */
+	}
+	/* off first: nothing is recorded unfiltered between the two */
+	if (disable(cats)) {
+		filter_drop(argv[1]);
+	}
+	return true;
+}
+
+void filter_drop(const char *targets)
+{
+	char why[WHY_MAX];
+	char names[KINDS_MAX];
+	uint64_t kinds, cats;
+	struct traced_status st;
+
+	if (strstr(targets, "user:") ||
+	    ttrace_pred_targets(targets, &kinds, &cats, why, sizeof(why)) ||
+	    verb_failed(traced_call_status(&st))) {
+		return; /* user events have no filter; a bad word was said already */
+	}
+	if (kinds & st.filter_kinds) {
+		kind_names(kinds & st.filter_kinds, names, sizeof(names));
+		(void)set_filter(names, NULL);
+	}
+}
+
 void filter_status(const struct traced_status *st)
 {
 	if (!st->filter_kinds) {

@@ -1,7 +1,7 @@
 /*
  * status: `trace status`, what tracing is doing now: the mask, the mode,
  * the area's geometry, PID tracking, whether traced's own events are
- * recorded (self), the echo, the filters, stacks and profiler, the
+ * recorded (self), the echo, the filters, the triggers, stacks and profiler, the
  * recording, and every CPU's ledger.
  */
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "servers/init/shell/trace/prof.h"
 #include "servers/init/shell/trace/record.h"
 #include "servers/init/shell/trace/status.h"
+#include "servers/init/shell/trace/trigger.h"
 #include "servers/init/shell/trace/verb.h"
 #include "servers/init/words.h"
 
@@ -57,6 +58,7 @@ void status_verb(const struct verb *verb, int argc, char **argv)
 	ttrace_category_format(st.echo, names, sizeof(names));
 	printf("echo: %s\n", names);
 	filter_status(&st);
+	trigger_status();
 	prof_status(&st);
 	record_status();
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {

@@ -25,6 +25,7 @@
 #include "servers/init/shell/trace/strings.h"
 #include "servers/init/shell/trace/top.h"
 #include "servers/init/shell/trace/track.h"
+#include "servers/init/shell/trace/trigger.h"
 #include "servers/init/shell/trace/uevents.h"
 #include "servers/init/shell/trace/verb.h"
 #include "servers/init/shell/trace/verbs.h"
@@ -34,7 +35,7 @@
 static const struct verb verbs[] = {
     {"on", "CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; syscall if result < 0)",
      "start tracing them, keeping only the events the predicate holds for", control_on},
-    {"off", "[CATS]", "stop tracing them (all if none given)", control_off},
+    {"off", "[CATS|KINDS]", "stop tracing them and drop their filters (all if none)", control_off},
     {"status", "", "mask, mode, per-CPU counts", status_verb},
     {"dump", "[FILTERS]", "the events that pass the filters, oldest first", dump_verb},
     {"clear", "", "discard every ring's events", control_clear},
@@ -68,6 +69,7 @@ static const struct verb verbs[] = {
      func_verb},
     {"graph", "FUNC... [depth=N]|off",
      "record the calls of the functions the globs match, and all they make", graph_verb},
+    {"trigger", TRIGGER_ARGS, TRIGGER_WHAT, trigger_verb},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
