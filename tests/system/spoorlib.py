@@ -368,6 +368,30 @@ def start_background(spoor, line, ready, timeout=COMMAND_TIMEOUT):
     return int(started.group(1)), expect_after(spoor, out, ready, timeout)
 
 
+TRACEGEN_DONE = r"tracegen: emitted (\d+) of (\d+) events"
+
+
+def flip_under_tracegen(spoor, cpus, ticks, flips, rate=None, rounds_max=30):
+    """The traceflip method: tracegen writes ticks test_tick events on each of
+    the CPUs 0 to cpus - 1 (rate a second, or as fast as it can) while the
+    lines flips(round) gives, each with a regex its answer must match, are
+    typed in turn, round after round until every tracegen has ended or
+    rounds_max rounds ran. Asserts that each tracegen emitted all it was
+    asked; returns the rounds that ran."""
+    start = len(spoor.console())
+    for cpu in range(cpus):
+        start_job(spoor, f"run tracegen {ticks} {cpu}" + (f" {rate}" if rate else ""))
+    rounds = 0
+    while len(re.findall(TRACEGEN_DONE, spoor.console()[start:])) < cpus and rounds < rounds_max:
+        for line, answer in flips(rounds):
+            out = spoor.command(line)
+            assert re.search(answer, out), (line, out)
+        rounds += 1
+    emitted = expect_count(spoor, TRACEGEN_DONE, cpus, start, timeout=600)
+    assert emitted == [(str(ticks), str(ticks))] * cpus, emitted
+    return rounds
+
+
 def start_job(spoor, line, timeout=COMMAND_TIMEOUT):
     """Runs `line &`; returns its pid once the shell says it started.
 

@@ -11,14 +11,13 @@ import re
 
 import pytest
 
-from spoorlib import dump, expect_count, start_job, status
+from spoorlib import dump, flip_under_tracegen, status
 
 FILTER_LINE = re.compile(r"^filter (\w+): (.*?)\r?$", re.MULTILINE)
 SYSFUZZ = re.compile(r"^sysfuzz: (\d+) calls, (\d+) errors\r*$", re.MULTILINE)
 CALLS = 3000
 FLIP_TICKS = 10000  # each CPU's tracegen: within one ring (16384), so nothing is overwritten
 FLIP_RATE = 20000   # events a second: half a second of events, for the flips to land in
-FLIPS_MAX = 30
 
 
 @pytest.fixture
@@ -169,17 +168,9 @@ def test_filters_flipped_while_tracegen_runs_leave_every_event_counted(spoor):
     each CPU's events are all emitted, each stored or filtered, none lost."""
     assert "tracing now: test" in spoor.command("trace on test")
     before = status(spoor)
-    start = len(spoor.console())
-    for cpu in range(2):
-        start_job(spoor, f"run tracegen {FLIP_TICKS} {cpu} {FLIP_RATE}")
-    flips = 0
-    done = re.compile(r"tracegen: emitted (\d+) of (\d+) events")
-    while len(done.findall(spoor.console()[start:])) < 2 and flips < FLIPS_MAX:
-        assert "trace: filter on test_tick" in spoor.command("trace on test_tick if seq & 1")
-        assert "trace: no filter on test_tick" in spoor.command("trace on test_tick")
-        flips += 1
-    emitted = expect_count(spoor, done.pattern, 2, start)
-    assert emitted == [(str(FLIP_TICKS), str(FLIP_TICKS))] * 2, emitted
+    flips = flip_under_tracegen(spoor, 2, FLIP_TICKS, lambda _: (
+        ("trace on test_tick if seq & 1", "trace: filter on test_tick"),
+        ("trace on test_tick", "trace: no filter on test_tick")), FLIP_RATE)
     spoor.command("trace off")
     after = status(spoor)  # emitted = stored + overwritten + dropped + cleared + filtered
     delta = {c: {k: after[c][k] - before[c][k] for k in after[c]} for c in after}

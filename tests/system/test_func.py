@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from spoorlib import KERNEL, expect_count, reset_tracing, start_job, status
+from spoorlib import KERNEL, flip_under_tracegen, reset_tracing, status
 
 ENTRY = re.compile(r"^\[ *\d+\.\d+\] cpu=\d+ pid=\d+ tid=\d+ comm=\S+ func_entry "
                    r"func=(\S+) caller=(\S+)$", re.MULTILINE)
@@ -152,17 +152,8 @@ def test_every_function_traced_under_load_on_4_cpus_keeps_the_machine_and_ledger
         assert function in names, (pid, sorted(names))
     status(spoor)
     spoor.command("trace on test")
-    start = len(spoor.console())
-    for cpu in range(4):
-        start_job(spoor, f"run tracegen 100000 {cpu}")
-    for _ in range(3):
-        for line, answer in (("trace func *", TRACED.pattern), ("trace func off", TRACED.pattern)):
-            spoor.send(line + "\r")
-            spoor.expect(answer)
-            spoor.expect_prompt()
-    counts = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
-                          timeout=600)
-    assert all(int(a) == int(b) for a, b in counts), counts
+    flip_under_tracegen(spoor, 4, 100000, lambda _: (
+        ("trace func *", TRACED.pattern), ("trace func off", TRACED.pattern)), rounds_max=3)
     status(spoor)
     assert "0 traced" in spoor.command("trace func list ipc_call")
 

@@ -16,7 +16,7 @@ from collections import defaultdict
 import pytest
 
 import entries
-from spoorlib import KERNEL, ROOT, expect_count, reset_tracing, start_job, status
+from spoorlib import KERNEL, ROOT, flip_under_tracegen, reset_tracing, status
 
 KINDS = {name: kind for kind, (name, _) in entries.kinds().items()}
 ENTRY, EXIT = KINDS["graph_entry"], KINDS["graph_exit"]
@@ -302,17 +302,7 @@ def test_graph_on_and_off_under_load_keeps_the_machine_and_ledger(boot):
     through their hooks; every tracegen event recorded, every CPU's ledger exact."""
     spoor = boot(smp=4)
     spoor.command("trace on test")
-    start = len(spoor.console())
-    for cpu in range(4):
-        start_job(spoor, f"run tracegen 100000 {cpu}")
-    for _ in range(3):
-        for line, answer in (("trace graph sys_*", GRAPH.pattern),
-                             ("trace graph off", PAST.pattern)):
-            spoor.send(line + "\r")
-            spoor.expect(answer)
-            spoor.expect_prompt()
-    counts = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", 4, start,
-                          timeout=600)
-    assert all(int(a) == int(b) for a, b in counts), counts
+    flip_under_tracegen(spoor, 4, 100000, lambda _: (
+        ("trace graph sys_*", GRAPH.pattern), ("trace graph off", PAST.pattern)), rounds_max=3)
     status(spoor)
     assert "ipc_call traceable" in spoor.command("trace func list ipc_call")

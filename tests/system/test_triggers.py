@@ -12,18 +12,17 @@ import subprocess
 
 import pytest
 
-from spoorlib import ROOT, dump, events_in, expect_count, lost_per_cpu, start_job, status, until
+from spoorlib import (ROOT, TRACEGEN_DONE, dump, events_in, expect_count, flip_under_tracegen,
+                      lost_per_cpu, start_job, status, until)
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 TRIGGER_LINE = re.compile(r"^trigger (\w+): (.*?): fired (\d+)(.*?)\r?$", re.MULTILINE)
 PID_LINE = re.compile(r"^\[pid (\d+)\] (\w+)\r?$", re.MULTILINE)
-DONE = re.compile(r"tracegen: emitted (\d+) of (\d+) events")
 AFTER_MS = 100
 SAVE_RATE = 2000  # tracegen's events a second on each CPU, across the fault and past the save
 SAVE_TICKS = 6000  # three seconds of them: within one ring (16384), nothing overwritten
 FLIP_TICKS = 10000
 FLIP_RATE = 20000
-FLIPS_MAX = 30
 
 
 @pytest.fixture
@@ -86,7 +85,7 @@ def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(shar
     assert f"[pid {pid}] fault" in out, out
     assert f"pid {pid} (fault) killed: page fault" in out, out
     # The tracegens' end first: a shell asking traced over and over starves a CPU's tracegen.
-    expect_count(spoor, DONE.pattern, 2, start)
+    expect_count(spoor, TRACEGEN_DONE, 2, start)
     until(lambda: triggers(spoor)["proc_fault"][2], lambda rest: "saved" in rest)
     # A second fault of the same pid cannot be: the trigger fired once, and saved once.
     what, fired, rest = triggers(spoor)["proc_fault"]
@@ -222,18 +221,10 @@ def test_triggers_flipped_while_tracegen_runs_leave_every_event_counted(spoor):
     CPU's events are all emitted and stored, none lost."""
     assert "tracing now: test" in spoor.command("trace on test")
     before = status(spoor)
-    start = len(spoor.console())
-    for cpu in range(2):
-        start_job(spoor, f"run tracegen {FLIP_TICKS} {cpu} {FLIP_RATE}")
-    flips = 0
-    while len(DONE.findall(spoor.console()[start:])) < 2 and flips < FLIPS_MAX:
-        action = "count" if flips % 2 else "stop"
-        assert "trace: trigger on test_tick" in \
-            spoor.command(f"trace trigger test_tick if seq > 70000 then {action}")
-        assert "trace: no triggers" in spoor.command("trace trigger off")
-        flips += 1
-    emitted = expect_count(spoor, DONE.pattern, 2, start)
-    assert emitted == [(str(FLIP_TICKS), str(FLIP_TICKS))] * 2, emitted
+    flips = flip_under_tracegen(spoor, 2, FLIP_TICKS, lambda n: (
+        (f"trace trigger test_tick if seq > 70000 then {'count' if n % 2 else 'stop'}",
+         "trace: trigger on test_tick"),
+        ("trace trigger off", "trace: no triggers")), FLIP_RATE)
     spoor.command("trace off")
     after = status(spoor)  # emitted = stored + overwritten + dropped + cleared + filtered
     for cpu in range(2):
