@@ -36,16 +36,6 @@ uint64_t filter_kinds(void)
 	return filter_kind_bits;
 }
 
-uint64_t filter_keys(void)
-{
-	uint64_t keys = 0;
-
-	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
-		keys |= filter_kind_bits >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
-	}
-	return keys;
-}
-
 bool filter_keeps(uint16_t kind, const struct ttrace_pred_event *ev)
 {
 	return ttrace_pred_eval(filters[kind].insn, filters[kind].n, ev);

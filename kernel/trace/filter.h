@@ -32,9 +32,6 @@ extern uint64_t filter_kind_bits;
 /* The kinds with a filter: bit k for kind k. */
 uint64_t filter_kinds(void);
 
-/* The filtered kinds' static keys (TTRACE_KEY_FILTER()), for the sites' mask. */
-uint64_t filter_keys(void);
-
 /* Whether kind has a filter. Interrupts off. */
 static inline bool filter_on(uint16_t kind)
 {

@@ -99,7 +99,12 @@ static uint64_t layout(struct ttrace_header *h, uint32_t num_cpus, uint64_t ring
  */
 static uint64_t site_mask(void)
 {
-	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | filter_keys() | trigger_keys();
+	uint64_t keys = 0, kinds = filter_kinds() | trigger_kinds();
+
+	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
+		keys |= kinds >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
+	}
+	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | keys;
 }
 
 /* An ENABLE or DISABLE of ttrace_control(), and the mask it leaves. */

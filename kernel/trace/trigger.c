@@ -62,16 +62,6 @@ uint64_t trigger_kinds(void)
 	return trigger_kind_bits;
 }
 
-uint64_t trigger_keys(void)
-{
-	uint64_t keys = 0;
-
-	for (uint32_t k = 0; k < TTRACE_KIND_LIMIT; k++) {
-		keys |= trigger_kind_bits >> k & 1 ? TTRACE_KEY_FILTER(k) : 0;
-	}
-	return keys;
-}
-
 bool trigger_stop_set(void)
 {
 	return stop_kinds != 0;

@@ -32,9 +32,6 @@ void trigger_get(uint16_t kind, struct ttrace_trigger *t);
 /* The kinds with a trigger: bit k for kind k. */
 uint64_t trigger_kinds(void);
 
-/* The static keys of the kinds with a trigger (TTRACE_KEY_FILTER()): they take the slow path. */
-uint64_t trigger_keys(void);
-
 /* Whether a STOP trigger is set: every enabled site then takes the slow path (an extra). */
 bool trigger_stop_set(void);
 
