@@ -761,3 +761,8 @@ void gen_random(struct gen *g, uint64_t seed)
 			  1 + (uint32_t)(gen_rand(&s) % TTRACE_EVENT_WORDS_MAX));
 	}
 }
+
+void gen_parse(const uint8_t *buf, size_t len, struct gen_parsed *p)
+{
+	p->err = tfile_parse(buf, len, &p->f, p->why, sizeof(p->why));
+}

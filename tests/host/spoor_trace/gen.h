@@ -4,7 +4,8 @@
  * ring aux records (the ring evicts its oldest records when full, as the
  * kernel's does), assembled with the sections in the standard order or
  * any other, and the checksum right. gen_sample() is the trace most
- * tests read; gen_random() makes varied ones for the fuzz test.
+ * tests read; gen_random() makes varied ones for the fuzz test;
+ * gen_parse() reads one back as spoor-trace does.
  */
 #ifndef SPOOR_TESTS_HOST_SPOOR_TRACE_GEN_H
 #define SPOOR_TESTS_HOST_SPOOR_TRACE_GEN_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "abi/trace_file.h"
+#include "tools/spoor-trace/file.h"
 
 #define GEN_TSC_HZ   2000000000ull /* 2 GHz: 2000 ticks a microsecond */
 #define GEN_BOOT_TSC 1000000000ull /* boot half a second after the TSC's 0 */
@@ -138,5 +140,15 @@ void gen_random(struct gen *g, uint64_t seed);
 
 /* The generators' PRNG (splitmix64): the next number from *state. */
 uint64_t gen_rand(uint64_t *state);
+
+/* A file as spoor-trace's reader took it: its answer and, when it refused it, why. */
+struct gen_parsed {
+	int err;
+	char why[TFILE_WHY_MAX];
+	struct tfile f;
+};
+
+/* Parses the whole file buf of len bytes with tfile_parse() into *p. */
+void gen_parse(const uint8_t *buf, size_t len, struct gen_parsed *p);
 
 #endif

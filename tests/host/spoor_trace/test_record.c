@@ -22,28 +22,17 @@
 
 #define CHUNK_ITEMS 5 /* the lossy sample's items make several chunks */
 
-struct parsed {
-	int err;
-	char why[TFILE_WHY_MAX];
-	struct tfile f;
-};
-
-static void parse(const uint8_t *buf, size_t len, struct parsed *p)
-{
-	p->err = tfile_parse(buf, len, &p->f, p->why, sizeof(p->why));
-}
-
 TEST(spoor_trace_recording_reads_as_the_save)
 {
 	struct gen g;
 	size_t slen, rlen;
-	struct parsed s, r;
+	struct gen_parsed s, r;
 
 	gen_sample(&g, true);
 	uint8_t *save = gen_file(&g, NULL, &slen);
 	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, true, &rlen, NULL, NULL);
-	parse(save, slen, &s);
-	parse(rec, rlen, &r);
+	gen_parse(save, slen, &s);
+	gen_parse(rec, rlen, &r);
 	CHECK_EQ_STR(r.why, "", "a finished recording is accepted");
 	CHECK_EQ_INT(r.err, 0, "parse");
 	CHECK(!r.f.ends_early, "a finished recording does not end early");
@@ -75,13 +64,13 @@ TEST(spoor_trace_per_cpu_recording_merges_into_the_saves_order)
 {
 	struct gen g;
 	size_t slen, rlen;
-	struct parsed s, r;
+	struct gen_parsed s, r;
 
 	gen_sample(&g, true);
 	uint8_t *save = gen_file(&g, NULL, &slen);
 	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &rlen, NULL, NULL);
-	parse(save, slen, &s);
-	parse(rec, rlen, &r);
+	gen_parse(save, slen, &s);
+	gen_parse(rec, rlen, &r);
 	CHECK_EQ_STR(r.why, "", "a per-CPU recording is accepted");
 	CHECK_EQ_INT(r.err, 0, "parse");
 	CHECK_EQ_UINT(r.f.events, s.f.events, "the same events");
@@ -138,7 +127,7 @@ TEST(spoor_trace_cpu_events_holding_another_cpus_entry_are_refused)
 {
 	struct gen g;
 	size_t len;
-	struct parsed r;
+	struct gen_parsed r;
 
 	gen_sample(&g, false);
 	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &len, NULL, NULL);
@@ -163,7 +152,7 @@ TEST(spoor_trace_cpu_events_holding_another_cpus_entry_are_refused)
 	}
 	gen_fix_chunk_sums(rec, len);
 	gen_fix_checksum(rec, len);
-	parse(rec, len, &r);
+	gen_parse(rec, len, &r);
 	CHECK(r.err && strstr(r.why, "CPU_EVENTS section"), "refused: %s", r.why);
 	tfile_free(&r.f);
 	free(rec);
@@ -178,11 +167,11 @@ TEST(spoor_trace_recording_cut_at_each_chunk_ends_early)
 	gen_sample(&g, true);
 	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, false, &len, &ends, &n);
 	for (size_t k = 0; k < n; k++) {
-		struct parsed p;
+		struct gen_parsed p;
 		char want[TFILE_WHY_MAX];
 		uint8_t *cut = malloc(ends[k]); /* exactly: ASan sees a read past it */
 		memcpy(cut, rec, ends[k]);
-		parse(cut, ends[k], &p);
+		gen_parse(cut, ends[k], &p);
 		CHECK_EQ_STR(p.why, "", "cut after a chunk");
 		if (!p.err) {
 			snprintf(want, sizeof(want),
@@ -205,14 +194,14 @@ TEST(spoor_trace_recording_cut_or_corrupt_chunk_is_refused_at_its_byte)
 {
 	struct gen g;
 	size_t len, *ends, n;
-	struct parsed p;
+	struct gen_parsed p;
 	char want[TFILE_WHY_MAX];
 
 	gen_sample(&g, true);
 	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, true, &len, &ends, &n);
 	/* Cut 8 bytes into chunk 2: its head says more than the file has. */
 	size_t at = ends[1];
-	parse(rec, at + 24, &p);
+	gen_parse(rec, at + 24, &p);
 	snprintf(want, sizeof(want),
 		 "byte %zu: a CHUNK section of %llu bytes is cut or not a multiple of 8 (8 "
 		 "bytes left)",
@@ -220,7 +209,7 @@ TEST(spoor_trace_recording_cut_or_corrupt_chunk_is_refused_at_its_byte)
 	CHECK_EQ_STR(p.why, want, "a cut chunk");
 	/* One byte of chunk 1's events changed: its checksum no longer holds. */
 	rec[ends[1] - 16] ^= 0x40;
-	parse(rec, len, &p);
+	gen_parse(rec, len, &p);
 	uint64_t sum;
 	memcpy(&sum, rec + ends[1] - 8, sizeof(sum));
 	snprintf(want, sizeof(want),
@@ -249,12 +238,12 @@ TEST(spoor_trace_follow_parses_only_what_was_appended)
 {
 	struct gen g;
 	size_t len, *ends, n;
-	struct parsed whole, p;
+	struct gen_parsed whole, p;
 	uint64_t items = 0;
 
 	gen_sample(&g, true);
 	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, true, &len, &ends, &n);
-	parse(rec, len, &whole);
+	gen_parse(rec, len, &whole);
 	CHECK_EQ_INT(whole.err, 0, "the whole file");
 	/* Nothing yet, then part of the header: nothing to read, and nothing kept. */
 	memset(&p, 0, sizeof(p));
@@ -333,13 +322,13 @@ TEST(spoor_trace_follow_of_a_per_cpu_recording_prints_the_whole_files_order)
 	enum { MAX = 256 };
 	struct gen g;
 	size_t len, *ends, n, got = 0;
-	struct parsed whole, p;
+	struct gen_parsed whole, p;
 	uint64_t want[MAX], seen[MAX];
 	struct tfile_iter it;
 
 	gen_sample(&g, true);
 	uint8_t *rec = gen_recording_cpus(&g, CHUNK_ITEMS, true, &len, &ends, &n);
-	parse(rec, len, &whole);
+	gen_parse(rec, len, &whole);
 	CHECK_EQ_INT(whole.err, 0, "the whole file");
 	tfile_iter_start(&it, &whole.f);
 	size_t nwant = walk_events(&it, want, 0, MAX);
@@ -376,7 +365,7 @@ TEST(spoor_trace_recording_counts_that_miss_entries_are_refused)
 {
 	struct gen g;
 	size_t len, *ends, n;
-	struct parsed p;
+	struct gen_parsed p;
 	char want[TFILE_WHY_MAX];
 
 	gen_sample(&g, false);
@@ -390,7 +379,7 @@ TEST(spoor_trace_recording_counts_that_miss_entries_are_refused)
 	memcpy(rec + counts, &c, sizeof(c));
 	uint64_t sum = ttrace_sum_words(TTRACE_FNV_OFFSET, rec, ends[0] - 8);
 	memcpy(rec + ends[0] - 8, &sum, sizeof(sum));
-	parse(rec, ends[0], &p);
+	gen_parse(rec, ends[0], &p);
 	snprintf(want, sizeof(want),
 		 "byte %zu: chunk 0: cpu 0's counts (entries %llu, lost 0, ring 100..%llu) do not "
 		 "match its events (%llu entries, 0 lost)",
@@ -413,14 +402,14 @@ TEST(spoor_trace_reads_older_minors_checked_byte_wise)
 	for (size_t i = 0; i < sizeof(olders) / sizeof(olders[0]); i++) {
 		struct gen g;
 		size_t len;
-		struct parsed p;
+		struct gen_parsed p;
 
 		gen_sample(&g, olders[i].recording);
 		g.hdr.version_minor = olders[i].minor;
 		uint8_t *file = olders[i].recording
 				    ? gen_recording(&g, CHUNK_ITEMS, true, &len, NULL, NULL)
 				    : gen_file(&g, NULL, &len);
-		parse(file, len, &p);
+		gen_parse(file, len, &p);
 		CHECK_EQ_STR(p.why, "", "an older minor, its checksums FNV-1a over bytes, is read");
 		if (!p.err) {
 			tfile_free(&p.f);
@@ -429,7 +418,7 @@ TEST(spoor_trace_reads_older_minors_checked_byte_wise)
 		uint16_t minor = 2;
 		memcpy(file + offsetof(struct ttrace_file_header, version_minor), &minor,
 		       sizeof(minor));
-		parse(file, len, &p);
+		gen_parse(file, len, &p);
 		CHECK(p.err == -EINVAL && strstr(p.why, "checksum"), "refused: %s", p.why);
 		free(file);
 		gen_free(&g);
@@ -441,12 +430,12 @@ TEST(spoor_trace_views_a_recording_with_no_aux_bytes)
 {
 	struct gen g;
 	size_t len;
-	struct parsed p;
+	struct gen_parsed p;
 	struct tview v;
 
 	gen_sample(&g, false);
 	uint8_t *rec = gen_recording(&g, CHUNK_ITEMS, false, &len, NULL, NULL);
-	parse(rec, sizeof(struct ttrace_file_header), &p);
+	gen_parse(rec, sizeof(struct ttrace_file_header), &p);
 	CHECK_EQ_STR(p.why, "", "a recording cut after its header is read");
 	if (!p.err) {
 		CHECK(!p.f.durable_size && !p.f.chunks, "no chunk, no aux bytes");

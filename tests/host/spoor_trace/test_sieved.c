@@ -20,28 +20,17 @@
 #define HDR	    sizeof(struct ttrace_file_header)
 #define HEAD	    sizeof(struct ttrace_file_section)
 
-struct parsed {
-	int err;
-	char why[TFILE_WHY_MAX];
-	struct tfile f;
-};
-
-static void parse(const uint8_t *buf, size_t len, struct parsed *p)
-{
-	p->err = tfile_parse(buf, len, &p->f, p->why, sizeof(p->why));
-}
-
 TEST(spoor_trace_filtered_per_cpu_recording_reads_as_the_save_of_its_events)
 {
 	struct gen g;
 	size_t slen, rlen;
-	struct parsed s, r;
+	struct gen_parsed s, r;
 
 	gen_sample(&g, true);
 	uint8_t *save = gen_file(&g, NULL, &slen);
 	uint8_t *rec = gen_recording_sieved(&g, CHUNK_ITEMS, true, &rlen, NULL, NULL);
-	parse(save, slen, &s);
-	parse(rec, rlen, &r);
+	gen_parse(save, slen, &s);
+	gen_parse(rec, rlen, &r);
 	CHECK_EQ_STR(r.why, "", "a filtered per-CPU recording is accepted");
 	CHECK_EQ_INT(r.err, 0, "parse");
 	CHECK_EQ_UINT(r.f.events, s.f.events, "the same events");
@@ -146,14 +135,14 @@ TEST(spoor_trace_hostile_filtered_per_cpu_chunks_are_refused_at_their_byte)
 	uint8_t *rec = gen_recording_sieved(&g, CHUNK_ITEMS, true, &len, &ends, &n);
 	CHECK(n > 2 && g.hdr.num_cpus == 4, "several chunks of 4 cpus: %zu", n);
 	for (size_t i = 0; i < sizeof(hostiles) / sizeof(hostiles[0]) && n > 2; i++) {
-		struct parsed p;
+		struct gen_parsed p;
 		uint8_t *bad = malloc(len); /* exactly: ASan sees a read past it */
 		memcpy(bad, rec, len);
 		hostiles[i].edit(bad, len, ends, g.hdr.num_cpus);
 		/* The checksums made right again: the check behind them must refuse it. */
 		gen_fix_chunk_sums(bad, len);
 		gen_fix_checksum(bad, len);
-		parse(bad, len, &p);
+		gen_parse(bad, len, &p);
 		CHECK(p.err && !strncmp(p.why, "byte ", 5) && strstr(p.why, hostiles[i].refusal),
 		      "%s: refused as '%s': %s", hostiles[i].what, hostiles[i].refusal, p.why);
 		if (!p.err) {
@@ -173,14 +162,14 @@ TEST(spoor_trace_filtered_per_cpu_save_reads_as_the_merged_one)
 					   TTRACE_FILE_END,	   0};
 	struct gen g;
 	size_t mlen, clen;
-	struct parsed m, c;
+	struct gen_parsed m, c;
 
 	gen_sample(&g, true);
 	g.hdr.filter = (struct traced_filter){.flags = TRACED_F_CPUS, .cpus = 0xf};
 	uint8_t *merged = gen_file(&g, NULL, &mlen);
 	uint8_t *cpus = gen_file(&g, per_cpu, &clen);
-	parse(merged, mlen, &m);
-	parse(cpus, clen, &c);
+	gen_parse(merged, mlen, &m);
+	gen_parse(cpus, clen, &c);
 	CHECK_EQ_STR(c.why, "", "a filtered per-CPU save is accepted");
 	CHECK_EQ_INT(c.err, 0, "parse");
 	CHECK_EQ_UINT(c.f.events, m.f.events, "the same events");
