@@ -103,7 +103,7 @@ def test_children_end_with_their_parent(spoor):
 
 
 def test_ps_shows_each_process_with_its_parent(spoor):
-    parent, child = start_background(spoor, "run churn parent", r"churn parent: child pid (\d+)")
+    parent, child = start_background(spoor, "run churn parent", r"churn parent: child pid (\d+)\r*\n")
     child = int(child.group(1))
     try:
         rows = ps(spoor)
@@ -117,7 +117,7 @@ def test_ps_shows_each_process_with_its_parent(spoor):
 
 
 def test_kill_reaches_a_process_the_shell_did_not_start(spoor):
-    parent, child = start_background(spoor, "run churn parent", r"churn parent: child pid (\d+)")
+    parent, child = start_background(spoor, "run churn parent", r"churn parent: child pid (\d+)\r*\n")
     child = int(child.group(1))
     try:
         out = spoor.command(f"kill {child}")
