@@ -42,9 +42,9 @@ bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 	struct ttrace_event ev = {.ts = rdtsc(),
 				  .pid = BENCH_PID,
 				  .tid = BENCH_TID,
-				  .kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT),
+				  .kind = (uint8_t)kind_n,
 				  .ctx = TTRACE_CTX_KERNEL,
-				  .nwords = (uint8_t)kind_n,
+				  .nwords = (uint8_t)(kind_n >> TTRACE_SLOW_NWORDS_SHIFT),
 				  .data = data};
 
 	host_slow_write(ring, &ev);

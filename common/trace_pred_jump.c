@@ -6,7 +6,7 @@
  * backwards with a stack of the targets each operand still to come must
  * jump to (where to go when it holds, where when it does not), and
  * places each term below the ones placed before it: every target is a
- * term already placed, at a higher index, or a verdict.
+ * term already placed, at a higher offset, or a verdict.
  *
  * The left operand of a && goes on to the right one when it holds, and
  * of a || when it does not: to the right operand's first term, which is
@@ -19,25 +19,24 @@
 
 #include "abi/trace.h"
 
-#define PENDING 255 /* a target not known yet: the right operand's first term */
+#define PENDING UINT16_MAX /* a target not known yet: the right operand's first term */
 #define SIGN	(1ull << 63)
 
 _Static_assert(TTRACE_PRED_REJECT < PENDING, "PENDING is no target");
 
 /* Where an operand jumps: [1] when it holds, [0] when it does not. */
 struct targets {
-	uint8_t to[2];
+	uint16_t to[2];
 };
 
-/* Places a term below those placed so far: its index, which jumps to go. */
-static uint8_t place(struct ttrace_pred_jumps *j, uint32_t *below, uint16_t at, uint64_t mask,
-		     uint64_t sub, uint64_t lim, struct targets go)
+/* Places a term below those placed so far, which jumps as go says: its target. */
+static uint16_t place(struct ttrace_pred_jumps *j, uint32_t *below, uint16_t at, uint64_t mask,
+		      uint64_t sub, uint64_t lim, struct targets go)
 {
-	uint8_t i = (uint8_t)-- * below;
-
-	j->term[i] = (struct ttrace_pred_term){
+	*below -= 1;
+	j->term[*below] = (struct ttrace_pred_term){
 	    .mask = mask, .sub = sub, .lim = lim, .at = at, .next = {go.to[0], go.to[1]}};
-	return i;
+	return (uint16_t)TTRACE_PRED_TERM_AT(*below);
 }
 
 static struct targets swapped(struct targets go)
@@ -46,8 +45,8 @@ static struct targets swapped(struct targets go)
 }
 
 /* comm is str (not, for STR_NE): a term for each word up to str's NUL; the first's index. */
-static uint8_t lower_comm(const struct ttrace_pred_insn *i, uint16_t at,
-			  struct ttrace_pred_jumps *j, uint32_t *below, struct targets go)
+static uint16_t lower_comm(const struct ttrace_pred_insn *i, uint16_t at,
+			   struct ttrace_pred_jumps *j, uint32_t *below, struct targets go)
 {
 	uint32_t len = 0;
 
@@ -60,7 +59,7 @@ static uint8_t lower_comm(const struct ttrace_pred_insn *i, uint16_t at,
 	/* the words from the last, which holds the NUL: only its bytes up to the NUL count */
 	uint32_t last = len / 8;
 	uint64_t mask = len % 8 == 7 ? ~0ull : (1ull << (len % 8 + 1) * 8) - 1;
-	uint8_t first = go.to[1];
+	uint16_t first = go.to[1];
 	for (uint32_t w = last + 1; w-- > 0;) {
 		uint64_t word = 0;
 
@@ -79,8 +78,8 @@ static uint8_t lower_comm(const struct ttrace_pred_insn *i, uint16_t at,
  * placed, jumping as go says; returns where it starts (a verdict's target
  * for a comparison that always or never holds).
  */
-static uint8_t lower_compare(const struct ttrace_pred_insn *i, uint16_t at, uint8_t bytes,
-			     struct ttrace_pred_jumps *j, uint32_t *below, struct targets go)
+static uint16_t lower_compare(const struct ttrace_pred_insn *i, uint16_t at, uint8_t bytes,
+			      struct ttrace_pred_jumps *j, uint32_t *below, struct targets go)
 {
 	uint64_t width = bytes >= 8 ? ~0ull : (1ull << 8 * bytes) - 1;
 	uint64_t c = i->value, sub = 0, lim = c, mask = width;
@@ -142,7 +141,7 @@ void ttrace_pred_lower(const struct ttrace_pred_insn *p, uint32_t n,
 	/* a verified program's operands pending never outnumber its instructions */
 	struct targets stack[TTRACE_PRED_INSNS_MAX + 1];
 	uint32_t depth = 0, below = TTRACE_PRED_TERMS;
-	uint8_t last = TTRACE_PRED_REJECT; /* the first term of what was lowered last */
+	uint16_t last = TTRACE_PRED_REJECT; /* the first term of what was lowered last */
 
 	*j = (struct ttrace_pred_jumps){0};
 	stack[depth++] = (struct targets){{TTRACE_PRED_REJECT, TTRACE_PRED_KEEP}};
@@ -174,6 +173,11 @@ void ttrace_pred_lower(const struct ttrace_pred_insn *p, uint32_t n,
 			last = lower_compare(i, l->at[i->field], l->bytes[i->field], j, &below, go);
 			break;
 		}
+	}
+	if (last >= TTRACE_PRED_KEEP) {
+		/* a constant program: one term that always holds (0 < 1) or never (0 < 0) */
+		last = place(j, &below, l->at[TTRACE_PRED_F_PID], 0, 0, last == TTRACE_PRED_KEEP,
+			     (struct targets){{TTRACE_PRED_REJECT, TTRACE_PRED_KEEP}});
 	}
 	j->entry = last;
 }

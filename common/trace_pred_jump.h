@@ -34,11 +34,8 @@
  * Terms a list may have: every comparison a comm of four words, at most
  * half of a program's instructions comparisons (the rest join them).
  */
-#define TTRACE_PRED_TERMS  (TTRACE_PRED_INSNS_MAX / 2 * (PROC_NAME_MAX / 8))
-#define TTRACE_PRED_KEEP   TTRACE_PRED_TERMS	   /* a jump's target: the event is kept */
-#define TTRACE_PRED_REJECT (TTRACE_PRED_TERMS + 1) /* a jump's target: the event is rejected */
+#define TTRACE_PRED_TERMS (TTRACE_PRED_INSNS_MAX / 2 * (PROC_NAME_MAX / 8))
 
-_Static_assert(TTRACE_PRED_REJECT < 255, "a jump is a byte");
 _Static_assert(PROC_NAME_MAX == TTRACE_PRED_STR_BYTES, "comm's words are the string's");
 
 /* One term: holds when ((the word at `at` & mask) - sub) < lim, unsigned. */
@@ -46,14 +43,27 @@ struct ttrace_pred_term {
 	uint64_t mask;
 	uint64_t sub;
 	uint64_t lim;
-	uint16_t at;	 /* the word's byte offset in the record */
-	uint8_t next[2]; /* where to go: [0] when the term does not hold, [1] when it does */
-	uint8_t reserved[4];
+	uint16_t at;	  /* the word's byte offset in the record */
+	uint16_t next[2]; /* where to go: [0] when the term does not hold, [1] when it does */
+	uint16_t reserved;
 };
 
-/* A lowered program: its terms are term[first..TTRACE_PRED_TERMS - 1]. */
+/*
+ * A jump's target: a term's byte offset in term[] (a run adds it to the
+ * list's address, no index to scale), or past them the verdicts.
+ */
+#define TTRACE_PRED_TERM_AT(i) ((i) * (uint32_t)sizeof(struct ttrace_pred_term))
+#define TTRACE_PRED_KEEP       TTRACE_PRED_TERM_AT(TTRACE_PRED_TERMS)
+#define TTRACE_PRED_REJECT     TTRACE_PRED_TERM_AT(TTRACE_PRED_TERMS + 1)
+
+_Static_assert(TTRACE_PRED_REJECT < UINT16_MAX, "a jump is 16 bits");
+
+/*
+ * A lowered program: its terms are term[first..TTRACE_PRED_TERMS - 1],
+ * at least one (a constant program is one that always or never holds).
+ */
 struct ttrace_pred_jumps {
-	uint8_t entry;	 /* the first term to run, or the verdict of a constant program */
+	uint16_t entry;	 /* the first term to run */
 	bool reads_comm; /* a term reads comm: the record must hold the name */
 	struct ttrace_pred_term term[TTRACE_PRED_TERMS];
 };
@@ -80,15 +90,16 @@ void ttrace_pred_lower(const struct ttrace_pred_insn *p, uint32_t n,
 /* *j's verdict on the event in record (laid out as the lowering's layout said). */
 static inline bool ttrace_pred_run(const struct ttrace_pred_jumps *j, const void *record)
 {
-	uint32_t at = j->entry;
+	const char *terms = (const char *)j->term;
+	uintptr_t at = j->entry;
 
-	while (at < TTRACE_PRED_TERMS) {
-		const struct ttrace_pred_term *t = &j->term[at];
+	do {
+		const struct ttrace_pred_term *t = (const struct ttrace_pred_term *)(terms + at);
 		uint64_t w;
 
 		__builtin_memcpy(&w, (const char *)record + t->at, sizeof(w));
-		at = t->next[((w & t->mask) - t->sub) < t->lim];
-	}
+		at = ((w & t->mask) - t->sub) < t->lim ? t->next[1] : t->next[0];
+	} while (at < TTRACE_PRED_KEEP);
 	return at == TTRACE_PRED_KEEP;
 }
 

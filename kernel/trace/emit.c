@@ -61,11 +61,12 @@ static void count_filtered(struct cpu *c)
 	uint64_t *n = &c->trace_head->filtered;
 
 	/*
-	 * relaxed: a counter only this CPU writes, interrupts off, so the
-	 * load and the store are one step (as dropped in W1). Through the
-	 * view: a quiet process's events are not emitted, so not counted.
+	 * A counter only this CPU writes: one instruction, which no
+	 * interrupt splits, and a reader on another CPU sees whole (as
+	 * dropped in W1), without a lock. Through the view: a quiet
+	 * process's events are not emitted, so not counted.
 	 */
-	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+	__asm__ volatile("incq %0" : "+m"(*n));
 }
 
 /*
@@ -183,13 +184,14 @@ static __attribute__((noinline)) bool emit_slow(uint32_t kind_n, uint64_t d0, ui
 						uint64_t d2, uint64_t d3, uint64_t d4)
 {
 	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
-	uint16_t kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT);
+	uint8_t kind = (uint8_t)kind_n;
 	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
 				    .user = stack_user_regs()};
 	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
 	bool stacked = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
 
-	emit(kind, data, (uint8_t)kind_n, stacked ? EMIT_STACKED : 0, &start);
+	emit(kind, data, (uint8_t)(kind_n >> TTRACE_SLOW_NWORDS_SHIFT), stacked ? EMIT_STACKED : 0,
+	     &start);
 	return false;
 }
 
@@ -227,7 +229,7 @@ static __attribute__((noinline)) bool filtered(uint32_t kind_n, uint64_t d0, uin
 	c->trace_pred_words[2] = d2;
 	c->trace_pred_words[3] = d3;
 	c->trace_pred_words[4] = d4;
-	uint16_t kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT);
+	uint8_t kind = (uint8_t)kind_n;
 	const struct ttrace_pred_jumps *filter = filter_of[kind], *trigger = trigger_of[kind];
 	pred_record_fill(c, kind);
 	if (filter && !ttrace_pred_run(filter, c)) {

@@ -105,18 +105,19 @@ extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
 
 /*
  * The full path for a tracepoint's event, for sites while an extra is on
- * or its kind has a filter or a trigger: kind_n is the kind <<
- * TTRACE_SLOW_KIND_SHIFT with its number of words below (a 32-bit
- * immediate: each site sets it up), d0..d4 the words (zero past them).
- * With an extra on (ttrace_sites_slow), checks PID tracking, the echo,
- * the ring's mode, the filter and the trigger, and walks the stack when
- * asked, and writes the event. Without, runs the kind's filter and
- * trigger only, and returns true for an event the filter keeps and no
- * trigger fires on: the caller writes it on its straight path. Called
- * from the site itself, so its frame returns into the function that has
- * the tracepoint.
+ * or its kind has a filter or a trigger: kind_n is the kind with its
+ * number of words << TTRACE_SLOW_NWORDS_SHIFT (a 32-bit immediate: each
+ * site sets it up; the kind in the low byte, one load away), d0..d4 the
+ * words (zero past them). With an extra on (ttrace_sites_slow), checks
+ * PID tracking, the echo, the ring's mode, the filter and the trigger,
+ * and walks the stack when asked, and writes the event. Without, runs
+ * the kind's filter and trigger only, and returns true for an event the
+ * filter keeps and no trigger fires on: the caller writes it on its
+ * straight path. Called from the site itself, so its frame returns into
+ * the function that has the tracepoint.
  */
-#define TTRACE_SLOW_KIND_SHIFT 8
+#define TTRACE_SLOW_NWORDS_SHIFT 8
+_Static_assert(TTRACE_KIND_LIMIT <= 1 << TTRACE_SLOW_NWORDS_SHIFT, "a kind in the low byte");
 bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4);
 
@@ -251,8 +252,8 @@ turned:
 		} while (                                                                          \
 		    __builtin_expect(ttrace_way_ != STATIC_BRANCH_OFF, 0) &&                       \
 		    (ttrace_way_ == STATIC_BRANCH_ON ||                                            \
-		     ttrace_emit_slow(TTRACE_KIND_##name << TTRACE_SLOW_KIND_SHIFT |               \
-					  TTRACE_NWORDS_(__VA_ARGS__),                             \
+		     ttrace_emit_slow(TTRACE_NWORDS_(__VA_ARGS__) << TTRACE_SLOW_NWORDS_SHIFT |    \
+					  TTRACE_KIND_##name,                                      \
 				      TTRACE_WORDS_(__VA_ARGS__))) &&                              \
 		    __builtin_expect(                                                              \
 			!ttrace_write_here(TTRACE_KIND_##name, TTRACE_WORDS_(__VA_ARGS__)), 0));   \

@@ -153,20 +153,24 @@ static uint32_t program(uint16_t kind, uint64_t *state, struct ttrace_pred_insn 
 	return n;
 }
 
-/* Whether every term of j jumps forward, and its entry is a term or a verdict. */
+/* Whether every term of j from its entry on jumps forward, and the entry is a term. */
 static bool forward(const struct ttrace_pred_jumps *j)
 {
-	for (uint32_t t = 0; t < TTRACE_PRED_TERMS; t++) {
-		for (int side = 0; side < 2; side++) {
-			uint8_t to = j->term[t].next[side];
-			bool placed = j->term[t].mask || j->term[t].lim || j->term[t].sub;
+	if (j->entry % TTRACE_PRED_TERM_AT(1) || j->entry >= TTRACE_PRED_KEEP) {
+		return false;
+	}
+	for (uint32_t at = j->entry; at < TTRACE_PRED_KEEP; at += TTRACE_PRED_TERM_AT(1)) {
+		const struct ttrace_pred_term *t = &j->term[at / TTRACE_PRED_TERM_AT(1)];
 
-			if (placed && (to <= t || to > TTRACE_PRED_REJECT)) {
+		for (int side = 0; side < 2; side++) {
+			uint16_t to = t->next[side];
+
+			if (to <= at || to > TTRACE_PRED_REJECT || to % TTRACE_PRED_TERM_AT(1)) {
 				return false;
 			}
 		}
 	}
-	return j->entry <= TTRACE_PRED_REJECT;
+	return true;
 }
 
 /* A random event, in a record and as ttrace_pred_eval() takes it. */
@@ -237,12 +241,12 @@ struct row {
 	uint64_t word0;
 	const char *comm;
 	bool kept;
-	uint32_t terms; /* terms the lowering places */
+	uint32_t terms; /* terms the lowering places (a constant program one) */
 };
 
 static const struct row rows[] = {
-    {TTRACE_KIND_test_tick, "seq <= 0xffffffffffffffff", 5, NULL, true, 0},
-    {TTRACE_KIND_test_tick, "seq > 0xffffffffffffffff", 5, NULL, false, 0},
+    {TTRACE_KIND_test_tick, "seq <= 0xffffffffffffffff", 5, NULL, true, 1},
+    {TTRACE_KIND_test_tick, "seq > 0xffffffffffffffff", 5, NULL, false, 1},
     {TTRACE_KIND_test_tick, "seq < 0xffffffffffff && cpu <= 7", 5, NULL, true, 2},
     {TTRACE_KIND_test_tick, "seq > 0xffffffffffff && cpu <= 7", 5, NULL, false, 2},
     {TTRACE_KIND_test_tick, "seq == 0 || seq == 5", 5, NULL, true, 2},
@@ -271,7 +275,7 @@ TEST(pred_jumps_fold_and_split_as_they_should)
 			memset(rec.comm, 'z', sizeof(rec.comm));
 			memcpy(rec.comm, row->comm, strlen(row->comm) + 1);
 		}
-		uint32_t terms = j.entry < TTRACE_PRED_TERMS ? TTRACE_PRED_TERMS - j.entry : 0;
+		uint32_t terms = (TTRACE_PRED_KEEP - j.entry) / TTRACE_PRED_TERM_AT(1);
 		CHECK_EQ_UINT(terms, row->terms, row->text);
 		CHECK_EQ_INT(ttrace_pred_run(&j, &rec), row->kept, row->text);
 	}
