@@ -63,9 +63,9 @@ _Static_assert(TTRACE_PRED_REJECT < UINT16_MAX, "a jump is 16 bits");
  * at least one (a constant program is one that always or never holds).
  */
 struct ttrace_pred_jumps {
-	uint16_t entry;	 /* the first term to run */
+	struct ttrace_pred_term term[TTRACE_PRED_TERMS]; /* first: a target is j's own offset */
+	uint16_t entry;					 /* the first term to run */
 	bool reads_comm; /* a term reads comm: the record must hold the name */
-	struct ttrace_pred_term term[TTRACE_PRED_TERMS];
 };
 
 /*
