@@ -4,7 +4,9 @@
  * with a call stack (ttrace_emit_stacked()). It checks everything the
  * straight path leaves to it (PID tracking, the echo, call stacks, the
  * kinds' filters and triggers, the rings a trigger stopped, the CPU's
- * ring) and takes no lock.
+ * ring) and takes no lock. While no extra is on, ttrace_emit_slow() is
+ * the filtered path instead: it runs the kind's filter and trigger only,
+ * and hands what they keep back to the straight path.
  */
 #include "trace/emit.h"
 
@@ -18,8 +20,8 @@
 #include "trace/area.h"
 #include "trace/echo.h"
 #include "trace/filter.h"
-#include "trace/pred_record.h"
 #include "trace/ktrace.h"
+#include "trace/pred_record.h"
 #include "trace/ring_write.h"
 #include "trace/stack.h"
 #include "trace/tracepoint.h"
@@ -176,9 +178,9 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, uint32_t h
 
 /*
  * The slow path proper, for ttrace_emit_slow(), which jumps here as its
- * last step, itself or through filtered() and emit_fired() (sibling calls: this frame
- * takes their place, and returns into the function that has the
- * tracepoint, where a stack walk starts).
+ * last step, itself or through filtered() and emit_fired() (sibling
+ * calls: this frame takes their place, and returns into the function
+ * that has the tracepoint, where a stack walk starts).
  */
 static __attribute__((noinline)) bool emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1,
 						uint64_t d2, uint64_t d3, uint64_t d4)
@@ -196,9 +198,10 @@ static __attribute__((noinline)) bool emit_slow(uint32_t kind_n, uint64_t d0, ui
 }
 
 /*
- * For filtered(), interrupts off since it saved flags, as its last step: the event of kind_n whose
- * trigger fired, its words in this CPU's record, through the slow path. The words are taken back
- * before an interrupt may use the record again, so filtered() need not keep them.
+ * For filtered(), interrupts off since it saved flags, as its last step:
+ * the event of kind_n whose trigger fired, its words in this CPU's
+ * record, through the slow path. The words are taken back before an
+ * interrupt may use the record again, so filtered() need not keep them.
  */
 static __attribute__((noinline)) bool emit_fired(uint32_t kind_n, uint64_t flags)
 {
@@ -250,8 +253,8 @@ bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, ui
 {
 	/*
 	 * The flag and the sites change in one stop, so an extra that comes
-	 * on after this test turns the straight path the filtered path
-	 * returns to away, back to its site and here again.
+	 * on after this test turns away the straight path that filtered()
+	 * returns to, back to its site and here again.
 	 */
 	if (__builtin_expect(ttrace_sites_slow, 0)) {
 		return emit_slow(kind_n, d0, d1, d2, d3, d4);
