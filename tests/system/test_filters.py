@@ -157,10 +157,13 @@ def test_comm_filter_rejects_a_programs_events_exactly(spoor):
     ("cpu == 1 && ctx == syscall", True),
     ("cpu == 1 && ctx != syscall", False),
     ("cpu != 1 || ctx == trap", False),
+    ("pid > 1 && tid > 1", True),
+    ("pid <= 1 || tid <= 1", False),
 ])
-def test_the_cpu_and_context_a_filter_reads_are_the_events_own(spoor, predicate, kept):
-    # tracegen's events come from its system calls on CPU 1: the filtered path reads the CPU
-    # and the context from the CPU's own record (kernel/trace/pred_record.h).
+def test_the_common_fields_a_filter_reads_are_the_events_own(spoor, predicate, kept):
+    # tracegen's events come from its system calls on CPU 1, in its own process and thread
+    # (neither the kernel's nor init's): the filtered path reads the CPU, the context, pid and
+    # tid from the CPU's own record (kernel/trace/pred_record.h).
     spoor.command(f"trace on test if {predicate}")
     before = status(spoor)
     assert "emitted 500 of 500" in spoor.command("run tracegen 500 1")
