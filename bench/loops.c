@@ -32,21 +32,23 @@ static uint64_t floor_head;
 /*
  * What TTRACE() below calls on its slow path (trace/tracepoint.h). Its
  * site is a NOP nothing here rewrites, so it is never reached; it writes
- * as the slow path's ring steps would.
+ * as the slow path's ring steps would, leaving nothing to the straight
+ * path.
  */
-void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4)
 {
 	const uint64_t data[] = {d0, d1, d2, d3, d4};
 	struct ttrace_event ev = {.ts = rdtsc(),
 				  .pid = BENCH_PID,
 				  .tid = BENCH_TID,
-				  .kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT),
+				  .kind = (uint8_t)kind_n,
 				  .ctx = TTRACE_CTX_KERNEL,
-				  .nwords = (uint8_t)kind_n,
+				  .nwords = (uint8_t)(kind_n >> TTRACE_SLOW_NWORDS_SHIFT),
 				  .data = data};
 
 	host_slow_write(ring, &ev);
+	return false;
 }
 
 void loops_init(struct ttrace_ring *r, union ttrace_slot *floor_ring)

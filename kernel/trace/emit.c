@@ -4,7 +4,9 @@
  * with a call stack (ttrace_emit_stacked()). It checks everything the
  * straight path leaves to it (PID tracking, the echo, call stacks, the
  * kinds' filters and triggers, the rings a trigger stopped, the CPU's
- * ring) and takes no lock.
+ * ring) and takes no lock. While no extra is on, ttrace_emit_slow() is
+ * the filtered path instead: it runs the kind's filter and trigger only,
+ * and hands what they keep back to the straight path.
  */
 #include "trace/emit.h"
 
@@ -12,7 +14,6 @@
 #include "arch/x86_64/percpu.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
-#include "common/trace_pred.h"
 #include "common/trace_ring.h"
 #include "proc/process.h"
 #include "sched/thread.h"
@@ -20,8 +21,10 @@
 #include "trace/echo.h"
 #include "trace/filter.h"
 #include "trace/ktrace.h"
+#include "trace/pred_record.h"
 #include "trace/ring_write.h"
 #include "trace/stack.h"
+#include "trace/tracepoint.h"
 #include "trace/trigger.h"
 
 /* Echoes ev, recorded on cpu, on the console (echo.c) as a reader would print it. */
@@ -54,40 +57,49 @@ static bool untracked(const struct thread *t)
 #define EMIT_USER    (1u << 0) /* a user event: the user context */
 #define EMIT_STACKED (1u << 1) /* with its call stack, walked from the start given */
 
-/*
- * Whether kind's filter keeps this event of c's, and what its trigger
- * makes of it, both run with interrupts off (filter.h, trigger.h): a
- * rejected event is counted in the ring's filtered (abi/trace.h,
- * ACCOUNTING) before it returns; *fired is the action of a trigger that
- * fired on a kept one, else TTRACE_TRIG_NONE.
- */
-static bool checked_in(struct cpu *c, uint16_t kind, const uint64_t *data, uint32_t how,
-		       uint32_t *fired)
+/* Interrupts off: counts an event of c's that a filter rejected (abi/trace.h, ACCOUNTING). */
+static void count_filtered(struct cpu *c)
 {
-	const struct thread *t = c->current;
-	uint32_t pid = (uint32_t)c->trace_ids;
-	struct ttrace_pred_event ev = {
-	    .data = data,
-	    .pid = pid,
-	    .tid = (uint32_t)(c->trace_ids >> 32),
-	    .cpu = c->id,
-	    .ctx = how & EMIT_USER ? TTRACE_CTX_USER : percpu_trace_ctx(),
-	    /* the process the event names (pid 0: the kernel's, which has no comm) */
-	    .comm = pid && t && t->proc ? t->proc->name : NULL,
-	};
-	uint64_t flags = irq_save();
-	/* again, interrupts off: one removed since the caller looked runs no more */
-	bool keep = !filter_on(kind) || filter_keeps(kind, &ev);
+	uint64_t *n = &c->trace_head->filtered;
 
-	*fired = keep && trigger_on(kind) && trigger_holds(kind, &ev) ? trigger_fired(kind)
-								      : TTRACE_TRIG_NONE;
+	/*
+	 * A counter only this CPU writes: one instruction, which no
+	 * interrupt splits, and a reader on another CPU sees whole (as
+	 * dropped in W1), without a lock. Through the view: a quiet
+	 * process's events are not emitted, so not counted.
+	 */
+	__asm__ volatile("incq %0" : "+m"(*n));
+}
+
+/*
+ * Whether kind's filter keeps this event of c's with the nwords words at
+ * data, and what its trigger makes of it, both run with interrupts off
+ * (filter.h, trigger.h) over c's record (pred_record.h): a rejected
+ * event is counted in the ring's filtered before it returns; *fired is
+ * the action of a trigger that fired on a kept one, else
+ * TTRACE_TRIG_NONE.
+ */
+static bool checked_in(struct cpu *c, uint16_t kind, const uint64_t *data, uint8_t nwords,
+		       uint32_t how, uint32_t *fired)
+{
+	uint64_t flags = irq_save();
+	uint8_t ctx = percpu_trace_ctx();
+
+	for (uint32_t i = 0; i < TTRACE_HEAD_WORDS; i++) {
+		c->trace_pred_words[i] = i < nwords ? data[i] : 0;
+	}
+	/* the record's context is the CPU's: a user event's, for as long as it is checked */
+	if (how & EMIT_USER) {
+		percpu_set_trace_ctx(TTRACE_CTX_USER);
+	}
+	const struct ttrace_pred_jumps *filter = filter_of[kind], *trigger = trigger_of[kind];
+	pred_record_fill(c, kind);
+	bool keep = !filter || ttrace_pred_run(filter, c);
+	*fired =
+	    keep && trigger && ttrace_pred_run(trigger, c) ? trigger_fired(kind) : TTRACE_TRIG_NONE;
+	percpu_set_trace_ctx(ctx);
 	if (!keep) {
-		uint64_t *n = &c->trace_ring.state->filtered;
-		/*
-		 * relaxed: a counter only this CPU writes, interrupts off, so
-		 * the load and the store are one step (as dropped in W1)
-		 */
-		__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+		count_filtered(c);
 	}
 	irq_restore(flags);
 	return keep;
@@ -115,7 +127,8 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, uint32_t h
 	if (c->trace_quiet || untracked(t) || trigger_stopped()) {
 		return true; /* left out, as the quiet view leaves it; or the rings are stopped */
 	}
-	if ((filter_on(kind) || trigger_on(kind)) && !checked_in(c, kind, data, how, &fired)) {
+	if ((filter_of[kind] || trigger_of[kind]) &&
+	    !checked_in(c, kind, data, nwords, how, &fired)) {
 		return true; /* rejected, and counted: not dropped */
 	}
 	if ((how & EMIT_STACKED || fired == TTRACE_TRIG_STACK) && start) {
@@ -163,18 +176,90 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, uint32_t h
 	return stored;
 }
 
-void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
-		      uint64_t d4)
+/*
+ * The slow path proper, for ttrace_emit_slow(), which jumps here as its
+ * last step, itself or through filtered() and emit_fired() (sibling
+ * calls: this frame takes their place, and returns into the function
+ * that has the tracepoint, where a stack walk starts).
+ */
+static __attribute__((noinline)) bool emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1,
+						uint64_t d2, uint64_t d3, uint64_t d4)
 {
 	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
-	uint16_t kind = (uint16_t)(kind_n >> TTRACE_SLOW_KIND_SHIFT);
-	/* The tracepoint's site called this: the frame returns into the function that has it. */
+	uint8_t kind = (uint8_t)kind_n;
 	struct stack_start start = {.kernel_fp = (uintptr_t)__builtin_frame_address(0),
 				    .user = stack_user_regs()};
 	/* relaxed: an event racing TTRACE_OP_STACK may carry its stack or not */
 	bool stacked = __atomic_load_n(&area.hdr->stack_kinds, __ATOMIC_RELAXED) >> (kind & 63) & 1;
 
-	emit(kind, data, (uint8_t)kind_n, stacked ? EMIT_STACKED : 0, &start);
+	emit(kind, data, (uint8_t)(kind_n >> TTRACE_SLOW_NWORDS_SHIFT), stacked ? EMIT_STACKED : 0,
+	     &start);
+	return false;
+}
+
+/*
+ * For filtered(), interrupts off since it saved flags, as its last step:
+ * the event of kind_n whose trigger fired, its words in this CPU's
+ * record, through the slow path. The words are taken back before an
+ * interrupt may use the record again, so filtered() need not keep them.
+ */
+static __attribute__((noinline)) bool emit_fired(uint32_t kind_n, uint64_t flags)
+{
+	const uint64_t *record = this_cpu()->trace_pred_words;
+	uint64_t w[TTRACE_HEAD_WORDS];
+
+	for (uint32_t i = 0; i < TTRACE_HEAD_WORDS; i++) {
+		w[i] = record[i];
+	}
+	irq_restore(flags);
+	return emit_slow(kind_n, w[0], w[1], w[2], w[3], w[4]);
+}
+
+/*
+ * The filtered path (tracepoint.h), for ttrace_emit_slow() while no
+ * extra is on: the site came for its kind's filter or trigger alone,
+ * which run here, and the straight path writes what they keep. Returns
+ * as ttrace_emit_slow() does.
+ */
+static __attribute__((noinline)) bool filtered(uint32_t kind_n, uint64_t d0, uint64_t d1,
+					       uint64_t d2, uint64_t d3, uint64_t d4)
+{
+	uint64_t flags = irq_save();
+	struct cpu *c = this_cpu();
+
+	c->trace_pred_words[0] = d0;
+	c->trace_pred_words[1] = d1;
+	c->trace_pred_words[2] = d2;
+	c->trace_pred_words[3] = d3;
+	c->trace_pred_words[4] = d4;
+	uint8_t kind = (uint8_t)kind_n;
+	const struct ttrace_pred_jumps *filter = filter_of[kind], *trigger = trigger_of[kind];
+	pred_record_fill(c, kind);
+	if (filter && !ttrace_pred_run(filter, c)) {
+		count_filtered(c);
+		irq_restore(flags);
+		return false;
+	}
+	if (__builtin_expect(!trigger || !ttrace_pred_run(trigger, c), 1)) {
+		irq_restore(flags);
+		return true;
+	}
+	/* a firing's action is the slow path's: it checks the event again, and counts it */
+	return emit_fired(kind_n, flags);
+}
+
+bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+		      uint64_t d4)
+{
+	/*
+	 * The flag and the sites change in one stop, so an extra that comes
+	 * on after this test turns away the straight path that filtered()
+	 * returns to, back to its site and here again.
+	 */
+	if (__builtin_expect(ttrace_sites_slow, 0)) {
+		return emit_slow(kind_n, d0, d1, d2, d3, d4);
+	}
+	return filtered(kind_n, d0, d1, d2, d3, d4);
 }
 
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)

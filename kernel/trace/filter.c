@@ -1,42 +1,32 @@
 /*
- * filter: a table of the kinds' filters, each a copy of its program
- * (filter.h says how it is shared). Copies, not pointers: nothing is
- * allocated or freed on the way, and a filter can always be set.
+ * filter: a table of the kinds' filters, each a copy of its lowered
+ * program (filter.h says how it is shared). Copies, not pointers to the
+ * caller's: nothing is allocated or freed on the way, and a filter can
+ * always be set.
  */
 #include "trace/filter.h"
 
-#include "abi/trace.h"
-#include "lib/string.h"
-#include "trace/tracepoint.h"
-
-struct filter {
-	uint32_t n; /* instructions; 0: no filter */
-	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX];
-};
+#include "trace/pred_record.h"
 
 /* [stop] changed with every other CPU stopped; read with interrupts off. */
-static struct filter filters[TTRACE_KIND_LIMIT];
-uint64_t filter_kind_bits;
+static struct ttrace_pred_jumps filters[TTRACE_KIND_LIMIT];
+const struct ttrace_pred_jumps *filter_of[TTRACE_KIND_LIMIT];
+static uint64_t kinds;
 
-void filter_install(uint16_t kind, const struct ttrace_pred_insn *p, uint32_t n)
+void filter_install(uint16_t kind, const struct ttrace_pred_jumps *j)
 {
-	struct filter *f = &filters[kind];
-
-	f->n = n;
-	if (n) {
-		memcpy(f->insn, p, n * sizeof(*p));
-		filter_kind_bits |= 1ull << kind;
+	pred_record_named(kind, PRED_NAMED_FILTER, j && j->reads_comm);
+	if (j) {
+		filters[kind] = *j;
+		filter_of[kind] = &filters[kind];
+		kinds |= 1ull << kind;
 	} else {
-		filter_kind_bits &= ~(1ull << kind);
+		filter_of[kind] = NULL;
+		kinds &= ~(1ull << kind);
 	}
 }
 
 uint64_t filter_kinds(void)
 {
-	return filter_kind_bits;
-}
-
-bool filter_keeps(uint16_t kind, const struct ttrace_pred_event *ev)
-{
-	return ttrace_pred_eval(filters[kind].insn, filters[kind].n, ev);
+	return kinds;
 }

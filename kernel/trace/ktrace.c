@@ -39,8 +39,10 @@
 #include "trace/filter.h"
 #include "trace/flight.h"
 #include "trace/name_holds.h"
+#include "trace/pred_record.h"
 #include "trace/profile.h"
 #include "trace/ring_write.h"
+#include "trace/tracepoint.h"
 #include "trace/trigger.h"
 #include "trace/uevent_table.h"
 
@@ -107,6 +109,19 @@ static uint64_t site_mask(void)
 	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | keys;
 }
 
+bool ttrace_sites_slow;
+
+/*
+ * Every other CPU stopped, control_lock held: points the sites as
+ * site_mask() says, and tells ttrace_emit_slow() whether the extras' key
+ * is on with them (tracepoint.h).
+ */
+static void sites_set(void)
+{
+	static_branches_set(site_mask());
+	ttrace_sites_slow = extras;
+}
+
 /* An ENABLE or DISABLE of ttrace_control(), and the mask it leaves. */
 struct mask_change {
 	uint32_t op;
@@ -130,7 +145,7 @@ static void change_mask(void *arg)
 	m->mask = m->op == TTRACE_OP_ENABLE ? ttrace_mask | m->cats : ttrace_mask & ~m->cats;
 	__atomic_store_n(&area.hdr->mask, m->mask, __ATOMIC_RELAXED);
 	__atomic_store_n(&ttrace_mask, m->mask, __ATOMIC_RELAXED);
-	static_branches_set(site_mask());
+	sites_set();
 	uevent_refresh();
 	spin_unlock_irqrestore(&control_lock, flags);
 }
@@ -146,7 +161,7 @@ static void change_sites(void *unused)
 	(void)unused;
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 
-	static_branches_set(site_mask());
+	sites_set();
 	spin_unlock_irqrestore(&control_lock, flags);
 }
 
@@ -517,18 +532,21 @@ static int control(uint32_t op, uint64_t arg)
 /* A change for ttrace_filter() or ttrace_trigger(): kind's filter, or its trigger. */
 struct pred_change {
 	uint16_t kind;
-	uint32_t n; /* the filter's instructions at insn (none for n = 0) */
-	const struct ttrace_pred_insn *insn;
-	const struct ttrace_trigger *trigger; /* instead of a filter, when not NULL */
+	const struct ttrace_pred_jumps *jumps; /* the program lowered; NULL: the filter's removal */
+	const struct ttrace_trigger *trigger;  /* instead of a filter, when not NULL */
 };
+
+/* [control_mutex] The program of a change, lowered before the stop that installs it. */
+static struct ttrace_pred_jumps lowered;
 
 /*
  * Every other CPU stopped: installs the filter or the trigger and moves
  * the sites. One coming on moves every enabled site to the slow path
  * first, as an extra does (control()): a CPU this stop caught on its way
- * through a straight path of the kind, its slot not reserved, starts
- * again from its site, which now runs the filter or the trigger. The
- * caller then moves the other kinds' sites back (update_extras()).
+ * through a straight path of the kind, its slot not reserved, or between
+ * the filtered path's check and that path, starts again from its site,
+ * which now runs the filter or the trigger. The caller then moves the
+ * other kinds' sites back (update_extras()).
  */
 static void change_pred(void *arg)
 {
@@ -536,15 +554,15 @@ static void change_pred(void *arg)
 	uint64_t flags = spin_lock_irqsave(&control_lock);
 
 	if (f->trigger) {
-		trigger_install(f->kind, f->trigger);
+		trigger_install(f->kind, f->trigger, f->jumps);
 		extras |= f->trigger->action != TTRACE_TRIG_NONE;
 	} else {
-		filter_install(f->kind, f->insn, f->n);
+		filter_install(f->kind, f->jumps);
 		/* relaxed: for readers to report, as the mask */
 		__atomic_store_n(&area.hdr->filter_kinds, filter_kinds(), __ATOMIC_RELAXED);
-		extras |= f->n != 0;
+		extras |= f->jumps != NULL;
 	}
-	static_branches_set(site_mask());
+	sites_set();
 	spin_unlock_irqrestore(&control_lock, flags);
 }
 
@@ -568,7 +586,7 @@ static int change_pred_stopped(struct pred_change *f)
 
 int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n)
 {
-	struct pred_change f = {.kind = kind, .n = n, .insn = insn};
+	struct pred_change f = {.kind = kind, .jumps = n ? &lowered : NULL};
 
 	if (!area.hdr) {
 		return -ENOMEM;
@@ -577,6 +595,9 @@ int ttrace_filter(uint16_t kind, const struct ttrace_pred_insn *insn, uint32_t n
 		return -EINVAL;
 	}
 	mutex_lock(&control_mutex);
+	if (n) {
+		pred_record_lower(insn, n, &lowered);
+	}
 	int err = change_pred_stopped(&f);
 	mutex_unlock(&control_mutex);
 	return err;
@@ -600,7 +621,7 @@ static int trigger_check(uint16_t kind, const struct ttrace_trigger *t)
 
 int ttrace_trigger(uint32_t op, uint16_t kind, struct ttrace_trigger *t)
 {
-	struct pred_change f = {.kind = kind, .trigger = t};
+	struct pred_change f = {.kind = kind, .jumps = &lowered, .trigger = t};
 	int err = 0;
 
 	if (!area.hdr) {
@@ -614,6 +635,9 @@ int ttrace_trigger(uint32_t op, uint16_t kind, struct ttrace_trigger *t)
 	if (op == TTRACE_TRIG_GET) {
 		trigger_get(kind, t);
 	} else {
+		if (t->action != TTRACE_TRIG_NONE) {
+			pred_record_lower(t->insn, t->n, &lowered);
+		}
 		err = change_pred_stopped(&f);
 	}
 	mutex_unlock(&control_mutex);

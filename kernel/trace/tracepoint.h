@@ -10,13 +10,18 @@
  *    TSC too high to keep bit 63 clear): a jump to a call of
  *    ttrace_emit_slow(), which checks all of it;
  *  - on while its kind has a filter or a trigger (abi/trace_pred.h): the
- *    same jump to the slow path, which runs them before it reserves. The
- *    key is the kind's own bit (TTRACE_KEY_FILTER()), so the sites of
- *    every other kind keep the straight path (a STOP trigger excepted: it
- *    is an extra, as its stop is checked by the slow path alone).
+ *    same jump to the same call, which then, no extra being on, only
+ *    runs them: the filtered path. An event the filter rejects is counted
+ *    there; one it keeps, that no trigger fires on, comes back to be
+ *    written on the straight path (a firing's action is the slow
+ *    path's). The key is the kind's own bit (TTRACE_KEY_FILTER()), so the
+ *    sites of every other kind keep the straight path (a STOP trigger
+ *    excepted: it is an extra, as its stop is checked by the slow path
+ *    alone).
  * ttrace_control() moves every site between the three with every other
  * CPU stopped, so the straight path tests nothing: that it runs says the
- * category is on, no extra is and its kind has no filter or trigger.
+ * category is on, no extra is, and its kind has no filter or trigger or
+ * they kept the event.
  *
  * A CPU may be stopped on its way through a straight path, though, and
  * the operation that moved the sites takes effect once the stop is over:
@@ -99,16 +104,29 @@ _Static_assert(TTRACE_KIND_LIMIT <= 32, "a filter key a kind, in the high half")
 extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
 
 /*
- * The full path for a tracepoint's event, for sites while an extra is on:
- * kind_n is the kind << TTRACE_SLOW_KIND_SHIFT with its number of words
- * below (a 32-bit immediate: each site sets it up), d0..d4 the words
- * (zero past them). Checks PID tracking, the echo, the ring's mode, and
- * walks the stack when asked. Called from the site itself, so its frame
- * returns into the function that has the tracepoint.
+ * The full path for a tracepoint's event, for sites while an extra is on
+ * or its kind has a filter or a trigger: kind_n is the kind with its
+ * number of words << TTRACE_SLOW_NWORDS_SHIFT (a 32-bit immediate: each
+ * site sets it up; the kind in the low byte, one load away), d0..d4 the
+ * words (zero past them). With an extra on (ttrace_sites_slow), checks
+ * PID tracking, the echo, the ring's mode, the filter and the trigger,
+ * and walks the stack when asked, and writes the event. Without, runs
+ * the kind's filter and trigger only, and returns true for an event the
+ * filter keeps and no trigger fires on: the caller writes it on its
+ * straight path. Called from the site itself, so its frame returns into
+ * the function that has the tracepoint.
  */
-#define TTRACE_SLOW_KIND_SHIFT 8
-void ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+#define TTRACE_SLOW_NWORDS_SHIFT 8
+_Static_assert(TTRACE_KIND_LIMIT <= 1 << TTRACE_SLOW_NWORDS_SHIFT, "a kind in the low byte");
+bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		      uint64_t d4);
+
+/*
+ * [stop] The extras' key is on at the sites (TTRACE_KEY_EXTRAS): their
+ * straight paths turn away, and ttrace_emit_slow() takes the full path.
+ * ktrace.c changes it with the sites, every other CPU stopped.
+ */
+extern bool ttrace_sites_slow;
 
 /* The byte offsets the straight path reads through %gs. */
 #define TTRACE_PERCPU_STATE offsetof(struct cpu, trace_head)
@@ -218,7 +236,8 @@ turned:
  * written, or handed to the slow path, which may still leave it out).
  * The words are evaluated only on the way taken, and again when a
  * straight path turned away takes the site again (see the top): they
- * have no side effects.
+ * have no side effects. The alternative way writes on the straight path
+ * too, what the filtered path kept.
  */
 #define TTRACE_SITE_(name, ...)                                                                    \
 	({                                                                                         \
@@ -231,14 +250,13 @@ turned:
 			    TTRACE_KMASK_##name,                                                   \
 			    TTRACE_KEY_EXTRAS | TTRACE_KEY_FILTER(TTRACE_KIND_##name));            \
 		} while (                                                                          \
-		    __builtin_expect(ttrace_way_ == STATIC_BRANCH_ON, 0) &&                        \
+		    __builtin_expect(ttrace_way_ != STATIC_BRANCH_OFF, 0) &&                       \
+		    (ttrace_way_ == STATIC_BRANCH_ON ||                                            \
+		     ttrace_emit_slow(TTRACE_NWORDS_(__VA_ARGS__) << TTRACE_SLOW_NWORDS_SHIFT |    \
+					  TTRACE_KIND_##name,                                      \
+				      TTRACE_WORDS_(__VA_ARGS__))) &&                              \
 		    __builtin_expect(                                                              \
 			!ttrace_write_here(TTRACE_KIND_##name, TTRACE_WORDS_(__VA_ARGS__)), 0));   \
-		if (__builtin_expect(ttrace_way_ == STATIC_BRANCH_ALT, 0)) {                       \
-			ttrace_emit_slow(TTRACE_KIND_##name << TTRACE_SLOW_KIND_SHIFT |            \
-					     TTRACE_NWORDS_(__VA_ARGS__),                          \
-					 TTRACE_WORDS_(__VA_ARGS__));                              \
-		}                                                                                  \
 		ttrace_way_ != STATIC_BRANCH_OFF;                                                  \
 	})
 

@@ -10,11 +10,12 @@
 #include "abi/trace.h"
 #include "arch/x86_64/timer.h"
 #include "lib/string.h"
+#include "trace/pred_record.h"
 #include "trace/tracepoint.h"
 
 struct trigger {
 	uint32_t action; /* [stop] TTRACE_TRIG_*; NONE: no trigger */
-	uint32_t n;	 /* [stop] instructions */
+	uint32_t n;	 /* [stop] instructions, kept for GET */
 	uint64_t fired;	 /* [a] times the program held */
 	uint64_t first;	 /* [a] ns since boot of the first firing; 0: none yet */
 	struct ttrace_pred_insn insn[TTRACE_PRED_INSNS_MAX]; /* [stop] */
@@ -22,12 +23,15 @@ struct trigger {
 
 /* [stop] changed with every other CPU stopped; read with interrupts off. */
 static struct trigger triggers[TTRACE_KIND_LIMIT];
-uint64_t trigger_kind_bits;
+static struct ttrace_pred_jumps programs[TTRACE_KIND_LIMIT];
+const struct ttrace_pred_jumps *trigger_of[TTRACE_KIND_LIMIT];
+static uint64_t kinds;
 uint32_t trigger_stopped_by;
 static uint64_t stop_kinds; /* [stop] bit k: triggers[k] is a STOP */
 static bool saves_pending;  /* [a] a SAVE trigger fired; the reader has not been told */
 
-void trigger_install(uint16_t kind, const struct ttrace_trigger *t)
+void trigger_install(uint16_t kind, const struct ttrace_trigger *t,
+		     const struct ttrace_pred_jumps *j)
 {
 	struct trigger *g = &triggers[kind];
 	uint64_t bit = 1ull << kind;
@@ -35,10 +39,15 @@ void trigger_install(uint16_t kind, const struct ttrace_trigger *t)
 	g->action = t->action;
 	g->n = t->n;
 	memcpy(g->insn, t->insn, t->n * sizeof(t->insn[0]));
+	if (t->action) {
+		programs[kind] = *j;
+	}
+	pred_record_named(kind, PRED_NAMED_TRIGGER, t->action && j->reads_comm);
+	trigger_of[kind] = t->action ? &programs[kind] : NULL;
 	/* relaxed: no CPU runs a trigger now (every other one is stopped) */
 	__atomic_store_n(&g->fired, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g->first, 0, __ATOMIC_RELAXED);
-	trigger_kind_bits = t->action ? trigger_kind_bits | bit : trigger_kind_bits & ~bit;
+	kinds = t->action ? kinds | bit : kinds & ~bit;
 	stop_kinds = t->action == TTRACE_TRIG_STOP ? stop_kinds | bit : stop_kinds & ~bit;
 	if (__atomic_load_n(&trigger_stopped_by, __ATOMIC_RELAXED) == kind + 1u) {
 		/* relaxed: the CPUs see it as they restart, after the stop's serialising */
@@ -59,17 +68,12 @@ void trigger_get(uint16_t kind, struct ttrace_trigger *t)
 
 uint64_t trigger_kinds(void)
 {
-	return trigger_kind_bits;
+	return kinds;
 }
 
 bool trigger_stop_set(void)
 {
 	return stop_kinds != 0;
-}
-
-bool trigger_holds(uint16_t kind, const struct ttrace_pred_event *ev)
-{
-	return ttrace_pred_eval(triggers[kind].insn, triggers[kind].n, ev);
 }
 
 uint32_t trigger_fired(uint16_t kind)
@@ -112,6 +116,6 @@ bool trigger_saves_pending(void)
 
 bool trigger_saves_take(void)
 {
-	/* acquire: pairs with the release store in trigger_fire(): the moment is seen */
+	/* acquire: pairs with the release store in trigger_fired(): the moment is seen */
 	return __atomic_exchange_n(&saves_pending, false, __ATOMIC_ACQUIRE);
 }

@@ -153,6 +153,27 @@ def test_comm_filter_rejects_a_programs_events_exactly(spoor):
     assert f"cpu 1 {after[1]['filtered']}" in said.group(2), out
 
 
+@pytest.mark.parametrize("predicate, kept", [
+    ("cpu == 1 && ctx == syscall", True),
+    ("cpu == 1 && ctx != syscall", False),
+    ("cpu != 1 || ctx == trap", False),
+    ("pid > 1 && tid > 1", True),
+    ("pid <= 1 || tid <= 1", False),
+])
+def test_the_common_fields_a_filter_reads_are_the_events_own(spoor, predicate, kept):
+    # tracegen's events come from its system calls on CPU 1, in its own process and thread
+    # (neither the kernel's nor init's): the filtered path reads the CPU, the context, pid and
+    # tid from the CPU's own record (kernel/trace/pred_record.h).
+    spoor.command(f"trace on test if {predicate}")
+    before = status(spoor)
+    assert "emitted 500 of 500" in spoor.command("run tracegen 500 1")
+    after = status(spoor)
+    spoor.command("trace off")
+    filtered = after[1]["filtered"] - before[1]["filtered"]
+    stored = after[1]["stored"] - before[1]["stored"]
+    assert (stored, filtered) == ((500, 0) if kept else (0, 500)), (before, after)
+
+
 def test_the_kernel_refuses_hostile_bytecode_and_runs_what_it_takes(spoor):
     spoor.command("trace on all")
     out = spoor.command("run -t predfuzz 300", timeout=300)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "abi/proc.h"
 #include "arch/x86_64/cpu_id.h"
 #include "arch/x86_64/gdt.h"
 #include "common/trace_ring.h"
@@ -91,6 +92,13 @@ struct cpu {
 	uint32_t profile_phase;	   /* [o] the scheduler tick's share, as profile.c counts it */
 	struct ttrace_cpu trace_quiet_head; /* [o] the quiet view's head: counts nothing */
 	union ttrace_slot trace_quiet_slot; /* [o] the quiet view's one slot: read by nobody */
+	/*
+	 * [o] The words of the event a filter or trigger runs on, and the
+	 * name of its process when a program reads it: with the fields
+	 * above, the record trace/pred_record.h lays out. Interrupts off.
+	 */
+	uint64_t trace_pred_words[TTRACE_HEAD_WORDS];
+	char trace_pred_comm[PROC_NAME_MAX];
 
 	struct gdt gdt; /* [o] */
 	struct tss tss; /* [o] */
