@@ -378,7 +378,7 @@ _Static_assert(sizeof("begin  replace\n") - 1 + TTRACE_EXPORT_NAME_MAX <= TTRACE
 #define TTRACE_FNV_PRIME  0x00000100000001b3ull
 
 #define TTRACE_EXPORT_MAGIC    0x57585053u /* "SPXW" */
-#define TTRACE_EXPORT_VERSION  2 /* 2: HOST CHECKSUMS */
+#define TTRACE_EXPORT_VERSION  2	   /* 2: HOST CHECKSUMS */
 #define TTRACE_EXPORT_CTL_SIZE 4096
 #define TTRACE_EXPORT_ALIGN    16
 #define TTRACE_EXPORT_REC      0x43455253u /* "SREC": a record of the file's bytes */
