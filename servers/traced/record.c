@@ -416,9 +416,12 @@ void record_drain(void)
 		if (err && err != -EAGAIN) {
 			fail(err);
 		}
-		/* A chunk without events is a write in progress: the next look takes it. */
+		/*
+		 * No room in the window's ring (the host takes records meanwhile), or
+		 * a chunk without events (a write in progress): the next look.
+		 */
 		if (err || !events) {
-			return; /* no room in the window's ring: the host takes records meanwhile */
+			return;
 		}
 	}
 }
