@@ -36,7 +36,7 @@
  *
  * Cost: nothing on the tracepoints, whose straight path this leaves as
  * it is (the alternative, a test on the writer's path at each chunk
- * boundary, costs every enabled tracepoint one or two instructions); one
+ * boundary, measured 32 instructions an enabled tracepoint against 30); one
  * relaxed load an interrupt while disarmed; while a reader streams, the
  * faster interrupts (a few hundred instructions each, 0.03 % of a CPU at
  * TTRACE_WAKE_HZ under -icount shift=0) on every CPU, idle ones too.
