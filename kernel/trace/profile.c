@@ -1,6 +1,7 @@
 /*
- * profile: the profiler's side of the timer interrupt. Only the CPU
- * itself reprograms its LAPIC timer, so a new rate is left in its
+ * profile: the profiler's side of the timer interrupt, and the rate the
+ * timer runs at (the profiler's, the trace wake-up's, or TIMER_HZ). Only
+ * the CPU itself reprograms its LAPIC timer, so a new rate is left in its
  * profile_hz and taken at its next interrupt; the scheduler's tick is
  * then counted out of the faster interrupts by a phase that gains
  * TIMER_HZ at each and gives the tick when it reaches the rate.
@@ -16,6 +17,7 @@
 #include "trace/emit.h"
 #include "trace/ktrace.h"
 #include "trace/stack.h"
+#include "trace/wake.h"
 
 #define CS_RPL 3u /* the privilege level of the interrupted code (SDM 3A 5.5) */
 
@@ -45,16 +47,20 @@ bool profile_tick(const struct trap_frame *f)
 	struct cpu *c = this_cpu();
 	/* relaxed: the rate orders nothing; a late change is taken at the next tick */
 	uint32_t want = __atomic_load_n(&c->profile_hz, __ATOMIC_RELAXED);
+	/*
+	 * Without the profiler, the rate the trace wake-up asks for while a
+	 * recording streams (wake.h), else the scheduler's; with it, the
+	 * profiler's, at each of whose interrupts the wake-up is checked too.
+	 */
+	uint32_t wake = ttrace_wake_hz();
+	uint32_t rate = want ? want : wake ? wake : TIMER_HZ;
 
-	if (want != c->profile_rate) {
-		c->profile_rate = want;
+	if (rate != c->profile_rate) {
+		c->profile_rate = rate;
 		c->profile_phase = 0;
-		timer_set_rate(want ? want : TIMER_HZ);
+		timer_set_rate(rate);
 	}
-	if (!c->profile_rate) {
-		return true;
-	}
-	if (static_branch(TTRACE_KMASK_prof_sample)) {
+	if (want && static_branch(TTRACE_KMASK_prof_sample)) {
 		sample(f);
 	}
 	c->profile_phase += TIMER_HZ;

@@ -14,9 +14,10 @@
 struct trap_frame;
 
 /*
- * The timer interrupt on this CPU, first thing: follows a change of rate,
+ * The timer interrupt on this CPU, after the trace wake-up's check:
+ * follows a change of rate (the profiler's, else the wake-up's, wake.h),
  * records the sample, and returns whether the scheduler's tick is due
- * (always, while the CPU is not profiled).
+ * (always, while the timer runs at TIMER_HZ).
  */
 bool profile_tick(const struct trap_frame *f);
 

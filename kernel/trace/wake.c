@@ -1,6 +1,7 @@
 /*
- * wake: the trace wake-up (see wake.h): the binding, the arming and the
- * check each CPU's tick makes of its own ring.
+ * wake: the trace wake-up (see wake.h): the binding, the arming, the
+ * check each CPU's timer interrupt makes of its own ring, and the rate
+ * it asks of that timer.
  *
  * Lock order: wake_lock, then ipc_lock (ipc_signal() under it). The tick
  * takes wake_lock only after its exchange disarmed the wake-up, so at
@@ -18,6 +19,13 @@
 static struct spinlock wake_lock = SPINLOCK_INIT;
 static struct endpoint *bound; /* [wake_lock] the endpoint signalled; never NULL once armed */
 static uint64_t armed_mark;    /* [a] the watermark in entries; 0: disarmed */
+static uint64_t armings;       /* [a] how many armings there were */
+
+/* Each CPU's lease of the faster rate (ttrace_wake_hz()), its own alone. */
+static struct {
+	uint64_t armings; /* the armings it last saw */
+	uint32_t left;	  /* interrupts left at TTRACE_WAKE_HZ */
+} lease[MAX_CPUS];
 
 void ttrace_wake_arm(struct endpoint *ep, uint64_t mark)
 {
@@ -29,6 +37,8 @@ void ttrace_wake_arm(struct endpoint *ep, uint64_t mark)
 	/* release: the binding first; pairs with the acquire exchange in ttrace_wake_tick() */
 	__atomic_store_n(&armed_mark, mark, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&wake_lock, flags);
+	/* relaxed: a CPU that sees it an interrupt late runs faster from the next one */
+	__atomic_fetch_add(&armings, 1, __ATOMIC_RELAXED);
 	if (old) {
 		endpoint_put(old, 0); /* outside wake_lock: the last put frees it */
 	}
@@ -88,4 +98,19 @@ void ttrace_wake_tick(void)
 	spin_lock(&wake_lock);
 	ipc_signal(bound, 1ull << r->cpu);
 	spin_unlock(&wake_lock);
+}
+
+uint32_t ttrace_wake_hz(void)
+{
+	struct cpu *c = this_cpu();
+	/* relaxed: orders nothing, see ttrace_wake_arm() */
+	uint64_t now = __atomic_load_n(&armings, __ATOMIC_RELAXED);
+
+	if (now != lease[c->id].armings) {
+		lease[c->id].armings = now;
+		lease[c->id].left = TTRACE_WAKE_LEASE;
+	} else if (lease[c->id].left) {
+		lease[c->id].left--;
+	}
+	return lease[c->id].left ? TTRACE_WAKE_HZ : 0;
 }

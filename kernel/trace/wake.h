@@ -20,10 +20,26 @@
  * TTRACE_WAKE_TRIGGER, armed or not; the firing itself, which may come
  * in any context (inside the IPC code too), only marks it (trigger.h).
  *
+ * The check runs at every timer interrupt of every CPU, and while a
+ * reader streams (it armed the wake-up within the last TTRACE_WAKE_LEASE
+ * of that CPU's interrupts) each CPU's timer runs at TTRACE_WAKE_HZ
+ * instead of the scheduler's TIMER_HZ (profile.c counts the scheduler's
+ * tick out of the faster interrupts, as for the profiler, whose own rate
+ * comes first when it runs). So a ring is noticed within 1 / TTRACE_WAKE_HZ
+ * of passing the watermark, well inside the time a ring takes to fill at
+ * full speed (an 8 MiB ring, 7 ms), where the scheduler's 10 ms tick came
+ * after it had lapped. The check never runs inside a tracepoint: an
+ * interrupt is a safe point for ipc_signal() (it cannot come while this
+ * CPU holds the scheduler's or IPC's locks, which mask interrupts), so
+ * the wake-up needs no deferral of its own, and no context a tracepoint
+ * runs in (NMI, interrupts off, those locks held) ever signals.
+ *
  * Cost: nothing on the tracepoints, whose straight path this leaves as
- * it is; one relaxed load a tick while disarmed. A ring is noticed at
- * most one tick (1 / TIMER_HZ) after it passes the watermark, which the
- * reader's watermark leaves room for.
+ * it is (the alternative, a test on the writer's path at each chunk
+ * boundary, measured 32 instructions an enabled tracepoint against 30); one
+ * relaxed load an interrupt while disarmed; while a reader streams, the
+ * faster interrupts (a few hundred instructions each, 0.03 % of a CPU at
+ * TTRACE_WAKE_HZ under -icount shift=0) on every CPU, idle ones too.
  */
 #ifndef SPOOR_TRACE_WAKE_H
 #define SPOOR_TRACE_WAKE_H
@@ -43,7 +59,19 @@ struct endpoint;
  */
 void ttrace_wake_arm(struct endpoint *ep, uint64_t mark);
 
-/* Every timer tick on every CPU, interrupts off: the check above for this CPU's ring. */
+/* Every timer interrupt on every CPU, interrupts off: the check above for this CPU's ring. */
 void ttrace_wake_tick(void);
+
+#define TTRACE_WAKE_HZ	  1000 /* the timer's rate on every CPU while a reader streams */
+#define TTRACE_WAKE_LEASE 1000 /* this CPU's interrupts after the last arming it stays so */
+
+/*
+ * The rate this CPU's timer should run at for the wake-up, at each of its
+ * timer interrupts: TTRACE_WAKE_HZ while a reader streams, else 0 (no
+ * wish: the scheduler's). A reader that stops arming (its recording
+ * ended, or it died) leaves the faster rate after TTRACE_WAKE_LEASE
+ * interrupts; the recorder arms at least every 500 ms while it records.
+ */
+uint32_t ttrace_wake_hz(void);
 
 #endif

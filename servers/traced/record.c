@@ -9,9 +9,13 @@
  * come from the merge (merge.c) as a FOLLOW that started at the heads,
  * binary, with its loss markers. main.c calls record_drain() between
  * requests and when the kernel's wake-up (wake.c) or its fallback
- * timeout ends a wait while one runs, or at once while a chunk's worth
- * waits, and each call sends one chunk: a request waits for one chunk at
- * most, not for all that the rings hold (a stop among them).
+ * timeout ends a wait while one runs, and each call sends chunks while a
+ * chunk's worth waits, RECORD_BURST at most: a request waits for that
+ * many at most, not for all that the rings hold (a stop among them).
+ * Between two calls traced waits on the wake-up, never on a timeout of
+ * 0: such a wait ends only at CPU 0's next scheduler tick (10 ms), in
+ * which a ring at full speed laps, where the wake-up's level check ends
+ * it at the next timer interrupt (1 ms while recording, wake.h).
  *
  * A chunk is built in the export window: the events first (per CPU,
  * straight into the chunk's record; merged, into the window's private
@@ -20,8 +24,10 @@
  * the same chunk, ahead of the events (a name is never evicted from a
  * recording); then the chunk is assembled in a
  * record of the window's ring: head, each CPU's running counts, the aux
- * piece, the events, the checksum of the whole file so far. Publishing
- * the record sends it: the host appends whole chunks only. A drain that
+ * piece, the events, and a word for the checksum of the whole file so
+ * far, which the host writes (abi/trace_file.h, CHECKSUMS): summing every
+ * word here cost the drain more than the copy did. Publishing the record
+ * sends it: the host appends whole chunks only. A drain that
  * finds the ring without room for a chunk leaves the events in the rings
  * for its next look (the host takes records within milliseconds).
  *
@@ -52,6 +58,7 @@
 #define CHUNK_EVENTS_MAX  (1024 * 1024) /* the most bytes of events one chunk carries */
 #define CHUNK_MIN	  (256 * 1024)	/* bytes of pending entries worth a chunk at once */
 #define CHUNK_PERIOD_NS	  200000000ull	/* else a chunk this often while events come */
+#define RECORD_BURST	  16		/* the most chunks one record_drain() sends */
 #define SLOT		  TTRACE_ENTRY_SIZE
 #define OWNER_CHECK_NS	  100000000ull /* how often to look whether the owner still runs */
 #define OWNER_THREADS_MAX 256	       /* threads looked through for it */
@@ -65,8 +72,7 @@ struct run {
 	struct traced_filter filter;
 	struct traced_cursor cursor;
 	struct ttrace_file_chunk_cpu cpu[TTRACE_MAX_CPUS];
-	uint64_t checksum; /* of the bytes sent so far (abi/trace_file.h, CHECKSUMS) */
-	uint64_t aux_sent; /* aux positions below it are in the file */
+	uint64_t aux_sent;		    /* aux positions below it are in the file */
 	uint64_t unsynced[TTRACE_MAX_CPUS]; /* ranges.h: a recording per CPU only */
 	uint64_t skipped[TTRACE_MAX_CPUS];  /* ranges.h: a recording per CPU only */
 	uint32_t owner;			    /* the pid that asked: the recording ends with it */
@@ -97,7 +103,6 @@ static struct recorder {
 	struct run run;
 	uint64_t last_ns;   /* when the last chunk went */
 	uint64_t owner_ns;  /* when owner was last looked for */
-	bool stalled;	    /* the last drain found the ring full: wait a tick */
 	bool per_cpu;	    /* the filter has a sieve: the events go out per CPU */
 	struct sieve sieve; /* the filter, compiled (sieve.h); not kept: made again on resume */
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
@@ -126,9 +131,7 @@ uint64_t record_tick_ns(void)
 	if (!rec.run.st.active) {
 		return TIMEOUT_FOREVER;
 	}
-	return pending() * SLOT >= CHUNK_MIN && !rec.stalled
-		   ? 0
-		   : wake_wait_ns(&rec.run.cursor, CHUNK_MIN / SLOT);
+	return wake_wait_ns(&rec.run.cursor, CHUNK_MIN / SLOT);
 }
 
 /* Where the keep lives: the last KEEP_SIZE bytes of the window's private part. */
@@ -153,7 +156,7 @@ static void keep_write(const struct run *done, const struct run *next)
 
 /*
  * Publishes the len bytes of the reserved record, which take the run from
- * before to rec.run (its checksum already over them). The keep says both
+ * before to rec.run. The keep says both
  * while the record is published: traced may die on either side of it.
  */
 static void ship(size_t len, const struct run *before)
@@ -354,10 +357,8 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 	struct ttrace_file_section s = {.type = TTRACE_FILE_CHUNK,
 					.size = at + sizeof(uint64_t) - head - sizeof(s)};
 	memcpy(out + head, &s, sizeof(s));
-	uint64_t sum = ttrace_sum_words(rec.run.checksum, out, at);
-	at = put(out, at, &sum, sizeof(sum));
-	/* The running sum goes on over the chunk's own: its bytes are not summed twice. */
-	rec.run.checksum = ttrace_sum_words(sum, &sum, sizeof(sum));
+	static const uint64_t host_sums = 0; /* the host writes the chunk's checksum here */
+	at = put(out, at, &host_sums, sizeof(host_sums));
 	rec.run.st.chunks++;
 	rec.last_ns = (uint64_t)sys_clock_ns();
 	rec.run.st.busy_ns += rec.last_ns - began;
@@ -404,18 +405,25 @@ void record_drain(void)
 			return;
 		}
 	}
-	uint64_t waiting = pending(), events;
-	if (!rec.run.st.active ||
-	    (waiting * SLOT < CHUNK_MIN && (!waiting || now - rec.last_ns < CHUNK_PERIOD_NS))) {
-		return;
+	for (int sent = 0; sent < RECORD_BURST && rec.run.st.active; sent++) {
+		uint64_t waiting = pending(), events;
+		if (waiting * SLOT < CHUNK_MIN &&
+		    (!waiting || sent || now - rec.last_ns < CHUNK_PERIOD_NS)) {
+			return;
+		}
+		bool done;
+		int err = chunk(MERGE_FOLLOW, 0, &events, &done);
+		if (err && err != -EAGAIN) {
+			fail(err);
+		}
+		/*
+		 * No room in the window's ring (the host takes records meanwhile), or
+		 * a chunk without events (a write in progress): the next look.
+		 */
+		if (err || !events) {
+			return;
+		}
 	}
-	bool done;
-	int err = chunk(MERGE_FOLLOW, 0, &events, &done);
-	rec.stalled = err == -EAGAIN;
-	if (err && err != -EAGAIN) {
-		fail(err);
-	}
-	/* A chunk without events is a write in progress: the next look takes it. */
 }
 
 /* The window's room for one chunk in a record, and for its events and the keep past the ring. */
@@ -460,7 +468,6 @@ int record_start(const struct request *req, struct reply *rep)
 	memcpy(rec.run.st.name, r.name, sizeof(rec.run.st.name));
 	rec.run.filter = r.filter;
 	rec.per_cpu = sieve_init(&rec.sieve, &r.filter, NULL);
-	rec.run.checksum = TTRACE_FNV_OFFSET;
 	rec.run.aux_sent = 0;
 	rec.run.st.started_ns = (uint64_t)sys_clock_ns();
 	rec.run.owner = req->pid;
@@ -512,17 +519,14 @@ static int finish(void)
 					       .lost = rec.run.cpu[i].lost};
 		at = put(out, at, &l, sizeof(l));
 	}
-	uint64_t sum = ttrace_sum_words(rec.run.checksum, out, at);
-	struct ttrace_file_end end = {
-	    .events = rec.run.st.events, .lost = rec.run.st.lost, .checksum = sum};
-	size_t tail = at;
+	/* checksum 0: the host writes it, as the chunks' */
+	struct ttrace_file_end end = {.events = rec.run.st.events, .lost = rec.run.st.lost};
 	at = put_section(out, at, TTRACE_FILE_END, sizeof(end));
 	at = put(out, at, &end, sizeof(end));
-	rec.run.checksum = ttrace_sum_words(sum, out + tail, at - tail);
 	const struct run before = rec.run;
 	ship(at, &before);
-	snprintf(line, sizeof(line), "end %llu %016llx\n", (unsigned long long)rec.run.st.bytes,
-		 (unsigned long long)rec.run.checksum);
+	/* A recording's end line has no checksum: the host computed them all. */
+	snprintf(line, sizeof(line), "end %llu\n", (unsigned long long)rec.run.st.bytes);
 	return export_request(line);
 }
 

@@ -18,14 +18,18 @@ int record_status(const struct request *req, struct reply *rep);
 bool record_active(void);
 
 /*
- * How long main.c may wait for a request: while a recording runs, 0 (a
- * look) when a chunk's worth waits in the rings, else until the kernel's
- * wake-up says a chunk's worth waits on some CPU, with a fallback timeout
- * (wake.h); TIMEOUT_FOREVER when none runs.
+ * How long main.c may wait for a request: while a recording runs, until
+ * the kernel's wake-up says a chunk's worth waits on some CPU (at once,
+ * at the next timer interrupt, if one waits already), with a fallback
+ * timeout (wake.h); TIMEOUT_FOREVER when none runs.
  */
 uint64_t record_tick_ns(void);
 
-/* Sends a chunk of what the rings hold while a recording runs (nothing otherwise). */
+/*
+ * Sends chunks of what the rings hold while a recording runs (nothing
+ * otherwise): while a chunk's worth waits, RECORD_BURST chunks at most,
+ * so a request waits for that many at most.
+ */
 void record_drain(void);
 
 /*

@@ -34,6 +34,10 @@ CTL_SIZE = 4096
 RING_SIZE = WINDOW_SIZE - CTL_SIZE
 HEAD_AT, TAIL_AT = 64, 128
 EXPORT_MAGIC, REC_MAGIC, PAD_MAGIC = 0x57585053, 0x43455253, 0x44415053
+EXPORT_VERSION = 2  # abi/trace_file.h TTRACE_EXPORT_VERSION: the host seals recordings
+# A recording's pieces (abi/trace_file.h, A RECORDING), as the fake guest sends them.
+FILE_MAGIC, FILE_HEADER_SIZE = 0x46545053, 192
+CHUNK, LEDGER, END = 6, 4, 5
 
 
 # The saved file (abi/trace_file.h): its aux ring's records.
@@ -165,7 +169,7 @@ class Receiver:
         self.folder = folder
         os.mkfifo(folder / ".export.in")
         os.mkfifo(folder / ".export.out")
-        ctl = struct.pack("<IIQQII", EXPORT_MAGIC, 1, CTL_SIZE, RING_SIZE, 0, 0)
+        ctl = struct.pack("<IIQQII", EXPORT_MAGIC, EXPORT_VERSION, CTL_SIZE, RING_SIZE, 0, 0)
         (folder / ".export.window").write_bytes(ctl.ljust(WINDOW_SIZE, b"\0"))
         self.proc = subprocess.Popen([str(RECEIVER), *options, str(folder), str(os.getpid())],
                                      stderr=subprocess.PIPE, text=True)
@@ -229,6 +233,24 @@ class Receiver:
         os.close(self.answers)
 
 
+def section(kind, payload):
+    return struct.pack("<IIQ", kind, 0, len(payload)) + payload
+
+
+def chunk(payload):
+    """A chunk as traced sends it: its checksum word zero, for the host to write."""
+    return section(CHUNK, payload + bytes(8))
+
+
+def file_header():
+    return struct.pack("<IHHII", FILE_MAGIC, 1, 4, FILE_HEADER_SIZE, 1).ljust(
+        FILE_HEADER_SIZE, b"\0")
+
+
+def ending(events):
+    return section(LEDGER, bytes(48)) + section(END, struct.pack("<QQQQ", events, 0, 0, 0))
+
+
 def word_sum(data):
     """The export channel's checksum (abi/trace_file.h, CHECKSUMS): over
     little-endian 64-bit words."""
@@ -280,20 +302,88 @@ def test_the_receiver_never_replaces_or_resumes_a_file_this_run_did_not_make(rec
 
 def test_the_receiver_resumes_and_replaces_what_this_run_made(receiver):
     r = receiver()
+    first = file_header() + chunk(bytes(8))
     assert r.ask("record rec") == "ok"
-    r.publish(bytes(8))
-    assert r.ask(f"end 8 {word_sum(bytes(8)):016x}") == "ok"
-    assert r.ask("resume rec 8") == "ok"
-    r.publish(bytes(8))
-    assert r.ask(f"end 16 {word_sum(bytes(16)):016x}") == "ok"
-    assert r.ask("resume rec 3") == "error size: the file has 16 bytes, not 3"
-    assert (r.folder / "rec.spoor").read_bytes() == bytes(16)
+    r.publish(first)
+    assert r.ask(f"end {len(first)}") == "ok"
+    assert r.ask(f"resume rec {len(first)}") == "ok"
+    r.publish(chunk(bytes(8)))
+    whole = len(first) + len(chunk(bytes(8)))
+    assert r.ask(f"end {whole}") == "ok"
+    assert r.ask("resume rec 3") == f"error size: the file has {whole} bytes, not 3"
+    assert len((r.folder / "rec.spoor").read_bytes()) == whole
     assert r.ask("record rec replace") == "ok"
-    r.publish(bytes(8))
-    assert r.ask("resume rec 8") == "ok"  # taken before the line is answered
-    assert (r.folder / "rec.spoor").read_bytes() == bytes(8)
+    r.publish(first)
+    assert r.ask(f"resume rec {len(first)}") == "ok"  # taken before the line is answered
+    assert len((r.folder / "rec.spoor").read_bytes()) == len(first)
     assert r.send("saved", b"first\0\0\0") == ["ok"] * 2
     assert r.ask("resume saved 8") == "error not a recording of this run"
+
+
+def test_the_receiver_writes_a_recordings_checksums_itself(receiver):
+    """traced leaves each chunk's checksum word and END's checksum zero (abi/trace_file.h,
+    HOST CHECKSUMS): the host writes each as the sum of the file before it, across a resume
+    too."""
+    r = receiver()
+    pieces = [file_header() + chunk(b"events\0\0" * 3), chunk(bytes(range(16))), chunk(b""),
+              ending(3)]
+    assert r.ask("record sealed") == "ok"
+    r.publish(pieces[0])
+    r.publish(pieces[1])
+    assert r.ask(f"resume sealed {len(pieces[0]) + len(pieces[1])}") == "ok"
+    r.publish(pieces[2])
+    r.publish(pieces[3])
+    assert r.ask(f"end {sum(len(p) for p in pieces)}") == "ok"
+    data = (r.folder / "sealed.spoor").read_bytes()
+    at, sums = FILE_HEADER_SIZE, []
+    while at < len(data):
+        kind, _, size = struct.unpack_from("<IIQ", data, at)
+        word = at + 16 + size - 8 if kind == CHUNK else at + 16 + 16 if kind == END else None
+        if word is not None:
+            checked = word if kind == CHUNK else at
+            sums.append(struct.unpack_from("<Q", data, word)[0] == word_sum(data[:checked]))
+        at += 16 + size
+    assert sums == [True] * 4, sums
+
+
+def test_the_receiver_wants_a_checksum_in_a_saves_end_line_and_none_in_a_recordings(receiver):
+    r = receiver()
+    assert r.ask("begin saved") == "ok"
+    r.publish(bytes(8))
+    assert r.ask("end 8") == "error a save's end line needs its checksum"
+    first = file_header() + chunk(bytes(8))
+    assert r.ask("record rec") == "ok"
+    r.publish(first)
+    answer = r.ask(f"end {len(first)} {word_sum(first):016x}")
+    assert answer == "error a recording's end line has no checksum (the host makes them)", answer
+
+
+# A hostile guest's recording: records that are not whole sections (abi/trace_file.h, HOST
+# CHECKSUMS), after a good first one; the stderr line's words.
+BAD_RECORDINGS = [
+    ("a section past its record", struct.pack("<IIQ", CHUNK, 0, 4096), "does not fit"),
+    ("a section's head cut", struct.pack("<II", CHUNK, 0), "inside a section's head"),
+    ("a chunk without its checksum word", section(CHUNK, b""), "no room for its checksum"),
+    ("an end too short", section(END, bytes(8)), "end is too short"),
+]
+
+
+@pytest.mark.parametrize("name,record,words", BAD_RECORDINGS,
+                         ids=[row[0] for row in BAD_RECORDINGS])
+def test_a_hostile_recording_is_dropped_with_one_line_after_its_last_whole_chunk(
+        receiver, name, record, words):
+    r = receiver()
+    first = file_header() + chunk(bytes(8))
+    assert r.ask("record hostile") == "ok"
+    r.publish(first)
+    r.publish(record)
+    answer = r.ask(f"end {len(first) + len(record)}")
+    assert answer.startswith("error ") and words in answer, answer
+    assert (r.folder / "hostile.spoor").read_bytes()[:len(first) - 8] == first[:-8]
+    assert len((r.folder / "hostile.spoor").read_bytes()) == len(first)
+    r.proc.kill()
+    lines = [line for line in r.proc.stderr.read().splitlines() if "dropped" in line]
+    assert len(lines) == 1 and words in lines[0], lines
 
 
 def test_the_receiver_refuses_to_rename_over_a_file_made_meanwhile(receiver):

@@ -56,6 +56,7 @@
 
 #include "abi/trace_file.h"
 #include "common/fnv.h"
+#include "tools/spoor-receive/seal.h"
 #include "tools/spoor-receive/window.h"
 
 #define POLL_MS 200 /* how often to look whether QEMU still runs */
@@ -85,11 +86,14 @@ struct receiver {
 	int in, out; /* the guest's lines, our answers */
 	int file;    /* the .part file, or -1 */
 	char name[TTRACE_EXPORT_NAME_MAX];
-	bool replace;	/* the begin line allowed replacing NAME.spoor */
-	bool recording; /* the file is NAME.spoor itself, growing */
-	uint64_t bytes; /* received into the file (a resumed recording's: since the resume) */
-	uint64_t base;	/* a resumed recording's size when it resumed */
-	uint64_t checksum;
+	bool replace;	   /* the begin line allowed replacing NAME.spoor */
+	bool recording;	   /* the file is NAME.spoor itself, growing */
+	uint64_t bytes;	   /* received into the file (a resumed recording's: since the resume) */
+	uint64_t base;	   /* a resumed recording's size when it resumed */
+	uint64_t checksum; /* a save's: of the bytes received, for its end line */
+	struct seal seal;  /* a recording's: it computes its checksums (seal.h) */
+	uint8_t *copy;	   /* a recording's record, copied out of the window to be sealed */
+	size_t copy_size;
 	/* The run's totals and limits. */
 	uint64_t files_kept, bytes_kept; /* files renamed into place, and their bytes */
 	uint64_t max_files, max_bytes;
@@ -265,6 +269,7 @@ static const char *begin(struct receiver *r, const char *name, bool replace, boo
 	}
 	r->bytes = r->base = 0;
 	r->checksum = TTRACE_FNV_OFFSET;
+	r->seal = (struct seal){.sum = TTRACE_FNV_OFFSET};
 	return NULL;
 }
 
@@ -305,7 +310,7 @@ static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
 			 (long long)st.st_size, bytes);
 		return why;
 	}
-	/* The end line's checksum covers the whole file: what is there first, in whole words. */
+	/* The chunks' checksums go on over the whole file: what is there first, in whole words. */
 	uint64_t sum = TTRACE_FNV_OFFSET;
 	off_t at = 0;
 	for (ssize_t n; (n = pread(fd, buf, sizeof(buf), at)) > 0 && n % 8 == 0; at += n) {
@@ -321,8 +326,28 @@ static const char *resume(struct receiver *r, const char *name, uint64_t bytes)
 	r->replace = false;
 	r->base = bytes;
 	r->bytes = 0;
-	r->checksum = sum;
+	r->seal = (struct seal){.sum = sum, .begun = true};
 	return NULL;
+}
+
+/*
+ * A recording's record, copied out of the window (the guest cannot change
+ * it between its checksums and its write) and sealed: NULL, with *p the
+ * copy, or why not.
+ */
+static const char *sealed(struct receiver *r, const uint8_t **p, uint64_t len)
+{
+	if (len > r->copy_size) {
+		uint8_t *grown = realloc(r->copy, len);
+		if (!grown) {
+			return "out of memory";
+		}
+		r->copy = grown;
+		r->copy_size = len;
+	}
+	memcpy(r->copy, *p, len);
+	*p = r->copy;
+	return seal_record(&r->seal, r->copy, len);
 }
 
 /* The window's sink (window.h): a record's bytes appended to the file in progress. */
@@ -336,6 +361,10 @@ static const char *sink(void *ctx, const uint8_t *p, uint64_t len)
 			 "limit: %" PRIu64 " bytes saved this run (--max-bytes)", r->max_bytes);
 		return why_limit;
 	}
+	const char *why = r->recording ? sealed(r, &p, len) : NULL;
+	if (why) {
+		return why;
+	}
 	for (uint64_t done = 0; done < len;) {
 		ssize_t n = write(r->file, p + done, len - done);
 		if (n <= 0) {
@@ -343,7 +372,9 @@ static const char *sink(void *ctx, const uint8_t *p, uint64_t len)
 		}
 		done += (uint64_t)n;
 	}
-	r->checksum = ttrace_sum_words(r->checksum, p, len);
+	if (!r->recording) {
+		r->checksum = ttrace_sum_words(r->checksum, p, len);
+	}
 	r->bytes += len;
 	return NULL;
 }
@@ -406,14 +437,23 @@ static void take(struct receiver *r)
 	window_skip(&r->win);
 }
 
-static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum)
+/*
+ * The end line: "end BYTES CHECKSUM" of a save, "end BYTES" of a recording,
+ * whose checksums the host computed itself (sums: whether it said one).
+ */
+static const char *end(struct receiver *r, uint64_t bytes, uint64_t checksum, bool sums)
 {
 	char from[4096], to[4096];
 
 	if (r->file < 0) {
 		return r->broken[0] ? r->broken : "no file begun";
 	}
-	if (bytes != r->base + r->bytes || checksum != r->checksum) {
+	if (sums == r->recording) {
+		drop(r);
+		return r->recording ? "a recording's end line has no checksum (the host makes them)"
+				    : "a save's end line needs its checksum";
+	}
+	if (bytes != r->base + r->bytes || (sums && checksum != r->checksum)) {
 		drop(r);
 		return "length or checksum differ from what arrived";
 	}
@@ -453,6 +493,7 @@ static void serve(struct receiver *r, const char *line)
 	char how[TTRACE_EXPORT_LINE_MAX];
 	uint64_t a, b;
 	const char *why;
+	int ends;
 	bool recording = !strncmp(line, "record ", strlen("record "));
 	int words = sscanf(line, recording ? "record %127s %127s" : "begin %127s %127s", name, how);
 
@@ -468,8 +509,8 @@ static void serve(struct receiver *r, const char *line)
 		why = "unknown request";
 	} else if (sscanf(line, "resume %127s %" SCNu64, name, &a) == 2) {
 		why = resume(r, name, a);
-	} else if (sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b) == 2) {
-		why = end(r, a, b);
+	} else if ((ends = sscanf(line, "end %" SCNu64 " %" SCNx64, &a, &b)) >= 1) {
+		why = end(r, a, b, ends == 2);
 	} else {
 		why = "unknown request";
 	}
@@ -564,5 +605,6 @@ int main(int argc, char **argv)
 	}
 	drop(&r);
 	free(r.made);
+	free(r.copy);
 	return 0;
 }

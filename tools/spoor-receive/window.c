@@ -23,7 +23,7 @@ static const char *geometry(const struct window *w, const uint8_t **ring, uint64
 	}
 	memcpy(&c, w->base, sizeof(c));
 	if (c.magic != TTRACE_EXPORT_MAGIC || c.version != TTRACE_EXPORT_VERSION) {
-		return "the window is not an export ring of version 1";
+		return "the window is not an export ring of version 2";
 	}
 	if (c.ring_offset < TTRACE_EXPORT_CTL_SIZE || c.ring_offset % ALIGN || !c.ring_size ||
 	    c.ring_size % ALIGN || c.ring_offset > w->size ||

@@ -88,7 +88,7 @@ struct cpu {
 	uint64_t trace_ids;	   /* [o] pid | tid << 32 of the current thread (sched/switch.h) */
 	uint32_t usercopy_nofault; /* [o] > 0: a user copy's fault fails at once (stack walks) */
 	uint32_t profile_hz;	   /* [a] the profiler's rate asked for here, 0: off (profile.c) */
-	uint32_t profile_rate;	   /* [o] the rate the timer runs at for it, 0: off */
+	uint32_t profile_rate;	   /* [o] the rate the timer runs at (profile.c), 0: not set yet */
 	uint32_t profile_phase;	   /* [o] the scheduler tick's share, as profile.c counts it */
 	struct ttrace_cpu trace_quiet_head; /* [o] the quiet view's head: counts nothing */
 	union ttrace_slot trace_quiet_slot; /* [o] the quiet view's one slot: read by nobody */

@@ -37,14 +37,15 @@ static uint32_t lapic_per_tick; /* [I] LAPIC timer counts per 1/TIMER_HZ s */
 
 static void timer_tick(struct trap_frame *f)
 {
+	/* At every interrupt, the faster ones too: they are there for it (wake.h). */
+	ttrace_wake_tick();
 	if (!profile_tick(f)) {
-		return; /* an interrupt for the profiler alone */
+		return; /* an interrupt for the profiler or the trace wake-up alone */
 	}
 	uint64_t tick = __atomic_add_fetch(&this_cpu()->ticks, 1, __ATOMIC_RELAXED);
 
 	TTRACE(irq_timer, tick);
 	watchdog_tick(f);
-	ttrace_wake_tick();
 	if (!this_cpu()->id) {
 		ttrace_tick();
 	}

@@ -16,7 +16,10 @@ void timer_calibrate(void);
 /* Starts the periodic tick on the calling CPU. */
 void timer_start_cpu(void);
 
-/* Runs the calling CPU's periodic interrupt at hz (TIMER_HZ..10000) instead: the profiler. */
+/*
+ * Runs the calling CPU's periodic interrupt at hz (TIMER_HZ..10000) instead: the profiler's
+ * rate, or the trace wake-up's while a recording runs (trace/profile.c chooses).
+ */
 void timer_set_rate(uint32_t hz);
 
 uint64_t timer_tsc_hz(void);
