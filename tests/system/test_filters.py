@@ -108,11 +108,15 @@ def test_off_a_kind_removes_its_filter_and_turns_its_category_off(spoor):
      "trace: bad filter: at 8: value out of range: the field is unsigned"),
     ("trace on syscall_exit if " + "||".join(["pid==1"] * 17),
      "trace: bad filter: at 127: too long: more than 32 operations"),
+    ("trace on syscall_exit if pid == 1 && " + "1" * 190,
+     "trace: bad filter: at 201: too long: more than 200 characters"),
+    ("trace on syscall_exit if ((((((((((pid == 1))))))))))",
+     "trace: bad filter: at 9: too deep: more than 8 levels"),
     ("trace on nosuch if pid == 1", "trace: unknown kind or category 'nosuch'"),
     ("trace on syscall_exit when pid == 1",
      "trace: usage: trace on CATS|KINDS [if PREDICATE]"),
 ], ids=["unknown_field", "field_the_kind_lacks", "string_ordered", "syntax", "parenthesis",
-        "out_of_range", "too_long", "unknown_kind", "no_if"])
+        "out_of_range", "too_long", "too_long_text", "too_deep", "unknown_kind", "no_if"])
 def test_a_bad_predicate_says_where_and_changes_nothing(spoor, line, error):
     spoor.command("trace on mem_pf if err & 4")
     before = spoor.command("trace status")
