@@ -169,8 +169,11 @@
  *            compiles it first, and says why); the kernel's errors. CONTROL.
  *   FILTER_TEXT a kind -> struct traced_filter_text: the text its
  *            filter was set from, len 0 for a kind without one (STATUS's
- *            filter_kinds says which have one; a filter set before
- *            traced last started shows no text). READ.
+ *            filter_kinds says which have one). traced keeps the text in
+ *            the kernel's note beside the filter (abi/trace_pred.h,
+ *            NOTES), so a filter set before traced last started shows its
+ *            text too; len 0 only if the traced that set it died between
+ *            the program and its note. READ.
  *   FILTER_CODE struct traced_filter_code -> 0: kind's filter becomes
  *            the bytecode as it is (n 0: none), for a client that
  *            compiles its own: traced passes it to the kernel, whose
@@ -205,9 +208,10 @@
  *            shell checks them first, and says why); the kernel's
  *            errors. CONTROL.
  *   TRIGGER_TEXT a kind -> struct traced_trigger_status: its trigger as
- *            set (action NONE: none; len 0: set before traced last
- *            started, its text unknown), how often it fired and where
- *            its save is. READ.
+ *            set (action NONE: none), how often it fired and where its
+ *            save is, kept as FILTER_TEXT keeps a filter's, so a
+ *            restarted traced shows it and writes its save (len 0 and n
+ *            0: its note was lost, its text unknown). READ.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
