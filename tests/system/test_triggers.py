@@ -242,8 +242,10 @@ def test_stack_goes_on_the_triggering_event_only(spoor):
     ("trace trigger test_tick if seq == 1 then save as x after 99999999",
      "trace: bad trigger: after takes 0 to 60000 ms, not '99999999'"),
     ("trace trigger test_tick when seq == 1 then count", "trace: usage: trace trigger KIND"),
+    ("trace trigger test_tick if seq == 1 && " + "1" * 190 + " then count",
+     "trace: bad trigger: at 201: too long: more than 200 characters"),
 ], ids=["unknown_action", "bad_predicate", "unknown_kind", "category", "bad_name", "after",
-        "no_if"])
+        "no_if", "too_long"])
 def test_a_bad_trigger_says_why_in_one_line_and_changes_nothing(spoor, line, error):
     spoor.command("trace trigger mem_pf if err & 4 then count")
     before = spoor.command("trace status")
