@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "common/trace_filter.h"
-#include "servers/traced/pred.h"
 #include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "servers/traced/merge.h"
+#include "servers/traced/pred.h"
 #include "servers/traced/scope.h"
 #include "servers/traced/state.h"
 
