@@ -134,6 +134,23 @@ def test_spoor_trace_if_selects_what_the_dump_does(spoor, recorded):
         [l.rstrip() for l in shell.splitlines() if l.strip() and "not traced now" not in l]
 
 
+def test_last_and_count_select_among_what_passes(spoor, recorded):
+    """last= and count= are positions among the events that pass every test, the
+    predicate's too: the dump's and the save's (which goes through the merge, not
+    the per-CPU sieve, for them) are the selection's last and first five."""
+    _, _, whole = recorded
+    want = [e.line for e in whole if failing(e)]
+    events, _ = dump(spoor, f"last=5 {FAILING}")
+    assert [e.line for e in events] == want[-5:]
+    events, _ = dump(spoor, f"count=5 {FAILING}")
+    assert [e.line for e in events] == want[:5]
+    saved = SAVED.search(spoor.command(f"trace save last=5 {FAILING} as lastfive"))
+    assert saved and saved.group(1) == "5", spoor.console()[-2000:]
+    code, text, err = spoor_trace("text", spoor.traces / "lastfive.spoor")
+    assert code == 0, err
+    assert event_lines(text) == want[-5:]
+
+
 BAD = [
     ("if rsult < 0", "at 1: unknown field 'rsult'"),
     ("if comm < memtest", "at 6: comm compares only with == and !="),
