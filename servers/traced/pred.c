@@ -14,7 +14,10 @@
 int pred_request(const struct traced_pred *p, const struct traced_filter *f,
 		 const struct ttrace_filter_pred **out)
 {
-	static struct ttrace_filter_pred compiled; /* [traced] one request at a time */
+	/* [traced] one request at a time: the predicate compiled last, and what it was made of */
+	static struct ttrace_filter_pred compiled;
+	static char compiled_text[TTRACE_PRED_TEXT_MAX + 1];
+	static uint64_t compiled_kinds;
 	char text[TTRACE_PRED_TEXT_MAX + 1];
 	char why[WHY_MAX];
 
@@ -27,9 +30,17 @@ int pred_request(const struct traced_pred *p, const struct traced_filter *f,
 	}
 	memcpy(text, p->text, p->len);
 	text[p->len] = 0;
-	if (strlen(text) != p->len ||
-	    ttrace_filter_pred_compile(text, f, &compiled, why, sizeof(why))) {
-		return -EINVAL;
+	if (strlen(text) != p->len) {
+		return -EINVAL; /* a NUL inside */
+	}
+	/* A dump's pages ask again with the same predicate: compiled once, for the first. */
+	uint64_t kinds = ttrace_filter_pred_kinds(f);
+	if (!compiled.kinds || kinds != compiled_kinds || strcmp(text, compiled_text)) {
+		if (ttrace_filter_pred_compile(text, f, &compiled, why, sizeof(why))) {
+			return -EINVAL; /* compiled.kinds is 0: nothing is kept of it */
+		}
+		strcpy(compiled_text, text);
+		compiled_kinds = kinds;
 	}
 	*out = &compiled;
 	return 0;
