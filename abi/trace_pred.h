@@ -165,6 +165,30 @@ enum {
 	    TTRACE_TRIG_ACTION_LIMIT
 };
 
+/*
+ * NOTES: beside each kind's filter and its trigger the kernel keeps a
+ * note of TTRACE_NOTE_BYTES bytes for the one who sets them (traced: the
+ * text a filter or a trigger was set from, and what a trigger's save is
+ * to be), so that a restarted traced shows and does what the one before
+ * it set, as the programs themselves survive it. The kernel never reads
+ * a note: it keeps the bytes it was given, all zero from boot, and ties
+ * them to nothing (a filter removed keeps its note until the note is set
+ * again; the setter writes it after the program and clears it before).
+ *
+ * trace_note(control slot, op, kind, buf) with a trace-control
+ * capability (CAP_RIGHT_WRITE): op TTRACE_NOTE_SET_FILTER or
+ * SET_TRIGGER copies TTRACE_NOTE_BYTES bytes from buf into kind's note,
+ * GET_FILTER or GET_TRIGGER copies the note to buf. Returns 0; -EINVAL
+ * for an unknown op or kind, -EFAULT for buf it cannot read or write,
+ * then the slot errors of abi/cap.h.
+ */
+#define TTRACE_NOTE_BYTES 320
+
+#define TTRACE_NOTE_SET_FILTER	0
+#define TTRACE_NOTE_GET_FILTER	1
+#define TTRACE_NOTE_SET_TRIGGER 2
+#define TTRACE_NOTE_GET_TRIGGER 3
+
 /* The wake-up's bit (abi/trace.h, THE WAKE-UP) for a SAVE trigger's firing: above every CPU's. */
 #define TTRACE_WAKE_TRIGGER (1ull << 63)
 

@@ -169,8 +169,11 @@
  *            compiles it first, and says why); the kernel's errors. CONTROL.
  *   FILTER_TEXT a kind -> struct traced_filter_text: the text its
  *            filter was set from, len 0 for a kind without one (STATUS's
- *            filter_kinds says which have one; a filter set before
- *            traced last started shows no text). READ.
+ *            filter_kinds says which have one). traced keeps the text in
+ *            the kernel's note beside the filter (abi/trace_pred.h,
+ *            NOTES), so a filter set before traced last started shows its
+ *            text too; len 0 only if the traced that set it died between
+ *            the program and its note. READ.
  *   FILTER_CODE struct traced_filter_code -> 0: kind's filter becomes
  *            the bytecode as it is (n 0: none), for a client that
  *            compiles its own: traced passes it to the kernel, whose
@@ -205,9 +208,10 @@
  *            shell checks them first, and says why); the kernel's
  *            errors. CONTROL.
  *   TRIGGER_TEXT a kind -> struct traced_trigger_status: its trigger as
- *            set (action NONE: none; len 0: set before traced last
- *            started, its text unknown), how often it fired and where
- *            its save is. READ.
+ *            set (action NONE: none), how often it fired and where its
+ *            save is, kept as FILTER_TEXT keeps a filter's, so a
+ *            restarted traced shows it and writes its save (len 0 and n
+ *            0: its note was lost, its text unknown). READ.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -286,9 +290,10 @@
 /*
  * 2: the cursor tells losses apart; 3: STATUS says stacks, profiler; 4: SELF, and STATUS says
  * it, and STACK_ON, STACK_OFF; 5: a recording's status says its busy_ns; 6: FILTER,
- * FILTER_TEXT, FILTER_CODE, and STATUS says filter_kinds and filtered
+ * FILTER_TEXT, FILTER_CODE, and STATUS says filter_kinds and filtered; 7: DUMP, FOLLOW, BULK,
+ * STATS, SAVE and RECORD requests carry a predicate (pred)
  */
-#define TRACED_PROTOCOL	 6
+#define TRACED_PROTOCOL	 7
 #define TRACED_REPLY_MAX 4096 /* = IPC_BUF_MAX: one page of a dump */
 
 /* The operations' numbers, TRACED_OP_STATUS ..., from abi/traced_ops.def. */
@@ -442,14 +447,35 @@ _Static_assert(__builtin_offsetof(struct traced_cursor, next) == 56, "abi");
 #define TRACED_FORMAT_TEXT   0
 #define TRACED_FORMAT_BINARY 1
 
+/*
+ * A request's predicate (protocol 7): FILTERS' `if PREDICATE`
+ * (common/trace_filter_pred.h), the text traced compiles for each kind
+ * the filter selects, as the events a dump returns must also pass it;
+ * len 0: none. -EINVAL for text that does not compile (the shell
+ * compiles it first, and says why), reserved not zero, or a NUL within
+ * len. The events it leaves out are not lost: a dump, a stats' window
+ * and a save hold the events that pass, and their losses as ever
+ * (LOSSES: a predicate cannot tell an overwritten entry either).
+ * RECORD takes none (-EINVAL).
+ */
+struct traced_pred {
+	uint32_t len;			 /* bytes of text; 0: none */
+	uint32_t reserved;		 /* zero */
+	char text[TTRACE_PRED_TEXT_MAX]; /* no NUL */
+};
+
+_Static_assert(sizeof(struct traced_pred) == 8 + TTRACE_PRED_TEXT_MAX, "abi");
+
 struct traced_dump_request {
 	struct traced_filter filter;
 	struct traced_cursor cursor;
-	uint32_t format;   /* TRACED_FORMAT_* */
-	uint32_t reserved; /* zero */
+	uint32_t format;	 /* TRACED_FORMAT_* */
+	uint32_t reserved;	 /* zero */
+	struct traced_pred pred; /* the events must pass it too */
 };
 
-_Static_assert(sizeof(struct traced_dump_request) == 80 + 184 + 8, "abi");
+_Static_assert(sizeof(struct traced_dump_request) == 80 + 184 + 8 + 8 + TTRACE_PRED_TEXT_MAX,
+	       "abi");
 
 #define TRACED_DUMP_DONE 0x1u /* the dump has nothing more: stop asking */
 
@@ -579,9 +605,11 @@ struct traced_stats_request {
 	uint64_t key;		     /* HIST: syscall number, endpoint, TTRACE_PF_*, cpu, or ANY */
 	uint32_t path;		     /* HIST of ipc: TRACED_PATH_* */
 	uint32_t reserved;	     /* zero */
+	struct traced_pred pred;     /* the window's events must pass it too */
 };
 
-_Static_assert(sizeof(struct traced_stats_request) == 80 + 184 + 24, "abi");
+_Static_assert(sizeof(struct traced_stats_request) == 80 + 184 + 24 + 8 + TTRACE_PRED_TEXT_MAX,
+	       "abi");
 
 /*
  * SAVE's request. The name: 1 to TRACED_SAVE_NAME_MAX - 1 bytes of
@@ -603,9 +631,10 @@ _Static_assert(sizeof(struct traced_stats_request) == 80 + 184 + 24, "abi");
 struct traced_save_request {
 	struct traced_filter filter;
 	char name[TRACED_SAVE_NAME_MAX];
+	struct traced_pred pred; /* SAVE: the events must pass it too; RECORD: len 0 */
 };
 
-_Static_assert(sizeof(struct traced_save_request) == 80 + 64, "abi");
+_Static_assert(sizeof(struct traced_save_request) == 80 + 64 + 8 + TTRACE_PRED_TEXT_MAX, "abi");
 
 /* TRIGGER's request: a kind's trigger (abi/trace_pred.h, TRIGGERS). */
 #define TRACED_TRIGGER_AFTER_MAX 60000u /* ms a SAVE trigger's save may wait */

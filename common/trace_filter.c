@@ -8,7 +8,9 @@
 
 #include "abi/errno.h"
 #include "common/format.h"
+#include "common/trace_filter_pred.h"
 #include "common/trace_names.h"
+#include "common/trace_pred_parse.h"
 
 #define NS_PER_S      1000000000ull
 #define SECONDS_MAX   1000000000ull /* ~31 years: keeps seconds * 10^9 within 64 bits */
@@ -286,6 +288,10 @@ static void keys_format(char *buf, size_t size, uint32_t accept, bool values)
 void ttrace_filter_usage(char *buf, size_t size, uint32_t accept)
 {
 	keys_format(buf, size, accept, true);
+	if (accept & TTRACE_FILTER_PRED) {
+		size_t n = len_of(buf);
+		format_snprintf(buf + n, size - n, " [" TTRACE_FILTER_IF " PREDICATE]");
+	}
 }
 
 /* The first kind of f's kind= that no category of its cat= has, or -1. */
@@ -352,10 +358,21 @@ int ttrace_filter_parse(int argc, char *const argv[], uint32_t ncpus, uint32_t a
 			struct ttrace_filter *f, char *why, size_t why_size)
 {
 	char known[KNOWN_MAX];
+	char said[TTRACE_PRED_WHY_MAX];
 	const char *word[NUM_KEYS] = {0};
+	int nwords = 0;
 
 	__builtin_memset(f, 0, sizeof(*f));
-	for (int i = 0; i < argc; i++) {
+	while (nwords < argc && !(accept & TTRACE_FILTER_PRED &&
+				  !__builtin_strcmp(argv[nwords], TTRACE_FILTER_IF))) {
+		nwords++;
+	}
+	if (nwords < argc && ttrace_pred_join(argc - nwords - 1, argv + nwords + 1, f->pred,
+					      sizeof(f->pred), said, sizeof(said))) {
+		format_snprintf(why, why_size, "bad filter: %s", said);
+		return -EINVAL;
+	}
+	for (int i = 0; i < nwords; i++) {
 		const char *w = argv[i];
 		const char *eq = find(w, '=');
 		size_t len = eq ? (size_t)(eq - w) : len_of(w);
@@ -387,7 +404,11 @@ int ttrace_filter_parse(int argc, char *const argv[], uint32_t ncpus, uint32_t a
 			return -EINVAL;
 		}
 	}
-	return contradictions(&f->f, word, why, why_size);
+	if (contradictions(&f->f, word, why, why_size)) {
+		return -EINVAL;
+	}
+	/* `if` with nothing after it is the parser's "expected a term", with its place */
+	return nwords < argc ? ttrace_filter_pred_check(f->pred, &f->f, why, why_size) : 0;
 }
 
 bool ttrace_filter_match(const struct traced_filter *f, const struct ttrace_record *r, bool in_tree)

@@ -12,6 +12,14 @@
  * protocol (struct traced_filter) has no room for it, so a caller that
  * sends its filter to traced leaves TTRACE_FILTER_COMM out of accept and
  * comm= is refused in one line.
+ *
+ * `if PREDICATE` after the words (`kind=syscall_exit if result < 0`)
+ * chooses events by a predicate over their fields, in the language of
+ * `trace on ... if` (common/trace_pred_parse.h): every word after `if`
+ * is the predicate's, joined by spaces. Which kinds it applies to, and
+ * how the readers run it, is common/trace_filter_pred.h. A caller that
+ * cannot carry it to its reader leaves TTRACE_FILTER_PRED out of accept,
+ * and `if` is refused as any word that is no filter.
  */
 #ifndef SPOOR_COMMON_TRACE_FILTER_H
 #define SPOOR_COMMON_TRACE_FILTER_H
@@ -20,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "abi/trace_pred.h"
 #include "abi/traced.h"
 #include "common/trace_ring.h"
 
@@ -35,16 +44,20 @@
  * the time of its CPU's next event, abi/trace_file.h LOSS PLACEMENT, which
  * may not have arrived).
  */
-#define TTRACE_FILTER_COMM   0x1u /* comm=NAME (a reader that knows the names) */
-#define TTRACE_FILTER_WHOLE  0x2u /* tree= last= count= since= until= (a whole window) */
-#define TTRACE_FILTER_GUEST  TTRACE_FILTER_WHOLE /* what traced decides: every key but comm= */
-#define TTRACE_FILTER_HOST   (TTRACE_FILTER_COMM | TTRACE_FILTER_WHOLE) /* a saved file */
+#define TTRACE_FILTER_COMM  0x1u /* comm=NAME (a reader that knows the names) */
+#define TTRACE_FILTER_WHOLE 0x2u /* tree= last= count= since= until= (a whole window) */
+#define TTRACE_FILTER_PRED  0x4u /* if PREDICATE (a reader that runs it) */
+#define TTRACE_FILTER_IF    "if" /* the word before a predicate */
+#define TTRACE_FILTER_GUEST TTRACE_FILTER_WHOLE /* what traced decides: every key but comm= */
+#define TTRACE_FILTER_HOST                                                                         \
+	(TTRACE_FILTER_COMM | TTRACE_FILTER_WHOLE | TTRACE_FILTER_PRED) /* a saved file */
 #define TTRACE_FILTER_STREAM TTRACE_FILTER_COMM /* a recording as it grows */
 
 struct ttrace_filter {
 	struct traced_filter f; /* what traced decides */
 	bool has_comm;
 	char comm[TTRACE_FILTER_COMM_MAX + 1];
+	char pred[TTRACE_PRED_TEXT_MAX + 1]; /* the words after `if`; "": none */
 };
 
 /*
@@ -54,12 +67,17 @@ struct ttrace_filter {
  * word that is wrong and what is allowed. Words that contradict each
  * other (last= with count=, pid= with tree=, a kind= outside the cat=,
  * since= not before until=, a single key twice with two values) are
- * refused, not resolved by their order.
+ * refused, not resolved by their order. A predicate that does not
+ * compile for the kinds the words select is refused as `trace on ... if`
+ * refuses it: "bad filter: at 1: unknown field 'rsult'".
  */
 int ttrace_filter_parse(int argc, char *const argv[], uint32_t ncpus, uint32_t accept,
 			struct ttrace_filter *f, char *why, size_t why_size);
 
-/* The filter words with their values ("cpu=N pid=N ..."), NUL-terminated, cut to size. */
+/*
+ * The filter words with their values ("cpu=N pid=N ..."), and "[if
+ * PREDICATE]" when accept takes it, NUL-terminated, cut to size.
+ */
 void ttrace_filter_usage(char *buf, size_t size, uint32_t accept);
 
 /*

@@ -15,6 +15,8 @@
 #include "common/trace_names.h"
 #include "common/trace_pred.h"
 
+#define TOO_LONG "too long: more than %d characters"
+
 struct parser {
 	const char *text, *p;
 	uint16_t kind;
@@ -470,8 +472,7 @@ int ttrace_pred_compile(const char *text, uint16_t kind, uint64_t among,
 		return fail(&ps, text, "no kind %u", kind);
 	}
 	if (len > TTRACE_PRED_TEXT_MAX) {
-		return fail(&ps, text + TTRACE_PRED_TEXT_MAX, "too long: more than %d characters",
-			    TTRACE_PRED_TEXT_MAX);
+		return fail(&ps, text + TTRACE_PRED_TEXT_MAX, TOO_LONG, TTRACE_PRED_TEXT_MAX);
 	}
 	if (pred(&ps)) {
 		return -EINVAL;
@@ -559,5 +560,34 @@ int ttrace_pred_check(const char *text, uint64_t kinds, char *why, size_t why_si
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+int ttrace_pred_join(int argc, char *const argv[], char *buf, size_t size, char *why,
+		     size_t why_size)
+{
+	size_t at = 0, limit = size - 1 < TTRACE_PRED_TEXT_MAX ? size - 1 : TTRACE_PRED_TEXT_MAX;
+
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		size_t len = 0;
+
+		while (w[len]) {
+			len++;
+		}
+		if (at + (i > 0) + len > limit) {
+			/* the place is the first character past the limit, as compile's */
+			format_snprintf(why, why_size, "at %d: " TOO_LONG, TTRACE_PRED_TEXT_MAX + 1,
+					TTRACE_PRED_TEXT_MAX);
+			return -EINVAL;
+		}
+		if (i > 0) {
+			buf[at++] = ' ';
+		}
+		for (size_t c = 0; c < len; c++) {
+			buf[at++] = w[c];
+		}
+	}
+	buf[at] = 0;
 	return 0;
 }

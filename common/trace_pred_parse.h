@@ -29,7 +29,8 @@
 
 #include "abi/trace_pred.h"
 
-#define TTRACE_PRED_NEST_MAX 8 /* parentheses and ! within each other */
+#define TTRACE_PRED_NEST_MAX 8	 /* parentheses and ! within each other */
+#define TTRACE_PRED_WHY_MAX  256 /* bytes of the longest why the parser writes, with its NUL */
 
 /* A compiled filter. */
 struct ttrace_pred_prog {
@@ -68,5 +69,15 @@ int ttrace_pred_targets(const char *list, uint64_t *kinds, uint64_t *cats, char 
 /* Compiles text for every kind of kinds (among = kinds when more than one), as a check: 0 or
  * -EINVAL and why. */
 int ttrace_pred_check(const char *text, uint64_t kinds, char *why, size_t why_size);
+
+/*
+ * The words of a predicate as a shell line splits them (argv[0..argc),
+ * the words after `if`), joined by one space into buf (size bytes, at
+ * least TTRACE_PRED_TEXT_MAX + 1). Returns 0, or -EINVAL with why set as
+ * ttrace_pred_compile() says text longer than TTRACE_PRED_TEXT_MAX, the
+ * place where it passes the limit included.
+ */
+int ttrace_pred_join(int argc, char *const argv[], char *buf, size_t size, char *why,
+		     size_t why_size);
 
 #endif

@@ -17,6 +17,7 @@
 #include "syscall/syscall.h"
 #include "trace/func.h"
 #include "trace/ktrace.h"
+#include "trace/notes.h"
 #include "trace/uevent_table.h"
 #include "trace/wake.h"
 #include "trace/wedge_test.h"
@@ -120,6 +121,31 @@ int64_t sys_trace_trigger(struct trap_frame *f)
 	}
 	err = ttrace_trigger((uint32_t)op, (uint16_t)kind, &t);
 	if (!err && op == TTRACE_TRIG_GET && copy_to_user(user, &t, sizeof(t))) {
+		return -EFAULT;
+	}
+	return err;
+}
+
+int64_t sys_trace_note(struct trap_frame *f)
+{
+	uint8_t note[TTRACE_NOTE_BYTES];
+	uint64_t op = SYSARG1(f), kind = SYSARG2(f), user = SYSARG3(f);
+	bool set = op == TTRACE_NOTE_SET_FILTER || op == TTRACE_NOTE_SET_TRIGGER;
+
+	/* the numbers first, as trace_filter's: no capability makes them right */
+	if (op > TTRACE_NOTE_GET_TRIGGER || kind > UINT16_MAX) {
+		return -EINVAL;
+	}
+	int err = syscall_need_trace_control(SYSARG0(f));
+	if (err) {
+		return err;
+	}
+	/* copied outside the lock: a fault on user memory never happens under it */
+	if (set && copy_from_user(note, user, sizeof(note))) {
+		return -EFAULT;
+	}
+	err = notes_copy((uint32_t)op, (uint16_t)kind, note);
+	if (!err && !set && copy_to_user(user, note, sizeof(note))) {
 		return -EFAULT;
 	}
 	return err;

@@ -368,6 +368,16 @@ static inline long sys_trace_trigger(int slot, uint32_t op, uint32_t kind, void 
 }
 
 /*
+ * Copies kind's filter or trigger note (abi/trace_pred.h, NOTES) from
+ * buf (TTRACE_NOTE_SET_*) or to it (GET_*), TTRACE_NOTE_BYTES bytes;
+ * traced's, with trace control. Returns 0.
+ */
+static inline long sys_trace_note(int slot, uint32_t op, uint32_t kind, void *buf)
+{
+	return __syscall4(trace_note, slot, op, kind, buf);
+}
+
+/*
  * What the kernel says of its function at index (abi/trace_func.h): its
  * name, whether it is traceable and traced, or why not. -ENOENT past the
  * last.

@@ -116,6 +116,10 @@ struct traced_pager {
 void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_filter *f,
 		       uint32_t format);
 
+/* The predicate (copied) of the DUMP, FOLLOW or BULK p is about to start: as traced_pager_dump().
+ */
+void traced_pager_pred(struct traced_pager *p, const struct traced_pred *pred);
+
 /*
  * A new BULK dump with filter f (copied): binary pages of up to size
  * bytes (at most TRACED_BULK_MAX) through a frame it creates and maps;
@@ -149,6 +153,14 @@ long traced_pager_next(struct traced_pager *p, const uint8_t **data, size_t *len
  */
 int traced_filter_parse(int argc, char *const argv[], uint32_t ncpus, struct traced_filter *f,
 			char *why, size_t why_size);
+
+/*
+ * traced_filter_parse() that takes `if PREDICATE` after the words too
+ * (common/trace_filter.h): its text into *pred (len 0: none), checked
+ * against the kinds the words select, so that traced compiles it.
+ */
+int traced_filter_parse_if(int argc, char *const argv[], uint32_t ncpus, struct traced_filter *f,
+			   struct traced_pred *pred, char *why, size_t why_size);
 
 /*
  * Writes the filter words traced_filter_parse() takes, as a usage line

@@ -36,13 +36,13 @@ static long frame_size(uint32_t slot)
 int bulk_page(const struct request *req, struct reply *rep)
 {
 	struct traced_dump_request r;
-	struct merge_piece piece;
+	struct merge_piece piece = {0};
 	long size = frame_size(req->cap);
 
 	if (size < 0) {
 		return (int)size;
 	}
-	int err = dump_request(TRACED_OP_DUMP, req, &r, &piece.scope);
+	int err = dump_request(TRACED_OP_DUMP, req, &r, &piece);
 	if (err || r.format != TRACED_FORMAT_BINARY) {
 		return err ? err : -EINVAL;
 	}

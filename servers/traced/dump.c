@@ -16,6 +16,7 @@
 #include "servers/traced/dump.h"
 #include "servers/traced/merge.h"
 #include "servers/traced/page.h"
+#include "servers/traced/pred.h"
 #include "servers/traced/request.h"
 #include "servers/traced/scope.h"
 #include "servers/traced/state.h"
@@ -149,17 +150,18 @@ int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_c
 }
 
 int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
-		 const struct scope **scope)
+		 struct merge_piece *piece)
 {
 	if (req->len != sizeof(*r)) {
 		return -EINVAL;
 	}
 	memcpy(r, req->body, sizeof(*r));
 	if ((r->format != TRACED_FORMAT_TEXT && r->format != TRACED_FORMAT_BINARY) || r->reserved ||
-	    dump_check(op, &r->filter, &r->cursor)) {
+	    dump_check(op, &r->filter, &r->cursor) ||
+	    pred_request(&r->pred, &r->filter, &piece->pred)) {
 		return -EINVAL;
 	}
-	return scope_request(req, scope);
+	return scope_request(req, &piece->scope);
 }
 
 int dump_page(uint32_t op, const struct request *req, struct reply *rep)
@@ -167,7 +169,7 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep)
 	struct traced_dump_request r;
 	uint8_t *out = rep->buf + sizeof(struct traced_dump_reply);
 	struct merge_piece piece = {.out = out, .max = TRACED_PAGE_DATA_MAX};
-	int err = dump_request(op, req, &r, &piece.scope);
+	int err = dump_request(op, req, &r, &piece);
 
 	if (err) {
 		return err;

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "abi/traced.h"
+#include "servers/traced/merge.h"
 #include "servers/traced/request.h"
 #include "servers/traced/scope.h"
 
@@ -15,11 +16,12 @@ int dump_page(uint32_t op, const struct request *req, struct reply *rep);
 
 /*
  * The checks every DUMP-like request (op DUMP or FOLLOW) passes: its body
- * copied into *r and checked, and the scope of its caller (scope_request).
- * 0, or -EINVAL or scope_request()'s error.
+ * copied into *r and checked, its predicate compiled into *piece's pred
+ * (servers/traced/pred.h), and the scope of its caller (scope_request)
+ * into its scope. 0, or -EINVAL or scope_request()'s error.
  */
 int dump_request(uint32_t op, const struct request *req, struct traced_dump_request *r,
-		 const struct scope **scope);
+		 struct merge_piece *piece);
 
 /* Checks a filter and cursor as a request's (op DUMP or FOLLOW): 0 or -EINVAL. */
 int dump_check(uint32_t op, const struct traced_filter *f, const struct traced_cursor *c);

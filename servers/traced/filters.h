@@ -2,9 +2,9 @@
  * filters: FILTER and FILTER_TEXT (abi/traced.h). traced compiles a
  * filter's text for each kind it is set on (common/trace_pred_parse.h)
  * and hands the kernel the bytecode (trace_filter, abi/trace_pred.h); it
- * keeps each kind's text for `trace status`. The kernel's header says
- * which kinds have a filter, so a restarted traced knows that much, not
- * their text.
+ * keeps each kind's text for `trace status` in the kernel's note beside
+ * the program (abi/trace_pred.h, NOTES), so a restarted traced shows the
+ * texts the one before it set.
  */
 #ifndef SPOOR_TRACED_FILTERS_H
 #define SPOOR_TRACED_FILTERS_H

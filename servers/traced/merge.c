@@ -18,6 +18,7 @@
 #include "common/trace_format.h"
 #include "common/trace_names.h"
 #include "servers/traced/merge.h"
+#include "servers/traced/pred.h"
 #include "servers/traced/scope.h"
 #include "servers/traced/state.h"
 
@@ -81,8 +82,9 @@ struct dump {
 	bool counting;		   /* the TRACED_F_LAST pre-pass: count matches, emit nothing */
 	const struct scope *scope; /* a SELF caller's processes; NULL: all */
 	const struct scope *tree;  /* TRACED_F_TREE: the filter's pid and descendants */
-	bool all;		   /* no filter and no scope: every event matches */
-	uint32_t unflushed;	   /* sources finished or stalled with skipped entries to report */
+	const struct ttrace_filter_pred *pred; /* a request's predicate; NULL: none */
+	bool all;	    /* no filter, scope or predicate: every event matches */
+	uint32_t unflushed; /* sources finished or stalled with skipped entries to report */
 	uint64_t matches;
 	uint32_t page_events;
 	uint8_t *out;
@@ -411,7 +413,8 @@ static bool take(struct dump *d, uint32_t i)
 	const struct ttrace_record *rec = &s->rec[s->next];
 	uint64_t lost = s->lost[s->next];
 	bool match = d->all || (matches(d->filter, d->tree, rec) &&
-				(!d->scope || scope_has(d->scope, rec->pid)));
+				(!d->scope || scope_has(d->scope, rec->pid)) &&
+				(!d->pred || pred_keeps_record(d->pred, rec)));
 	bool show = match && !d->cursor->skip;
 
 	if (!emit(d, i, lost, show ? rec : NULL)) {
@@ -557,7 +560,8 @@ bool merge_fill(uint32_t how, const struct traced_filter *f, struct traced_curso
 	d.out = piece->out;
 	d.max = piece->max;
 	d.scope = piece->scope;
-	d.all = !f->flags && !d.scope;
+	d.pred = piece->pred;
+	d.all = !f->flags && !d.scope && !d.pred;
 	if (f->flags & TRACED_F_TREE) {
 		static struct scope tree; /* one dump at a time */
 		/* A tree the aux buffer cannot show is the pid alone. */

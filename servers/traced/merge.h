@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "abi/traced.h"
+#include "common/trace_filter_pred.h"
 #include "servers/traced/scope.h"
 
 /* What one call of merge_fill() fills, and what it says it added. */
@@ -19,7 +20,8 @@ struct merge_piece {
 	size_t max;
 	size_t len;
 	uint32_t events;
-	const struct scope *scope; /* only events of these pids; NULL: all */
+	const struct scope *scope;	       /* only events of these pids; NULL: all */
+	const struct ttrace_filter_pred *pred; /* only events that pass it; NULL: all */
 };
 
 #define MERGE_DUMP   0

@@ -443,7 +443,7 @@ int record_start(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (!file_name_ok(r.name) || dump_check(TRACED_OP_FOLLOW, &r.filter, &zero)) {
+	if (!file_name_ok(r.name) || dump_check(TRACED_OP_FOLLOW, &r.filter, &zero) || r.pred.len) {
 		return -EINVAL;
 	}
 	if (rec.run.st.active) {

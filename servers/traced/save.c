@@ -31,6 +31,7 @@
 #include "servers/traced/export.h"
 #include "servers/traced/file.h"
 #include "servers/traced/merge.h"
+#include "servers/traced/pred.h"
 #include "servers/traced/ranges.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
@@ -152,7 +153,8 @@ static void count_lost(const uint8_t *data, size_t len, uint64_t *lost)
  * filled in place in the window. Stops early only on an error.
  */
 static void put_events(struct out *o, const struct traced_filter *f, const struct scope *scope,
-		       struct traced_cursor *c, uint64_t *lost)
+		       const struct ttrace_filter_pred *pred, struct traced_cursor *c,
+		       uint64_t *lost)
 {
 	struct ttrace_file_section head = {.type = TTRACE_FILE_EVENTS};
 	bool done = false;
@@ -167,6 +169,7 @@ static void put_events(struct out *o, const struct traced_filter *f, const struc
 		    .out = o->win + o->used + sizeof(head),
 		    .max = room < EVENTS_MAX ? room : EVENTS_MAX,
 		    .scope = scope,
+		    .pred = pred,
 		};
 		/* Each piece is full, or the last: the merge waits out (or skips) writes itself. */
 		done = merge_fill(MERGE_DUMP, f, c, TRACED_FORMAT_BINARY, &piece);
@@ -380,12 +383,14 @@ int save_run(const struct request *req, struct reply *rep)
 	uint64_t lost[TTRACE_MAX_CPUS] = {0};
 	char line[TTRACE_EXPORT_LINE_MAX];
 	struct sieve sieve;
+	const struct ttrace_filter_pred *pred;
 
 	if (req->len != sizeof(r)) {
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (!file_name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c)) {
+	if (!file_name_ok(r.name) || dump_check(TRACED_OP_DUMP, &r.filter, &c) ||
+	    pred_request(&r.pred, &r.filter, &pred)) {
 		return -EINVAL;
 	}
 	if (record_active()) {
@@ -413,12 +418,13 @@ int save_run(const struct request *req, struct reply *rep)
 	put_header(&o, &r.filter);
 	/* Per CPU (abi/trace_file.h, PER-CPU SAVES) unless the filter selects by position. */
 	if (sieve_init(&sieve, &r.filter, scope)) {
+		sieve_pred(&sieve, pred);
 		merge_cursor_start(&c, false);
 		for (uint32_t i = 0; i < traced.ncpus; i++) {
 			put_cpu(&o, i, &sieve, scope, &c, lost);
 		}
 	} else {
-		put_events(&o, &r.filter, scope, &c, lost);
+		put_events(&o, &r.filter, scope, pred, &c, lost);
 	}
 	put_aux(&o, scope);
 	put_ledger(&o, lost);

@@ -6,13 +6,16 @@
  * since= and until= the TSC values where the window begins and ends,
  * found once by a search over traced_ns(), which never decreases as ts
  * grows, so that ts < since_ts exactly when traced_ns(ts) < since_ns.
- * The events left out are moved over by whole runs of kept slots, so a
- * range the sieve keeps whole is not moved at all.
+ * A save's predicate runs on each event's head slot, whose words are all
+ * a predicate can name (abi/trace_pred.h: data words below
+ * TTRACE_HEAD_WORDS). The events left out are moved over by whole runs
+ * of kept slots, so a range the sieve keeps whole is not moved at all.
  */
 #include <string.h>
 
 #include "abi/trace.h"
 #include "common/trace_names.h"
+#include "servers/traced/pred.h"
 #include "servers/traced/ranges.h"
 #include "servers/traced/scope.h"
 #include "servers/traced/sieve.h"
@@ -72,9 +75,16 @@ bool sieve_init(struct sieve *s, const struct traced_filter *f, const struct sco
 	}
 	s->since_ts = fl & TRACED_F_SINCE ? ts_of(f->since_ns) : 0;
 	s->until_ts = fl & TRACED_F_UNTIL ? ts_of(f->until_ns) : UINT64_MAX;
-	s->more = s->flags || s->tree || s->scope;
+	s->more = s->flags || s->tree || s->scope; /* sieve_pred() adds a predicate */
 	s->all = !by_kind && !s->more;
 	return true;
+}
+
+void sieve_pred(struct sieve *s, const struct ttrace_filter_pred *pred)
+{
+	s->pred = pred;
+	s->more |= pred != NULL;
+	s->all &= pred == NULL;
 }
 
 bool sieve_cpu_out(const struct sieve *s, uint32_t cpu)
@@ -101,7 +111,9 @@ static bool passes_more(struct sieve *s, const struct ttrace_entry *e)
 	       !(s->flags & TRACED_F_TID && e->tid != s->tid) &&
 	       !((s->tree || s->scope) && !in_sets(s, e->pid)) &&
 	       !(s->flags & TRACED_F_SINCE && e->ts < s->since_ts) &&
-	       !(s->flags & TRACED_F_UNTIL && e->ts >= s->until_ts);
+	       !(s->flags & TRACED_F_UNTIL && e->ts >= s->until_ts) &&
+	       /* last: it costs the most, and runs only on what the rest kept */
+	       (!s->pred || pred_keeps_entry(s->pred, e));
 }
 
 /* What a walk over a range's events left: where the kept slots end, what went, the last event. */

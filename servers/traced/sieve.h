@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "abi/traced.h"
+#include "common/trace_filter_pred.h"
 #include "servers/traced/ranges.h"
 #include "servers/traced/scope.h"
 
@@ -33,12 +34,13 @@ struct sieve {
 	uint32_t cpus;		   /* bit c: CPU c's events may pass (cpu=) */
 	uint32_t flags;		   /* TRACED_F_PID, TID, SINCE, UNTIL as they apply */
 	uint32_t pid, tid;
-	const struct scope *tree;  /* tree=: the pid and its descendants; NULL: none */
-	const struct scope *scope; /* a SELF caller's processes; NULL: all */
-	uint64_t since_ts;	   /* the first ts in the window (TRACED_F_SINCE) */
-	uint64_t until_ts;	   /* the first ts after it (TRACED_F_UNTIL) */
-	uint32_t memo_pid;	   /* the last pid the sets were asked about, and */
-	bool memo_in, memo_valid;  /* their answer: events come in runs of one pid */
+	const struct scope *tree;	       /* tree=: the pid and its descendants; NULL: none */
+	const struct scope *scope;	       /* a SELF caller's processes; NULL: all */
+	uint64_t since_ts;		       /* the first ts in the window (TRACED_F_SINCE) */
+	uint64_t until_ts;		       /* the first ts after it (TRACED_F_UNTIL) */
+	uint32_t memo_pid;		       /* the last pid the sets were asked about, and */
+	bool memo_in, memo_valid;	       /* their answer: events come in runs of one pid */
+	const struct ttrace_filter_pred *pred; /* a save's predicate (pred.h); NULL: none */
 };
 
 /*
@@ -58,6 +60,12 @@ struct sieve_seen {
  * chunk, as the merge builds its tree each page).
  */
 bool sieve_init(struct sieve *s, const struct traced_filter *f, const struct scope *scope);
+
+/*
+ * Adds a save's predicate (pred.h; NULL: none) to s, which sieve_init()
+ * made: an event must pass it too. A recording takes none.
+ */
+void sieve_pred(struct sieve *s, const struct ttrace_filter_pred *pred);
 
 /* Whether s leaves out every event of CPU cpu (cpu=): its losses cannot have matched. */
 bool sieve_cpu_out(const struct sieve *s, uint32_t cpu);

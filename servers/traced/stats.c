@@ -20,6 +20,7 @@
 #include "servers/traced/dump.h"
 #include "servers/traced/merge.h"
 #include "servers/traced/page.h"
+#include "servers/traced/pred.h"
 #include "servers/traced/request.h"
 #include "servers/traced/scope.h"
 #include "servers/traced/state.h"
@@ -62,7 +63,8 @@ static void fold_piece(const uint8_t *data, size_t len)
  * Runs the window through the tables. Each piece is full, or the last:
  * the merge waits out (or skips) writes in progress itself.
  */
-static void compute(const struct traced_stats_request *r, const struct scope *scope)
+static void compute(const struct traced_stats_request *r, const struct scope *scope,
+		    const struct ttrace_filter_pred *pred)
 {
 	static uint8_t piece_buf[PIECE];
 	struct traced_cursor c = {0};
@@ -71,7 +73,7 @@ static void compute(const struct traced_stats_request *r, const struct scope *sc
 	ttrace_stats_start(&st, traced.area.hdr);
 	while (!done) {
 		struct merge_piece piece = {
-		    .out = piece_buf, .max = sizeof(piece_buf), .scope = scope};
+		    .out = piece_buf, .max = sizeof(piece_buf), .scope = scope, .pred = pred};
 		done = merge_fill(MERGE_DUMP, &r->filter, &c, TRACED_FORMAT_BINARY, &piece);
 		fold_piece(piece_buf, piece.len);
 	}
@@ -132,12 +134,14 @@ int stats_page(const struct request *req, struct reply *rep)
 {
 	struct traced_stats_request r;
 	const struct scope *scope;
+	const struct ttrace_filter_pred *pred;
 
 	if (req->len != sizeof(r)) {
 		return -EINVAL;
 	}
 	memcpy(&r, req->body, sizeof(r));
-	if (check(&r) || page_listing_check(&r.cursor, TEXT_MAX, 0)) {
+	if (check(&r) || page_listing_check(&r.cursor, TEXT_MAX, 0) ||
+	    pred_request(&r.pred, &r.filter, &pred)) {
 		return -EINVAL;
 	}
 	int err = scope_request(req, &scope);
@@ -145,7 +149,7 @@ int stats_page(const struct request *req, struct reply *rep)
 		return err;
 	}
 	if (!r.cursor.magic || !same_question(&r)) {
-		compute(&r, scope);
+		compute(&r, scope, pred);
 		char losses[TAIL_MAX];
 		struct format_buf tail = format_buf_start(losses, sizeof(losses));
 		struct format_buf out = format_buf_start(kept.text, sizeof(kept.text));

@@ -6,8 +6,9 @@
  * tells traced of a SAVE's firing through the trace wake-up (wake.c's
  * endpoint), and traced writes the file after_ms after the moment,
  * through SAVE's own path (save.c). traced keeps each trigger's text and
- * save for `trace status`; a restarted traced knows from the kernel only
- * which kinds have a trigger, its action and its count.
+ * save for `trace status`, and in the kernel's note beside the trigger
+ * (abi/trace_pred.h, NOTES), so a restarted traced shows them, and
+ * writes a save that was due, as the one before it would have.
  */
 #ifndef SPOOR_TRACED_TRIGGERS_H
 #define SPOOR_TRACED_TRIGGERS_H

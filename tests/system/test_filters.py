@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from spoorlib import dump, flip_under_tracegen, status
+from spoorlib import dump, events_in, flip_under_tracegen, start_job, status
 
 FILTER_LINE = re.compile(r"^filter (\w+): (.*?)\r?$", re.MULTILINE)
 SYSFUZZ = re.compile(r"^sysfuzz: (\d+) calls, (\d+) errors\r*$", re.MULTILINE)
@@ -108,11 +108,15 @@ def test_off_a_kind_removes_its_filter_and_turns_its_category_off(spoor):
      "trace: bad filter: at 8: value out of range: the field is unsigned"),
     ("trace on syscall_exit if " + "||".join(["pid==1"] * 17),
      "trace: bad filter: at 127: too long: more than 32 operations"),
+    ("trace on syscall_exit if pid == 1 && " + "1" * 190,
+     "trace: bad filter: at 201: too long: more than 200 characters"),
+    ("trace on syscall_exit if ((((((((((pid == 1))))))))))",
+     "trace: bad filter: at 9: too deep: more than 8 levels"),
     ("trace on nosuch if pid == 1", "trace: unknown kind or category 'nosuch'"),
     ("trace on syscall_exit when pid == 1",
      "trace: usage: trace on CATS|KINDS [if PREDICATE]"),
 ], ids=["unknown_field", "field_the_kind_lacks", "string_ordered", "syntax", "parenthesis",
-        "out_of_range", "too_long", "unknown_kind", "no_if"])
+        "out_of_range", "too_long", "too_long_text", "too_deep", "unknown_kind", "no_if"])
 def test_a_bad_predicate_says_where_and_changes_nothing(spoor, line, error):
     spoor.command("trace on mem_pf if err & 4")
     before = spoor.command("trace status")
@@ -201,3 +205,26 @@ def test_filters_flipped_while_tracegen_runs_leave_every_event_counted(spoor):
         events, _ = dump(spoor, f"kind=test_tick cpu={cpu}")
         assert len(events) == delta[cpu]["stored"], (cpu, len(events), delta)
     assert sum(d["filtered"] for d in delta.values()) > 0, (flips, delta)
+
+
+def test_follow_if_prints_what_passes_as_the_dump_does(spoor):
+    """`trace follow pid=N if PREDICATE` (issue 34 item 3) prints, of what comes
+    while it follows, the events the predicate holds for: those a dump with the
+    same words prints from its first on, and it ends with pid N's exit."""
+    assert "tracing now: test" in spoor.command("trace on test")
+    # 2000 a second: batches of 2, so seq is 0 or 1, half of them each.
+    pid = start_job(spoor, "run tracegen 4000 1 2000")
+    out = spoor.command(f"trace follow pid={pid} if seq == 1", timeout=120)
+    # tracegen's own lines may land inside a followed line: taken out, the line is whole.
+    out = re.sub(r"(tracegen: emitted \d+ of \d+ events|\[done\] tracegen \(pid \d+\))[^\n]*\n",
+                 "", out)
+    followed = events_in(out)
+    ended = re.search(r"^# stopped following: (\d+) events, 0 lost; pid \d+ has exited\r?$", out,
+                      re.M)
+    assert ended and int(ended.group(1)) == len(followed) > 0, out[-2000:]
+    assert all(e.kind == "test_tick" and e.args["seq"] == "1" for e in followed), out[-2000:]
+    spoor.command("trace off")
+    dumped, _ = dump(spoor, f"pid={pid} if seq == 1")
+    assert len(dumped) == 2000, len(dumped)
+    first = [e.line for e in dumped].index(followed[0].line)
+    assert [e.line for e in followed] == [e.line for e in dumped[first:]]

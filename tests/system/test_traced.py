@@ -597,7 +597,7 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
 
 @pytest.mark.parametrize("line,answer", [
     ("trace", "  FILTERS: cpu=N pid=N tid=N tree=N kind=NAME,... cat=NAME,... last=N count=N "
-              "since=SECONDS until=SECONDS"),
+              "since=SECONDS until=SECONDS [if PREDICATE]"),
     ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
                     "mode follow save record track untrack run echo self stack profile top stats hist strings events "
                     "register unregister func graph trigger)"),

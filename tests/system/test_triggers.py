@@ -12,8 +12,9 @@ import subprocess
 
 import pytest
 
-from spoorlib import (ROOT, TRACEGEN_DONE, dump, events_in, expect_count, flip_under_tracegen,
-                      lost_per_cpu, start_job, status, until)
+from spoorlib import (ROOT, TRACEGEN_DONE, dump, events_in, expect_after, expect_count,
+                      flip_under_tracegen, lost_per_cpu, pid_of, restarted_pid, start_job, status,
+                      until)
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 TRIGGER_LINE = re.compile(r"^trigger (\w+): (.*?): fired (\d+)(.*?)\r?$", re.MULTILINE)
@@ -63,6 +64,40 @@ def text_of(path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     return events_in(done.stdout), done.stdout
+
+
+def filters_and_triggers(spoor):
+    """`trace status`'s filter and trigger lines, in their order."""
+    return [l.rstrip() for l in spoor.command("trace status").splitlines()
+            if l.startswith(("filter ", "trigger "))]
+
+
+def test_a_restarted_traced_shows_and_saves_what_the_one_before_set(spoor):
+    """traced keeps each filter's and trigger's text in the kernel's note beside
+    its program (abi/trace_pred.h NOTES): killed and restarted, it shows the
+    same lines, and a save trigger set before fires into its file after."""
+    spoor.command("trace on syscall if result < 0 && pid != 1")
+    spoor.command("trace on mem_pf if comm == \"memtest\"")
+    (spoor.traces / "restarted.spoor").unlink(missing_ok=True)
+    out = spoor.command("trace trigger proc_fault if comm == fault then save as restarted after 10")
+    assert "trace: trigger on proc_fault" in out, out
+    spoor.command("trace trigger sched_wakeup if tid == 99999 then count")
+    before = filters_and_triggers(spoor)
+    assert len(before) == 5 and all("(set before traced last started)" not in l
+                                    for l in before), before
+    traced = pid_of(spoor, "traced")
+    out = spoor.command(f"kill -f {traced}")
+    expect_after(spoor, out, r"init: traced killed, restarting")
+    restarted_pid(spoor, "traced", traced)
+    assert filters_and_triggers(spoor) == before
+    out = spoor.command("run fault null")
+    killed = re.search(r"pid (\d+) \(fault\) killed: page fault", out)
+    assert killed, out
+    pid = int(killed.group(1))
+    until(lambda: triggers(spoor)["proc_fault"][2], lambda rest: "saved" in rest)
+    assert triggers(spoor)["proc_fault"][1] == 1
+    found, _ = text_of(spoor.traces / "restarted.spoor")
+    assert [e.pid for e in found if e.kind == "proc_fault"] == [pid], found[-5:]
 
 
 def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(shared):
@@ -207,8 +242,10 @@ def test_stack_goes_on_the_triggering_event_only(spoor):
     ("trace trigger test_tick if seq == 1 then save as x after 99999999",
      "trace: bad trigger: after takes 0 to 60000 ms, not '99999999'"),
     ("trace trigger test_tick when seq == 1 then count", "trace: usage: trace trigger KIND"),
+    ("trace trigger test_tick if seq == 1 && " + "1" * 190 + " then count",
+     "trace: bad trigger: at 201: too long: more than 200 characters"),
 ], ids=["unknown_action", "bad_predicate", "unknown_kind", "category", "bad_name", "after",
-        "no_if"])
+        "no_if", "too_long"])
 def test_a_bad_trigger_says_why_in_one_line_and_changes_nothing(spoor, line, error):
     spoor.command("trace trigger mem_pf if err & 4 then count")
     before = spoor.command("trace status")

@@ -58,7 +58,7 @@ static bool print_new(const struct tfile *f, const struct ttrace_filter *flt, st
 			ttrace_format_lost(line, sizeof(line), item.lost_cpu, item.lost_count);
 			fputs(line, stdout);
 			s->lost += item.lost_count;
-		} else if (!item.lost && tselect_passes(&v, flt, &item.rec, false)) {
+		} else if (!item.lost && tselect_passes(&v, flt, NULL, &item.rec, false)) {
 			/* as the text prints it (text.h) */
 			size_t len = graph_event(&item.rec) ? graph_line(&v, &item.rec, line)
 							    : tview_line(&v, &item.rec, line);

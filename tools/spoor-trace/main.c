@@ -441,22 +441,29 @@ int main(int argc, char **argv)
 		}
 	}
 	/*
-	 * The filter words go behind the others, in their order: argv[2..argc)
-	 * is then the subcommand's and filters[0..nfilters) the filter.
+	 * The filter words go behind the others, in their order, and the
+	 * predicate's (`if` and every word after it, which may hold '=')
+	 * behind them: argv[2..argc) is then the subcommand's and
+	 * filters[0..nfilters) the filter.
 	 */
-	int nfilters = 0;
-	for (int i = 2; i < argc - nfilters;) {
+	int end = argc; /* where the predicate's words start; argc: none */
+	for (int i = 2; cmd && cmd->filters & TTRACE_FILTER_PRED && i < argc && end == argc; i++) {
+		end = strcmp(argv[i], TTRACE_FILTER_IF) ? argc : i;
+	}
+	int moved = 0;
+	for (int i = 2; i < end - moved;) {
 		if (strchr(argv[i], '=')) {
 			char *w = argv[i];
-			memmove(&argv[i], &argv[i + 1], (size_t)(argc - i - 1) * sizeof(*argv));
-			argv[argc - 1] = w;
-			nfilters++;
+			memmove(&argv[i], &argv[i + 1], (size_t)(end - i - 1) * sizeof(*argv));
+			argv[end - 1] = w;
+			moved++;
 		} else {
 			i++;
 		}
 	}
-	char **filters = argv + argc - nfilters;
-	argc -= nfilters;
+	int nfilters = moved + (argc - end);
+	char **filters = argv + end - moved;
+	argc = end - moved;
 	if (!cmd || (argc != 2 + cmd->nargs && !(cmd->out_optional && argc == 1 + cmd->nargs))) {
 		if (cmd) {
 			fprintf(stderr, "%s: %s takes %s\n", prog, cmd->name, cmd->usage);
@@ -499,13 +506,15 @@ int main(int argc, char **argv)
 		free(data);
 		return EXIT_OUTPUT;
 	}
+	static struct ttrace_filter_pred pred; /* one file a run */
 	struct ttrace_filter flt;
 	struct tselect sel = {0};
-	if (nfilters && ttrace_filter_parse(nfilters, filters, f.hdr.num_cpus, cmd->filters, &flt,
-					    why, sizeof(why))) {
+	if (nfilters && (ttrace_filter_parse(nfilters, filters, f.hdr.num_cpus, cmd->filters, &flt,
+					     why, sizeof(why)) ||
+			 ttrace_filter_pred_compile(flt.pred, &flt.f, &pred, why, sizeof(why)))) {
 		fprintf(stderr, "%s: %s: %s\n", prog, cmd->name, why);
 		status = EXIT_BAD_INPUT;
-	} else if (nfilters && tselect_make(&sel, &v, &flt)) {
+	} else if (nfilters && tselect_make(&sel, &v, &flt, pred.kinds ? &pred : NULL)) {
 		fprintf(stderr, "%s: %s: out of memory\n", prog, file);
 		status = EXIT_OUTPUT;
 	}

@@ -113,24 +113,29 @@ struct marker {
 struct walk {
 	struct tview *v;
 	const struct ttrace_filter *flt;
+	const struct ttrace_filter_pred *pred; /* flt's predicate, compiled; NULL: none */
 	struct pids tree;
 	struct marker *markers; /* the file's, in its order */
 	size_t nmarkers;
 };
 
-bool tselect_passes(struct tview *v, const struct ttrace_filter *flt, const struct ttrace_record *r,
+bool tselect_passes(struct tview *v, const struct ttrace_filter *flt,
+		    const struct ttrace_filter_pred *pred, const struct ttrace_record *r,
 		    bool in_tree)
 {
 	const struct traced_filter *f = &flt->f;
 
+	/* The predicate last: it costs the most, and runs only on what the rest kept. */
 	return ttrace_filter_match(f, r, in_tree) &&
 	       ttrace_filter_in_window(f, tview_ns(v, r->ts)) &&
-	       (!flt->has_comm || !strcmp(ttrace_decoder_comm(&v->dec, r->pid), flt->comm));
+	       (!flt->has_comm || !strcmp(ttrace_decoder_comm(&v->dec, r->pid), flt->comm)) &&
+	       (!pred ||
+		ttrace_filter_pred_keeps_record(pred, r, ttrace_decoder_comm(&v->dec, r->pid)));
 }
 
 static bool passes(struct walk *w, const struct ttrace_record *r)
 {
-	return tselect_passes(w->v, w->flt, r, pids_has(&w->tree, r->pid));
+	return tselect_passes(w->v, w->flt, w->pred, r, pids_has(&w->tree, r->pid));
 }
 
 static int tree_make(struct walk *w)
@@ -245,11 +250,12 @@ static void start_copy(struct tfile *out, const struct tfile *in, struct tfile_s
 	memset(out->cpu_entries, 0, sizeof(out->cpu_entries));
 }
 
-int tselect_make(struct tselect *s, struct tview *v, const struct ttrace_filter *flt)
+int tselect_make(struct tselect *s, struct tview *v, const struct ttrace_filter *flt,
+		 const struct ttrace_filter_pred *pred)
 {
 	const struct tfile *in = v->file;
 	const struct traced_filter *f = &flt->f;
-	struct walk w = {.v = v, .flt = flt};
+	struct walk w = {.v = v, .flt = flt, .pred = pred};
 	struct tfile_iter it;
 	struct tfile_item item;
 	uint64_t passing, bytes = 0;

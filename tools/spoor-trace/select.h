@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/trace_filter.h"
+#include "common/trace_filter_pred.h"
 #include "tools/spoor-trace/file.h"
 #include "tools/spoor-trace/view.h"
 
@@ -31,20 +32,25 @@ struct tselect {
 };
 
 /*
- * Fills *s with the events of v's file that pass flt, decided with v's
- * decoder (comm=) and clock; v must be the view of the whole file.
- * Returns 0 or -ENOMEM (then *s holds nothing to free).
+ * Fills *s with the events of v's file that pass flt and pred (flt's
+ * predicate as ttrace_filter_pred_compile() made it; NULL: none),
+ * decided with v's decoder (comm=, the predicate's comm) and clock; v
+ * must be the view of the whole file. Returns 0 or -ENOMEM (then *s
+ * holds nothing to free).
  */
-int tselect_make(struct tselect *s, struct tview *v, const struct ttrace_filter *flt);
+int tselect_make(struct tselect *s, struct tview *v, const struct ttrace_filter *flt,
+		 const struct ttrace_filter_pred *pred);
 
 void tselect_free(struct tselect *s);
 
 /*
  * Whether event r passes every test of flt but count= and last= (which
- * are positions in a window), decided with v's decoder (comm=) and clock;
- * in_tree says whether r's pid is tree='s (read only with tree=).
+ * are positions in a window), and pred (NULL: none), decided with v's
+ * decoder (comm=) and clock; in_tree says whether r's pid is tree='s
+ * (read only with tree=).
  */
-bool tselect_passes(struct tview *v, const struct ttrace_filter *flt, const struct ttrace_record *r,
+bool tselect_passes(struct tview *v, const struct ttrace_filter *flt,
+		    const struct ttrace_filter_pred *pred, const struct ttrace_record *r,
 		    bool in_tree);
 
 #endif

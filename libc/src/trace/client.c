@@ -113,6 +113,11 @@ void traced_pager_dump(struct traced_pager *p, uint32_t op, const struct traced_
 	p->req.dump.format = format;
 }
 
+void traced_pager_pred(struct traced_pager *p, const struct traced_pred *pred)
+{
+	p->req.dump.pred = *pred;
+}
+
 long traced_pager_bulk(struct traced_pager *p, const struct traced_filter *f, size_t size)
 {
 	traced_pager_dump(p, TRACED_OP_BULK, f, TRACED_FORMAT_BINARY);

@@ -1,7 +1,7 @@
 /*
- * dump: `trace dump [FILTERS]`, traced's text of the events the filters
- * pass, printed as it comes until its end or a Ctrl-C. A dump longer
- * than a screen first says how many events it is about to print.
+ * dump: `trace dump [FILTERS] [if PREDICATE]`, traced's text of the
+ * events the filters and the predicate pass, printed as it comes until its end or a Ctrl-C. A dump
+ * longer than a screen first says how many events it is about to print.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,10 +19,15 @@
  * The count comes from a STATS request in its key=value form, whose first
  * line is "events=N lost=L": only the first page is read.
  */
-long long dump_size(const struct traced_filter *f)
+long long dump_size(const struct traced_filter *f, const struct traced_pred *pred)
 {
 	static struct traced_pager pager;
-	struct traced_stats_request r = {.filter = *f, .form = TRACED_STATS_KV};
+	static struct traced_stats_request r;
+
+	r = (struct traced_stats_request){.filter = *f, .form = TRACED_STATS_KV};
+	if (pred) {
+		r.pred = *pred;
+	}
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags;
@@ -40,27 +45,30 @@ long long dump_size(const struct traced_filter *f)
 }
 
 /* Before a dump: says how many events it will print, if more than a screenful. */
-static void announce(const struct traced_filter *f)
+static void announce(const struct traced_filter *f, const struct traced_pred *pred)
 {
 	/* A dump asked for a few events needs no count of its own. */
 	if (f->flags & (TRACED_F_COUNT | TRACED_F_LAST) && f->count <= SCREEN_LINES) {
 		return;
 	}
-	long long n = dump_size(f);
+	long long n = dump_size(f, pred);
 	if (n > SCREEN_LINES) {
 		printf("# %lld events to print (Ctrl-C stops)\n", n);
 	}
 }
 
-void dump_print(const struct traced_filter *f)
+void dump_print(const struct traced_filter *f, const struct traced_pred *pred)
 {
 	static struct traced_pager pager;
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
 
-	announce(f);
+	announce(f, pred);
 	traced_pager_dump(&pager, TRACED_OP_DUMP, f, TRACED_FORMAT_TEXT);
+	if (pred) {
+		traced_pager_pred(&pager, pred);
+	}
 	while (!(flags & TRACED_DUMP_DONE)) {
 		if (verb_failed(traced_pager_next(&pager, &data, &len, &flags))) {
 			return;
@@ -75,10 +83,11 @@ void dump_print(const struct traced_filter *f)
 
 void dump_verb(const struct verb *verb, int argc, char **argv)
 {
+	static struct traced_pred pred;
 	struct traced_filter f;
 
 	(void)verb;
-	if (verb_filters(argc, argv, &f)) {
-		dump_print(&f);
+	if (verb_filters(argc, argv, &f, &pred)) {
+		dump_print(&f, &pred);
 	}
 }

@@ -69,17 +69,11 @@ static void enable(uint64_t cats)
 /* The predicate: the words after "if", joined by spaces, into buf; false, said, if too long. */
 static bool join(int argc, char **argv, char *buf, size_t size)
 {
-	size_t at = 0;
+	char why[TTRACE_PRED_WHY_MAX];
 
-	buf[0] = 0;
-	for (int i = 3; i < argc; i++) {
-		int n = snprintf(buf + at, size - at, "%s%s", at ? " " : "", argv[i]);
-		if (n < 0 || (size_t)n >= size - at) {
-			printf("trace: bad filter: too long: more than %d characters\n",
-			       TTRACE_PRED_TEXT_MAX);
-			return false;
-		}
-		at += (size_t)n;
+	if (ttrace_pred_join(argc - 3, argv + 3, buf, size, why, sizeof(why))) {
+		printf("trace: bad filter: %s\n", why);
+		return false;
 	}
 	return true;
 }

@@ -53,6 +53,7 @@ static bool ended(const struct traced_filter *f, size_t len, bool *ending)
 void follow_verb(const struct verb *verb, int argc, char **argv)
 {
 	static struct traced_pager pager;
+	static struct traced_pred pred;
 	struct traced_filter f;
 	const uint8_t *data;
 	size_t len;
@@ -60,7 +61,7 @@ void follow_verb(const struct verb *verb, int argc, char **argv)
 	bool ending = false;
 
 	(void)verb;
-	if (!verb_filters(argc, argv, &f)) {
+	if (!verb_filters(argc, argv, &f, &pred)) {
 		return;
 	}
 	if (f.flags & TRACED_F_LAST) {
@@ -68,6 +69,7 @@ void follow_verb(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	traced_pager_dump(&pager, TRACED_OP_FOLLOW, &f, TRACED_FORMAT_TEXT);
+	traced_pager_pred(&pager, &pred);
 	/* Says every way it ends, so nobody waits for an end that is not coming. */
 	if (f.flags & TRACED_F_PID && f.pid) {
 		printf("# following; Ctrl-C stops (or pid %u's exit)\n", f.pid);

@@ -90,7 +90,7 @@ void record_verb(const struct verb *verb, int argc, char **argv)
 	if (has_cats) {
 		argv[1] = argv[0];
 	}
-	if (!verb_filters(argc - has_cats, argv + has_cats, &req.filter)) {
+	if (!verb_filters(argc - has_cats, argv + has_cats, &req.filter, NULL)) {
 		return;
 	}
 	if (!req.name[0]) {

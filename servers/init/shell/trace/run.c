@@ -43,11 +43,11 @@ static void report(const struct traced_filter *f)
 {
 	struct traced_filter first = *f;
 	struct traced_stats_request r = {.filter = *f, .form = TRACED_STATS_TABLE};
-	long long n = dump_size(f);
+	long long n = dump_size(f, NULL);
 
 	first.flags |= TRACED_F_COUNT;
 	first.count = RUN_LINES;
-	dump_print(&first);
+	dump_print(&first, NULL);
 	if (n > RUN_LINES) {
 		printf("# the first %u of %lld events; all of them: trace dump tree=%u\n",
 		       RUN_LINES, n, f->pid);

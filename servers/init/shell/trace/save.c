@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <trace_client.h>
 
 #include "abi/trace_file.h"
@@ -27,10 +28,12 @@ static void print_losses(uint64_t events, uint64_t lost, uint64_t outside, uint6
 void save_verb(const struct verb *verb, int argc, char **argv)
 {
 	static uint32_t saves; /* names trace-1, trace-2, ... */
-	struct traced_save_request req = {0};
+	static struct traced_save_request req;
 	struct traced_save_reply rep;
 
-	if (!export_name(verb, &argc, argv, req.name) || !verb_filters(argc, argv, &req.filter)) {
+	memset(&req, 0, sizeof(req));
+	if (!export_name(verb, &argc, argv, req.name) ||
+	    !verb_filters(argc, argv, &req.filter, &req.pred)) {
 		return;
 	}
 	if (!req.name[0]) {

@@ -26,10 +26,11 @@ void stats_print(const struct traced_stats_request *r)
 
 void stats_verb(const struct verb *verb, int argc, char **argv)
 {
-	struct traced_stats_request r = {.form = TRACED_STATS_TABLE};
+	static struct traced_stats_request r;
 
 	(void)verb;
-	if (verb_filters(argc, argv, &r.filter)) {
+	r = (struct traced_stats_request){.form = TRACED_STATS_TABLE};
+	if (verb_filters(argc, argv, &r.filter, &r.pred)) {
 		stats_print(&r);
 	}
 }
@@ -71,7 +72,7 @@ void stats_hist(const struct verb *verb, int argc, char **argv)
 		return;
 	}
 	/* verb_filters() skips its first word, as it skips the verb. */
-	if (!verb_filters(argc - used, argv + used, &r.filter)) {
+	if (!verb_filters(argc - used, argv + used, &r.filter, &r.pred)) {
 		return;
 	}
 	stats_print(&r);

@@ -90,20 +90,14 @@ static bool action(const struct verb *verb, int argc, char **argv, struct traced
 static bool predicate(int from, int to, char **argv, struct traced_trigger_request *r)
 {
 	char text[TTRACE_PRED_TEXT_MAX + 1];
-	size_t at = 0;
+	char why[TTRACE_PRED_WHY_MAX];
 
-	text[0] = 0;
-	for (int i = from; i < to; i++) {
-		int n = snprintf(text + at, sizeof(text) - at, "%s%s", at ? " " : "", argv[i]);
-		if (n < 0 || (size_t)n >= sizeof(text) - at) {
-			printf("trace: bad trigger: too long: more than %d characters\n",
-			       TTRACE_PRED_TEXT_MAX);
-			return false;
-		}
-		at += (size_t)n;
+	if (ttrace_pred_join(to - from, argv + from, text, sizeof(text), why, sizeof(why))) {
+		printf("trace: bad trigger: %s\n", why);
+		return false;
 	}
-	r->len = (uint32_t)at;
-	memcpy(r->text, text, at);
+	r->len = (uint32_t)strlen(text);
+	memcpy(r->text, text, r->len);
 	return true;
 }
 

@@ -32,7 +32,7 @@ bool verb_failed(long err)
 	return true;
 }
 
-bool verb_filters(int argc, char **argv, struct traced_filter *f)
+bool verb_filters(int argc, char **argv, struct traced_filter *f, struct traced_pred *pred)
 {
 	char why[WHY_MAX];
 	long ncpus = traced_num_cpus();
@@ -40,7 +40,11 @@ bool verb_filters(int argc, char **argv, struct traced_filter *f)
 	if (ncpus < 0 && verb_failed(ncpus)) {
 		return false;
 	}
-	if (traced_filter_parse(argc - 1, argv + 1, (uint32_t)ncpus, f, why, sizeof(why))) {
+	int err =
+	    pred ? traced_filter_parse_if(argc - 1, argv + 1, (uint32_t)ncpus, f, pred, why,
+					  sizeof(why))
+		 : traced_filter_parse(argc - 1, argv + 1, (uint32_t)ncpus, f, why, sizeof(why));
+	if (err) {
 		printf("trace: %s\n", why);
 		return false;
 	}

@@ -34,10 +34,11 @@ void verb_usage(const struct verb *verb);
 bool verb_failed(long err);
 
 /*
- * The filter words after the verb (argv[0]) into *f; false, having said
- * why, if they are wrong.
+ * The filter words after the verb (argv[0]) into *f, and with pred (not
+ * NULL) `if PREDICATE` after them into *pred; false, having said why, if
+ * they are wrong.
  */
-bool verb_filters(int argc, char **argv, struct traced_filter *f);
+bool verb_filters(int argc, char **argv, struct traced_filter *f, struct traced_pred *pred);
 
 /* Whether a Ctrl-C was typed since the last look, waiting up to timeout_ns for one. */
 bool verb_interrupted(uint64_t timeout_ns);

@@ -94,7 +94,7 @@ static void list_verbs(void)
 		       verbs[i].args, verbs[i].what);
 	}
 	traced_filter_usage(list, sizeof(list));
-	printf("  FILTERS: %s\n", list);
+	printf("  FILTERS: %s [if PREDICATE]\n", list);
 	strings_sets(list, sizeof(list), "|");
 	printf("  SET: %s\n", list);
 }
