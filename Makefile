@@ -176,17 +176,25 @@ $(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 # Linked twice: the first link's functions become the symbol table the
 # second links in (tools/ksyms, kernel/lib/ksyms.h), which moves none of
 # them, with the table of functions the function tracer may not trace and
-# why (tools/func-notrace, trace/func_notrace.h), data only as well.
+# why (tools/func-notrace, trace/func_notrace.h) and the instruction
+# boundaries of the text (tools/kinsns, trace/probe_table.h), data only as
+# well. PROBE_NMI_ROOTS: what trap_dispatch() runs for an NMI, from which
+# kinsns marks every function an NMI reaches (a kernel probe refuses them).
+PROBE_NMI_ROOTS := watchdog_nmi panic_in_progress
 obj_of = $(patsubst %,$(BUILD)/%.o,$(1))
-$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms tools/func-notrace
+$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms tools/func-notrace \
+		tools/kinsns
 	$(LD) $(KERNEL_LDFLAGS) -o $@.nosyms $(KERNEL_OBJS)
 	tools/ksyms $@.nosyms > $(BUILD)/ksyms.S
 	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.S.o
+	tools/kinsns $@.nosyms $(PROBE_NMI_ROOTS) > $(BUILD)/kinsns.S
+	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kinsns.S -o $(BUILD)/kinsns.S.o
 	tools/func-notrace TRACER '$(call obj_of,$(FUNC_NOTRACE_TRACER))' \
 		PATCHER '$(call obj_of,$(FUNC_NOTRACE_PATCHER))' TRAP '$(call obj_of,$(FUNC_NOTRACE_TRAP))' \
 		ENTRY '$(call obj_of,$(FUNC_NOTRACE_ENTRY))' > $(BUILD)/func_notrace.c
 	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/func_notrace.c -o $(BUILD)/func_notrace.c.o
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o $(BUILD)/func_notrace.c.o
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o $(BUILD)/func_notrace.c.o \
+		$(BUILD)/kinsns.S.o
 	tools/ksyms $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: the table moved the kernel's functions" >&2; rm -f $@; exit 1; }
 
 # The ISO depends on the command line it carries: rebuild when it changes.
