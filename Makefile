@@ -79,7 +79,7 @@ TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(
 BOOT_MODULES := init $(sort $(foreach d,$(filter-out servers/init/,$(PROGRAM_DIRS)),\
 	$(notdir $(d:/=))$(if $(filter servers/%,$(d)),:server)))
 TEST_MODULES := spin fault captest sysfuzz echo:server ipctest tracecap tracegen tracedfuzz \
-	tracescope edges churn traceflip tracebulk memhog hotspot stackbad predfuzz
+	tracescope edges churn traceflip tracebulk memhog hotspot stackbad predfuzz probeload
 # A program is every .c file of its folder's tree, so a new file needs no list.
 program_srcs = $(sort $(shell find $(1) -name '*.c'))
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\

@@ -68,9 +68,11 @@
  * the trace-control capability no program the shell starts holds; func_info,
  * 50, and trace_func, 51, wait only for the function tracer's mutex and a stop
  * of the other CPUs, and trace_func needs a trace-control capability;
- * trace_trigger, 52, takes that capability too, as trace_filter).
+ * trace_trigger, 52, takes that capability too, as trace_filter; probe_info,
+ * 53, waits only for the probes' mutex, and trace_probe, 54, as trace_func,
+ * needs a trace-control capability).
  */
-_Static_assert(SYS_COUNT == 53, "new syscalls: give the blocking ones a rule in steer()");
+_Static_assert(SYS_COUNT == 55, "new syscalls: give the blocking ones a rule in steer()");
 
 static uint64_t rng_state;
 

@@ -1,0 +1,192 @@
+"""Kernel probes (`trace probe`, abi/trace_probe.h): a breakpoint at an
+instruction boundary of the kernel's text records a probe event with the
+registers named, and the instruction runs on as if nothing were there, on
+every CPU at once; places that are not instruction boundaries or that must
+not be probed are refused in one line, with nothing set; probes come and go
+while the rings are written without losing count."""
+
+import re
+import subprocess
+
+import pytest
+
+from spoorlib import (KERNEL, dump, expect_count, flip_under_tracegen, reset_tracing, start_job,
+                      status)
+
+# A small function every call of uevent_control with a slot that holds no
+# trace control runs through, straight through (no branch), which probeload
+# drives from user space with a value of its choosing in rdi.
+FUNCTION = "syscall_need_trace_control"
+SLOT = 0x5EED
+CALLS = 150
+CPUS = 4
+SET = re.compile(r"trace: probe (\S+) at (\S+), recording \((\S*)\); (\d+) probes set")
+LISTED = re.compile(r"^(\S+) at (\S+)\+0x([0-9a-f]+) \(0x([0-9a-f]+), (\d+) bytes\) "
+                    r"regs=\((\S*)\) hits=(\d+)$", re.MULTILINE)
+NONE_SET = re.compile(r"^# 0 probes set \(at most 16\); \d+ hits missed$", re.MULTILINE)
+DONE = r"probeload: (\d+) calls on cpu (\d+), each answered (-?\d+)"
+INSN = re.compile(r"^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*\t(.*)$", re.MULTILINE)
+
+
+@pytest.fixture
+def spoor(shared):
+    """A machine of 4 CPUs; each test leaves no probe set and tracing off."""
+    machine = shared(smp=CPUS)
+    yield machine
+    machine.command("trace probe off")
+    reset_tracing(machine)
+
+
+def function(name):
+    """(start, size) of the kernel function name, from kernel.elf's symbols."""
+    out = subprocess.run(["nm", "-S", str(KERNEL)], check=True, capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        words = line.split()
+        if len(words) == 4 and words[3] == name:
+            return int(words[0], 16), int(words[1], 16)
+    raise AssertionError(f"no {name} in {KERNEL}")
+
+
+def instructions(name):
+    """Each instruction of the kernel function name as (offset, length, text), from
+    kernel.elf's disassembly by objdump: the test's own, not the kernel's table."""
+    start, size = function(name)
+    out = subprocess.run(["objdump", "-d", "--insn-width=16", f"--start-address={start:#x}",
+                          f"--stop-address={start + size:#x}", str(KERNEL)],
+                         check=True, capture_output=True, text=True).stdout
+    found = [(int(a, 16) - start, len(raw.split()), text.strip())
+             for a, raw, text in INSN.findall(out)]
+    assert found and found[0][0] == 0 and sum(n for _, n, _ in found) == size, out
+    return found
+
+
+def run_everywhere(spoor):
+    """probeload on every CPU at once; returns their pids once each said how its calls
+    were answered (asserting every one answered them all alike) and that answer."""
+    start = len(spoor.console())
+    pids = [start_job(spoor, f"run probeload {CALLS} {SLOT:#x} {cpu}") for cpu in range(CPUS)]
+    done = expect_count(spoor, DONE, CPUS, start, timeout=600)
+    assert sorted(int(cpu) for _, cpu, _ in done) == list(range(CPUS)), done
+    assert {calls for calls, _, _ in done} == {str(CALLS)}, done
+    answers = {answer for _, _, answer in done}
+    assert len(answers) == 1 and int(answers.pop()) < 0, done
+    return pids, done[0][2]
+
+
+def test_a_probe_at_every_instruction_of_a_function_running_on_every_cpu(spoor):
+    """As tracenest steps through a tracepoint: a probe at each instruction
+    boundary of FUNCTION in turn (but the entry NOP, the function tracer's),
+    while probeload calls it on every CPU. Every call is answered as without
+    the probe, every hit is recorded, with rip the probe's address and rdi the
+    slot probeload passed until the function overwrites it."""
+    spoor.command("trace clear")
+    _, answer = run_everywhere(spoor)
+    start, _ = function(FUNCTION)
+    insns = instructions(FUNCTION)
+    # rdi holds the argument until the first instruction that writes it
+    rdi_until = next(off for off, _, text in insns if re.search(r",%rdi$", text))
+    for off, length, text in insns[1:]:
+        out = spoor.command(f"trace probe {FUNCTION}+{off:#x} as at{off} rdi rip rsp")
+        assert SET.search(out), (text, out)
+        listed = LISTED.findall(spoor.command("trace probe list"))
+        assert [(f"at{off}", FUNCTION, f"{off:x}", f"{start + off:x}", str(length))] == \
+            [tuple(m[:5]) for m in listed], (text, listed)
+        spoor.command("trace clear")
+        pids, answered = run_everywhere(spoor)
+        assert answered == answer, (text, answered, answer)
+        hits = int(LISTED.search(spoor.command("trace probe list")).group(7))
+        assert f"trace: at{off} off; 0 probes set" in spoor.command(f"trace probe off at{off}")
+        found, _ = dump(spoor, "kind=probe")
+        mine = [e for e in found if e.pid in pids]
+        assert len(mine) == CPUS * CALLS and hits >= len(mine), (text, hits, len(mine))
+        assert {e.cpu for e in mine} == set(range(CPUS)), text
+        for e in mine:
+            assert e.args["probe"] == f'"at{off}(rdi,rip,rsp)"', e.line
+            assert int(e.args["r1"], 16) == start + off, (text, e.line)
+            assert int(e.args["r2"], 16) >= 0xffff800000000000, (text, e.line)
+            if off <= rdi_until:
+                assert int(e.args["r0"], 16) == SLOT, (text, e.line)
+    status(spoor)
+
+
+def first_multibyte(name):
+    """The offset of the first instruction of name past its entry NOP that is longer than a byte."""
+    return next(off for off, length, _ in instructions(name)[1:] if length > 1)
+
+
+def refusals():
+    """(line, its one-line answer) for each refusal; computed from kernel.elf when asked."""
+    _, size = function(FUNCTION)
+    inside = first_multibyte(FUNCTION) + 1
+    reason = "no probe at {}: {}"
+    tracer = "a function the tracer may not trace (trace func list says why)"
+    return [
+        ("trace probe no_such_function", reason.format("no_such_function",
+                                                      "no kernel function has that name")),
+        (f"trace probe {FUNCTION}+{inside:#x}", reason.format(
+            f"{FUNCTION}+{inside:#x}", "the offset is inside an instruction, not at its start")),
+        (f"trace probe {FUNCTION}+{size:#x}", reason.format(
+            f"{FUNCTION}+{size:#x}", "the offset is past the function's end")),
+        (f"trace probe {FUNCTION}+0", reason.format(
+            f"{FUNCTION}+0", "the entry NOP is the function tracer's (probe past it)")),
+        ("trace probe probe_breakpoint", reason.format("probe_breakpoint", tracer)),
+        ("trace probe probe_step", reason.format("probe_step", tracer)),
+        ("trace probe trap_dispatch", reason.format("trap_dispatch", tracer)),
+        ("trace probe watchdog_nmi", reason.format("watchdog_nmi", tracer)),
+        ("trace probe panic_in_progress", reason.format(
+            "panic_in_progress", "the function can run in an NMI")),
+        ("trace probe ttrace_emit_slow", reason.format("ttrace_emit_slow", tracer)),
+        ("trace probe static_branches_set", reason.format("static_branches_set", tracer)),
+        ("trace probe func_trace_hit", reason.format("func_trace_hit", tracer)),
+        (f"trace probe sys_trace_test+{tracepoint_site():#x}", reason.format(
+            f"sys_trace_test+{tracepoint_site():#x}",
+            "the kernel rewrites or restarts that code (a tracepoint's straight path)")),
+        (f"trace probe {FUNCTION} rdi rsi rdx rcx r8",
+         "trace: 5 registers named, at most 4 fit a probe event (its five data words: the "
+         "probe and 4 values)"),
+        (f"trace probe {FUNCTION} rdi xmm0", "trace: unknown register 'xmm0' (known: rdi rsi "
+         "rdx rcx r8 r9 rax rbx rbp r12 r13 r14 r15 rsp rip flags)"),
+    ]
+
+
+def tracepoint_site():
+    """The offset of sys_trace_test's tracepoint: its static branch's NOP inside the loop."""
+    return next(off for off, length, text in instructions("sys_trace_test")[1:]
+                if length == 5 and text.startswith("nopl"))
+
+
+REFUSAL_IDS = ["unknown symbol", "inside an instruction", "past the end", "entry NOP",
+               "probe handler", "probe step", "trap entry", "NMI handler", "NMI-reachable",
+               "tracepoint slow path", "static-branch patcher", "function tracer",
+               "tracepoint site", "too many registers", "unknown register"]
+
+
+@pytest.mark.parametrize("case", range(len(REFUSAL_IDS)), ids=REFUSAL_IDS)
+def test_refused_places_get_one_line_and_nothing_is_set(spoor, case):
+    line, answer = refusals()[case]
+    out = spoor.command(line)
+    assert out.strip().splitlines()[-1] == f"trace: {answer}" if answer.startswith("no probe") \
+        else answer in out, out
+    assert len([l for l in out.strip().splitlines() if l.startswith("trace:")]) == 1, out
+    assert NONE_SET.search(spoor.command("trace probe list"))
+    # nothing patched: the function runs on without a hit anywhere
+    spoor.command("trace clear")
+    run_everywhere(spoor)
+    found, _ = dump(spoor, "kind=probe")
+    assert not found, [e.line for e in found]
+
+
+def test_probes_set_and_removed_while_tracegen_writes_keep_the_ledger(spoor):
+    """A probe on tracegen's own system call comes and goes while tracegen writes
+    on every CPU: every tracegen event recorded, every CPU's ledger exact."""
+    spoor.command("trace on test")
+    status(spoor)
+    # 10,000 events and at most 2,000 probe hits a CPU: all fit its ring of 16,384.
+    rounds = flip_under_tracegen(spoor, CPUS, 10000, lambda _: (
+        ("trace probe sys_trace_test as flip rdi", SET.pattern),
+        ("trace probe off flip", r"trace: flip off; 0 probes set")), rate=5000)
+    assert rounds >= 1
+    status(spoor)
+    found, _ = dump(spoor, "kind=probe")
+    assert found and all(e.args["probe"] == '"flip(rdi)"' for e in found), found[:3]
