@@ -31,7 +31,7 @@
 #include "servers/init/shell/trace/verb.h"
 #include "servers/init/shell/trace/verbs.h"
 
-#define LIST_MAX 160 /* a list of verbs, keys or sets, in one line */
+#define LIST_MAX 256 /* a list of verbs, keys or sets, in one line */
 
 static const struct verb verbs[] = {
     {"on", "CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; syscall if result < 0)",
