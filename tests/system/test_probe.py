@@ -190,3 +190,23 @@ def test_probes_set_and_removed_while_tracegen_writes_keep_the_ledger(spoor):
     status(spoor)
     found, _ = dump(spoor, "kind=probe")
     assert found and all(e.args["probe"] == '"flip(rdi)"' for e in found), found[:3]
+
+
+def test_spoor_trace_prints_a_saved_probe_event_as_the_dump_does(spoor):
+    """A saved trace's probe events, read on the host by spoor-trace text, are the
+    dump's lines: the probe's description from the saved aux string, its registers."""
+    assert SET.search(spoor.command(f"trace probe {FUNCTION} as host rdi rsi"))
+    spoor.command("trace clear")
+    pids, _ = run_everywhere(spoor)
+    found, _ = dump(spoor, "kind=probe")
+    mine = [e.line for e in found if e.pid in pids]
+    assert len(mine) == CPUS * CALLS, len(mine)
+    assert all(re.search(rf' probe probe="host\(rdi,rsi\)" r0={SLOT:#x} r1=0x\w+ r2=0x0 r3=0x0$',
+                         line) for line in mine), mine[:3]
+    out = spoor.command("trace save kind=probe as probes", timeout=300)
+    assert re.search(r"trace: saved \d+ events, 0 lost", out), out
+    text = subprocess.run([str(KERNEL.parent / "host" / "spoor-trace"), "text",
+                           str(spoor.traces / "probes.spoor")], capture_output=True, text=True,
+                          timeout=300, check=True).stdout
+    printed = [line for line in text.splitlines() if any(f" pid={p} " in line for p in pids)]
+    assert printed == mine, (printed[:3], mine[:3])
