@@ -191,6 +191,39 @@ def test_graph_of_ipc_round_trips_follows_the_code(spoor):
     assert "ipc_call" in made, made
 
 
+def test_graph_of_sys_ipc_holds_every_round_trip_fast_and_slow(spoor):
+    """The issue's `trace graph sys_ipc`: sys_ipc, the entry every ipc_call and
+    ipc_reply_recv takes, is each IPC call's root, with the fast path's calls
+    (ipc_fast_call, ipc_fast_reply_recv) and the slow path's handlers
+    (sys_ipc_call, sys_ipc_reply_recv, through the dispatch table) under it,
+    each made by sys_ipc's code, and nothing else at depth 1 but an interrupt's."""
+    out = spoor.command("trace graph sys_ipc")
+    assert int(GRAPH.search(out).group(1)) == 1, out
+    pid = run_pid(spoor, "run ipcping 10", "ipcping:")
+    trace = saved(spoor, "graph-sys-ipc")
+    roots, open_calls = calls(trace, pid)
+    assert not [key for key in open_calls if key[0] == pid], open_calls
+    mine = [call for (p, _), rs in roots.items() if p == pid for call in rs]
+    assert len(mine) >= 40 and {call["func"] for call in mine} == {"sys_ipc"}, len(mine)
+    paths = {"ipc_fast_call", "ipc_fast_reply_recv", "sys_ipc_call", "sys_ipc_reply_recv"}
+    under = defaultdict(int)
+    for call in mine:
+        assert call["end"] in (ENDS["returned"], ENDS["abandoned"]), call
+        check_nesting_and_code(call)
+        # tree() leaves out what an interrupt taken inside added (its EOI, say)
+        own = [c[0] for c in tree(call)[1]]
+        # the fast path, or the slow one, or the fast path tried first (its partner not
+        # waiting) and then the slow one, of the same system call
+        assert any(own in ([fast], [slow], [fast, slow]) for fast, slow in (
+            ("ipc_fast_call", "sys_ipc_call"), ("ipc_fast_reply_recv", "sys_ipc_reply_recv"))), own
+        for func in own:
+            under[func] += 1
+    assert set(under) == paths, dict(under)
+    # The slow path's call goes down into the IPC code, several calls deep.
+    slow = [c for call in mine for c in walk(call) if c["func"] == "sys_ipc_call"]
+    assert "ipc_call" in {c["func"] for call in slow for c in walk(call)}
+
+
 def test_a_thread_that_exits_inside_a_call_ends_it_as_exited(spoor):
     out = spoor.command("trace graph thread_exit")
     assert GRAPH.search(out), out
