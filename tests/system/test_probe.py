@@ -210,3 +210,23 @@ def test_spoor_trace_prints_a_saved_probe_event_as_the_dump_does(spoor):
                           timeout=300, check=True).stdout
     printed = [line for line in text.splitlines() if any(f" pid={p} " in line for p in pids)]
     assert printed == mine, (printed[:3], mine[:3])
+
+
+def test_a_filter_on_the_probe_kind_keeps_only_the_hits_it_holds_for(spoor):
+    """The probe kind (32) has the filter key of kind 0, which no kind is
+    (kernel/trace/tracepoint.h): a filter on it decides at the tracepoint, the
+    hits it rejects counted as filtered, and every other kind keeps its own."""
+    assert SET.search(spoor.command(f"trace probe {FUNCTION} as filtered rdi"))
+    out = spoor.command(f"trace on probe if r0 != {SLOT}")
+    assert f"trace: filter on probe: r0 != {SLOT}" in out, out
+    spoor.command("trace clear")
+    before = sum(c["filtered"] for c in status(spoor).values())
+    pids, _ = run_everywhere(spoor)
+    found, _ = dump(spoor, "kind=probe")
+    assert not [e.line for e in found if e.pid in pids]
+    assert sum(c["filtered"] for c in status(spoor).values()) - before >= CPUS * CALLS
+    assert "trace: no filter on probe" in spoor.command("trace on probe")
+    spoor.command("trace clear")
+    pids, _ = run_everywhere(spoor)
+    found, _ = dump(spoor, "kind=probe")
+    assert len([e for e in found if e.pid in pids]) == CPUS * CALLS
