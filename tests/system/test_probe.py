@@ -230,3 +230,30 @@ def test_a_filter_on_the_probe_kind_keeps_only_the_hits_it_holds_for(spoor):
     pids, _ = run_everywhere(spoor)
     found, _ = dump(spoor, "kind=probe")
     assert len([e for e in found if e.pid in pids]) == CPUS * CALLS
+
+
+def test_a_probe_at_every_instruction_of_the_clock_keeps_it_right(spoor):
+    """timer_now_ns() reads two globals rip-relative, returns by ret, and runs on
+    every CPU, in interrupts too: a probe at each of its instructions in turn, and
+    one at its ret recording its result, which must be the time the event says
+    (the dump's timestamp, from the same TSC), within a millisecond and 1 %. A copy whose
+    displacement reached elsewhere than the original's would read another word."""
+    insns = instructions("timer_now_ns")
+    ret = next(off for off, _, text in insns if text == "ret")
+    assert [text for _, _, text in insns if "(%rip)" in text], insns
+    for off, _, text in insns[1:]:
+        if off != ret:
+            assert SET.search(spoor.command(f"trace probe timer_now_ns+{off:#x} as at{off}"))
+        assert SET.search(spoor.command(f"trace probe timer_now_ns+{ret:#x} as ret rax"))
+        spoor.command("trace clear")
+        run_everywhere(spoor)
+        listed = {m[0]: int(m[6]) for m in LISTED.findall(spoor.command("trace probe list"))}
+        assert all(hits > 0 for hits in listed.values()), (text, listed)
+        assert "trace: every probe off; 0 probes set" in spoor.command("trace probe off")
+        found, _ = dump(spoor, "kind=probe")
+        results = [e for e in found if e.args["probe"] == '"ret(rax)"']
+        assert results, text
+        for e in results:
+            # the kernel's clock and the dump's convert the TSC with their own
+            # calibrations, which may differ by a fraction of a per cent
+            assert abs(int(e.args["r0"], 16) - e.us * 1000) < 1000000 + e.us * 10, (text, e.line)
