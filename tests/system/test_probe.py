@@ -133,10 +133,13 @@ def refusals():
         ("trace probe probe_breakpoint", reason.format("probe_breakpoint", tracer)),
         ("trace probe probe_step", reason.format("probe_step", tracer)),
         ("trace probe trap_dispatch", reason.format("trap_dispatch", tracer)),
+        ("trace probe isr_stubs", reason.format("isr_stubs", tracer)),
+        ("trace probe syscall_entry", reason.format("syscall_entry", tracer)),
         ("trace probe watchdog_nmi", reason.format("watchdog_nmi", tracer)),
         ("trace probe panic_in_progress", reason.format(
             "panic_in_progress", "the function can run in an NMI")),
         ("trace probe ttrace_emit_slow", reason.format("ttrace_emit_slow", tracer)),
+        ("trace probe ttrace_ring_commit", reason.format("ttrace_ring_commit", tracer)),
         ("trace probe static_branches_set", reason.format("static_branches_set", tracer)),
         ("trace probe func_trace_hit", reason.format("func_trace_hit", tracer)),
         (f"trace probe sys_trace_test+{tracepoint_site():#x}", reason.format(
@@ -157,8 +160,9 @@ def tracepoint_site():
 
 
 REFUSAL_IDS = ["unknown symbol", "inside an instruction", "past the end", "entry NOP",
-               "probe handler", "probe step", "trap entry", "NMI handler", "NMI-reachable",
-               "tracepoint slow path", "static-branch patcher", "function tracer",
+               "probe handler", "probe step", "trap entry", "interrupt stubs", "syscall entry",
+               "NMI handler", "NMI-reachable", "tracepoint slow path", "ring writer",
+               "static-branch patcher", "function tracer",
                "tracepoint site", "too many registers", "unknown register"]
 
 
@@ -257,3 +261,28 @@ def test_a_probe_at_every_instruction_of_the_clock_keeps_it_right(spoor):
             # the kernel's clock and the dump's convert the TSC with their own
             # calibrations, which may differ by a fraction of a per cent
             assert abs(int(e.args["r0"], 16) - e.us * 1000) < 1000000 + e.us * 10, (text, e.line)
+
+
+def stepless_instruction():
+    """(function, offset, text) of a pushf, cli, sti or hlt in a function with the entry
+    NOP (one the function tracer may trace), from kernel.elf's disassembly."""
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".text", str(KERNEL)],
+                          check=True, capture_output=True, text=True).stdout
+    for block in re.split(r"\n\n(?=[0-9a-f]+ <)", text):
+        head = re.match(r"([0-9a-f]+) <([\w.]+)>:\n\s*[0-9a-f]+:\s+nopl\s+0x0\(%rax,%rax,1\)\n",
+                        block)
+        if not head:
+            continue
+        found = re.search(r"^\s*([0-9a-f]+):\s+(pushf|cli|sti|hlt)\s*$", block, re.MULTILINE)
+        if found:
+            return head.group(2), int(found.group(1), 16) - int(head.group(1), 16), \
+                found.group(2)
+    raise AssertionError("no pushf, cli, sti or hlt in a traceable function")
+
+
+def test_an_instruction_a_probe_cannot_step_is_refused(spoor):
+    function_name, off, text = stepless_instruction()
+    out = spoor.command(f"trace probe {function_name}+{off:#x}")
+    assert f"trace: no probe at {function_name}+{off:#x}: an instruction a probe cannot step " \
+           "(it traps, or sets IF or TF)" in out, (text, out)
+    assert NONE_SET.search(spoor.command("trace probe list"))
