@@ -286,3 +286,13 @@ def test_an_instruction_a_probe_cannot_step_is_refused(spoor):
     assert f"trace: no probe at {function_name}+{off:#x}: an instruction a probe cannot step " \
            "(it traps, or sets IF or TF)" in out, (text, out)
     assert NONE_SET.search(spoor.command("trace probe list"))
+
+
+def test_a_trap_on_a_removed_probe_runs_the_instruction_again(boot):
+    """selftest=probestale (kernel/trace/probe_test.c): a hit on the boot CPU's own
+    call, then the frame of a trap taken on an int3 since removed goes back to the
+    original instruction, and an int3 no probe set is left to the panic; the boot
+    then goes on to the prompt."""
+    spoor = boot(smp=2, cmdline="selftest=probestale")
+    out = spoor.console()
+    assert re.search(r"^probestale: ok, ", out, re.MULTILINE), out[-3000:]
