@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, assert_free_back_to, expect_after, free_frames, kill_job, \
-    pid_of, ps, start_background, until
+from spoorlib import assert_free_back_to, free_frames, kill_job, pid_of, ps, start_background, \
+    until
 
 # abi/proc.h
 PROC_THREADS_MAX = 64

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from spoorlib import DUMP_TIMEOUT, END, dump, events_in, reset_tracing, start_background
+from spoorlib import DUMP_TIMEOUT, dump, events_in, reset_tracing, start_background
 
 RUN_LINES = 20     # the events trace run prints itself (servers/init/shell/trace/run.c)
 SCREEN_LINES = 40  # a dump longer than this announces its size

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from spoorlib import COMMAND_TIMEOUT, PS_ROW, SLACK_FRAMES, assert_free_back_to, expect_after, \
+from spoorlib import PS_ROW, SLACK_FRAMES, assert_free_back_to, expect_after, \
     expect_count, free_frames, kill_job, pid_of, ps, restarted_pid, start_background, until
 
 MEM = "128M"
