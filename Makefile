@@ -37,6 +37,12 @@ FUNC_NOTRACE_ENTRY = $(filter-out $(FUNC_NOTRACE_TRACER),$(filter %.S,$(KERNEL_S
 	kernel/syscall/table.c
 FUNC_NOTRACE = $(FUNC_NOTRACE_TRACER) $(FUNC_NOTRACE_PATCHER) $(FUNC_NOTRACE_TRAP) \
 	$(FUNC_NOTRACE_ENTRY)
+# Files of those lists compiled with the NOP after all, their untraceable
+# functions marked notrace one by one (the why table still names them):
+# the system call dispatch's sys_ipc, which every IPC call enters, is
+# traceable (`trace graph sys_ipc`), the rest of its file entry code.
+FUNC_NOTRACE_MARKED := kernel/syscall/table.c
+FUNC_NO_NOP = $(filter-out $(FUNC_NOTRACE_MARKED),$(FUNC_NOTRACE))
 KERNEL_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
 	-T kernel/arch/x86_64/kernel.ld
 
@@ -79,7 +85,7 @@ TEST_PROGRAMS := $(foreach d,$(TEST_PROGRAM_DIRS),$(BUILD)/tests/bin/$(notdir $(
 BOOT_MODULES := init $(sort $(foreach d,$(filter-out servers/init/,$(PROGRAM_DIRS)),\
 	$(notdir $(d:/=))$(if $(filter servers/%,$(d)),:server)))
 TEST_MODULES := spin fault captest sysfuzz echo:server ipctest tracecap tracegen tracedfuzz \
-	tracescope edges churn traceflip tracebulk memhog hotspot stackbad predfuzz
+	tracescope edges churn traceflip tracebulk memhog hotspot stackbad predfuzz probeload
 # A program is every .c file of its folder's tree, so a new file needs no list.
 program_srcs = $(sort $(shell find $(1) -name '*.c'))
 USER_OBJS := $(foreach d,$(PROGRAM_DIRS) $(TEST_PROGRAM_DIRS),\
@@ -103,7 +109,7 @@ HOST_THREAD_CFLAGS := $(HOST_BASE_CFLAGS) -pthread -Ikernel -I. -Itests/host
 KERNEL_PURE := kernel/arch/x86_64/madt.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c \
 	kernel/trace/area_init.c kernel/trace/aux_write.c kernel/trace/name_holds.c \
 	kernel/trace/ring_write.c kernel/trace/recorder.c \
-	kernel/trace/kind_words.c
+	kernel/trace/kind_words.c kernel/trace/probe_insn.c
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 
@@ -167,7 +173,7 @@ $(BUILD)/ttrace-setting: FORCE
 
 $(BUILD)/%.c.o: %.c $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
-	$(CC) $(KERNEL_CFLAGS) $(if $(filter $<,$(FUNC_NOTRACE)),,$(KERNEL_FTRACE_FLAGS)) -c $< -o $@
+	$(CC) $(KERNEL_CFLAGS) $(if $(filter $<,$(FUNC_NO_NOP)),,$(KERNEL_FTRACE_FLAGS)) -c $< -o $@
 
 $(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 	@mkdir -p $(dir $@)
@@ -176,17 +182,25 @@ $(BUILD)/%.S.o: %.S $(BUILD)/ttrace-setting
 # Linked twice: the first link's functions become the symbol table the
 # second links in (tools/ksyms, kernel/lib/ksyms.h), which moves none of
 # them, with the table of functions the function tracer may not trace and
-# why (tools/func-notrace, trace/func_notrace.h), data only as well.
+# why (tools/func-notrace, trace/func_notrace.h) and the instruction
+# boundaries of the text (tools/kinsns, trace/probe_table.h), data only as
+# well. PROBE_NMI_ROOTS: what trap_dispatch() runs for an NMI, from which
+# kinsns marks every function an NMI reaches (a kernel probe refuses them).
+PROBE_NMI_ROOTS := watchdog_nmi panic_in_progress
 obj_of = $(patsubst %,$(BUILD)/%.o,$(1))
-$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms tools/func-notrace
+$(BUILD)/kernel.elf: $(KERNEL_OBJS) kernel/arch/x86_64/kernel.ld tools/ksyms tools/func-notrace \
+		tools/kinsns
 	$(LD) $(KERNEL_LDFLAGS) -o $@.nosyms $(KERNEL_OBJS)
 	tools/ksyms $@.nosyms > $(BUILD)/ksyms.S
 	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.S.o
+	tools/kinsns $@.nosyms $(PROBE_NMI_ROOTS) > $(BUILD)/kinsns.S
+	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/kinsns.S -o $(BUILD)/kinsns.S.o
 	tools/func-notrace TRACER '$(call obj_of,$(FUNC_NOTRACE_TRACER))' \
 		PATCHER '$(call obj_of,$(FUNC_NOTRACE_PATCHER))' TRAP '$(call obj_of,$(FUNC_NOTRACE_TRAP))' \
 		ENTRY '$(call obj_of,$(FUNC_NOTRACE_ENTRY))' > $(BUILD)/func_notrace.c
 	$(CC) $(KERNEL_CFLAGS) -c $(BUILD)/func_notrace.c -o $(BUILD)/func_notrace.c.o
-	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o $(BUILD)/func_notrace.c.o
+	$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS) $(BUILD)/ksyms.S.o $(BUILD)/func_notrace.c.o \
+		$(BUILD)/kinsns.S.o
 	tools/ksyms $@ | cmp -s - $(BUILD)/ksyms.S || { echo "ksyms: the table moved the kernel's functions" >&2; rm -f $@; exit 1; }
 
 # The ISO depends on the command line it carries: rebuild when it changes.

@@ -212,6 +212,15 @@
  *            save is, kept as FILTER_TEXT keeps a filter's, so a
  *            restarted traced shows it and writes its save (len 0 and n
  *            0: its note was lost, its text unknown). READ.
+ *   PROBE_ON struct ttrace_probe_spec (abi/trace_probe.h) -> the number
+ *            of kernel probes set: the kernel sets the probe and the
+ *            category func is on. -EINVAL, with the reason
+ *            (TTRACE_PROBE_WHY_*) in word 1 of the reply, for a probe the
+ *            kernel refuses; nothing changes. CONTROL.
+ *   PROBE_OFF a probe's name, or none for all -> the number still set.
+ *            -ENOENT for a name no probe has. The category func stays
+ *            as it is (FUNC_OFF and GRAPH_OFF turn it off once nothing
+ *            is traced, graphed or probed). CONTROL.
  *
  * DUMP returns, page by page, the events the rings held when the dump
  * began (the first request, with a zeroed cursor; what a clear discarded
@@ -285,6 +294,7 @@
 
 #include "abi/trace.h"
 #include "abi/trace_pred.h"
+#include "abi/trace_probe.h"
 
 #define TRACED_NAME "traced"
 /*

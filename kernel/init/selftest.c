@@ -19,6 +19,7 @@
 #include "mm/vmm.h"
 #include "trace/bench.h"
 #include "trace/nest_test.h"
+#include "trace/probe_test.h"
 #include "trace/stop_test.h"
 #include "trace/wedge_test.h"
 
@@ -169,6 +170,7 @@ static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_TRACEBENCH] = ttrace_bench,
     [SELFTEST_TRACENEST] = selftest_tracenest,
     [SELFTEST_TRACEWEDGE] = ttrace_wedge_test,
+    [SELFTEST_PROBESTALE] = probe_stale_test,
 };
 
 void selftest_run(uint32_t kind)

@@ -24,7 +24,8 @@
 	X(TRACEBENCH, tracebench)                                                                  \
 	X(DEADLOCK, deadlock)                                                                      \
 	X(TRACENEST, tracenest)                                                                    \
-	X(TRACEWEDGE, tracewedge)
+	X(TRACEWEDGE, tracewedge)                                                                  \
+	X(PROBESTALE, probestale)
 
 enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,

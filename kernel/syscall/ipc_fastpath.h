@@ -1,5 +1,5 @@
 /*
- * ipc_fastpath: the IPC fast path's entry from syscall_dispatch_ipc(),
+ * ipc_fastpath: the IPC fast path's entry from sys_ipc() (table.c),
  * inline there so that a fast round trip crosses one C frame fewer.
  *
  * A register-only call or reply_recv (no struct ipc_extra) tries the fast

@@ -6,7 +6,7 @@
  * received message back (registers layout in abi/ipc.h).
  *
  * A register-only call or reply_recv tries the IPC fast path first
- * (ipc_fastpath.h, inline in syscall_dispatch_ipc()); where it does not
+ * (ipc_fastpath.h, inline in sys_ipc()); where it does not
  * apply, the handlers below make every check themselves.
  */
 #include <stddef.h>

@@ -3,6 +3,8 @@
  * what is traced and arming the wake-up (abi/trace.h) — and the test
  * workload of known count.
  */
+#include <stddef.h>
+
 #include "abi/errno.h"
 #include "abi/mem.h"
 #include "abi/trace.h"
@@ -16,6 +18,7 @@
 #include "proc/process.h"
 #include "syscall/syscall.h"
 #include "trace/func.h"
+#include "trace/probe.h"
 #include "trace/ktrace.h"
 #include "trace/notes.h"
 #include "trace/uevent_table.h"
@@ -247,4 +250,32 @@ int64_t sys_trace_func(struct trap_frame *f)
 	}
 	err = copy_from_user(list, SYSARG2(f), len);
 	return err ? err : func_trace_set(sysarg_u32(SYSARG1(f)), list, len);
+}
+
+int64_t sys_probe_info(struct trap_frame *f)
+{
+	struct ttrace_probe_info info;
+	int err = probe_info(sysarg_u32(SYSARG0(f)), &info);
+
+	return err ? err : copy_to_user(SYSARG1(f), &info, sizeof(info));
+}
+
+int64_t sys_trace_probe(struct trap_frame *f)
+{
+	struct ttrace_probe_spec spec;
+	int err = syscall_need_trace_control(SYSARG0(f));
+
+	if (!err) {
+		err = copy_from_user(&spec, SYSARG2(f), sizeof(spec));
+	}
+	if (err) {
+		return err;
+	}
+	int64_t result = probe_set(sysarg_u32(SYSARG1(f)), &spec);
+	/* The refusal's reason goes back in the caller's spec. */
+	if (result == -EINVAL && spec.why) {
+		err = copy_to_user(SYSARG2(f) + offsetof(struct ttrace_probe_spec, why), &spec.why,
+				   sizeof(spec.why));
+	}
+	return err ? err : result;
 }

@@ -57,12 +57,14 @@ struct syscall_leave {
 
 /*
  * syscall_dispatch() for ipc_call and ipc_reply_recv, which may take the
- * IPC fast path (ipc_fastpath.h); syscall_entry.S prepared the stack below
+ * IPC fast path (ipc_fastpath.h): the IPC system calls' one entry, and a
+ * traceable function (`trace graph sys_ipc`), its struct in rax:rdx kept
+ * by the graph's return hook. syscall_entry.S prepared the stack below
  * f to resume at ipc_fast_resume. syscall_return() then runs on the stack
  * of the thread leaving: it clears release's on_cpu and does what the
  * return to user mode needs.
  */
-struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f);
+struct syscall_leave sys_ipc(struct trap_frame *f);
 void syscall_return(struct thread *release);
 
 /*

@@ -1,5 +1,9 @@
 /*
- * table: the dispatch table, generated from abi/syscalls.def.
+ * table: the dispatch table, generated from abi/syscalls.def, and the
+ * entries into it. The entries are entry code the function tracer may
+ * not trace (marked notrace: the Makefile's FUNC_NOTRACE_MARKED), all
+ * but sys_ipc(), the one function every IPC call enters, fast path or
+ * slow, which `trace graph sys_ipc` makes the graph's root.
  */
 #include "abi/errno.h"
 #include "abi/syscall.h"
@@ -8,6 +12,7 @@
 #include "arch/x86_64/timer.h"
 #include "sched/sched.h"
 #include "sched/thread.h"
+#include "trace/func.h"
 #include "trace/ktrace.h"
 #include "syscall/ipc_fastpath.h"
 #include "syscall/syscall.h"
@@ -36,7 +41,7 @@ static inline void enter(const struct trap_frame *f, uint64_t nr)
 	TTRACE(syscall_entry, nr, SYSARG0(f), SYSARG1(f), SYSARG2(f));
 }
 
-void syscall_dispatch(struct trap_frame *f)
+notrace void syscall_dispatch(struct trap_frame *f)
 {
 	uint64_t nr = f->rax;
 
@@ -45,7 +50,7 @@ void syscall_dispatch(struct trap_frame *f)
 	sched_syscall_return();
 }
 
-struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f)
+struct syscall_leave sys_ipc(struct trap_frame *f)
 {
 	uint64_t nr = f->rax;
 	struct syscall_leave leave;
@@ -58,7 +63,7 @@ struct syscall_leave syscall_dispatch_ipc(struct trap_frame *f)
 	return (struct syscall_leave){.frame = f, .release = NULL};
 }
 
-void syscall_return(struct thread *release)
+notrace void syscall_return(struct thread *release)
 {
 	if (release) {
 		/*
@@ -70,7 +75,7 @@ void syscall_return(struct thread *release)
 	sched_syscall_return();
 }
 
-void syscall_ipc_resumed(struct trap_frame *f)
+notrace void syscall_ipc_resumed(struct trap_frame *f)
 {
 	uint64_t nr = f->rax; /* still the syscall's number */
 	struct thread *t = thread_current();
@@ -86,7 +91,7 @@ void syscall_ipc_resumed(struct trap_frame *f)
 	sched_syscall_return();
 }
 
-uint64_t syscall_deadline(uint64_t timeout_ns)
+notrace uint64_t syscall_deadline(uint64_t timeout_ns)
 {
 	if (timeout_ns == TIMEOUT_FOREVER) {
 		return 0;

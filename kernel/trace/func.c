@@ -306,6 +306,14 @@ int func_trace_info(uint32_t i, struct ttrace_func_info *info)
 	return err;
 }
 
+bool func_trace_has_site(uint32_t i)
+{
+	mutex_lock(&func_mutex);
+	bool has = i < ksyms_total() && !make_table() && site_of(i);
+	mutex_unlock(&func_mutex);
+	return has;
+}
+
 void func_trace_hit(uint64_t site, uint64_t caller)
 {
 	uint32_t cpu = this_cpu()->id;

@@ -19,6 +19,7 @@
 #ifndef SPOOR_TRACE_FUNC_H
 #define SPOOR_TRACE_FUNC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,12 @@ int func_trace_set(uint32_t op, const char *list, size_t len);
  * struct ttrace_func_info): 0, or -ENOENT past the last. May sleep.
  */
 int func_trace_info(uint32_t i, struct ttrace_func_info *info);
+
+/*
+ * Whether the kernel's function at symbol index i has an entry NOP: it
+ * may be traced (and probed, trace/probe.h). May sleep.
+ */
+bool func_trace_has_site(uint32_t i);
 
 /*
  * The trampoline's call at a traced function's entry: site its NOP (the

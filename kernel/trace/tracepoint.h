@@ -96,9 +96,10 @@ _Static_assert(TTRACE_CAT_ALL < TTRACE_KEY_EXTRAS, "a bit no category has");
  * change of the straight path's own branch: a filter comes on as an
  * extra does, the sites moved to the slow path first (ktrace.c).
  */
-#define TTRACE_KEY_FILTER(kind) (1ull << (32 + (kind)))
+#define TTRACE_KEY_FILTER(kind) (1ull << (32 + (kind) % 32))
 
-_Static_assert(TTRACE_KIND_LIMIT <= 32, "a filter key a kind, in the high half");
+/* Kind 32 takes kind 0's bit: no kind is 0 (abi/trace_kinds.def). */
+_Static_assert(TTRACE_KIND_LIMIT <= 33, "a filter key a kind, in the high half");
 
 /* TTRACE_KIND_WORD(k) for each kind k (kind_words.c): word 1's kind, as a memory operand. */
 extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];

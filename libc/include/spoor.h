@@ -26,6 +26,7 @@
 #include "abi/proc.h"
 #include "abi/syscall.h"
 #include "abi/trace_func.h"
+#include "abi/trace_probe.h"
 
 /* SYS_NARGS_<name>: each call's argument count, as syscalls.def gives it. */
 enum {
@@ -395,6 +396,25 @@ static inline long sys_func_info(uint32_t index, struct ttrace_func_info *info)
 static inline long sys_trace_func(int slot, uint32_t op, const char *list, size_t len)
 {
 	return __syscall4(trace_func, slot, op, list, len);
+}
+
+/*
+ * What the kernel says of its probe slot index (abi/trace_probe.h): addr
+ * 0 for a free one; -ENOENT past the last.
+ */
+static inline long sys_probe_info(uint32_t index, struct ttrace_probe_info *info)
+{
+	return __syscall2(probe_info, index, info);
+}
+
+/*
+ * Sets (TTRACE_PROBE_ON) or removes (TTRACE_PROBE_OFF) a kernel probe:
+ * abi/trace_probe.h; traced's, with trace control. Returns the number of
+ * probes set afterwards; on -EINVAL, spec->why says why.
+ */
+static inline long sys_trace_probe(int slot, uint32_t op, struct ttrace_probe_spec *spec)
+{
+	return __syscall3(trace_probe, slot, op, spec);
 }
 
 /* Registers a user event (abi/uevent.h): traced's, with trace control. Returns a slot. */

@@ -5,10 +5,12 @@
  * (the client's `trace on func` then repeats it).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <spoor.h>
 
 #include "abi/trace.h"
 #include "servers/traced/func.h"
+#include "servers/traced/probe.h"
 
 /* The kernel's op with the request's patterns, then the category as the count wants it. */
 static int change(uint32_t op, const struct request *req, struct reply *rep)
@@ -18,9 +20,10 @@ static int change(uint32_t op, const struct request *req, struct reply *rep)
 	if (traced < 0) {
 		return (int)traced;
 	}
-	long mask =
-	    sys_trace_control(CAP_SLOT_TRACE_CONTROL, traced ? TTRACE_OP_ENABLE : TTRACE_OP_DISABLE,
-			      TTRACE_CAT(FUNC));
+	/* The category's events are the kernel probes' too: it stays on while one is set. */
+	bool on = traced || probe_count();
+	long mask = sys_trace_control(CAP_SLOT_TRACE_CONTROL,
+				      on ? TTRACE_OP_ENABLE : TTRACE_OP_DISABLE, TTRACE_CAT(FUNC));
 	if (mask < 0) {
 		return (int)mask;
 	}

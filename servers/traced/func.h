@@ -2,7 +2,8 @@
  * func: traced's function-tracer operations (abi/trace_func.h), FUNC_ON
  * and FUNC_OFF, GRAPH_ON and GRAPH_OFF: the patterns go to the kernel as
  * the client sent them, and the category func follows, on while any
- * function is traced or the graph has a root.
+ * function is traced, the graph has a root or a kernel probe is set
+ * (probe.h).
  */
 #ifndef SPOOR_TRACED_FUNC_H
 #define SPOOR_TRACED_FUNC_H

@@ -23,6 +23,7 @@
 #include "servers/traced/dump.h"
 #include "servers/traced/filters.h"
 #include "servers/traced/func.h"
+#include "servers/traced/probe.h"
 #include "servers/traced/record.h"
 #include "servers/traced/request.h"
 #include "servers/traced/save.h"
@@ -299,6 +300,9 @@ static int op_map(const struct request *req, struct reply *rep)
 /* The triggers' operations (triggers.h). */
 #define HANDLER_TRIGGER	     triggers_set
 #define HANDLER_TRIGGER_TEXT triggers_text
+/* The kernel probes' (probe.h). */
+#define HANDLER_PROBE_ON  probe_on
+#define HANDLER_PROBE_OFF probe_off
 
 /* Each operation and the least level that may ask for it (abi/traced.h, WHO CALLS). */
 static const struct op {

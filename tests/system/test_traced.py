@@ -600,7 +600,7 @@ def test_strings_lists_every_syscall_name_and_counts_them(spoor):
               "since=SECONDS until=SECONDS [if PREDICATE]"),
     ("trace bogus", "trace: unknown command 'bogus' (known: on off status dump clear "
                     "mode follow save record track untrack run echo self stack profile top stats hist strings events "
-                    "register unregister func graph trigger)"),
+                    "register unregister func graph trigger probe)"),
     ("trace mode fast", "trace: usage: trace mode overwrite|drop"),
     ("trace on", "trace: usage: trace on CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; "
                  "syscall if result < 0)"),

@@ -19,6 +19,7 @@
 #define EXC_DIVIDE	       0
 #define EXC_DEBUG	       1
 #define EXC_NMI		       2
+#define EXC_BREAKPOINT	       3
 #define EXC_INVALID_OPCODE     6
 #define EXC_DOUBLE_FAULT       8
 #define EXC_GENERAL_PROTECTION 13

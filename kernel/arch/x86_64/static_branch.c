@@ -36,6 +36,21 @@ static void jump_to(uintptr_t code, uintptr_t target, uint8_t insn[SITE_BYTES])
 	memcpy(insn + 1, &rel, sizeof(rel));
 }
 
+bool static_branch_covers(uintptr_t addr, uint32_t len)
+{
+	size_t n = ((uintptr_t)_static_branches_end - (uintptr_t)_static_branches_start) /
+		   sizeof(struct static_branch_site);
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t code = address(&_static_branches_start[i].code);
+
+		if (addr < code + SITE_BYTES && code < addr + len) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void static_branches_set(uint64_t mask)
 {
 	/* kernel.ld's bounds of one array, which C would take for two objects */

@@ -118,4 +118,10 @@ alt:
  */
 void static_branches_set(uint64_t mask);
 
+/*
+ * Whether any of the len bytes at addr is in a site's five, which
+ * static_branches_set() rewrites (a kernel probe may not be there).
+ */
+bool static_branch_covers(uintptr_t addr, uint32_t len);
+
 #endif

@@ -5,12 +5,12 @@
  * masked (MSR_FMASK) and still on the user stack. We switch GS and the
  * stack, build a struct trap_frame like the interrupt stubs do, so that
  * every path back to user mode is trap_return, and call syscall_dispatch,
- * still masked: it enables interrupts itself. So does syscall_dispatch_ipc,
+ * still masked: it enables interrupts itself. So does sys_ipc,
  * after the IPC fast path, which runs without them (under TCG each sti
  * costs a return to QEMU's main loop, a good part of a fast round trip).
  *
  * ipc_call and ipc_reply_recv, which may take the IPC fast path, go to
- * syscall_dispatch_ipc instead, with the stack below the frame prepared
+ * sys_ipc instead, with the stack below the frame prepared
  * as a switch_context() resumes it (arch/x86_64/switch.h): a thread that
  * blocks on the fast path leaves nothing else on its stack, and resumes
  * at ipc_fast_resume unless its partner returns it to user mode directly
@@ -55,7 +55,7 @@ syscall_entry:
 
 1:	pushq $ipc_fast_resume		/* where a switch_context() resumes us */
 	subq $(SWITCH_SAVED_REGS * 8 + 8), %rsp	/* the saved registers, and 8 to align the call */
-	call syscall_dispatch_ipc	/* struct syscall_leave in rax:rdx */
+	call sys_ipc			/* struct syscall_leave in rax:rdx */
 	movq %rax, %rsp			/* the frame to leave from, on its own stack */
 	movq %rdx, %rdi
 	call syscall_return

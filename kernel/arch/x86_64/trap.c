@@ -20,6 +20,7 @@
 #include "sched/watchdog.h"
 #include "trace/ktrace.h"
 #include "trace/nest_test.h"
+#include "trace/probe.h"
 #include "trace/stop_test.h"
 
 #define PF_PRESENT  (1u << 0) /* SDM 3A 4.7: page-fault error code */
@@ -190,6 +191,11 @@ void trap_dispatch(struct trap_frame *f)
 		}
 		/* The NMI the lockup detector sends for this CPU's state: answer, go on. */
 		if (f->vector == EXC_NMI && watchdog_nmi(f)) {
+			return;
+		}
+		/* A kernel probe's breakpoint, or the step that follows it (trace/probe.h). */
+		if (!from_user(f) && ((f->vector == EXC_BREAKPOINT && probe_breakpoint(f)) ||
+				      (f->vector == EXC_DEBUG && probe_step(f)))) {
 			return;
 		}
 		/* selftest=tracenest stepping through a tracepoint: the nested events, or a stop */

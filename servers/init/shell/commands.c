@@ -21,7 +21,7 @@
 #define RUN_USAGE	"run [-t|-r] [-m SIZE] PROG [ARGS] [&]"
 #define RESTART_USAGE	"restart SERVER"
 #define KILL_USAGE	"kill [-f] PID"
-#define TRACE_VERBS_MAX 160
+#define TRACE_VERBS_MAX 256
 #define ARGS_MAX	16
 
 struct command {

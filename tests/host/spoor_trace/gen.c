@@ -749,6 +749,9 @@ void gen_random(struct gen *g, uint64_t seed)
 		if (kind == TTRACE_KIND_proc_spawn && nrefs) {
 			words[2] = refs[gen_rand(&s) % (nrefs < 16 ? nrefs : 16)];
 		}
+		if (kind == TTRACE_KIND_probe && nrefs) {
+			words[0] = refs[gen_rand(&s) % (nrefs < 16 ? nrefs : 16)];
+		}
 		if (kind == TTRACE_KIND_user) {
 			uint32_t len = (uint32_t)(gen_rand(&s) % 40);
 			words[0] = UEVENT_WORD0(gen_rand(&s) % 3, 1 + gen_rand(&s) % 2, len);

@@ -69,9 +69,11 @@
  * 50, and trace_func, 51, wait only for the function tracer's mutex and a stop
  * of the other CPUs, and trace_func needs a trace-control capability;
  * trace_trigger, 52, takes that capability too, as trace_filter; trace_note,
- * 53, takes it too and never blocks).
+ * 53, takes it too and never blocks; probe_info, 54, waits only for the
+ * probes' mutex, and trace_probe, 55, as trace_func, needs a trace-control
+ * capability).
  */
-_Static_assert(SYS_COUNT == 54, "new syscalls: give the blocking ones a rule in steer()");
+_Static_assert(SYS_COUNT == 56, "new syscalls: give the blocking ones a rule in steer()");
 
 static uint64_t rng_state;
 

@@ -9,6 +9,7 @@
 
 #include "common/trace_names.h"
 #include "servers/init/shell/trace/filter.h"
+#include "servers/init/shell/trace/probe.h"
 #include "servers/init/shell/trace/prof.h"
 #include "servers/init/shell/trace/record.h"
 #include "servers/init/shell/trace/status.h"
@@ -59,6 +60,7 @@ void status_verb(const struct verb *verb, int argc, char **argv)
 	printf("echo: %s\n", names);
 	filter_status(&st);
 	trigger_status();
+	probe_status();
 	prof_status(&st);
 	record_status();
 	for (uint32_t i = 0; i < st.num_cpus && i < TTRACE_MAX_CPUS; i++) {

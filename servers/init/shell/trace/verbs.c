@@ -16,6 +16,7 @@
 #include "servers/init/shell/trace/follow.h"
 #include "servers/init/shell/trace/func.h"
 #include "servers/init/shell/trace/graph.h"
+#include "servers/init/shell/trace/probe.h"
 #include "servers/init/shell/trace/prof.h"
 #include "servers/init/shell/trace/record.h"
 #include "servers/init/shell/trace/run.h"
@@ -30,7 +31,7 @@
 #include "servers/init/shell/trace/verb.h"
 #include "servers/init/shell/trace/verbs.h"
 
-#define LIST_MAX 160 /* a list of verbs, keys or sets, in one line */
+#define LIST_MAX 256 /* a list of verbs, keys or sets, in one line */
 
 static const struct verb verbs[] = {
     {"on", "CATS|KINDS [if PREDICATE] (e.g. mem,ipc or all or user:NAME; syscall if result < 0)",
@@ -70,6 +71,8 @@ static const struct verb verbs[] = {
     {"graph", "FUNC... [depth=N]|off",
      "record the calls of the functions the globs match, and all they make", graph_verb},
     {"trigger", TRIGGER_ARGS, TRIGGER_WHAT, trigger_verb},
+    {"probe", "SYMBOL[+OFFSET] [as NAME] [REG...]|off [NAME]|list",
+     "record the registers named each time the kernel reaches that instruction", probe_verb},
 };
 
 #define NUM_VERBS (sizeof(verbs) / sizeof(verbs[0]))
