@@ -345,7 +345,7 @@ lint: deps $(CIRCLE_OBJS) $(SPOOR_TRACE)
 	clang-format --dry-run --Werror $(LINT_SRCS)
 	tools/circles $(BUILD) abi common kernel libc servers apps tools tests/host tests/programs
 	tools/readme-shows README.md $(SPOOR_TRACE) --help
-	/usr/bin/python3 -m pyflakes tests/system tests/host tools/circles tools/readme-shows tools/bench \
+	/usr/bin/python3 -m pyflakes tests/system tests/host tools/circles tools/readme-shows tools/bench tools/kinsns \
 		tools/bench-linux
 	cppcheck -q --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem -D__GNUC__ '-D__asm__(reg)=' \

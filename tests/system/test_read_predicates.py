@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from spoorlib import END, ROOT, dump, events_in, reset_tracing
+from spoorlib import END, ROOT, dump, reset_tracing
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 SYSFUZZ = re.compile(r"^sysfuzz: (\d+) calls, (\d+) errors\r*$", re.MULTILINE)
