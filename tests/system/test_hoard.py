@@ -473,3 +473,24 @@ def test_the_receiver_refuses_bad_limits_in_words(tmp_path):
     done = subprocess.run([str(RECEIVER), "--max-files", "0", str(tmp_path), "1"],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "usage: spoor-receive" in done.stderr, done.stderr
+
+
+def test_the_receiver_ends_when_its_qemu_ends_before_anyone_reaps_it(tmp_path):
+    """QEMU ended but not yet reaped (pexpect reaps it only once the console it shares with
+    the receiver ends): the receiver must end all the same. kill(pid, 0) finds a zombie, so
+    a receiver watching by it kept the console open and each wait for QEMU's end ran out
+    its whole timeout (the panic tests' 60 s, the harness's 120 s) in the full suite."""
+    os.mkfifo(tmp_path / ".export.in")
+    os.mkfifo(tmp_path / ".export.out")
+    qemu = subprocess.Popen(["true"])
+    stat = Path(f"/proc/{qemu.pid}/stat")
+    deadline = time.monotonic() + ANSWER_TIMEOUT
+    while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "true never ended"
+        time.sleep(0.01)
+    try:
+        done = subprocess.run([str(RECEIVER), str(tmp_path), str(qemu.pid)], capture_output=True,
+                              text=True, timeout=ANSWER_TIMEOUT)
+        assert done.returncode == 0, done.stderr
+    finally:
+        qemu.wait()

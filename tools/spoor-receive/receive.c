@@ -36,14 +36,13 @@
  *
  * It says nothing while all goes well (the guest reports each save); it
  * prints one line on stderr per refused request, and exits 2 for bad
- * arguments or a channel it cannot open.
+ * arguments, a channel it cannot open or a QEMU it cannot watch.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -575,7 +574,18 @@ int main(int argc, char **argv)
 		say("cannot open the channel in %s: %s", r.dir, strerror(errno));
 		return 2;
 	}
-	while (kill(qemu, 0) == 0 || errno == EPERM) {
+	/*
+	 * QEMU's end, told by a pidfd, which polls readable once QEMU has
+	 * exited: kill(qemu, 0) still finds it while it is a zombie, and its
+	 * parent (pexpect, for the tests) may wait for the console's end
+	 * before it reaps it, which our inherited end of it holds open.
+	 */
+	int qemu_fd = (int)syscall(SYS_pidfd_open, qemu, 0);
+	if (qemu_fd < 0 && errno != ESRCH) {
+		say("cannot watch QEMU's process %d: %s", (int)qemu, strerror(errno));
+		return 2;
+	}
+	while (qemu_fd >= 0 && !poll(&(struct pollfd){.fd = qemu_fd, .events = POLLIN}, 1, 0)) {
 		struct pollfd pfd = {.fd = r.in, .events = POLLIN};
 		int ready = poll(&pfd, 1, r.file >= 0 ? TAKE_MS : POLL_MS);
 		if (r.file >= 0) {
@@ -587,7 +597,7 @@ int main(int argc, char **argv)
 		char c;
 		ssize_t n = read(r.in, &c, 1);
 		if (n <= 0) {
-			usleep(POLL_MS * 1000); /* no writer yet, or QEMU gone: kill() tells */
+			usleep(POLL_MS * 1000); /* no writer yet, or QEMU gone: its pidfd tells */
 			continue;
 		}
 		if (c != '\n') {
