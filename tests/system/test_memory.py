@@ -254,3 +254,18 @@ def test_a_kept_server_eating_everything_kills_neither_init_nor_an_ordinary_tree
     out = until(lambda: spoor.command("ps"), PS_ROW.search, HOG_TIMEOUT)
     assert int(started.group(1)) in [int(row[0]) for row in PS_ROW.findall(out)], out
     assert "trace: mask" in spoor.command("trace status", timeout=HOG_TIMEOUT)
+
+
+def test_memtest_counts_its_own_frames_while_another_tree_takes_and_frees_them(spoor):
+    """memtest's frame checks count what its own tree is charged: another tree
+    spawning and ending children beside it (churn spawn) moves the machine's free
+    frames, not them. Counted on the machine's free frames, they failed (a soak round
+    saw it once, the release of the program run before ending on another CPU)."""
+    start = len(spoor.console())
+    out = spoor.command("run churn spawn 60 &")
+    assert "[started] churn" in out, out
+    ran = spoor.command("run memtest", timeout=180)
+    # churn still running when memtest ended: the checks ran beside it.
+    assert "churn spawn:" not in spoor.console()[start:], ran
+    assert "memtest: ok" in ran, ran
+    expect_after(spoor, "", r"churn spawn: 960 children", HOG_TIMEOUT)
