@@ -367,7 +367,7 @@ int tparse_pred(struct parser *p, uint64_t head, uint64_t payload, uint64_t size
 	}
 	memcpy(&h, p->d + payload, sizeof(h));
 	if (!h.len || h.len > TTRACE_PRED_TEXT_MAX) {
-		return tparse_refuse(p, payload, "a predicate of %u bytes is not 1 to %u", h.len,
+		return tparse_refuse(p, payload, "a predicate of %u bytes is not 1 to %d", h.len,
 				     TTRACE_PRED_TEXT_MAX);
 	}
 	if (h.reserved) {

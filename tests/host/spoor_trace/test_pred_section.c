@@ -188,14 +188,14 @@ static void set32(struct edit *e, size_t at, uint32_t v)
 static void len_zero(struct edit *e)
 {
 	set32(e, PAYLOAD, 0);
-	snprintf(e->want, WANT_MAX, "byte %zu: a predicate of 0 bytes is not 1 to %u", PAYLOAD,
+	snprintf(e->want, WANT_MAX, "byte %zu: a predicate of 0 bytes is not 1 to %d", PAYLOAD,
 		 TTRACE_PRED_TEXT_MAX);
 }
 
 static void len_too_long(struct edit *e)
 {
 	set32(e, PAYLOAD, TTRACE_PRED_TEXT_MAX + 1);
-	snprintf(e->want, WANT_MAX, "byte %zu: a predicate of %u bytes is not 1 to %u", PAYLOAD,
+	snprintf(e->want, WANT_MAX, "byte %zu: a predicate of %d bytes is not 1 to %d", PAYLOAD,
 		 TTRACE_PRED_TEXT_MAX + 1, TTRACE_PRED_TEXT_MAX);
 }
 
