@@ -3,9 +3,8 @@
  * the host through the export channel (export.c). The file is built in
  * the export window's ring itself (window.c), a record at a time: the
  * request's predicate, if any, the events, then the aux records and the
- * ledger. A save copies each CPU's
- * entries as ranges (ranges.c) into CPU_EVENTS sections, merged by the
- * readers on the host (abi/trace_file.h, PER-CPU SAVES), its filter or
+ * ledger. A save copies each CPU's entries as ranges (ranges.c) into
+ * CPU_EVENTS sections, merged by the readers on the host (abi/trace_file.h, PER-CPU SAVES), its filter or
  * scope applied to each range in place by the sieve (sieve.c); only a
  * filter that selects by position in the merged stream (count=, last=)
  * takes them from the merge behind DUMP (merge_fill, binary format).

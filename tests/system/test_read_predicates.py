@@ -115,6 +115,10 @@ def test_save_if_holds_the_dumps_events_and_spoor_trace_reads_them(spoor, record
     code, text, err = spoor_trace("text", spoor.traces / "failing.spoor")
     assert code == 0, err
     assert event_lines(text) == want
+    # The file says what chose its events: the filter's words and the predicate.
+    code, info, err = spoor_trace("info", spoor.traces / "failing.spoor")
+    assert code == 0, err
+    assert f"selection: {FAILING}" in info.splitlines(), info
 
 
 def test_spoor_trace_if_selects_what_the_dump_does(spoor, recorded):
@@ -122,6 +126,8 @@ def test_spoor_trace_if_selects_what_the_dump_does(spoor, recorded):
     saved = SAVED.search(spoor.command("trace save as whole"))
     assert saved and saved.group(1) == str(len(whole)), spoor.console()[-2000:]
     path = spoor.traces / "whole.spoor"
+    code, info, err = spoor_trace("info", path)
+    assert code == 0 and "selection: every event" in info.splitlines(), (err, info)
     for words in (FAILING, "if result < 0", "cat=syscall if comm == sysfuzz && result == -EINVAL"):
         _, out = dump(spoor, words)
         code, text, err = spoor_trace("text", path, *words.split())
