@@ -95,7 +95,6 @@ static void machine(struct tview *v, FILE *out)
 		}
 	}
 	fprintf(out, "%s\n", f->hdr.mask ? "" : " none");
-	selection(f, out);
 	fprintf(out, "events: %llu, %llu lost", (unsigned long long)f->events,
 		(unsigned long long)f->lost);
 	if (f->events) {
@@ -108,6 +107,7 @@ static void machine(struct tview *v, FILE *out)
 			(unsigned long long)((b - a) % NS_PER_MS / NS_PER_US));
 	}
 	fprintf(out, "\n");
+	selection(f, out);
 	if (f->ends_early) {
 		fprintf(out, "# %s\n", f->note);
 	}
