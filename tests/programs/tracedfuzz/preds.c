@@ -125,10 +125,15 @@ static void make(struct text *t, uint32_t i)
 		t->how = "a text every check refuses";
 		return;
 	case 4: {
-		/* whole terms to the brim, then more than the text holds */
+		/*
+		 * Terms to the brim (more than a program's instructions hold),
+		 * or a length past the text: more than a predicate may be.
+		 */
 		for (t->len = 0; t->len + 12 <= sizeof(t->text); t->len += 12) {
 			memcpy(t->text + t->len, "pid == 1 || ", 12);
 		}
+		_Static_assert(TTRACE_PRED_TEXT_MAX % 12 == 8, "the last term fills the text");
+		memcpy(t->text + t->len, "pid == 1", sizeof(t->text) - t->len);
 		t->len = rng() % 2 ? TTRACE_PRED_TEXT_MAX + 1 + (uint32_t)(rng() % 1000)
 				   : TTRACE_PRED_TEXT_MAX;
 		t->how = "a text too long";
