@@ -390,7 +390,7 @@ int tparse_pred(struct parser *p, uint64_t head, uint64_t payload, uint64_t size
 	}
 	memcpy(f->pred, text, h.len);
 	f->pred[h.len] = '\0';
-	/* as traced compiled it: text that does not is no save's */
+	/* traced compiled it for this filter before it saved: text that does not was no save's */
 	if (ttrace_filter_pred_check(f->pred, &f->hdr.filter, why, sizeof(why))) {
 		f->pred[0] = '\0';
 		return tparse_refuse(p, payload + sizeof(h), "the predicate does not compile: %s",
