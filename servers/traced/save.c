@@ -4,12 +4,13 @@
  * the export window's ring itself (window.c), a record at a time: the
  * request's predicate, if any, the events, then the aux records and the
  * ledger. A save copies each CPU's entries as ranges (ranges.c) into
- * CPU_EVENTS sections, merged by the readers on the host (abi/trace_file.h, PER-CPU SAVES), its filter or
- * scope applied to each range in place by the sieve (sieve.c); only a
- * filter that selects by position in the merged stream (count=, last=)
- * takes them from the merge behind DUMP (merge_fill, binary format).
- * When a record fills it is published, and the host takes it while the
- * next one fills; the checksum runs over every byte as it leaves.
+ * CPU_EVENTS sections, merged by the readers on the host
+ * (abi/trace_file.h, PER-CPU SAVES), its filter or scope applied to each
+ * range in place by the sieve (sieve.c); only a filter that selects by
+ * position in the merged stream (count=, last=) takes them from the
+ * merge behind DUMP (merge_fill, binary format). When a record fills it
+ * is published, and the host takes it while the next one fills; the
+ * checksum runs over every byte as it leaves.
  *
  * Below CONTROL a save cannot touch anyone else's file (abi/traced.h,
  * SAVE): its name gets the caller's level and pid in front, the host is
