@@ -13,6 +13,7 @@
  * 8-byte aligned), in this order:
  *
  *   struct ttrace_file_header
+ *   PREDICATE      at most one (minor 5): see A SAVE'S PREDICATE
  *   EVENTS ...     any number, together the selected events in order
  *                  (from minor 4, CPU_EVENTS instead, but for count= and
  *                  last=: PER-CPU SAVES)
@@ -228,6 +229,18 @@
  * sequence word of each record) guard the way there. Saves keep their
  * guest-side sums and end lines with a checksum.
  *
+ * A SAVE'S PREDICATE (minor 5). A save asked with `if PREDICATE`
+ * (abi/traced.h, struct traced_pred) holds the events that pass it and
+ * the header's filter, so its file says so: a PREDICATE section, first
+ * after the header, is struct ttrace_file_predicate, then the text as
+ * the request carried it, len bytes (1 to TTRACE_PRED_TEXT_MAX, no NUL),
+ * then zeros to a multiple of 8. The text compiles for the header's
+ * filter (common/trace_filter_pred.h) as it did in traced; a quoted
+ * string in it may hold any other byte, which readers show as '?'. A
+ * file without one was saved without a predicate (or before minor 5).
+ * A recording has none: RECORD takes no predicate. An older reader skips
+ * the section, and then shows the selection without the predicate.
+ *
  * VERSIONS. A reader refuses a file whose magic is not TTRACE_FILE_MAGIC
  * or whose version_major is not its own, and reads every older minor. A newer minor may append
  * fields to the header (header_size grows) and add section types, which a reader skips; an older
@@ -244,7 +257,7 @@
 
 #define TTRACE_FILE_MAGIC	  0x46545053u /* "SPTF" */
 #define TTRACE_FILE_VERSION_MAJOR 1
-#define TTRACE_FILE_VERSION_MINOR 4
+#define TTRACE_FILE_VERSION_MINOR 5
 #define TTRACE_FILE_SUFFIX	  ".spoor"
 
 struct ttrace_file_header {
@@ -299,6 +312,7 @@ _Static_assert(offsetof(struct ttrace_file_header, flags) == 160, "abi");
 #define TTRACE_FILE_END		5
 #define TTRACE_FILE_CHUNK	6 /* minor 1: a recording's */
 #define TTRACE_FILE_CPU_EVENTS	7 /* minor 3: one CPU's slots, in a CHUNK (minor 4: or a save) */
+#define TTRACE_FILE_PREDICATE	8 /* minor 5: a save's `if PREDICATE` (A SAVE'S PREDICATE) */
 
 struct ttrace_file_section {
 	uint32_t type;	   /* TTRACE_FILE_* */
@@ -366,6 +380,14 @@ struct ttrace_file_chunk_cpu {
 };
 
 _Static_assert(sizeof(struct ttrace_file_chunk_cpu) == 32, "abi");
+
+/* The head of PREDICATE's payload; len bytes of text follow, then zeros to a multiple of 8. */
+struct ttrace_file_predicate {
+	uint32_t len;	   /* 1..TTRACE_PRED_TEXT_MAX */
+	uint32_t reserved; /* zero */
+};
+
+_Static_assert(sizeof(struct ttrace_file_predicate) == 8, "abi");
 
 #define TTRACE_EXPORT_LINE_MAX 128
 /* A host file's name: SAVE's name and the prefix traced adds below CONTROL (abi/traced.h). */

@@ -294,6 +294,84 @@ void ttrace_filter_usage(char *buf, size_t size, uint32_t accept)
 	}
 }
 
+/* Whether key k is one of f's words: its flags set (pid= only without tree=). */
+static bool key_in(const struct filter_key *k, const struct traced_filter *f)
+{
+	return k->flag && (f->flags & k->flag) == k->flag &&
+	       !(k->flag == TRACED_F_PID && f->flags & TRACED_F_TREE);
+}
+
+/* Key k's words for f ("cpu=0 cpu=2", "kind=mem_pf,mem_cow"), appended at buf[n]. */
+static size_t key_words(const struct filter_key *k, const struct traced_filter *f, char *buf,
+			size_t size, size_t n)
+{
+	const char *sep = n ? " " : "";
+
+	switch (k->flag) {
+	case TRACED_F_CPUS:
+		for (uint32_t c = 0; c < 32 && n < size; c++) {
+			if (f->cpus >> c & 1) {
+				n += (size_t)format_snprintf(buf + n, size - n, "%s%s=%u",
+							     n ? " " : "", k->name, c);
+			}
+		}
+		return n;
+	case TRACED_F_KINDS:
+	case TRACED_F_CATS:
+		n += (size_t)format_snprintf(buf + n, size - n, "%s%s=", sep, k->name);
+		sep = "";
+		for (uint32_t b = 0; b < KINDS_MAX && n < size; b++) {
+			const struct ttrace_kind_info *info = ttrace_kind_info(b);
+			const char *name = k->flag == TRACED_F_CATS ? ttrace_category_name(b)
+					   : info		    ? info->name
+								    : NULL;
+			bool in = k->flag == TRACED_F_CATS ? b < 64 && f->cats >> b & 1
+							   : f->kinds[b / 64] >> (b % 64) & 1;
+			if (in) {
+				/* a bit no name has stays visible: the words then say so */
+				n += name ? (size_t)format_snprintf(buf + n, size - n, "%s%s", sep,
+								    name)
+					  : (size_t)format_snprintf(buf + n, size - n, "%s#%u", sep,
+								    b);
+				sep = ",";
+			}
+		}
+		return n;
+	case TRACED_F_SINCE:
+	case TRACED_F_UNTIL: {
+		uint64_t ns = k->flag == TRACED_F_SINCE ? f->since_ns : f->until_ns;
+		return n + (size_t)format_snprintf(buf + n, size - n, "%s%s=%llu.%09llu", sep,
+						   k->name, (unsigned long long)(ns / NS_PER_S),
+						   (unsigned long long)(ns % NS_PER_S));
+	}
+	default: {
+		uint64_t v = k->flag == TRACED_F_TID			  ? f->tid
+			     : k->flag & (TRACED_F_LAST | TRACED_F_COUNT) ? f->count
+									  : f->pid;
+		return n + (size_t)format_snprintf(buf + n, size - n, "%s%s=%llu", sep, k->name,
+						   (unsigned long long)v);
+	}
+	}
+}
+
+void ttrace_filter_words(const struct traced_filter *f, const char *pred, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!size) {
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t i = 0; i < NUM_KEYS && n < size; i++) {
+		if (key_in(&keys[i], f)) {
+			n = key_words(&keys[i], f, buf, size, n);
+		}
+	}
+	if (pred && pred[0] && n < size) {
+		format_snprintf(buf + n, size - n, "%s" TTRACE_FILTER_IF " %s", n ? " " : "", pred);
+	}
+}
+
 /* The first kind of f's kind= that no category of its cat= has, or -1. */
 static int kind_outside(const struct traced_filter *f)
 {

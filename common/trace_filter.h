@@ -81,6 +81,15 @@ int ttrace_filter_parse(int argc, char *const argv[], uint32_t ncpus, uint32_t a
 void ttrace_filter_usage(char *buf, size_t size, uint32_t accept);
 
 /*
+ * The words that choose what f and the predicate pred (NULL or "":
+ * none) choose, as ttrace_filter_parse() takes them back ("cpu=1
+ * kind=syscall_exit if result < 0"; times with nine decimals), from the
+ * keys' one table; "" for a filter of nothing. NUL-terminated, cut to
+ * size.
+ */
+void ttrace_filter_words(const struct traced_filter *f, const char *pred, char *buf, size_t size);
+
+/*
  * A category list (mem,sched or all) into *mask. Returns 0, or -EINVAL
  * with one line in why naming the unknown category and the known ones.
  */

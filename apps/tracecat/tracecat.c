@@ -1,6 +1,6 @@
 /*
- * tracecat [-f] [-b] [-p] [-k KIB] [-S] [-c] [-r NAME] [-w NAME] [-s MS] [-i MS] [-h] [FILTERS]: a
- * client of traced
+ * tracecat [-f] [-b] [-l] [-p] [-k KIB] [-S] [-c] [-r NAME] [-w NAME] [-s MS] [-i MS] [-h]
+ * [FILTERS] [if PREDICATE]: a client of traced
  * (abi/traced.h) that speaks the protocol on its own, as any tool would.
  *   tracecat FILTERS     prints the dump, as the shell's `trace dump` does
  *   tracecat -f FILTERS  follows: prints `# following` once it has its
@@ -10,7 +10,8 @@
  *                        every one: known kinds and CPUs, continuations that
  *                        carry their head's ts, timestamps in order, and (with
  *                        no filter) per CPU sequence numbers that account for
- *                        every entry, returned or reported lost; then prints
+ *                        every entry, returned or reported lost (with no
+ *                        predicate either); then prints
  *                        tracecat: N events verified (E entries, L lost), kinds: K
  *                        or the first check that failed (exit 1). A dump comes
  *                        through BULK in pages of 1 MiB; then it prints
@@ -19,6 +20,14 @@
  *                        make bench sets against -c), D the FNV-1a hash of
  *                        the bytes, which a page-at-a-time dump (-p) of the
  *                        same rings matches.
+ *   -l                   with -b: lists each event verified as
+ *                          cpu=C pid=P tid=T KIND
+ *                        and each loss as a text dump's line, in the
+ *                        dump's order, and after them the lines a
+ *                        text dump ends with (its end line, and what its
+ *                        losses mean) from the last page's cursor, so a
+ *                        binary dump's events and accounting can be set
+ *                        beside a text dump's
  *   -p                   with -b: page at a time through DUMP, not BULK
  *   -k KIB               with -b: BULK pages of KIB KiB (4 to 1024)
  *   tracecat -S FILTERS  the STATS answer in its key=value form, one line a
@@ -43,7 +52,9 @@
  *                          tracecat: saved N events, L lost, B bytes in T ns
  *                        T the guest clock's time of the request (what make
  *                        bench sets against -c, as -b's).
- * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...
+ * FILTERS are the shell's: cpu=N pid=N tid=N kind=... cat=... last=N ...,
+ * and `if PREDICATE` after them (common/trace_filter.h), which every
+ * request carries (abi/traced.h, struct traced_pred; RECORD refuses it)
  * tracecat reads everyone's events: it needs the read-all level (`run -r
  * tracecat`, or -t) and says so otherwise.
  */
@@ -56,6 +67,7 @@
 
 #include "ceiling.h"
 #include "common/fnv.h"
+#include "common/trace_format.h"
 #include "common/trace_names.h"
 
 #define WHY_MAX	       1400
@@ -66,10 +78,12 @@
 
 /* -h's text; an unknown option gets its first line. */
 static const char usage[] =
-    "usage: tracecat [-f] [-b [-p] [-k KIB]] [-S] [-c] [-s MS] [-i MS] [FILTERS]\n"
+    "usage: tracecat [-f] [-b [-l] [-p] [-k KIB]] [-S] [-c] [-s MS] [-i MS] [FILTERS] [if "
+    "PREDICATE]\n"
     "  (none)  print the dump FILTERS select, as the shell's trace dump\n"
     "  -f      follow: print events as they come, until killed\n"
     "  -b      fetch binary entries through BULK and verify them;\n"
+    "          -l list the events and the dump's end lines,\n"
     "          -p page at a time through DUMP, -k KIB bulk pages of KIB KiB\n"
     "  -S      the stats as key=value lines, for scripts\n"
     "  -c      copy the rings out without IPC (needs run -t): a dump's ceiling\n"
@@ -89,6 +103,7 @@ struct verify {
 	uint64_t next_seq[TTRACE_MAX_CPUS]; /* the seq the CPU's next entry must have */
 	uint64_t pending_lost[TTRACE_MAX_CPUS];
 	uint64_t kinds[TRACED_KIND_WORDS];
+	bool list; /* -l: print each event verified */
 };
 
 static int fail(const char *what, const struct ttrace_entry *e)
@@ -115,6 +130,11 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 			return fail("no such cpu", e);
 		}
 		if (e->kind == TRACED_KIND_LOST) {
+			if (v->list) {
+				char line[TTRACE_LINE_MAX];
+				ttrace_format_lost(line, sizeof(line), e->cpu, e->data[0]);
+				printf("%s", line);
+			}
 			v->pending_lost[e->cpu] += e->data[0];
 			v->lost += e->data[0];
 			i++;
@@ -145,24 +165,29 @@ static int verify_page(struct verify *v, const uint8_t *data, size_t len)
 		v->events++;
 		v->entries += 1 + ncont;
 		v->kinds[e->kind / 64] |= 1ull << (e->kind % 64);
+		if (v->list) {
+			printf("cpu=%u pid=%u tid=%u %s\n", e->cpu, e->pid, e->tid,
+			       ttrace_kind_info(e->kind)->name);
+		}
 		i += 1 + ncont;
 	}
 	return 0;
 }
 
 struct options {
-	bool follow, binary, stats, paged;
-	size_t bulk;	    /* -k: BULK's page size in bytes */
-	uint64_t pause_ns;  /* -s: between pages */
-	uint64_t idle_ns;   /* -i: a follow ends after this long without events; 0 never */
-	const char *record; /* -r: the recording's name */
-	const char *save;   /* -w: the saved file's name */
+	bool follow, binary, stats, paged, list;
+	size_t bulk;		 /* -k: BULK's page size in bytes */
+	uint64_t pause_ns;	 /* -s: between pages */
+	uint64_t idle_ns;	 /* -i: a follow ends after this long without events; 0 never */
+	const char *record;	 /* -r: the recording's name */
+	const char *save;	 /* -w: the saved file's name */
+	struct traced_pred pred; /* `if PREDICATE`: len 0 none */
 };
 
 /* -w: saves f into NAME.spoor, the request timed by the guest clock. */
 static int save(const struct traced_filter *f, const struct options *o)
 {
-	struct traced_save_request req = {.filter = *f};
+	struct traced_save_request req = {.filter = *f, .pred = o->pred};
 	struct traced_save_reply r;
 
 	if (strlen(o->save) >= sizeof(req.name)) {
@@ -189,7 +214,7 @@ static int save(const struct traced_filter *f, const struct options *o)
  */
 static int record(const struct traced_filter *f, const struct options *o)
 {
-	struct traced_save_request req = {.filter = *f};
+	struct traced_save_request req = {.filter = *f, .pred = o->pred};
 	struct traced_record_status r;
 
 	if (strlen(o->record) >= sizeof(req.name)) {
@@ -219,11 +244,30 @@ static int record(const struct traced_filter *f, const struct options *o)
 	return 0;
 }
 
+/*
+ * -l: the lines a text dump of the same request ends with, from the
+ * cursor of a binary dump's last page, which counts as a text dump's does.
+ */
+static void end_lines(const struct traced_cursor *c)
+{
+	static char text[TTRACE_LINE_MAX + WHY_MAX];
+	const struct traced_losses l = {
+	    .events = c->events, .lost = c->lost, .outside = c->outside, .early = c->early};
+	int n = ttrace_format_end(text, TTRACE_LINE_MAX, c->events, c->lost);
+
+	traced_losses_format(text + n, sizeof(text) - (size_t)n, &l);
+	printf("%s", text);
+}
+
 static int run(const struct traced_filter *f, uint32_t ncpus, const struct options *o)
 {
 	static struct traced_pager pager;
 	uint32_t op = o->follow ? TRACED_OP_FOLLOW : TRACED_OP_DUMP;
-	struct verify v = {.ncpus = ncpus, .ordered = !o->follow, .complete = !f->flags};
+	/* A filter or a predicate leaves entries out that are not lost. */
+	struct verify v = {.ncpus = ncpus,
+			   .ordered = !o->follow,
+			   .complete = !f->flags && !o->pred.len,
+			   .list = o->list};
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
@@ -238,6 +282,7 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 		traced_pager_dump(&pager, op, f,
 				  o->binary ? TRACED_FORMAT_BINARY : TRACED_FORMAT_TEXT);
 	}
+	traced_pager_pred(&pager, &o->pred);
 	while (!err && !(flags & TRACED_DUMP_DONE)) {
 		uint64_t asked = (uint64_t)sys_clock_ns();
 		err = traced_pager_next(&pager, &data, &len, &flags);
@@ -275,6 +320,9 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 		printf("tracecat: traced: %s\n", strerror((int)-err));
 		return 1;
 	}
+	if (o->list && o->binary && !o->follow) {
+		end_lines(&pager.reply.head.cursor);
+	}
 	if (o->binary && !o->follow) {
 		printf("tracecat: fetched %llu bytes in %llu ns, digest %016llx\n",
 		       (unsigned long long)bytes, (unsigned long long)fetch_ns,
@@ -295,10 +343,10 @@ static int run(const struct traced_filter *f, uint32_t ncpus, const struct optio
 }
 
 /* -S: the STATS answer as key=value lines. */
-static int stats(const struct traced_filter *f)
+static int stats(const struct traced_filter *f, const struct traced_pred *pred)
 {
 	static struct traced_pager pager;
-	struct traced_stats_request r = {.filter = *f, .form = TRACED_STATS_KV};
+	struct traced_stats_request r = {.filter = *f, .form = TRACED_STATS_KV, .pred = *pred};
 	const uint8_t *data;
 	size_t len;
 	uint32_t flags = 0;
@@ -343,6 +391,8 @@ int main(int argc, char **argv)
 			o.follow = true;
 		} else if (!strcmp(argv[first], "-b")) {
 			o.binary = true;
+		} else if (!strcmp(argv[first], "-l")) {
+			o.list = true;
 		} else if (!strcmp(argv[first], "-S")) {
 			o.stats = true;
 		} else if (!strcmp(argv[first], "-c")) {
@@ -369,7 +419,8 @@ int main(int argc, char **argv)
 		printf("tracecat: permission denied (need read-all)\n");
 		return 1;
 	}
-	if (traced_filter_parse(argc - first, argv + first, st.num_cpus, &f, why, sizeof(why))) {
+	if (traced_filter_parse_if(argc - first, argv + first, st.num_cpus, &f, &o.pred, why,
+				   sizeof(why))) {
 		printf("tracecat: %s\n", why);
 		return 2;
 	}
@@ -379,5 +430,5 @@ int main(int argc, char **argv)
 	if (o.save) {
 		return save(&f, &o);
 	}
-	return o.stats ? stats(&f) : run(&f, st.num_cpus, &o);
+	return o.stats ? stats(&f, &o.pred) : run(&f, st.num_cpus, &o);
 }

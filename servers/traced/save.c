@@ -2,14 +2,15 @@
  * save: SAVE (abi/traced.h) writes one trace file (abi/trace_file.h) to
  * the host through the export channel (export.c). The file is built in
  * the export window's ring itself (window.c), a record at a time: the
- * events, then the aux records and the ledger. A save copies each CPU's
- * entries as ranges (ranges.c) into CPU_EVENTS sections, merged by the
- * readers on the host (abi/trace_file.h, PER-CPU SAVES), its filter or
- * scope applied to each range in place by the sieve (sieve.c); only a
- * filter that selects by position in the merged stream (count=, last=)
- * takes them from the merge behind DUMP (merge_fill, binary format).
- * When a record fills it is published, and the host takes it while the
- * next one fills; the checksum runs over every byte as it leaves.
+ * request's predicate, if any, the events, then the aux records and the
+ * ledger. A save copies each CPU's entries as ranges (ranges.c) into
+ * CPU_EVENTS sections, merged by the readers on the host
+ * (abi/trace_file.h, PER-CPU SAVES), its filter or scope applied to each
+ * range in place by the sieve (sieve.c); only a filter that selects by
+ * position in the merged stream (count=, last=) takes them from the
+ * merge behind DUMP (merge_fill, binary format). When a record fills it
+ * is published, and the host takes it while the next one fills; the
+ * checksum runs over every byte as it leaves.
  *
  * Below CONTROL a save cannot touch anyone else's file (abi/traced.h,
  * SAVE): its name gets the caller's level and pid in front, the host is
@@ -326,6 +327,26 @@ static void put_header(struct out *o, const struct traced_filter *f)
 	put(o, &fh, sizeof(fh));
 }
 
+/*
+ * PREDICATE (abi/trace_file.h, A SAVE'S PREDICATE): the text the request
+ * carried, which pred_request() compiled, so a reader knows the events
+ * it left out are missing on purpose. Nothing without one.
+ */
+static void put_pred(struct out *o, const struct traced_pred *p)
+{
+	static const uint8_t zeros[8];
+	struct ttrace_file_predicate head = {.len = p->len};
+	size_t padded = (p->len + 7u) & ~(size_t)7;
+
+	if (!p->len) {
+		return;
+	}
+	put_section(o, TTRACE_FILE_PREDICATE, sizeof(head) + padded);
+	put(o, &head, sizeof(head));
+	put(o, p->text, p->len);
+	put(o, zeros, padded - p->len);
+}
+
 /* Takes one save from the allowance of tree: 0, or -EAGAIN when it has none left. */
 static int allowance_take(uint32_t tree)
 {
@@ -416,6 +437,7 @@ int save_run(const struct request *req, struct reply *rep)
 	o.err = export_send(line);
 	o.begin = line;
 	put_header(&o, &r.filter);
+	put_pred(&o, &r.pred);
 	/* Per CPU (abi/trace_file.h, PER-CPU SAVES) unless the filter selects by position. */
 	if (sieve_init(&sieve, &r.filter, scope)) {
 		sieve_pred(&sieve, pred);

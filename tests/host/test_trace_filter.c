@@ -138,3 +138,54 @@ TEST(trace_filter_window_is_since_inclusive_until_exclusive)
 	CHECK(ttrace_filter_in_window(&f, 199), "199 is before until");
 	CHECK(!ttrace_filter_in_window(&f, 200), "200 is until");
 }
+
+/* The words a filter is shown with (a saved file's selection), and that they parse back. */
+static const struct {
+	const char *words[WORDS_MAX];
+	const char *pred;
+	const char *shown;
+} words_rows[] = {
+    {{NULL}, NULL, ""},
+    {{NULL}, "result < 0", "if result < 0"},
+    {{"cpu=3", "cpu=1"}, NULL, "cpu=1 cpu=3"},
+    {{"tree=2", "tid=5"}, NULL, "tid=5 tree=2"},
+    {{"pid=2", "kind=mem_pf,ipc_call"}, "tid > 1", "pid=2 kind=mem_pf,ipc_call if tid > 1"},
+    {{"cat=sched,mem", "last=20"}, NULL, "cat=mem,sched last=20"},
+    {{"since=1.5", "until=2.000000001", "count=3"},
+     NULL,
+     "count=3 since=1.500000000 until=2.000000001"},
+};
+
+TEST(trace_filter_words_show_what_parses_back)
+{
+	for (size_t i = 0; i < sizeof(words_rows) / sizeof(words_rows[0]); i++) {
+		struct ttrace_filter f, back;
+		char why[WHY_MAX], shown[256];
+		char *argv[16];
+		int argc = 0;
+
+		CHECK_EQ_INT(ttrace_filter_parse(count_words(words_rows[i].words),
+						 (char *const *)words_rows[i].words, NCPUS,
+						 TTRACE_FILTER_HOST, &f, why, sizeof(why)),
+			     0, why);
+		ttrace_filter_words(&f.f, words_rows[i].pred, shown, sizeof(shown));
+		CHECK_EQ_STR(shown, words_rows[i].shown, "the words shown");
+		for (char *w = strtok(shown, " "); w && argc < 16; w = strtok(NULL, " ")) {
+			argv[argc++] = w;
+		}
+		CHECK_EQ_INT(ttrace_filter_parse(argc, argv, NCPUS, TTRACE_FILTER_HOST, &back, why,
+						 sizeof(why)),
+			     0, why);
+		CHECK(!memcmp(&back.f, &f.f, sizeof(f.f)), "row %zu: the words parse back", i);
+		CHECK_EQ_STR(back.pred, words_rows[i].pred ? words_rows[i].pred : "", "predicate");
+	}
+}
+
+TEST(trace_filter_words_are_cut_to_size)
+{
+	struct traced_filter f = {.flags = TRACED_F_CPUS | TRACED_F_PID, .cpus = 0xf, .pid = 7};
+	char shown[12];
+
+	ttrace_filter_words(&f, "pid == 7", shown, sizeof(shown));
+	CHECK_EQ_STR(shown, "cpu=0 cpu=1", "cut");
+}

@@ -115,42 +115,12 @@ def first_multibyte(name):
     return next(off for off, length, _ in instructions(name)[1:] if length > 1)
 
 
-def refusals():
-    """(line, its one-line answer) for each refusal; computed from kernel.elf when asked."""
-    _, size = function(FUNCTION)
-    inside = first_multibyte(FUNCTION) + 1
-    reason = "no probe at {}: {}"
-    tracer = "a function the tracer may not trace (trace func list says why)"
-    return [
-        ("trace probe no_such_function", reason.format("no_such_function",
-                                                      "no kernel function has that name")),
-        (f"trace probe {FUNCTION}+{inside:#x}", reason.format(
-            f"{FUNCTION}+{inside:#x}", "the offset is inside an instruction, not at its start")),
-        (f"trace probe {FUNCTION}+{size:#x}", reason.format(
-            f"{FUNCTION}+{size:#x}", "the offset is past the function's end")),
-        (f"trace probe {FUNCTION}+0", reason.format(
-            f"{FUNCTION}+0", "the entry NOP is the function tracer's (probe past it)")),
-        ("trace probe probe_breakpoint", reason.format("probe_breakpoint", tracer)),
-        ("trace probe probe_step", reason.format("probe_step", tracer)),
-        ("trace probe trap_dispatch", reason.format("trap_dispatch", tracer)),
-        ("trace probe isr_stubs", reason.format("isr_stubs", tracer)),
-        ("trace probe syscall_entry", reason.format("syscall_entry", tracer)),
-        ("trace probe watchdog_nmi", reason.format("watchdog_nmi", tracer)),
-        ("trace probe panic_in_progress", reason.format(
-            "panic_in_progress", "the function can run in an NMI")),
-        ("trace probe ttrace_emit_slow", reason.format("ttrace_emit_slow", tracer)),
-        ("trace probe ttrace_ring_commit", reason.format("ttrace_ring_commit", tracer)),
-        ("trace probe static_branches_set", reason.format("static_branches_set", tracer)),
-        ("trace probe func_trace_hit", reason.format("func_trace_hit", tracer)),
-        (f"trace probe sys_trace_test+{tracepoint_site():#x}", reason.format(
-            f"sys_trace_test+{tracepoint_site():#x}",
-            "the kernel rewrites or restarts that code (a tracepoint's straight path)")),
-        (f"trace probe {FUNCTION} rdi rsi rdx rcx r8",
-         "trace: 5 registers named, at most 4 fit a probe event (its five data words: the "
-         "probe and 4 values)"),
-        (f"trace probe {FUNCTION} rdi xmm0", "trace: unknown register 'xmm0' (known: rdi rsi "
-         "rdx rcx r8 r9 rax rbx rbp r12 r13 r14 r15 rsp rip flags)"),
-    ]
+TRACER = "a function the tracer may not trace (trace func list says why)"
+
+
+def no_probe(where, why):
+    """A `trace probe WHERE` line and its one-line refusal."""
+    return f"trace probe {where}", f"no probe at {where}: {why}"
 
 
 def tracepoint_site():
@@ -159,16 +129,54 @@ def tracepoint_site():
                 if length == 5 and text.startswith("nopl"))
 
 
-REFUSAL_IDS = ["unknown symbol", "inside an instruction", "past the end", "entry NOP",
-               "probe handler", "probe step", "trap entry", "interrupt stubs", "syscall entry",
-               "NMI handler", "NMI-reachable", "tracepoint slow path", "ring writer",
-               "static-branch patcher", "function tracer",
-               "tracepoint site", "too many registers", "unknown register"]
+def refused(make, id):
+    """One refusal case: make() gives (line, its one-line answer), computed from
+    kernel.elf when the test runs (collection may come before the build)."""
+    return pytest.param(make, id=id)
 
 
-@pytest.mark.parametrize("case", range(len(REFUSAL_IDS)), ids=REFUSAL_IDS)
-def test_refused_places_get_one_line_and_nothing_is_set(spoor, case):
-    line, answer = refusals()[case]
+REFUSALS = [
+    refused(lambda: no_probe("no_such_function", "no kernel function has that name"),
+            "unknown symbol"),
+    refused(lambda: no_probe(f"{FUNCTION}+{first_multibyte(FUNCTION) + 1:#x}",
+                             "the offset is inside an instruction, not at its start"),
+            "inside an instruction"),
+    refused(lambda: no_probe(f"{FUNCTION}+{function(FUNCTION)[1]:#x}",
+                             "the offset is past the function's end"),
+            "past the end"),
+    refused(lambda: no_probe(f"{FUNCTION}+0",
+                             "the entry NOP is the function tracer's (probe past it)"),
+            "entry NOP"),
+    refused(lambda: no_probe("probe_breakpoint", TRACER), "probe handler"),
+    refused(lambda: no_probe("probe_step", TRACER), "probe step"),
+    refused(lambda: no_probe("trap_dispatch", TRACER), "trap entry"),
+    refused(lambda: no_probe("isr_stubs", TRACER), "interrupt stubs"),
+    refused(lambda: no_probe("syscall_entry", TRACER), "syscall entry"),
+    refused(lambda: no_probe("watchdog_nmi", TRACER), "NMI handler"),
+    refused(lambda: no_probe("panic_in_progress", "the function can run in an NMI"),
+            "NMI-reachable"),
+    refused(lambda: no_probe("ttrace_emit_slow", TRACER), "tracepoint slow path"),
+    refused(lambda: no_probe("ttrace_ring_commit", TRACER), "ring writer"),
+    refused(lambda: no_probe("static_branches_set", TRACER), "static-branch patcher"),
+    refused(lambda: no_probe("func_trace_hit", TRACER), "function tracer"),
+    refused(lambda: no_probe(f"sys_trace_test+{tracepoint_site():#x}",
+                             "the kernel rewrites or restarts that code (a tracepoint's "
+                             "straight path)"),
+            "tracepoint site"),
+    refused(lambda: (f"trace probe {FUNCTION} rdi rsi rdx rcx r8",
+                     "trace: 5 registers named, at most 4 fit a probe event (its five data "
+                     "words: the probe and 4 values)"),
+            "too many registers"),
+    refused(lambda: (f"trace probe {FUNCTION} rdi xmm0",
+                     "trace: unknown register 'xmm0' (known: rdi rsi rdx rcx r8 r9 rax rbx "
+                     "rbp r12 r13 r14 r15 rsp rip flags)"),
+            "unknown register"),
+]
+
+
+@pytest.mark.parametrize("refusal", REFUSALS)
+def test_refused_places_get_one_line_and_nothing_is_set(spoor, refusal):
+    line, answer = refusal()
     out = spoor.command(line)
     assert out.strip().splitlines()[-1] == f"trace: {answer}" if answer.startswith("no probe") \
         else answer in out, out

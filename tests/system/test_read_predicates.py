@@ -5,14 +5,15 @@ and run by the one evaluator the kernel's filters use. The module's machine
 records sysfuzz once with every syscall event kept, so each test compares a
 predicate's selection with the same selection made here from the whole dump,
 and with sysfuzz's own count of its failing calls. Bad predicates (item 4)
-get one line naming the place and print or save nothing."""
+get one line naming the place and print or save nothing. A binary dump (BULK,
+tracecat -b) with a predicate returns what the text dump with it does."""
 
 import re
 import subprocess
 
 import pytest
 
-from spoorlib import END, ROOT, dump, reset_tracing
+from spoorlib import DUMP_TIMEOUT, END, EVENT, ROOT, Event, dump, reset_tracing, verified
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 SYSFUZZ = re.compile(r"^sysfuzz: (\d+) calls, (\d+) errors\r*$", re.MULTILINE)
@@ -114,6 +115,10 @@ def test_save_if_holds_the_dumps_events_and_spoor_trace_reads_them(spoor, record
     code, text, err = spoor_trace("text", spoor.traces / "failing.spoor")
     assert code == 0, err
     assert event_lines(text) == want
+    # The file says what chose its events: the filter's words and the predicate.
+    code, info, err = spoor_trace("info", spoor.traces / "failing.spoor")
+    assert code == 0, err
+    assert f"selection: {FAILING}" in info.splitlines(), info
 
 
 def test_spoor_trace_if_selects_what_the_dump_does(spoor, recorded):
@@ -121,6 +126,8 @@ def test_spoor_trace_if_selects_what_the_dump_does(spoor, recorded):
     saved = SAVED.search(spoor.command("trace save as whole"))
     assert saved and saved.group(1) == str(len(whole)), spoor.console()[-2000:]
     path = spoor.traces / "whole.spoor"
+    code, info, err = spoor_trace("info", path)
+    assert code == 0 and "selection: every event" in info.splitlines(), (err, info)
     for words in (FAILING, "if result < 0", "cat=syscall if comm == sysfuzz && result == -EINVAL"):
         _, out = dump(spoor, words)
         code, text, err = spoor_trace("text", path, *words.split())
@@ -151,21 +158,80 @@ def test_last_and_count_select_among_what_passes(spoor, recorded):
     assert event_lines(text) == want[-5:]
 
 
+def listing(text_dump):
+    """A text dump's output as tracecat -b -l lists a binary dump: each event's
+    cpu, pid, tid and kind, and the lines that start with # as they are."""
+    lines = []
+    for line in text_dump.splitlines():
+        line = line.rstrip()
+        event = EVENT.match(line)
+        if event:
+            e = Event(event)
+            lines.append(f"cpu={e.cpu} pid={e.pid} tid={e.tid} {e.kind}")
+        elif line.startswith("#"):
+            lines.append(line)
+    return lines
+
+
+def binary_listing(out):
+    return [line.rstrip() for line in out.splitlines() if line.startswith(("cpu=", "#"))]
+
+
+def assert_bulk_is_the_text_dump(spoor, words):
+    """tracecat with words, as text (DUMP) and as binary (BULK in 1 MiB and in
+    4 KiB pages, and DUMP's binary pages), -l: the same events in the same
+    order, the same losses in the same places, the same end lines."""
+    text = spoor.command(f"run -r tracecat {words}", timeout=DUMP_TIMEOUT)
+    want = listing(text)
+    assert END.search(text), text[-2000:]
+    for how in ("-b -l", "-b -l -k 4", "-b -l -p"):
+        out = spoor.command(f"run -r tracecat {how} {words}", timeout=DUMP_TIMEOUT)
+        assert binary_listing(out) == want, (how, words, out[-2000:])
+        events, _, lost = verified(out)
+        assert (str(events), str(lost)) == END.search(text).groups(), (how, words, out[-2000:])
+
+
+def test_a_bulk_dump_if_returns_the_text_dumps_events(spoor, recorded):
+    _, _, whole = recorded
+    for words in (FAILING, "if result < 0", "cat=syscall if comm == sysfuzz && result == -EINVAL",
+                  f"last=5 {FAILING}", f"count=7 {FAILING}"):
+        assert_bulk_is_the_text_dump(spoor, words)
+    out = spoor.command(f"run -r tracecat -b {FAILING}", timeout=DUMP_TIMEOUT)
+    assert verified(out)[0] == len([e for e in whole if failing(e)]), out[-2000:]
+
+
+def test_a_bulk_dump_if_accounts_for_losses_as_the_text_dump(boot):
+    """Rings of 256 entries that sysfuzz overran (a machine of its own): the
+    binary dump with a predicate places and tells apart its losses as the text
+    dump does."""
+    spoor = boot(smp=2, cmdline="ttrace.ring_kb=16")
+    assert "tracing now: syscall" in spoor.command("trace on syscall")
+    out = spoor.command(f"run sysfuzz 34 {CALLS}", timeout=300)
+    assert SYSFUZZ.search(out), out
+    spoor.command("trace off")
+    _, out = dump(spoor, FAILING)
+    assert END.search(out).group(2) != "0", "the rings must have lost entries"
+    for words in (FAILING, f"cpu=1 {FAILING}", "if comm == nosuch", f"last=3 {FAILING}"):
+        assert_bulk_is_the_text_dump(spoor, words)
+
+
 BAD = [
-    ("if rsult < 0", "at 1: unknown field 'rsult'"),
-    ("if comm < memtest", "at 6: comm compares only with == and !="),
-    ("kind=syscall_entry if result < 0", "at 1: syscall_entry has no field 'result'"),
-    ("if pid == 1 && " + "1" * 190, "at 201: too long: more than 200 characters"),
-    ("if ((((((((((pid == 1))))))))))", "at 9: too deep: more than 8 levels"),
-    ("if cpu == 8", "at 8: value out of range (at most 7)"),
+    pytest.param("if rsult < 0", "at 1: unknown field 'rsult'", id="unknown_field"),
+    pytest.param("if comm < memtest", "at 6: comm compares only with == and !=",
+                 id="string_ordered"),
+    pytest.param("kind=syscall_entry if result < 0", "at 1: syscall_entry has no field 'result'",
+                 id="field_the_kind_lacks"),
+    pytest.param("if pid == 1 && " + "1" * 190, "at 201: too long: more than 200 characters",
+                 id="too_long"),
+    pytest.param("if ((((((((((pid == 1))))))))))", "at 9: too deep: more than 8 levels",
+                 id="too_deep"),
+    pytest.param("if cpu == 8", "at 8: value out of range (at most 7)", id="out_of_range"),
 ]
-BAD_IDS = ["unknown_field", "string_ordered", "field_the_kind_lacks", "too_long", "too_deep",
-           "out_of_range"]
 
 
 @pytest.mark.parametrize("verb, named", [("dump", ""), ("stats", ""), ("hist syscall", ""),
                                          ("follow", ""), ("save", " as bad")])
-@pytest.mark.parametrize("words, error", BAD, ids=BAD_IDS)
+@pytest.mark.parametrize("words, error", BAD)
 def test_a_bad_read_predicate_says_where_and_prints_nothing(spoor, verb, named, words, error):
     before = set(spoor.traces.iterdir())
     out = spoor.command(f"trace {verb} {words}{named}")
@@ -174,7 +240,7 @@ def test_a_bad_read_predicate_says_where_and_prints_nothing(spoor, verb, named, 
     assert set(spoor.traces.iterdir()) == before
 
 
-@pytest.mark.parametrize("words, error", BAD, ids=BAD_IDS)
+@pytest.mark.parametrize("words, error", BAD)
 def test_spoor_trace_refuses_a_bad_predicate_in_one_line(spoor, words, error):
     path = spoor.traces / "refused.spoor"
     if not path.exists():

@@ -20,6 +20,7 @@ from spoorlib import LOST, ROOT, dump, events_in, reset_tracing
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
 SAVED = re.compile(r"trace: saved (\d+) events, (\d+) lost, (\d+) bytes to (\S+)\.spoor")
 HEADER_SIZE = slice(8, 12)  # abi/trace_file.h: struct ttrace_file_header's header_size
+PREDICATE = 8  # abi/trace_file.h: TTRACE_FILE_PREDICATE, a save's `if PREDICATE` (minor 5)
 NS_PER_S = 1000000000
 
 
@@ -31,6 +32,22 @@ def section_types(path):
         types.append(int.from_bytes(data[at:at + 4], "little"))
         at += 16 + int.from_bytes(data[at + 8:at + 16], "little")
     return types
+
+
+def predicate_of(path):
+    """The text of a saved file's PREDICATE section, which comes first (abi/trace_file.h,
+    A SAVE'S PREDICATE), or None: its struct ttrace_file_predicate (len, reserved),
+    then the text, then zeros to a multiple of 8."""
+    data = path.read_bytes()
+    at = int.from_bytes(data[HEADER_SIZE], "little")
+    if int.from_bytes(data[at:at + 4], "little") != PREDICATE:
+        return None
+    size = int.from_bytes(data[at + 8:at + 16], "little")
+    length, reserved = (int.from_bytes(data[at + 16 + i:at + 20 + i], "little") for i in (0, 4))
+    padded = data[at + 24:at + 16 + size]
+    assert reserved == 0 and size == 8 + (length + 7) // 8 * 8, (size, length, reserved)
+    assert padded[length:] == bytes(len(padded) - length), padded
+    return padded[:length].decode()
 
 
 def ns_of(trace, ts):
@@ -207,3 +224,22 @@ def test_a_self_save_goes_out_per_cpu_with_exactly_its_own_processes_events(boot
         assert got == want[:len(got)], cpu
     assert {e.pid for e in own.events} == scope
     assert any(e.pid not in scope for e in whole.events)  # hello's, init's, the kernel's
+
+
+def test_a_save_with_a_predicate_records_its_text_first(shared, whole):
+    """Per CPU (the sieve) and through the merge (count=) alike, the file starts
+    with the predicate's text as the request carried it, and holds the events
+    that pass it; a save without one has no such section."""
+    machine, trace, _, _ = whole
+    spoor = shared.use(machine)
+    ticks = [e for e in trace.events if trace.table[e.kind][0] == "test_tick" and e.cpu == 1]
+    for words, name, want in (("cat=test if cpu == 1", "predcpu", ticks),
+                              ("cat=test count=5 if cpu == 1", "predfirst5", ticks[:5])):
+        saved = SAVED.search(spoor.command(f"trace save {words} as {name}"))
+        assert saved and saved.group(1) == str(len(want)), spoor.console()[-2000:]
+        path = spoor.traces / f"{name}.spoor"
+        assert section_types(path)[0] == PREDICATE
+        assert predicate_of(path) == "cpu == 1"
+        assert [key(e) for e in entries.Trace(path).events] == [key(e) for e in want] != []
+    assert SAVED.search(spoor.command("trace save cat=test as nopred"))
+    assert PREDICATE not in section_types(spoor.traces / "nopred.spoor")

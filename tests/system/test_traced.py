@@ -575,9 +575,25 @@ class TestTracedKilledMidDump:
         assert events == entries
 
 
+FUZZED_PREDICATES = re.compile(r"^tracedfuzz: 200 predicates: (\d+) answered, (\d+) refused, "
+                               r"traced still answering\r?$", re.MULTILINE)
+
+
 def test_traced_refuses_malformed_requests_and_keeps_answering(spoor):
+    """Malformed requests, then predicate texts (valid, mutated, malformed) in
+    every operation that takes one: each answered with its error or a result,
+    traced never restarted, and with tracing off not one counter moved."""
+    spoor.command("trace on all")  # drops every kernel filter: tracedfuzz sets its own
+    assert "tracing now: none" in spoor.command("trace off")
+    spoor.command("trace trigger off")
+    traced = pid_of(spoor, "traced")
+    before = status(spoor)
     out = spoor.command("run -t tracedfuzz 200", timeout=DUMP_TIMEOUT)
     assert "tracedfuzz: 200 malformed requests refused, traced still answering" in out, out
+    preds = FUZZED_PREDICATES.search(out)
+    assert preds and all(int(n) > 0 for n in preds.groups()), out
+    assert pid_of(spoor, "traced") == traced, "traced was restarted"
+    assert status(spoor) == before
     # Nor did any of them change what is traced.
     assert "tracing now: test" in spoor.command("trace on test")
 

@@ -203,7 +203,8 @@ int chunks_parse(struct parser *p, uint64_t off)
 			err = tparse_ledger(p, off, payload, s.size);
 		} else if (s.type == TTRACE_FILE_END && stage == 1) {
 			err = tparse_end(p, off, payload, s.size);
-		} else if (s.type > TTRACE_FILE_CHUNK) {
+		} else if (s.type > TTRACE_FILE_CHUNK && s.type != TTRACE_FILE_PREDICATE) {
+			/* PREDICATE is a save's alone: RECORD takes no predicate */
 			err = 0; /* a newer minor's section: skipped */
 			stage--;
 		} else {

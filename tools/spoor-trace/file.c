@@ -164,9 +164,26 @@ static int check_order(struct parser *p, uint64_t head, uint32_t t, size_t stage
 	return 0;
 }
 
+/*
+ * A PREDICATE section at head (A SAVE'S PREDICATE): only a minor 5 file's,
+ * and only its first section (first: none came before it).
+ */
+static int parse_pred(struct parser *p, uint64_t head, uint64_t payload, uint64_t size, bool first)
+{
+	if (p->f->hdr.version_minor < 5) {
+		return tparse_refuse(p, head, "a PREDICATE section in a file of minor %u (from 5)",
+				     p->f->hdr.version_minor);
+	}
+	if (!first) {
+		return tparse_refuse(p, head, "a PREDICATE section after the first section");
+	}
+	return tparse_pred(p, head, payload, size);
+}
+
 static int parse_sections(struct parser *p, uint64_t off)
 {
 	size_t stage = 0;
+	const uint64_t start = off;
 
 	while (off < p->size) {
 		struct ttrace_file_section s;
@@ -177,7 +194,8 @@ static int parse_sections(struct parser *p, uint64_t off)
 		}
 		bool events = s.type == TTRACE_FILE_EVENTS || s.type == TTRACE_FILE_CPU_EVENTS;
 		/* CPU_EVENTS: a save's from minor 4 (PER-CPU SAVES). */
-		bool known = (s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END) || events;
+		bool known = (s.type >= TTRACE_FILE_EVENTS && s.type <= TTRACE_FILE_END) ||
+			     events || s.type == TTRACE_FILE_PREDICATE;
 		const char *name = tparse_section_name(s.type);
 		if (s.type == TTRACE_FILE_EVENTS && s.size % SLOT) {
 			return tparse_refuse(
@@ -197,6 +215,14 @@ static int parse_sections(struct parser *p, uint64_t off)
 			    "bytes left)",
 			    known ? tparse_article(s.type) : "an", name, (unsigned long long)s.size,
 			    (unsigned long long)(p->size - payload));
+		}
+		if (s.type == TTRACE_FILE_PREDICATE) {
+			err = parse_pred(p, off, payload, s.size, off == start);
+			if (err) {
+				return err;
+			}
+			off = payload + s.size;
+			continue;
 		}
 		if (!known) {
 			off = payload + s.size; /* a newer minor's section: skipped */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/fnv.h"
+#include "common/trace_filter_pred.h"
 
 const char *tparse_section_name(uint32_t t)
 {
@@ -26,6 +27,7 @@ const char *tparse_section_name(uint32_t t)
 	    [TTRACE_FILE_END] = "END",
 	    [TTRACE_FILE_CHUNK] = "CHUNK",
 	    [TTRACE_FILE_CPU_EVENTS] = "CPU_EVENTS",
+	    [TTRACE_FILE_PREDICATE] = "PREDICATE",
 	};
 
 	return t < sizeof(names) / sizeof(names[0]) && names[t] ? names[t] : "unknown";
@@ -33,7 +35,8 @@ const char *tparse_section_name(uint32_t t)
 
 const char *tparse_article(uint32_t t)
 {
-	return t == TTRACE_FILE_LEDGER || t == TTRACE_FILE_CHUNK || t == TTRACE_FILE_CPU_EVENTS
+	return t == TTRACE_FILE_LEDGER || t == TTRACE_FILE_CHUNK || t == TTRACE_FILE_CPU_EVENTS ||
+		       t == TTRACE_FILE_PREDICATE
 		   ? "a"
 		   : "an";
 }
@@ -347,6 +350,51 @@ int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
 		return tparse_refuse(p, payload + offsetof(struct ttrace_file_end, lost),
 				     "END counts %llu entries lost, the loss markers %llu",
 				     (unsigned long long)e->lost, (unsigned long long)f->lost);
+	}
+	return 0;
+}
+
+int tparse_pred(struct parser *p, uint64_t head, uint64_t payload, uint64_t size)
+{
+	struct ttrace_file_predicate h;
+	struct tfile *f = p->f;
+	char why[TFILE_WHY_MAX];
+
+	if (size < sizeof(h)) {
+		return tparse_refuse(p, head,
+				     "a PREDICATE section of %llu bytes is shorter than its head",
+				     (unsigned long long)size);
+	}
+	memcpy(&h, p->d + payload, sizeof(h));
+	if (!h.len || h.len > TTRACE_PRED_TEXT_MAX) {
+		return tparse_refuse(p, payload, "a predicate of %u bytes is not 1 to %d", h.len,
+				     TTRACE_PRED_TEXT_MAX);
+	}
+	if (h.reserved) {
+		return tparse_refuse(p, payload + offsetof(struct ttrace_file_predicate, reserved),
+				     "a PREDICATE section's reserved word is 0x%x, not 0",
+				     h.reserved);
+	}
+	if (size != sizeof(h) + ((h.len + 7ull) & ~7ull)) {
+		return tparse_refuse(p, head,
+				     "a PREDICATE section of %llu bytes does not hold its %u bytes "
+				     "of text padded to 8",
+				     (unsigned long long)size, h.len);
+	}
+	const uint8_t *text = p->d + payload + sizeof(h);
+	for (uint64_t i = 0; i < size - sizeof(h); i++) {
+		if (i < h.len ? !text[i] : text[i] != 0) {
+			return tparse_refuse(p, payload + sizeof(h) + i, "%s in the predicate",
+					     i < h.len ? "a NUL byte" : "padding not zero");
+		}
+	}
+	memcpy(f->pred, text, h.len);
+	f->pred[h.len] = '\0';
+	/* traced compiled it for this filter before it saved: text that does not was no save's */
+	if (ttrace_filter_pred_check(f->pred, &f->hdr.filter, why, sizeof(why))) {
+		f->pred[0] = '\0';
+		return tparse_refuse(p, payload + sizeof(h), "the predicate does not compile: %s",
+				     why);
 	}
 	return 0;
 }

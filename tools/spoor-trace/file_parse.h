@@ -58,5 +58,10 @@ int tparse_records(struct parser *p, uint64_t at, uint64_t pos, uint64_t len, co
 int tparse_durable(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
 int tparse_ledger(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
 int tparse_end(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
+/*
+ * A PREDICATE section (minor 5): its head, the text (no NUL, zero
+ * padding) and that it compiles for the header's filter, into f->pred.
+ */
+int tparse_pred(struct parser *p, uint64_t head, uint64_t payload, uint64_t size);
 
 #endif

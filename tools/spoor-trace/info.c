@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/trace_filter.h"
 #include "common/trace_names.h"
 
-#define NS_PER_MS 1000000ull
-#define NS_PER_US 1000ull
+#define NS_PER_MS     1000000ull
+#define SELECTION_MAX 4096 /* every kind's name and a predicate: one line */
+#define NS_PER_US     1000ull
 
 /* A program's events: a pid and its count. */
 struct prog {
@@ -60,6 +62,25 @@ static void seconds(FILE *out, uint64_t ns)
 		(unsigned long long)(ns % (NS_PER_MS * 1000) / NS_PER_US));
 }
 
+/*
+ * What the save selected: its filter's words and its predicate (A SAVE'S
+ * PREDICATE), as `trace save` took them, so a reader knows the events
+ * they left out are missing on purpose. The predicate's bytes outside
+ * printable ASCII (a quoted string may hold any) show as '?'.
+ */
+static void selection(const struct tfile *f, FILE *out)
+{
+	char pred[sizeof(f->pred)];
+	char words[SELECTION_MAX];
+
+	for (size_t i = 0; i < sizeof(pred); i++) {
+		char c = f->pred[i];
+		pred[i] = c && (c < ' ' || c > '~') ? '?' : c;
+	}
+	ttrace_filter_words(&f->hdr.filter, pred, words, sizeof(words));
+	fprintf(out, "selection: %s\n", words[0] ? words : "every event");
+}
+
 static void machine(struct tview *v, FILE *out)
 {
 	const struct tfile *f = v->file;
@@ -86,6 +107,7 @@ static void machine(struct tview *v, FILE *out)
 			(unsigned long long)((b - a) % NS_PER_MS / NS_PER_US));
 	}
 	fprintf(out, "\n");
+	selection(f, out);
 	if (f->ends_early) {
 		fprintf(out, "# %s\n", f->note);
 	}

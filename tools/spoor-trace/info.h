@@ -1,10 +1,12 @@
 /*
  * info: `spoor-trace info FILE`, what a saved trace holds at a glance,
  * as `trace-cmd report --stat` tells of a trace.dat: the machine (CPUs,
- * TSC rate, the categories and filter of the save), the span of its
- * events, each CPU's ledger (emitted = stored + overwritten + dropped +
- * cleared, and what the file's markers lost), the kinds with their
- * counts and the programs with theirs, busiest first.
+ * TSC rate, the categories), the span of its events, what the save
+ * selected (its filter's words and `if PREDICATE`, "every event" for
+ * none; the file's, whatever words info is given), each CPU's ledger
+ * (emitted = stored + overwritten + dropped + cleared, and what the
+ * file's markers lost), the kinds with their counts and the programs
+ * with theirs, busiest first.
  */
 #ifndef SPOOR_TOOLS_SPOOR_TRACE_INFO_H
 #define SPOOR_TOOLS_SPOOR_TRACE_INFO_H

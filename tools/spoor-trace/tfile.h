@@ -33,6 +33,8 @@ struct tfile {
 	const uint8_t *data; /* the whole file; the caller's, kept while this is used */
 	size_t size;
 	struct ttrace_file_header hdr; /* the fields this reader knows */
+	/* A SAVE'S PREDICATE: the text, checked (no NUL, compiles for hdr.filter); "": none. */
+	char pred[TTRACE_PRED_TEXT_MAX + 1];
 
 	struct tfile_span *spans; /* the EVENTS sections, in file order */
 	size_t nspans;

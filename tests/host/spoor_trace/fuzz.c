@@ -2,7 +2,7 @@
  * The fuzz test of tools/spoor-trace: FUZZ_FILES files mutated from valid
  * ones (the samples and random traces of gen.h, as saves and as
  * recordings of chunks, finished or not, merged, per CPU and per CPU
- * with a filter) by a seeded PRNG, with
+ * with a filter, saves with a predicate's section) by a seeded PRNG, with
  * bit flips, truncation, byte overwrites, header field and section size
  * edits, and half the time the checksums (END's and every chunk's) fixed
  * afterwards, so the edits
@@ -134,7 +134,7 @@ static void mutate(uint8_t *buf, size_t *len, uint64_t *s)
 	default: { /* a section's type edited */
 		size_t n = sections(buf, *len, heads, 64);
 		if (n) {
-			uint32_t t = (uint32_t)(gen_rand(s) % 7);
+			uint32_t t = (uint32_t)(gen_rand(s) % (TTRACE_FILE_PREDICATE + 1));
 			memcpy(buf + heads[gen_rand(s) % n], &t, sizeof(t));
 		}
 		break;
@@ -181,6 +181,16 @@ TEST(spoor_trace_fuzz_mutated_files)
 	static const uint32_t per_cpu_save[] = {TTRACE_FILE_CPU_EVENTS, TTRACE_FILE_AUX_DURABLE,
 						TTRACE_FILE_AUX_RING,	TTRACE_FILE_LEDGER,
 						TTRACE_FILE_END,	0};
+	/* A save with `if PREDICATE` (minor 5): its text first, mutated as any section. */
+	static const uint32_t pred_save[] = {TTRACE_FILE_PREDICATE,
+					     TTRACE_FILE_CPU_EVENTS,
+					     TTRACE_FILE_AUX_DURABLE,
+					     TTRACE_FILE_AUX_RING,
+					     TTRACE_FILE_LEDGER,
+					     TTRACE_FILE_END,
+					     0};
+	static const char *const preds[] = {"result < 0", "pid == 3 && !(cpu > 1)",
+					    "comm == \"memtest\" || tid != 7"};
 	struct base bases[FUZZ_BASES];
 	const char *env = getenv("FUZZ_SEED");
 	uint64_t s = env ? strtoull(env, NULL, 0) : FUZZ_SEED;
@@ -212,12 +222,20 @@ TEST(spoor_trace_fuzz_mutated_files)
 			    : k > 1 ? gen_recording_cpus(&g, k, k % 2, &bases[i].len, NULL, NULL)
 				    : gen_recording_sieved(&g, k, k % 2, &bases[i].len, NULL, NULL);
 		} else {
-			/* Every other save per CPU (minor 4), half of those with a filter. */
+			/*
+			 * Every other save per CPU (minor 4), half of those with a
+			 * filter; of the others, half with a predicate too.
+			 */
 			if (i % 4 == 3) {
 				g.hdr.filter =
 				    (struct traced_filter){.flags = TRACED_F_CPUS, .cpus = 1};
 			}
-			bases[i].buf = gen_file(&g, i % 2 ? per_cpu_save : NULL, &bases[i].len);
+			snprintf(g.pred, sizeof(g.pred), "%s", preds[i % 3]);
+			bases[i].buf = gen_file(&g,
+						i % 4 == 1   ? per_cpu_save
+						: i % 2 == 1 ? pred_save
+							     : NULL,
+						&bases[i].len);
 		}
 		gen_free(&g);
 		feed(bases[i].buf, bases[i].len, null, &accepted);

@@ -301,6 +301,17 @@ uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len)
 			section(&o, *t, l, g->hdr.num_cpus * sizeof(l[0]));
 			break;
 		}
+		case TTRACE_FILE_PREDICATE: {
+			static const uint8_t zeros[8];
+			struct ttrace_file_predicate h = {.len = (uint32_t)strlen(g->pred)};
+			size_t padded = (h.len + 7u) & ~(size_t)7;
+			struct ttrace_file_section s = {.type = *t, .size = sizeof(h) + padded};
+			put(&o, &s, sizeof(s));
+			put(&o, &h, sizeof(h));
+			put(&o, g->pred, h.len);
+			put(&o, zeros, padded - h.len);
+			break;
+		}
 		case TTRACE_FILE_END: {
 			struct ttrace_file_end e = {.events = g->events, .lost = g->lost};
 			struct ttrace_file_section s = {.type = *t, .size = sizeof(e)};

@@ -36,6 +36,7 @@ struct gen {
 	uint64_t cpu_slots[TTRACE_MAX_CPUS];
 	uint32_t seq[TTRACE_MAX_CPUS];
 	size_t section_slots; /* EVENTS sections hold at most this many slots; 0: one section */
+	char pred[TTRACE_PRED_TEXT_MAX + 1]; /* a PREDICATE section's text (gen_file's order) */
 };
 
 /* An empty trace of num_cpus CPUs, with GEN_TSC_HZ, GEN_BOOT_TSC and a GEN_AUX_RING ring. */
@@ -66,9 +67,10 @@ void gen_lost(struct gen *g, uint32_t cpu, uint64_t n);
 /*
  * The file, malloc'd, its length in *len. order lists the sections
  * (TTRACE_FILE_*, EVENTS standing for all of them, CPU_EVENTS for all of
- * them a section per CPU, as a save holds them from minor 4; any other
- * number for an 8-byte section of that type), 0-terminated; NULL for the
- * standard order.
+ * them a section per CPU, as a save holds them from minor 4; PREDICATE
+ * for one of g->pred, whatever its length; any other number for an
+ * 8-byte section of that type), 0-terminated; NULL for the standard
+ * order.
  */
 uint8_t *gen_file(const struct gen *g, const uint32_t *order, size_t *len);
 

@@ -7,13 +7,20 @@
  * tracing's mask, mode and counters are what they were, and that traced
  * still answers a good request:
  *   tracedfuzz: 200 malformed requests refused, traced still answering
- * or, for the first one that was not, what was sent and got (exit 1).
+ * Then N predicate texts, valid, mutated and malformed, in every
+ * operation that takes one (preds.h), each answered with a result or
+ * -EINVAL and changing nothing of tracing:
+ *   tracedfuzz: 200 predicates: A answered, R refused, traced still answering
+ * For the first request that was not as it must be, what was sent and
+ * got (exit 1). It needs the control level (`run -t tracedfuzz`).
  */
 #include <spoor.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <trace_client.h>
+
+#include "preds.h"
 
 #define DEFAULT_REQUESTS 200
 
@@ -319,5 +326,11 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("tracedfuzz: %u malformed requests refused, traced still answering\n", n);
+	struct preds_tally tally = {0};
+	if (preds_fuzz(n, &status, &tally)) {
+		return 1;
+	}
+	printf("tracedfuzz: %u predicates: %u answered, %u refused, traced still answering\n", n,
+	       tally.answered, tally.refused);
 	return 0;
 }
