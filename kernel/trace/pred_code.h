@@ -1,0 +1,63 @@
+/*
+ * pred_code: a kind's filter and trigger, lowered (common/trace_pred_jump.h),
+ * compiled to x86-64 machine code that the filtered path runs at each of
+ * the kind's tracepoints (trace/pred_run.h). Pure code: it writes bytes
+ * into a buffer and touches nothing else, so the host tests run what it
+ * makes against the bytecode's own verdicts.
+ *
+ * The code is entered as ttrace_emit_slow() is (tracepoint.h): edi the
+ * kind and its words' count, rsi, rdx, rcx, r8, r9 the event's five
+ * words, the return address into the site on the stack. The common
+ * fields are read through %gs, at the byte offsets of the lowered terms:
+ * in the kernel struct cpu's pid, tid, id and context (pred_record.h). A
+ * term is a compare, or a test, of the word's register or the %gs field
+ * with the term's constant, and a conditional jump: a load into rax
+ * first only when the term masks and moves the field both. The code
+ *  - changes no register it reads and writes none but rax, r11 and the
+ *    flags, pushes nothing and stores nothing: run again from its start
+ *    it does what it would have done, so it may run as a restartable
+ *    range (arch/x86_64/restart.h);
+ *  - jumps only forward, as the lowered terms do, each term once at
+ *    most: it ends after as many terms as the programs have;
+ *  - leaves by one of three ways: a jump to exits->reject (the filter
+ *    rejects the event), a jump to exits->fired (the filter keeps it and
+ *    the trigger's predicate holds), or returning true (kept, no trigger
+ *    fired), with the stack and the argument registers as it found them,
+ *    so an exit is a C function of ttrace_emit_slow()'s arguments.
+ * A program that reads comm is not compiled (its name is a process's, a
+ * walk of pointers, left to the interpreter), nor one whose code does not
+ * fit: the caller runs those interpreted (pred_run.h).
+ */
+#ifndef SPOOR_TRACE_PRED_CODE_H
+#define SPOOR_TRACE_PRED_CODE_H
+
+#include <stdint.h>
+
+#include "common/trace_pred_jump.h"
+
+/*
+ * The most a kind's code takes, its filter's and its trigger's together:
+ * a term is 6 to 24 bytes, so a two-term filter takes about 30 and this
+ * room a dozen terms at the least.
+ */
+#define PRED_CODE_BYTES 256
+
+/* Where the code leaves to, as addresses. */
+struct pred_code_exits {
+	uint64_t reject; /* an event the filter rejects */
+	uint64_t fired;	 /* an event the filter keeps and whose trigger's predicate holds */
+};
+
+/*
+ * Compiles filter and then trigger (either NULL for none: the code of
+ * none keeps every event) into buf, room bytes, for the code to run at
+ * address at. Returns its length, or 0 when it cannot: a program reads
+ * comm, the code would take more than room, an exit is out of a jump's
+ * reach (2 GiB), or a term of a program is not one the lowering makes (a
+ * jump not forward, a field or width unknown); buf is then unchanged.
+ */
+uint32_t pred_code_gen(const struct ttrace_pred_jumps *filter,
+		       const struct ttrace_pred_jumps *trigger, const struct pred_code_exits *exits,
+		       uint64_t at, uint8_t *buf, uint32_t room);
+
+#endif
