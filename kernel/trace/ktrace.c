@@ -110,8 +110,6 @@ static uint64_t site_mask(void)
 	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | keys;
 }
 
-bool ttrace_sites_slow;
-
 /*
  * Every other CPU stopped, control_lock held: points the sites as
  * site_mask() says, and tells ttrace_emit_slow() whether the extras' key

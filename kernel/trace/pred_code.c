@@ -235,14 +235,23 @@ static void alu_rax(struct gen *g, uint8_t digit, uint8_t op_rm_r, uint64_t v)
 	}
 }
 
+/* The address of label: an exit's, or a unit's (known in the second pass). */
+static uint64_t address_of(const struct gen *g, uint16_t label)
+{
+	if (label == TO_REJECT) {
+		return g->exits->reject;
+	}
+	if (label == TO_FIRED) {
+		return g->exits->fired;
+	}
+	return g->at + (label < LABELS ? g->pos[label] : 0);
+}
+
 /* A jump to label when condition cc holds (JMP: always). */
 static void jump(struct gen *g, int cc, uint16_t label)
 {
 	uint64_t from = g->at + g->len + (cc == JMP ? JMP_BYTES : JCC_BYTES);
-	uint64_t to = label == TO_REJECT  ? g->exits->reject
-		      : label == TO_FIRED ? g->exits->fired
-					  : g->at + g->pos[label];
-	int64_t rel = (int64_t)(to - from);
+	int64_t rel = (int64_t)(address_of(g, label) - from);
 
 	/* an exit is where it is in both passes; a unit, within the code, is reached */
 	if (EXTERNAL(label) && rel != (int32_t)rel) {

@@ -32,6 +32,9 @@ _Static_assert(TTRACE_KIND_LIMIT <= SLOTS, "a slot a kind");
 #define AREA_BYTES STR(SLOTS) " * " STR(PRED_CODE_BYTES)
 #define AREA_RANGE RESTART_RANGE("ttrace_emit_slow", "pred_run_end")
 
+/* tracepoint.h: ktrace.c sets it with the sites; ttrace_emit_slow() below tests it. */
+bool ttrace_sites_slow;
+
 /* What ttrace_emit_slow() jumps to for a kind: its code, or the interpreter. */
 typedef bool kind_path(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
 		       uint64_t d4);

@@ -14,10 +14,10 @@
  *    runs them, compiled to machine code (pred_run.h): the filtered path.
  *    An event the filter rejects is counted there; one it keeps, that no
  *    trigger fires on, comes back to be written on the straight path (a
- *    firing's action is the slow path's). The key is the kind's own bit (TTRACE_KEY_FILTER()), so the
- *    sites of every other kind keep the straight path (a STOP trigger
- *    excepted: it is an extra, as its stop is checked by the slow path
- *    alone).
+ *    firing's action is the slow path's). The key is the kind's own bit
+ *    (TTRACE_KEY_FILTER()), so the sites of every other kind keep the
+ *    straight path (a STOP trigger excepted: it is an extra, as its stop
+ *    is checked by the slow path alone).
  * ttrace_control() moves every site between the three with every other
  * CPU stopped, so the straight path tests nothing: that it runs says the
  * category is on, no extra is, and its kind has no filter or trigger or
