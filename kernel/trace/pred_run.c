@@ -30,7 +30,7 @@ _Static_assert(TTRACE_KIND_LIMIT <= SLOTS, "a slot a kind");
 
 /* The asm's slots, and its range (restart.h): from ttrace_emit_slow() to their end. */
 #define AREA_BYTES STR(SLOTS) " * " STR(PRED_CODE_BYTES)
-#define AREA_RANGE RESTART_RANGE("ttrace_emit_slow", "pred_run_end")
+#define AREA_RANGE RESTART_RANGE("ttrace_emit_slow", ".Lpred_run_end")
 
 /* tracepoint.h: ktrace.c sets it with the sites; ttrace_emit_slow() below tests it. */
 bool ttrace_sites_slow;
@@ -68,7 +68,7 @@ __asm__(".pushsection .text.ttrace_pred_run, \"ax\"\n\t"
 	".balign 16\n"
 	"pred_run_slots:\n\t"
 	".fill " AREA_BYTES ", 1, 0xcc\n"
-	"pred_run_end:\n\t" AREA_RANGE "\n\t"
+	".Lpred_run_end:\n\t" AREA_RANGE "\n\t"
 	".popsection");
 
 extern uint8_t pred_run_slots[SLOTS][PRED_CODE_BYTES];
