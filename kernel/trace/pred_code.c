@@ -406,6 +406,7 @@ static uint32_t entry_of(struct gen *g, const struct ttrace_pred_jumps *j)
 	}
 	if (j->entry % TERM_BYTES || j->entry >= TTRACE_PRED_KEEP) {
 		g->bad = true;
+		return TTRACE_PRED_TERMS;
 	}
 	return j->entry / TERM_BYTES;
 }
