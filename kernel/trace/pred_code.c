@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "abi/proc.h"
 #include "abi/trace.h"
 
 /* Registers, by their number in ModRM and REX. */
@@ -30,6 +31,7 @@
 #define RSI 6
 #define R8  8
 #define R9  9
+#define R10 10
 #define R11 11
 
 /* Where the event's words are on entry: ttrace_emit_slow()'s arguments after the kind. */
@@ -43,6 +45,7 @@ static const uint8_t word_reg[TTRACE_HEAD_WORDS] = {RSI, RDX, RCX, R8, R9};
 #define REX_B	      0x01
 #define MODRM_REG     0xc0 /* mod 11: the operand is a register */
 #define MODRM_SIB     0x04 /* mod 00, rm 100: a SIB byte follows */
+#define MODRM_DISP32  0x80 /* mod 10: the register plus a 32-bit displacement */
 #define SIB_DISP32    0x25 /* no base, no index: a 32-bit absolute displacement */
 
 /* One-byte opcodes, and two-byte ones (0x0f first) as 0x0fNN. */
@@ -54,6 +57,8 @@ static const uint8_t word_reg[TTRACE_HEAD_WORDS] = {RSI, RDX, RCX, R8, R9};
 #define OP_CMP_RM_R	0x39
 #define OP_TEST_RM_R	0x85
 #define OP_MOV_R_RM	0x8b
+#define OP_LEA		0x8d
+#define OP_JE_REL8	0x74
 #define OP_TEST_RM_IMM8 0xf6 /* /0 ib */
 #define OP_TEST_RM_IMM	0xf7 /* /0 iw or id */
 #define OP_MOVZX_BYTE	0x0fb6
@@ -86,9 +91,16 @@ static const uint8_t word_reg[TTRACE_HEAD_WORDS] = {RSI, RDX, RCX, R8, R9};
 
 _Static_assert(LABELS < TO_FIRED, "the exits' labels are no unit's");
 
-/* A term's field: a register, or width bytes at %gs:at. */
+/* Where an operand is. */
+enum where {
+	IN_REG,	 /* the register reg */
+	AT_GS,	 /* bytes at %gs:at */
+	AT_BASE, /* bytes at at(reg) */
+};
+
+/* A term's field, or an operand of the name's walk. */
 struct operand {
-	bool mem;
+	enum where where;
 	uint8_t reg;
 	uint8_t bytes;
 	uint16_t at;
@@ -98,7 +110,7 @@ struct gen {
 	uint8_t *buf; /* NULL while sizing */
 	uint32_t len;
 	uint64_t at;
-	const struct pred_code_exits *exits;
+	const struct pred_code_env *env;
 	uint32_t pos[LABELS]; /* where each unit starts, found by the sizing pass */
 	bool bad;
 };
@@ -134,10 +146,10 @@ static bool fits_s32(uint64_t v)
 /* An instruction of width bytes (1, 2, 4, 8): its opcode, ModRM's reg field, its operand x. */
 static void op(struct gen *g, uint8_t width, uint16_t opcode, uint8_t reg, struct operand x)
 {
-	uint8_t rex =
-	    (width == 8 ? REX_W : 0) | (reg & 8 ? REX_R : 0) | (!x.mem && x.reg & 8 ? REX_B : 0);
+	uint8_t rex = (width == 8 ? REX_W : 0) | (reg & 8 ? REX_R : 0) |
+		      (x.where != AT_GS && x.reg & 8 ? REX_B : 0);
 
-	if (x.mem) {
+	if (x.where == AT_GS) {
 		put(g, PREFIX_GS);
 	}
 	if (width == 2) {
@@ -150,27 +162,37 @@ static void op(struct gen *g, uint8_t width, uint16_t opcode, uint8_t reg, struc
 		put(g, (uint8_t)(opcode >> 8));
 	}
 	put(g, (uint8_t)opcode);
-	if (x.mem) {
+	if (x.where == AT_GS) {
 		put(g, (uint8_t)((reg & 7) << 3 | MODRM_SIB));
 		put(g, SIB_DISP32);
+		imm(g, x.at, 4);
+	} else if (x.where == AT_BASE) {
+		/* the base is rax or r10, never rsp or r12, which would take a SIB byte */
+		put(g, (uint8_t)(MODRM_DISP32 | (reg & 7) << 3 | (x.reg & 7)));
 		imm(g, x.at, 4);
 	} else {
 		put(g, (uint8_t)(MODRM_REG | (reg & 7) << 3 | (x.reg & 7)));
 	}
 }
 
+/* movabs $v, %reg, reg one of r8 to r15. */
+static void movabs(struct gen *g, uint8_t reg, uint64_t v)
+{
+	put(g, REX | REX_W | REX_B);
+	put(g, (uint8_t)(OP_MOV_R_IMM64 + (reg & 7)));
+	imm(g, v, 8);
+}
+
 /* movabs $v, %r11: for a constant no 32-bit immediate carries. */
 static void movabs_r11(struct gen *g, uint64_t v)
 {
-	put(g, REX | REX_W | REX_B);
-	put(g, OP_MOV_R_IMM64 + (R11 & 7));
-	imm(g, v, 8);
+	movabs(g, R11, v);
 }
 
 /* The flags of x - v in x's width (v within it). */
 static void cmp_imm(struct gen *g, struct operand x, uint64_t v)
 {
-	uint8_t width = x.mem ? x.bytes : 8;
+	uint8_t width = x.where == IN_REG ? 8 : x.bytes;
 
 	if (width == 8 && !fits_s32(v)) {
 		movabs_r11(g, v);
@@ -190,7 +212,7 @@ static void cmp_imm(struct gen *g, struct operand x, uint64_t v)
 /* The flags of x & v in x's width (v within it): ZF when no bit of v is set. */
 static void test_imm(struct gen *g, struct operand x, uint64_t v)
 {
-	uint8_t width = x.mem ? x.bytes : 8;
+	uint8_t width = x.where == IN_REG ? 8 : x.bytes;
 
 	if (width == 8 && !fits_s32(v)) {
 		movabs_r11(g, v);
@@ -207,7 +229,7 @@ static void test_imm(struct gen *g, struct operand x, uint64_t v)
 /* rax = x, zero-extended. */
 static void load_rax(struct gen *g, struct operand x)
 {
-	if (!x.mem || x.bytes == 8) {
+	if (x.where == IN_REG || x.bytes == 8) {
 		op(g, 8, OP_MOV_R_RM, RAX, x);
 	} else {
 		op(g, 4,
@@ -239,10 +261,10 @@ static void alu_rax(struct gen *g, uint8_t digit, uint8_t op_rm_r, uint64_t v)
 static uint64_t address_of(const struct gen *g, uint16_t label)
 {
 	if (label == TO_REJECT) {
-		return g->exits->reject;
+		return g->env->reject;
 	}
 	if (label == TO_FIRED) {
-		return g->exits->fired;
+		return g->env->fired;
 	}
 	return g->at + (label < LABELS ? g->pos[label] : 0);
 }
@@ -303,16 +325,26 @@ static uint16_t label_of(struct gen *g, const struct prog *p, uint32_t i, uint16
 	return (uint16_t)(p->first + to / TERM_BYTES - p->entry);
 }
 
-/* Term t's field as an operand; false for comm, or a field or width no term has. */
-static bool operand_of(const struct ttrace_pred_term *t, struct operand *x)
+/*
+ * Term t's field as an operand, in g's code: a word of comm in the name
+ * r10 points at (name_base()); false for a field or width no term has.
+ */
+static bool operand_of(const struct gen *g, const struct ttrace_pred_term *t, struct operand *x)
 {
 	if (t->field < TTRACE_HEAD_WORDS) {
-		*x = (struct operand){.reg = word_reg[t->field], .bytes = 8};
+		*x = (struct operand){.where = IN_REG, .reg = word_reg[t->field], .bytes = 8};
 		return true;
+	}
+	if (t->field == TTRACE_PRED_F_COMM) {
+		uint32_t word = (uint32_t)(t->at - g->env->comm_at);
+
+		*x = (struct operand){
+		    .where = AT_BASE, .reg = R10, .bytes = 8, .at = (uint16_t)word};
+		return t->at >= g->env->comm_at && word % 8 == 0 && word < PROC_NAME_MAX;
 	}
 	bool common = t->field >= TTRACE_PRED_F_PID && t->field <= TTRACE_PRED_F_CTX;
 	bool width = t->bytes == 1 || t->bytes == 2 || t->bytes == 4 || t->bytes == 8;
-	*x = (struct operand){.mem = true, .bytes = t->bytes, .at = t->at};
+	*x = (struct operand){.where = AT_GS, .bytes = t->bytes, .at = t->at};
 	return common && width;
 }
 
@@ -324,7 +356,7 @@ static void term(struct gen *g, const struct prog *p, uint32_t i, uint16_t self)
 	uint16_t next = (uint16_t)(self + 1);
 	struct operand x;
 
-	if (!operand_of(t, &x)) {
+	if (!operand_of(g, t, &x)) {
 		g->bad = true;
 		return;
 	}
@@ -381,11 +413,50 @@ static void program(struct gen *g, const struct prog *p, uint16_t *label)
 	}
 }
 
-/* The whole code: the filter's terms, the trigger's, then keeping the event. */
+/* Bytes the name's walk skips when an event has none, from each of its three tests. */
+#define WALK_LEA    7			    /* lea name_at(%rax), %r10 */
+#define WALK_PROC   (7 + 3 + 2 + WALK_LEA)  /* mov proc_at(%rax), %rax; test; je */
+#define WALK_THREAD (9 + 3 + 2 + WALK_PROC) /* mov %gs:current_at, %rax; test; je */
+
+/* A je over skip bytes. */
+static void je8(struct gen *g, uint8_t skip)
+{
+	put(g, OP_JE_REL8);
+	put(g, skip);
+}
+
+/*
+ * r10 = the event's name, as pred_record_name() finds it: none for pid 0
+ * or a thread without a process, else its process's.
+ */
+static void name_base(struct gen *g)
+{
+	const struct pred_code_env *e = g->env;
+	const struct operand rax = {.where = IN_REG, .reg = RAX};
+
+	movabs(g, R10, e->none);
+	cmp_imm(g, (struct operand){.where = AT_GS, .bytes = 4, .at = e->pid_at}, 0);
+	je8(g, WALK_THREAD);
+	op(g, 8, OP_MOV_R_RM, RAX,
+	   (struct operand){.where = AT_GS, .bytes = 8, .at = e->current_at});
+	op(g, 8, OP_TEST_RM_R, RAX, rax);
+	je8(g, WALK_PROC);
+	op(g, 8, OP_MOV_R_RM, RAX,
+	   (struct operand){.where = AT_BASE, .reg = RAX, .at = e->proc_at});
+	op(g, 8, OP_TEST_RM_R, RAX, rax);
+	je8(g, WALK_LEA);
+	op(g, 8, OP_LEA, R10, (struct operand){.where = AT_BASE, .reg = RAX, .at = e->name_at});
+}
+
+/* The whole code: the name if a program reads it, the filter's terms, the trigger's, then
+ * keeping the event. */
 static void emit(struct gen *g, const struct prog *f, const struct prog *t)
 {
 	uint16_t label = 0;
 
+	if ((f->j && f->j->reads_comm) || (t->j && t->j->reads_comm)) {
+		name_base(g);
+	}
 	if (f->j) {
 		program(g, f, &label);
 	}
@@ -412,14 +483,10 @@ static uint32_t entry_of(struct gen *g, const struct ttrace_pred_jumps *j)
 }
 
 uint32_t pred_code_gen(const struct ttrace_pred_jumps *filter,
-		       const struct ttrace_pred_jumps *trigger, const struct pred_code_exits *exits,
+		       const struct ttrace_pred_jumps *trigger, const struct pred_code_env *env,
 		       uint64_t at, uint8_t *buf, uint32_t room)
 {
-	struct gen g = {.at = at, .exits = exits};
-
-	if ((filter && filter->reads_comm) || (trigger && trigger->reads_comm)) {
-		return 0;
-	}
+	struct gen g = {.at = at, .env = env};
 	uint32_t fe = entry_of(&g, filter), te = entry_of(&g, trigger);
 	uint16_t nf = (uint16_t)(TTRACE_PRED_TERMS - fe), nt = (uint16_t)(TTRACE_PRED_TERMS - te);
 	uint16_t keep = (uint16_t)(nf + nt);

@@ -6,12 +6,15 @@
 #include "trace/pred_run.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "abi/trace.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/restart.h"
 #include "lib/string.h"
 #include "mm/memlayout.h"
+#include "proc/process.h"
+#include "sched/thread.h"
 #include "trace/emit.h"
 #include "trace/filter.h"
 #include "trace/pred_code.h"
@@ -89,11 +92,21 @@ static bool rejected(void)
 
 void pred_run_install(uint16_t kind)
 {
-	const struct pred_code_exits exits = {.reject = (uintptr_t)rejected,
-					      .fired = (uintptr_t)ttrace_emit_full};
+	/* the name where pred_record_name() finds it for the interpreter */
+	static const char no_name[PROC_NAME_MAX];
+	const struct pred_code_env env = {
+	    .reject = (uintptr_t)rejected,
+	    .fired = (uintptr_t)ttrace_emit_full,
+	    .none = (uintptr_t)no_name,
+	    .comm_at = offsetof(struct cpu, trace_pred_comm),
+	    .pid_at = offsetof(struct cpu, trace_ids),
+	    .current_at = offsetof(struct cpu, current),
+	    .proc_at = offsetof(struct thread, proc),
+	    .name_at = offsetof(struct process, name),
+	};
 	uint8_t *slot = pred_run_slots[kind];
 	uint8_t code[PRED_CODE_BYTES];
-	uint32_t n = pred_code_gen(filter_of[kind], trigger_of[kind], &exits, (uintptr_t)slot, code,
+	uint32_t n = pred_code_gen(filter_of[kind], trigger_of[kind], &env, (uintptr_t)slot, code,
 				   sizeof(code));
 
 	if (n) {

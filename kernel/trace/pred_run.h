@@ -7,8 +7,8 @@
  * text. The code rejects (the event counted as filtered, false), keeps
  * (true: the site writes it on its straight path) or hands an event whose
  * trigger fired to the slow path, which checks it again and acts. A kind
- * whose programs were not compiled (one reads comm, or the code does not
- * fit its slot) goes to the interpreter instead (ttrace_emit_filtered()).
+ * whose programs were not compiled (their code does not fit its slot)
+ * goes to the interpreter instead (ttrace_emit_filtered()).
  *
  * The code runs with interrupts on. ttrace_emit_slow()'s test of the
  * extras, its dispatch and every slot are one restartable range
