@@ -40,19 +40,19 @@
 
 /*
  * The most a kind's code takes, its filter's and its trigger's together:
- * a term is 6 to 24 bytes, so a two-term filter takes about 30 and this
- * room a dozen terms at the least.
+ * a numeric term is up to 24 bytes (the bench's two terms and the return
+ * take 41), a word of comm up to 35 after the name's walk of 54, so this
+ * room holds ten terms at the least.
  */
 #define PRED_CODE_BYTES 256
 
 /* Where the code leaves to, as addresses, and where it finds an event's name. */
 struct pred_code_env {
-	uint64_t reject; /* an event the filter rejects */
-	uint64_t fired;	 /* an event the filter keeps and whose trigger's predicate holds */
-	uint64_t none;	 /* PROC_NAME_MAX bytes of zeros: the name of an event without one */
-	uint16_t
-	    comm_at;	 /* the offset of comm's first word in the lowered terms (their record's) */
-	uint16_t pid_at; /* %gs: the event's pid, 4 bytes; 0 has no name */
+	uint64_t reject;     /* an event the filter rejects */
+	uint64_t fired;	     /* an event the filter keeps and whose trigger's predicate holds */
+	uint64_t none;	     /* PROC_NAME_MAX bytes of zeros: the name of an event without one */
+	uint16_t comm_at;    /* in the lowered terms' record: comm's first word */
+	uint16_t pid_at;     /* %gs: the event's pid, 4 bytes; 0 has no name */
 	uint16_t current_at; /* %gs: the running thread, a pointer */
 	uint16_t proc_at;    /* in a thread: its process, a pointer; NULL has no name */
 	uint16_t name_at;    /* in a process: its name, PROC_NAME_MAX bytes */
