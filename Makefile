@@ -109,7 +109,7 @@ HOST_THREAD_CFLAGS := $(HOST_BASE_CFLAGS) -pthread -Ikernel -I. -Itests/host
 KERNEL_PURE := kernel/arch/x86_64/madt.c kernel/init/cmdline.c kernel/mm/frame_bitmap.c \
 	kernel/trace/area_init.c kernel/trace/aux_write.c kernel/trace/name_holds.c \
 	kernel/trace/ring_write.c kernel/trace/recorder.c \
-	kernel/trace/kind_words.c kernel/trace/probe_insn.c
+	kernel/trace/kind_words.c kernel/trace/probe_insn.c kernel/trace/pred_code.c
 HOST_SRCS := $(sort $(wildcard tests/host/*.c)) $(wildcard common/*.c) $(KERNEL_PURE)
 HOST_OBJS := $(HOST_SRCS:%=$(BUILD)/host/%.o)
 

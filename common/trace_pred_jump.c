@@ -29,13 +29,25 @@ struct targets {
 	uint16_t to[2];
 };
 
+/* Where a term reads: its field, at byte at of the record, bytes wide. */
+struct source {
+	uint16_t at;
+	uint8_t field;
+	uint8_t bytes;
+};
+
 /* Places a term below those placed so far, which jumps as go says: its target. */
-static uint16_t place(struct ttrace_pred_jumps *j, uint32_t *below, uint16_t at, uint64_t mask,
-		      uint64_t sub, uint64_t lim, struct targets go)
+static uint16_t place(struct ttrace_pred_jumps *j, uint32_t *below, struct source from,
+		      uint64_t mask, uint64_t sub, uint64_t lim, struct targets go)
 {
 	*below -= 1;
-	j->term[*below] = (struct ttrace_pred_term){
-	    .mask = mask, .sub = sub, .lim = lim, .at = at, .next = {go.to[0], go.to[1]}};
+	j->term[*below] = (struct ttrace_pred_term){.mask = mask,
+						    .sub = sub,
+						    .lim = lim,
+						    .at = from.at,
+						    .next = {go.to[0], go.to[1]},
+						    .field = from.field,
+						    .bytes = from.bytes};
 	return (uint16_t)TTRACE_PRED_TERM_AT(*below);
 }
 
@@ -66,8 +78,9 @@ static uint16_t lower_comm(const struct ttrace_pred_insn *i, uint16_t at,
 		for (uint32_t b = 0; b < 8 && w * 8 + b < len; b++) {
 			word |= (uint64_t)(uint8_t)i->str[w * 8 + b] << 8 * b;
 		}
-		first = place(j, below, (uint16_t)(at + w * 8), mask, word, 1,
-			      (struct targets){{go.to[0], first}});
+		struct source from = {(uint16_t)(at + w * 8), TTRACE_PRED_F_COMM, 8};
+
+		first = place(j, below, from, mask, word, 1, (struct targets){{go.to[0], first}});
 		mask = ~0ull;
 	}
 	return first;
@@ -132,7 +145,7 @@ static uint16_t lower_compare(const struct ttrace_pred_insn *i, uint16_t at, uin
 		lim = 1;
 		break;
 	}
-	return place(j, below, at, mask, sub, lim, go);
+	return place(j, below, (struct source){at, i->field, bytes}, mask, sub, lim, go);
 }
 
 void ttrace_pred_lower(const struct ttrace_pred_insn *p, uint32_t n,
@@ -176,7 +189,10 @@ void ttrace_pred_lower(const struct ttrace_pred_insn *p, uint32_t n,
 	}
 	if (last >= TTRACE_PRED_KEEP) {
 		/* a constant program: one term that always holds (0 < 1) or never (0 < 0) */
-		last = place(j, &below, l->at[TTRACE_PRED_F_PID], 0, 0, last == TTRACE_PRED_KEEP,
+		struct source pid = {l->at[TTRACE_PRED_F_PID], TTRACE_PRED_F_PID,
+				     l->bytes[TTRACE_PRED_F_PID]};
+
+		last = place(j, &below, pid, 0, 0, last == TTRACE_PRED_KEEP,
 			     (struct targets){{TTRACE_PRED_REJECT, TTRACE_PRED_KEEP}});
 	}
 	j->entry = last;

@@ -45,7 +45,8 @@ struct ttrace_pred_term {
 	uint64_t lim;
 	uint16_t at;	  /* the word's byte offset in the record */
 	uint16_t next[2]; /* where to go: [0] when the term does not hold, [1] when it does */
-	uint16_t reserved;
+	uint8_t field;	  /* the field it tests (TTRACE_PRED_F_*), for a code generator */
+	uint8_t bytes;	  /* the field's width (comm: a word of it, 8), as the layout gives it */
 };
 
 /*

@@ -18,7 +18,9 @@
  * filtered kind costs on the filtered path (trace/tracepoint.h);
  * and with a count trigger of the same two terms, once one that never
  * fires and once one that fires on every event (abi/trace_pred.h,
- * TRIGGERS): what a kind with a trigger costs, beside the filter.
+ * TRIGGERS): what a kind with a trigger costs, beside the filter. Last,
+ * a filter that reads comm, whose code finds the name first
+ * (trace/pred_code.h).
  */
 #include "trace/bench.h"
 
@@ -147,6 +149,8 @@ void ttrace_bench(void)
 	/* a count trigger of the same two terms: every event is stored, fired on or not */
 	uint64_t idle = filtered("seq > 0xffffffffffff && cpu <= 7", TTRACE_TRIG_COUNT);
 	uint64_t fires = filtered("seq < 0xffffffffffff && cpu <= 7", TTRACE_TRIG_COUNT);
+	/* a name: the code walks to the process's first (trace/pred_code.h) */
+	uint64_t by_name = filtered("comm == \"tracebench\" || cpu > 7", 0);
 	ttrace_control(TTRACE_OP_DISABLE, TTRACE_CAT(TEST) & ~saved);
 	ttrace_control(TTRACE_OP_CLEAR, 0);
 
@@ -161,4 +165,7 @@ void ttrace_bench(void)
 	printk("tracebench: with a count trigger of two terms on the kind, the best batch's "
 	       "cycles per round x100: not firing %lu, firing %lu\n",
 	       per_round(idle), per_round(fires));
+	printk("tracebench: with a filter of two terms that reads comm, the best "
+	       "batch's cycles per round x100: by name rejecting %lu\n",
+	       per_round(by_name));
 }

@@ -1,12 +1,12 @@
 /*
- * emit: the slow path, ttrace_emit_slow() (tracepoint.h), and the other
+ * emit: the slow path, ttrace_emit_full() (emit.h), and the other
  * events written through it: user events (ttrace_emit_user()) and events
  * with a call stack (ttrace_emit_stacked()). It checks everything the
  * straight path leaves to it (PID tracking, the echo, call stacks, the
  * kinds' filters and triggers, the rings a trigger stopped, the CPU's
- * ring) and takes no lock. While no extra is on, ttrace_emit_slow() is
- * the filtered path instead: it runs the kind's filter and trigger only,
- * and hands what they keep back to the straight path.
+ * ring) and takes no lock. And the filtered path's interpreter,
+ * ttrace_emit_filtered(), for the kinds whose programs pred_run.h could
+ * not compile.
  */
 #include "trace/emit.h"
 
@@ -176,13 +176,8 @@ static bool emit(uint16_t kind, const uint64_t *data, uint8_t nwords, uint32_t h
 	return stored;
 }
 
-/*
- * The slow path proper, for ttrace_emit_slow(), which jumps here as its
- * last step, itself or through filtered() and emit_fired() (sibling
- * calls: this frame takes their place, and returns into the function
- * that has the tracepoint, where a stack walk starts).
- */
-static __attribute__((noinline)) bool emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1,
+/* noinline: its frame is the one a stack walk starts from (emit.h) */
+__attribute__((noinline)) bool ttrace_emit_full(uint32_t kind_n, uint64_t d0, uint64_t d1,
 						uint64_t d2, uint64_t d3, uint64_t d4)
 {
 	const uint64_t data[TTRACE_HEAD_WORDS] = {d0, d1, d2, d3, d4};
@@ -198,10 +193,11 @@ static __attribute__((noinline)) bool emit_slow(uint32_t kind_n, uint64_t d0, ui
 }
 
 /*
- * For filtered(), interrupts off since it saved flags, as its last step:
- * the event of kind_n whose trigger fired, its words in this CPU's
- * record, through the slow path. The words are taken back before an
- * interrupt may use the record again, so filtered() need not keep them.
+ * For ttrace_emit_filtered(), interrupts off since it saved flags, as its
+ * last step: the event of kind_n whose trigger fired, its words in this
+ * CPU's record, through the slow path. The words are taken back before
+ * an interrupt may use the record again, so the caller need not keep
+ * them.
  */
 static __attribute__((noinline)) bool emit_fired(uint32_t kind_n, uint64_t flags)
 {
@@ -212,17 +208,11 @@ static __attribute__((noinline)) bool emit_fired(uint32_t kind_n, uint64_t flags
 		w[i] = record[i];
 	}
 	irq_restore(flags);
-	return emit_slow(kind_n, w[0], w[1], w[2], w[3], w[4]);
+	return ttrace_emit_full(kind_n, w[0], w[1], w[2], w[3], w[4]);
 }
 
-/*
- * The filtered path (tracepoint.h), for ttrace_emit_slow() while no
- * extra is on: the site came for its kind's filter or trigger alone,
- * which run here, and the straight path writes what they keep. Returns
- * as ttrace_emit_slow() does.
- */
-static __attribute__((noinline)) bool filtered(uint32_t kind_n, uint64_t d0, uint64_t d1,
-					       uint64_t d2, uint64_t d3, uint64_t d4)
+bool ttrace_emit_filtered(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
+			  uint64_t d4)
 {
 	uint64_t flags = irq_save();
 	struct cpu *c = this_cpu();
@@ -246,20 +236,6 @@ static __attribute__((noinline)) bool filtered(uint32_t kind_n, uint64_t d0, uin
 	}
 	/* a firing's action is the slow path's: it checks the event again, and counts it */
 	return emit_fired(kind_n, flags);
-}
-
-bool ttrace_emit_slow(uint32_t kind_n, uint64_t d0, uint64_t d1, uint64_t d2, uint64_t d3,
-		      uint64_t d4)
-{
-	/*
-	 * The flag and the sites change in one stop, so an extra that comes
-	 * on after this test turns away the straight path that filtered()
-	 * returns to, back to its site and here again.
-	 */
-	if (__builtin_expect(ttrace_sites_slow, 0)) {
-		return emit_slow(kind_n, d0, d1, d2, d3, d4);
-	}
-	return filtered(kind_n, d0, d1, d2, d3, d4);
 }
 
 bool ttrace_emit_user(const uint64_t *data, uint8_t nwords)

@@ -1,10 +1,12 @@
 /*
- * filter: the kinds' filters in the kernel (abi/trace_pred.h), each run
- * in its lowered form (common/trace_pred_jump.h) over the record of
- * pred_record.h. ktrace.c installs one with every other CPU stopped
- * (ttrace_filter()); the paths that run it (emit.c) do so with
- * interrupts off, before they reserve. That pairing is the filters'
- * whole locking: a CPU runs a filter only with interrupts off, a stop
+ * filter: the kinds' filters in the kernel (abi/trace_pred.h), each kept
+ * in its lowered form (common/trace_pred_jump.h): the slow path and the
+ * filtered path's interpreter (emit.c) run it over the record of
+ * pred_record.h, the filtered path compiled (pred_run.h). ktrace.c
+ * installs one with every other CPU stopped (ttrace_filter()); the paths
+ * that run it do so before they reserve, with interrupts off, or, the
+ * compiled code, inside a restartable range that a stop sends a CPU back
+ * to the start of. That pairing is the filters' whole locking: a stop
  * waits for every CPU to take its interrupt, so no CPU is inside a
  * filter while one is replaced, and none sees half of one.
  */

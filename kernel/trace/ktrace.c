@@ -40,6 +40,7 @@
 #include "trace/flight.h"
 #include "trace/name_holds.h"
 #include "trace/pred_record.h"
+#include "trace/pred_run.h"
 #include "trace/profile.h"
 #include "trace/ring_write.h"
 #include "trace/tracepoint.h"
@@ -108,8 +109,6 @@ static uint64_t site_mask(void)
 	}
 	return ttrace_mask | (extras ? TTRACE_KEY_EXTRAS : 0) | keys;
 }
-
-bool ttrace_sites_slow;
 
 /*
  * Every other CPU stopped, control_lock held: points the sites as
@@ -545,8 +544,10 @@ static struct ttrace_pred_jumps lowered;
  * first, as an extra does (control()): a CPU this stop caught on its way
  * through a straight path of the kind, its slot not reserved, or between
  * the filtered path's check and that path, starts again from its site,
- * which now runs the filter or the trigger. The caller then moves the
- * other kinds' sites back (update_extras()).
+ * which now runs the filter or the trigger; one caught in the filtered
+ * path's code goes back to its start (pred_run.h), to the code compiled
+ * here. The caller then moves the other kinds' sites back
+ * (update_extras()).
  */
 static void change_pred(void *arg)
 {
@@ -562,6 +563,7 @@ static void change_pred(void *arg)
 		__atomic_store_n(&area.hdr->filter_kinds, filter_kinds(), __ATOMIC_RELAXED);
 		extras |= f->jumps != NULL;
 	}
+	pred_run_install(f->kind);
 	sites_set();
 	spin_unlock_irqrestore(&control_lock, flags);
 }

@@ -4,7 +4,7 @@
  * written a whole 64-bit word at a time, with __atomic stores, so a
  * reader racing the writer reads whole old or whole new words.
  *
- * These are the slow path's steps (ttrace_emit_slow() and
+ * These are the slow path's steps (ttrace_emit_full() and
  * ttrace_emit_user() in emit.c): in overwrite mode one unlocked add
  * reserves, and an event of one slot, which every kernel kind fits in, is
  * nine stores with no loop and no copy. Drop mode's reservation and events

@@ -11,13 +11,13 @@
  *    ttrace_emit_slow(), which checks all of it;
  *  - on while its kind has a filter or a trigger (abi/trace_pred.h): the
  *    same jump to the same call, which then, no extra being on, only
- *    runs them: the filtered path. An event the filter rejects is counted
- *    there; one it keeps, that no trigger fires on, comes back to be
- *    written on the straight path (a firing's action is the slow
- *    path's). The key is the kind's own bit (TTRACE_KEY_FILTER()), so the
- *    sites of every other kind keep the straight path (a STOP trigger
- *    excepted: it is an extra, as its stop is checked by the slow path
- *    alone).
+ *    runs them, compiled to machine code (pred_run.h): the filtered path.
+ *    An event the filter rejects is counted there; one it keeps, that no
+ *    trigger fires on, comes back to be written on the straight path (a
+ *    firing's action is the slow path's). The key is the kind's own bit
+ *    (TTRACE_KEY_FILTER()), so the sites of every other kind keep the
+ *    straight path (a STOP trigger excepted: it is an extra, as its stop
+ *    is checked by the slow path alone).
  * ttrace_control() moves every site between the three with every other
  * CPU stopped, so the straight path tests nothing: that it runs says the
  * category is on, no extra is, and its kind has no filter or trigger or
@@ -111,11 +111,12 @@ extern const uint64_t ttrace_kind_words[TTRACE_KIND_LIMIT];
  * site sets it up; the kind in the low byte, one load away), d0..d4 the
  * words (zero past them). With an extra on (ttrace_sites_slow), checks
  * PID tracking, the echo, the ring's mode, the filter and the trigger,
- * and walks the stack when asked, and writes the event. Without, runs
- * the kind's filter and trigger only, and returns true for an event the
- * filter keeps and no trigger fires on: the caller writes it on its
- * straight path. Called from the site itself, so its frame returns into
- * the function that has the tracepoint.
+ * and walks the stack when asked, and writes the event (emit.h). Without,
+ * runs the kind's filter and trigger only (pred_run.h, which defines it),
+ * and returns true for an event the filter keeps and no trigger fires
+ * on: the caller writes it on its straight path. Called from the site
+ * itself, so the slow path's frame returns into the function that has
+ * the tracepoint.
  */
 #define TTRACE_SLOW_NWORDS_SHIFT 8
 _Static_assert(TTRACE_KIND_LIMIT <= 1 << TTRACE_SLOW_NWORDS_SHIFT, "a kind in the low byte");

@@ -2,9 +2,9 @@
  * trigger: the kinds' triggers in the kernel (abi/trace_pred.h,
  * TRIGGERS). ktrace.c installs one with every other CPU stopped
  * (ttrace_trigger()), as it does a filter; the paths that run filters
- * (emit.c) run a trigger's program, lowered as a filter's is
- * (pred_record.h), with interrupts off, right after the kind's filter, on
- * the events the filter keeps. The locking is the filters' (filter.h):
+ * (emit.c, pred_run.h) run a trigger's program, lowered or compiled as a
+ * filter's is, right after the kind's filter, on the events the filter
+ * keeps. The locking is the filters' (filter.h):
  * no CPU is inside a trigger's program while one is replaced. What a
  * firing changes is atomic, since every CPU may fire a trigger at once:
  * the counts, the moment of the first firing, the stop and the saves the
@@ -54,7 +54,8 @@ extern uint32_t trigger_stopped_by;
 extern const struct ttrace_pred_jumps *trigger_of[TTRACE_KIND_LIMIT];
 
 /*
- * Interrupts off, right after kind's trigger_of held: counts the
+ * Interrupts off, right after kind's trigger_of held (the slow path,
+ * which the compiled code sends a firing to, checks again): counts the
  * firing (and keeps the moment of the first, for a save, which it marks
  * for the reader) and returns the action the caller carries out, or
  * TTRACE_TRIG_NONE for a SAVE that fired before (one save a trigger).

@@ -13,7 +13,7 @@
  * signal handler runs with the GS base of the thread it interrupted, as
  * an interrupt handler runs with its CPU's.
  *
- * The slow path is ttrace_emit_slow() (and ttrace_emit_user()) of
+ * The slow path is ttrace_emit_full() (and ttrace_emit_user()) of
  * kernel/trace/emit.c, whose ring write is ttrace_ring_reserve() then
  * ttrace_ring_commit() of kernel/trace/ring_write.c: host_slow_write()
  * takes those two steps. The kernel reads the clock between masking
