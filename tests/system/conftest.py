@@ -239,6 +239,10 @@ class MachinePool:
 
     def retire(self, machine):
         machine.spoor.terminate()
+        # What QEMU printed as it ended is read later, if ever (last_words(),
+        # for a test it is lent to after all): into the transcript, not this
+        # closed log.
+        machine.spoor.child.logfile_read.detach(machine.log)
         machine.log.close()
         self.machines = {k: m for k, m in self.machines.items() if m is not machine}
 

@@ -115,6 +115,21 @@ def test_a_class_fixtures_machine_found_dead_fails_the_test_it_is_lent_to(machin
     assert "hello: argv[1]='before-the-death'" in message, message
 
 
+def test_a_machine_retired_after_a_test_fails_the_next_test_it_is_lent_to_in_words(machines,
+                                                                                  request):
+    """A machine a test left wrong is retired (terminated, its log closed) while a
+    class or module fixture still holds it: the next test it is lent to fails
+    with the console's last lines, QEMU's last words after the retirement among
+    them (it once failed on writing those to the closed log instead)."""
+    retired = machines.get(smp=1, group="harness-retired")
+    machines.retire(retired)
+    with pytest.raises(AssertionError) as caught:
+        Lender(machines, request.node, io.StringIO()).use(retired)
+    message = str(caught.value)
+    assert f"{retired.name} died before this test" in message, message
+    assert "terminating on signal" in message, message
+
+
 def test_a_test_reads_only_its_own_part_of_a_shared_machines_console(machines, request):
     """Two tests in turn on one shared machine, each lent it by a Lender as the
     `shared` fixture lends it: the second's console() has its own lines and none
