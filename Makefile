@@ -297,8 +297,20 @@ test-host: $(BUILD)/host/run_tests $(HOST_EXTRA_TESTS)
 .PHONY: system-test-needs
 system-test-needs: $(BUILD)/spoor.iso $(TEST_PROGRAMS) $(BUILD)/tests/modules $(HOST_TOOLS)
 
+# The system tests' run, which make test-system, make stress and make soak
+# share: TEST_JOBS test files at once (pytest-xdist), each file's tests in
+# order in one worker, so a machine a module shares is booted once for it.
+# A test leaves the host's CPUs idle much of the time (it waits on a
+# guest's console), so two files at once take far less than twice one's
+# time on two cores. TEST_JOBS=0 runs them in pytest's own process, one at
+# a time (for pdb).
+TEST_JOBS ?= 2
+SYSTEM_PYTEST = $(PYTHON) -m pytest -q -n $(TEST_JOBS) --dist loadfile
+
 test-system: system-test-needs
-	$(PYTHON) -m pytest -q tests/system
+	@$(PYTHON) -c 'import xdist' 2>/dev/null || \
+		{ echo "test-system: pytest-xdist is missing: make deps installs it" >&2; exit 2; }
+	$(SYSTEM_PYTEST) tests/system
 
 # make stress: the ring stress (tests/host/stress.mk) for STRESS_SECONDS,
 # natively and under TSan, then the tests marked stress
@@ -309,7 +321,7 @@ STRESS_SECONDS ?= 120
 stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRAMS) \
 		$(BUILD)/tests/modules $(HOST_TOOLS)
 	$(RING_STRESS) $(STRESS_SECONDS) && $(RING_STRESS_TSAN) $(STRESS_SECONDS) && \
-		$(PYTHON) -m pytest -q --stress $(if $(STRESS_SHORT),--stress-short) tests/system
+		$(SYSTEM_PYTEST) --stress $(if $(STRESS_SHORT),--stress-short) tests/system
 
 # make soak: make test-system's run SOAK_ROUNDS times with two CPU-bound
 # processes on the host beside it (tools/soak), stopping at the first
@@ -317,7 +329,7 @@ stress: deps $(RING_STRESS) $(RING_STRESS_TSAN) $(BUILD)/spoor.iso $(TEST_PROGRA
 SOAK_ROUNDS ?= 5
 .PHONY: soak
 soak: deps system-test-needs
-	tools/soak $(SOAK_ROUNDS) $(PYTHON)
+	tools/soak $(SOAK_ROUNDS) $(SYSTEM_PYTEST) tests/system
 
 # The host benchmark first (bench/bench.mk: the ring writer against the
 # floor and LTTng-UST), then the figures measured in QEMU.

@@ -24,8 +24,16 @@ Two ways to get a machine:
 
 Every expect also watches for a kernel panic and fails the test at once with
 the panic block, unless the test says it expects one. Each test's console
-log is written to build/test-logs/<test>.log; a shared machine also keeps
-the log of its whole life in build/test-logs/<module>--<machine>.log.
+log is written to build/test-logs/<module>--<test>.log; a shared machine
+also keeps the log of its whole life in
+build/test-logs/<module>--<machine>.log. A test that fails or errors says
+the paths of its logs in its report ("console log").
+
+`make test-system` runs two test files at once (pytest-xdist, --dist
+loadfile: a module's tests run in order in one worker, so its shared
+machines are booted once). Whatever two tests running at once could both
+write is named per test or per boot: the logs, each boot's export folder
+(build/test-traces/boot-*), each worker's ISOs (a temporary folder).
 
 After each test that used a shared machine, the machine must answer at its
 prompt, without a panic, running only the programs it ran after booting;
@@ -37,13 +45,14 @@ borrows a shared machine reads only its own part of the console
 (Spoor.console()).
 """
 
+import os
 import shutil
 import tempfile
 
 import pytest
 
-from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, TRACES, IsoCache, Spoor, Transcript, log_name, ps, \
-    SETTLE_TIMEOUT, until
+from spoorlib import BOOT_TIMEOUT, KERNEL, LOGS, ROOT, TRACES, IsoCache, Spoor, Transcript, \
+    console_log_path, log_name, ps, SETTLE_TIMEOUT, until
 
 
 def pytest_addoption(parser):
@@ -66,26 +75,57 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
+def pytest_sessionstart(session):
+    """Removes the export folders of an earlier run, once a run: in the
+    process that runs the tests or, under xdist, in the controller before it
+    starts its workers (xdist's own pytest_sessionstart, which starts them,
+    runs last). A worker must not: the other worker's machines may already
+    keep their folders there."""
+    if not hasattr(session.config, "workerinput"):
+        shutil.rmtree(TRACES, ignore_errors=True)
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
-    """Keeps each phase's report on the test, so fixtures can tell a failed test."""
+    """Keeps each phase's report on the test, so fixtures can tell a failed test;
+    a failed phase's report names the test's console logs (console_log())."""
     outcome = yield
     report = outcome.get_result()
     setattr(item, f"report_{report.when}", report)
+    logs = getattr(item, "console_logs", [])
+    if report.failed and logs:
+        report.sections.append(("console log", "".join(
+            f"{os.path.relpath(path, ROOT)}\n" for path in logs)))
+
+
+def note_log(node, path):
+    """Notes a console log a test writes to, for its report if it fails."""
+    node.console_logs = getattr(node, "console_logs", []) + [path]
+
+
+@pytest.fixture
+def console_log(request):
+    """The test's console log (console_log_path()), open for writing: its fresh
+    machines' consoles and its part of shared ones go there. A failed test's
+    report names it and the logs of the shared machines it used."""
+    path = console_log_path(request.node)
+    note_log(request.node, path)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", errors="replace") as log:
+        yield log
 
 
 @pytest.fixture(scope="session")
 def iso_cache():
     if not KERNEL.exists():
         pytest.fail(f"{KERNEL} is missing: run the tests through `make test`")
-    shutil.rmtree(TRACES, ignore_errors=True)  # the export folders of an earlier run
     directory = tempfile.mkdtemp(prefix="spoor-iso-")
     yield IsoCache(directory)
     shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture
-def boot(request, iso_cache):
+def boot(iso_cache, console_log):
     """Factory: boot(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True,
     export=True, icount=False) -> Spoor.
 
@@ -96,14 +136,11 @@ def boot(request, iso_cache):
     (Spoor.start).
     """
     machines = []
-    LOGS.mkdir(parents=True, exist_ok=True)
-    log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
-               errors="replace")
 
     def start(smp=4, mem="256M", cmdline="", modules=(), wait_prompt=True, export=True,
               icount=False):
-        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(log), smp, mem, export,
-                            icount)
+        spoor = Spoor.start(iso_cache.get(cmdline, modules), Transcript(console_log), smp, mem,
+                            export, icount)
         machines.append(spoor)
         if wait_prompt:
             spoor.expect_prompt(BOOT_TIMEOUT)
@@ -112,7 +149,6 @@ def boot(request, iso_cache):
     yield start
     for spoor in machines:
         spoor.terminate()
-    log.close()
 
 
 class Machine:
@@ -203,6 +239,10 @@ class MachinePool:
 
     def retire(self, machine):
         machine.spoor.terminate()
+        # What QEMU printed as it ended is read later, if ever (last_words(),
+        # for a test it is lent to after all): into the transcript, not this
+        # closed log.
+        machine.spoor.child.logfile_read.detach(machine.log)
         machine.log.close()
         self.machines = {k: m for k, m in self.machines.items() if m is not machine}
 
@@ -241,6 +281,7 @@ class Lender:
             raise AssertionError(f"{machine.name} died before this test; the console's last "
                                  f"lines:\n{machine.spoor.last_words()}")
         if machine not in self.lent:
+            note_log(self.node, LOGS / f"{machine.name}.log")
             machine.spoor.lend()
             self.log.write(f"### shared machine: its whole console is in {machine.name}.log\n")
             machine.log.write(f"\n### test {self.node.nodeid}\n")
@@ -269,7 +310,7 @@ class Lender:
 
 
 @pytest.fixture
-def shared(request, machines):
+def shared(request, machines, console_log):
     """Factory: shared(smp=4, mem="256M", cmdline="", modules=(), group="", icount=False) -> Spoor,
     the module's machine of that configuration, booted once for the module.
 
@@ -281,13 +322,7 @@ def shared(request, machines):
     the module docstring). shared.use(machine) lends a machine a class-scoped
     fixture prepared.
     """
-    LOGS.mkdir(parents=True, exist_ok=True)
-    log = open(LOGS / f"{log_name(request.node.name)}.log", "w", encoding="utf-8",
-               errors="replace")
-    lender = Lender(machines, request.node, log)
-    try:
-        yield lender
-        lender.give_back()
-    finally:
-        log.close()
+    lender = Lender(machines, request.node, console_log)
+    yield lender
+    lender.give_back()
 

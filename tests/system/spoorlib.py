@@ -251,6 +251,15 @@ def log_name(text):
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text)
 
 
+def console_log_path(node):
+    """Where a test (a pytest node) writes its console log:
+    build/test-logs/<module>--<test>.log, its class too if it has one. The
+    module keeps two tests of the same name in two files apart, which may run
+    at the same time (conftest.py)."""
+    test = node.nodeid.split("::", 1)[1].replace("::", "--")
+    return LOGS / log_name(f"{node.module.__name__}--{test}.log")
+
+
 # The boot banner.
 
 def banner_value(text, name):

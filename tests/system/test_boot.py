@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from spoorlib import BOOT_TIMEOUT, BUILD, LOGS, PROMPT, ROOT, TEST_MODULES, Spoor, Transcript, \
-    banner_value, log_name, ps
+from spoorlib import BOOT_TIMEOUT, BUILD, PROMPT, ROOT, TEST_MODULES, Spoor, Transcript, \
+    banner_value, ps
 
 
 @pytest.mark.parametrize("smp,mem_mib", [(1, 128), (4, 256), (8, 512)])
@@ -131,7 +131,7 @@ def iso_programs(iso):
 
 
 def test_make_run_with_programs_boots_those_test_programs_and_the_default_image_has_none(
-        request):
+        console_log):
     """make run PROGRAMS="hotspot tracegen" boots an image of its own with them, for the
     README's examples; make run's own image stays the product's."""
     assert "-cdrom build/spoor.iso" in make("-n", "run")
@@ -140,12 +140,10 @@ def test_make_run_with_programs_boots_those_test_programs_and_the_default_image_
     tests_only = {m.split()[0] for m in TEST_MODULES}
     assert not iso_programs(BUILD / "spoor.iso") & tests_only
     assert iso_programs(BUILD / "run.iso") & tests_only == {"hotspot", "tracegen"}
-    LOGS.mkdir(parents=True, exist_ok=True)
-    with open(LOGS / f"{log_name(request.node.name)}.boot.log", "w") as log:
-        spoor = Spoor.start(BUILD / "run.iso", Transcript(log), smp=2, export=False)
-        try:
-            banner = spoor.expect_prompt(BOOT_TIMEOUT)
-            assert {"hotspot", "tracegen"} <= set(banner_value(banner, "programs").split())
-            assert "tracegen: emitted" in spoor.command("run tracegen 10 0")
-        finally:
-            spoor.terminate()
+    spoor = Spoor.start(BUILD / "run.iso", Transcript(console_log), smp=2, export=False)
+    try:
+        banner = spoor.expect_prompt(BOOT_TIMEOUT)
+        assert {"hotspot", "tracegen"} <= set(banner_value(banner, "programs").split())
+        assert "tracegen: emitted" in spoor.command("run tracegen 10 0")
+    finally:
+        spoor.terminate()

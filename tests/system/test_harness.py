@@ -8,12 +8,19 @@ test, checked where a broken harness would pass a broken kernel in silence.
   class fixture, fails that test with the console's last lines; the next one
   to ask gets a fresh boot.
 - A test reads only its own part of a shared machine's console.
+- Two test files running at once (make test-system's workers) write no file
+  both: a worker leaves the export folders of the other's machines, and two
+  tests of one name in two files keep two console logs; a failed test's
+  report names its console log. These run the harness in a tree of its own
+  (sandbox()), whose build/ is not the suite's, under pytest-xdist.
 """
 
 import io
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pexpect
 import pytest
@@ -108,6 +115,21 @@ def test_a_class_fixtures_machine_found_dead_fails_the_test_it_is_lent_to(machin
     assert "hello: argv[1]='before-the-death'" in message, message
 
 
+def test_a_machine_retired_after_a_test_fails_the_next_test_it_is_lent_to_in_words(machines,
+                                                                                  request):
+    """A machine a test left wrong is retired (terminated, its log closed) while a
+    class or module fixture still holds it: the next test it is lent to fails
+    with the console's last lines, QEMU's last words after the retirement among
+    them (it once failed on writing those to the closed log instead)."""
+    retired = machines.get(smp=1, group="harness-retired")
+    machines.retire(retired)
+    with pytest.raises(AssertionError) as caught:
+        Lender(machines, request.node, io.StringIO()).use(retired)
+    message = str(caught.value)
+    assert f"{retired.name} died before this test" in message, message
+    assert "terminating on signal" in message, message
+
+
 def test_a_test_reads_only_its_own_part_of_a_shared_machines_console(machines, request):
     """Two tests in turn on one shared machine, each lent it by a Lender as the
     `shared` fixture lends it: the second's console() has its own lines and none
@@ -126,3 +148,100 @@ def test_a_test_reads_only_its_own_part_of_a_shared_machines_console(machines, r
     (first, _), (second, console) = seen["first"], seen["second"]
     assert second in console and first not in console, console
     assert first in "".join(machine.spoor.child.logfile_read.text)
+
+
+HARNESS = Path(__file__).parent
+# A bound on a sandbox's run of pytest, whose tests boot nothing: seconds.
+SANDBOX_SECONDS = 120
+
+
+def sandbox(tmp_path, files):
+    """A tree of its own at tmp_path holding this harness (conftest.py and
+    spoorlib.py, whose ROOT is then tmp_path) and the test files given
+    ({name: text}), with what spoorlib and the fixtures look for in build/
+    (nothing boots there). Returns its tests' folder."""
+    tests = tmp_path / "tests" / "system"
+    tests.mkdir(parents=True)
+    for name in ("conftest.py", "spoorlib.py"):
+        shutil.copy(HARNESS / name, tests / name)
+    for name, text in files.items():
+        (tests / name).write_text(text)
+    (tmp_path / "build" / "tests").mkdir(parents=True)
+    (tmp_path / "build" / "tests" / "modules").write_text("")
+    (tmp_path / "build" / "kernel.elf").write_text("")
+    return tests
+
+
+def run_two_at_once(tests):
+    """pytest on the sandbox's tests as make test-system runs them: two files at once."""
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadfile",
+                           "-p", "no:cacheprovider", str(tests)], cwd=tests.parents[1],
+                          capture_output=True, text=True, timeout=SANDBOX_SECONDS)
+
+
+# Each sandbox file waits for the other's step through a file in build/: the
+# two run in two workers at once only if each waits for the other.
+WAIT_FOR = """
+import time
+from spoorlib import BUILD, TRACES
+
+
+def wait_for(name):
+    end = time.monotonic() + 60
+    while not (BUILD / name).exists():
+        assert time.monotonic() < end, f"the other file never wrote {name}"
+        time.sleep(0.01)
+"""
+
+
+def test_a_worker_leaves_the_export_folders_of_the_other_workers_machines(tmp_path):
+    """A machine's export folder (build/test-traces/boot-*) lives as long as the
+    machine; a worker that starts to boot while the other's machine runs must
+    leave that folder alone (each worker's session once removed the whole of
+    build/test-traces as its first boot asked for the ISOs)."""
+    tests = sandbox(tmp_path, {
+        "test_first.py": WAIT_FOR + """
+
+def test_a_machine_keeps_its_folder(iso_cache):
+    folder = TRACES / "boot-first"
+    folder.mkdir(parents=True)
+    (BUILD / "first-booted").touch()
+    wait_for("second-booted")
+    assert folder.exists(), "the other worker removed this machine's export folder"
+""",
+        "test_second.py": WAIT_FOR + """
+
+def test_another_machine_boots_meanwhile(request):
+    wait_for("first-booted")
+    request.getfixturevalue("iso_cache")
+    (BUILD / "second-booted").touch()
+"""})
+    done = run_two_at_once(tests)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout, done.stdout
+
+
+def test_two_tests_of_one_name_in_two_files_keep_two_console_logs(tmp_path):
+    test = """
+def test_of_one_name(boot):
+    pass
+"""
+    tests = sandbox(tmp_path, {"test_one.py": test, "test_two.py": test})
+    done = run_two_at_once(tests)
+    assert done.returncode == 0, done.stdout + done.stderr
+    logs = sorted(p.name for p in (tmp_path / "build" / "test-logs").iterdir())
+    assert logs == ["test_one--test_of_one_name.log", "test_two--test_of_one_name.log"], logs
+
+
+def test_a_failed_tests_report_names_its_console_log(tmp_path):
+    tests = sandbox(tmp_path, {"test_failing.py": """
+class TestAClass:
+    def test_that_fails(self, boot):
+        assert False, "on purpose"
+"""})
+    done = run_two_at_once(tests)
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = re.search(r"^-+ console log -+\n(.*)$", done.stdout, re.MULTILINE)
+    assert report, done.stdout
+    path = "build/test-logs/test_failing--TestAClass--test_that_fails.log"
+    assert report.group(1) == path and (tmp_path / path).exists(), done.stdout
