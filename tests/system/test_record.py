@@ -351,6 +351,44 @@ def test_a_recording_the_host_cut_at_its_limit_is_stopped_with_why(boot, monkeyp
     assert events[1] > 0, events
 
 
+# More than the export window's ring (14 MiB) holds: a receiver that takes nothing leaves
+# traced no room.
+STALLED_EACH = 400000
+STALLED_RATE = 200000
+
+
+def test_a_stop_while_the_host_takes_nothing_ends_the_recording_in_words(boot):
+    """Whatever the host does, a recording ends and its stop answers: here the host's
+    receiver is stopped for good, so the window's ring stays full; the stop waits for room
+    as long as traced waits for the host (window.c, ANSWER_NS), then says so and where the
+    file ends. A recording after it, the receiver going again, is whole."""
+    spoor = boot(smp=2)
+    spoor.command("trace on test")
+    assert RECORDING.search(spoor.command("trace record as stalled"))
+    receiver = receiver_of(spoor)
+    os.kill(receiver, signal.SIGSTOP)
+    try:
+        out = spoor.command(f"run tracegen {STALLED_EACH} 1 {STALLED_RATE}", timeout=LONG)
+        assert f"emitted {STALLED_EACH} of {STALLED_EACH}" in out, out
+        out = spoor.command("trace record stop", timeout=LONG)
+    finally:
+        os.kill(receiver, signal.SIGCONT)
+    assert "trace: nothing on the host answers the export channel" in out, out
+    assert ("trace: recording stalled.spoor ended early: the file ends at the last chunk the "
+            "host took") in out, out
+    assert spoor.command("trace record stop").strip() == "trace: nothing is recording"
+    assert RECORDING.search(spoor.command("trace record as after"))
+    out = spoor.command("run tracegen 20000 1 20000", timeout=LONG)
+    assert "emitted 20000 of 20000" in out, out
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    assert stopped and stopped.group(1) == "after", spoor.console()[-2000:]
+    events, lost, err = tally(spoor.traces / "after.spoor", 20)
+    assert "ends early" not in err, err
+    assert events[1] + lost[1] == 20000 and sum(events.values()) == int(stopped.group(2))
+    _, _, err = tally(spoor.traces / "stalled.spoor", STALLED_RATE // 1000)
+    assert "the recording ends early" in err, err
+
+
 def test_traced_killed_mid_recording_resumes_the_same_file(boot):
     spoor = boot(smp=2, cmdline="ttrace.ring_kb=1024")
     spoor.command("trace on test")
