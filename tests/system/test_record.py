@@ -336,6 +336,9 @@ def test_a_recording_the_host_cut_at_its_limit_is_stopped_with_why(boot, monkeyp
     out = spoor.command(f"run tracegen {CAPPED_EACH} 1 {CAPPED_RATE}", timeout=LONG)
     assert f"emitted {CAPPED_EACH} of {CAPPED_EACH}" in out, out
     expect_count(spoor, r"traced: recording capped stopped: no space left", 1, start)
+    # The host's own line (its stderr shares the console's terminal): the cut was its limit.
+    expect_count(spoor, r"spoor-receive: dropped capped\.spoor: limit: \d+ bytes saved this "
+                        r"run \(--max-bytes\)", 1, start)
     status = spoor.command("trace status")
     assert "recording: stopped early: no space left" in status, status
     out = spoor.command("trace record stop")
