@@ -149,7 +149,11 @@
  *            up to their heads as they were when it was asked (not what
  *            came after: a stop under a busy machine ends at once), the
  *            ledger and the END, and answers with the totals; -ENOENT
- *            when nothing records. CONTROL.
+ *            when nothing records. A recording that ended early (the
+ *            host refused a chunk: -ENOSPC at its limit of bytes for the
+ *            run, -EIO; or it stopped answering: -EHOSTDOWN) answers the
+ *            first stop after it with that error, and REC_STATUS has its
+ *            totals: the file ends at its last whole chunk. CONTROL.
  *   REC_STATUS -> struct traced_record_status: the recording running
  *            (active 1), or the last one (active 0), or all zero. CONTROL.
  *   SELF     1 or 0       -> 0: traced's own events (those it and the

@@ -106,6 +106,7 @@ static struct recorder {
 	bool per_cpu;	    /* the filter has a sieve: the events go out per CPU */
 	struct sieve sieve; /* the filter, compiled (sieve.h); not kept: made again on resume */
 	struct traced_record_status scratch_reply; /* a stop nobody asked for answers here */
+	bool unreported; /* the recording ended early and no stop has answered why yet */
 } rec;
 
 bool record_active(void)
@@ -366,10 +367,15 @@ static int chunk(uint32_t how, uint32_t flags, uint64_t *events, bool *done)
 	return 0;
 }
 
-/* Ends the recording on an error: said once, kept in its status. */
+/*
+ * Ends the recording on an error: said once on the console, kept in its
+ * status, and the answer of the next stop (record_stop()), whose asker
+ * would otherwise hear that nothing records.
+ */
 static void fail(int err)
 {
 	printf("traced: recording %s stopped: %s\n", rec.run.st.name, strerror(-err));
+	rec.unreported = true;
 	rec.run.st.error = err;
 	rec.run.st.active = 0;
 	rec.run.st.ended_ns = (uint64_t)sys_clock_ns();
@@ -473,6 +479,7 @@ int record_start(const struct request *req, struct reply *rep)
 	rec.run.owner = req->pid;
 	rec.owner_ns = rec.run.st.started_ns;
 	rec.run.st.active = 1;
+	rec.unreported = false; /* a new recording: the last one's early end is old news */
 	memset(&rec.run.cursor, 0, sizeof(rec.run.cursor));
 	merge_cursor_start(&rec.run.cursor, true);
 	for (uint32_t i = 0; i < traced.ncpus; i++) {
@@ -485,6 +492,7 @@ int record_start(const struct request *req, struct reply *rep)
 	err = chunk(MERGE_FOLLOW, WINDOW_WAIT, &events, &done);
 	if (err) {
 		fail(err);
+		rec.unreported = false; /* its asker hears it now */
 		return err;
 	}
 	memcpy(rep->buf, &rec.run.st, sizeof(rec.run.st));
@@ -556,7 +564,14 @@ int record_stop(const struct request *req, struct reply *rep)
 		return -EINVAL;
 	}
 	if (!rec.run.st.active) {
-		return -ENOENT;
+		/*
+		 * A recording that ended early (fail()) answers the first stop
+		 * after it with why, so the stop neither waits for nor denies
+		 * it; REC_STATUS keeps its totals.
+		 */
+		int why = rec.unreported ? rec.run.st.error : -ENOENT;
+		rec.unreported = false;
+		return why;
 	}
 	/*
 	 * Up to the heads as they are now and no further: on a busy machine

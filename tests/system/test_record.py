@@ -315,6 +315,83 @@ def test_qemu_killed_mid_recording_leaves_a_file_that_says_it_ends_early(boot, t
     assert code != 0 and re.fullmatch(r"\S+: \S+: byte \d+: chunk \d+'s checksum .*\n", err), err
 
 
+# The host's limit of bytes for a run (spoor-receive --max-bytes), for a recording that passes
+# it: more than the first chunk (the header and the names), less than CAPPED_EACH's events.
+CAPPED_BYTES = 2 * 1024 * 1024
+CAPPED_EACH = 200000
+CAPPED_RATE = 50000
+
+
+def test_a_recording_the_host_cut_at_its_limit_is_stopped_with_why(boot, monkeypatch):
+    """tools/bench export's "hang" (issue 33): its recordings of one boot passed the host's
+    4 GiB of a run at its busy host's 1,280,000/s step, the host dropped the file, traced
+    ended the recording, and `trace record stop` said "trace: nothing is recording", which the
+    bench never took for an answer. The stop says why the recording ended, once, and the
+    file reads to its last whole chunk. Before the fix, the stop said nothing is recording."""
+    monkeypatch.setenv("SPOOR_SAVE_MAX_BYTES", str(CAPPED_BYTES))
+    spoor = boot(smp=2)
+    spoor.command("trace on test")
+    assert RECORDING.search(spoor.command("trace record as capped"))
+    start = len(spoor.console())
+    out = spoor.command(f"run tracegen {CAPPED_EACH} 1 {CAPPED_RATE}", timeout=LONG)
+    assert f"emitted {CAPPED_EACH} of {CAPPED_EACH}" in out, out
+    expect_count(spoor, r"traced: recording capped stopped: no space left", 1, start)
+    # The host's own line (its stderr shares the console's terminal): the cut was its limit.
+    expect_count(spoor, r"spoor-receive: dropped capped\.spoor: limit: \d+ bytes saved this "
+                        r"run \(--max-bytes\)", 1, start)
+    status = spoor.command("trace status")
+    assert "recording: stopped early: no space left" in status, status
+    out = spoor.command("trace record stop")
+    assert ("trace: the host refused capped.spoor: its limit of files or bytes for this run "
+            "is reached") in out, out
+    assert ("trace: recording capped.spoor ended early: the file ends at the last chunk the "
+            "host took") in out, out
+    assert spoor.command("trace record stop").strip() == "trace: nothing is recording"
+    path = spoor.traces / "capped.spoor"
+    assert 0 < path.stat().st_size <= CAPPED_BYTES
+    events, _, err = tally(path, CAPPED_RATE // 1000)
+    assert "the recording ends early" in err, err
+    assert events[1] > 0, events
+
+
+# More than the export window's ring (14 MiB) holds: a receiver that takes nothing leaves
+# traced no room.
+STALLED_EACH = 400000
+STALLED_RATE = 200000
+
+
+def test_a_stop_while_the_host_takes_nothing_ends_the_recording_in_words(boot):
+    """Whatever the host does, a recording ends and its stop answers: here the host's
+    receiver is stopped for good, so the window's ring stays full; the stop waits for room
+    as long as traced waits for the host (window.c, ANSWER_NS), then says so and where the
+    file ends. A recording after it, the receiver going again, is whole."""
+    spoor = boot(smp=2)
+    spoor.command("trace on test")
+    assert RECORDING.search(spoor.command("trace record as stalled"))
+    receiver = receiver_of(spoor)
+    os.kill(receiver, signal.SIGSTOP)
+    try:
+        out = spoor.command(f"run tracegen {STALLED_EACH} 1 {STALLED_RATE}", timeout=LONG)
+        assert f"emitted {STALLED_EACH} of {STALLED_EACH}" in out, out
+        out = spoor.command("trace record stop", timeout=LONG)
+    finally:
+        os.kill(receiver, signal.SIGCONT)
+    assert "trace: nothing on the host answers the export channel" in out, out
+    assert ("trace: recording stalled.spoor ended early: the file ends at the last chunk the "
+            "host took") in out, out
+    assert spoor.command("trace record stop").strip() == "trace: nothing is recording"
+    assert RECORDING.search(spoor.command("trace record as after"))
+    out = spoor.command("run tracegen 20000 1 20000", timeout=LONG)
+    assert "emitted 20000 of 20000" in out, out
+    stopped = RECORDED.search(spoor.command("trace record stop", timeout=LONG))
+    assert stopped and stopped.group(1) == "after", spoor.console()[-2000:]
+    events, lost, err = tally(spoor.traces / "after.spoor", 20)
+    assert "ends early" not in err, err
+    assert events[1] + lost[1] == 20000 and sum(events.values()) == int(stopped.group(2))
+    _, _, err = tally(spoor.traces / "stalled.spoor", STALLED_RATE // 1000)
+    assert "the recording ends early" in err, err
+
+
 def test_traced_killed_mid_recording_resumes_the_same_file(boot):
     spoor = boot(smp=2, cmdline="ttrace.ring_kb=1024")
     spoor.command("trace on test")

@@ -64,8 +64,24 @@ static void stop(void)
 		printf("trace: nothing is recording\n");
 		return;
 	}
-	if (!export_failed(err, r.name)) {
+	if (!err) {
 		print_totals("trace: recorded", &r);
+		return;
+	}
+	/*
+	 * An error's reply carries nothing: the recording's status has its
+	 * name once traced has ended it (early, when the host refused a chunk
+	 * or stopped answering; or at this stop). Its totals are what traced
+	 * sent, not what the host kept, so they are not given as the file's.
+	 */
+	struct traced_record_status last = {0};
+	bool ended = !traced_call_rec_status(&last) && last.name[0] && !last.active;
+	export_failed(err, last.name);
+	if (ended) {
+		printf(
+		    "trace: recording %s%s ended early: the file ends at the last chunk the host "
+		    "took\n",
+		    last.name, TTRACE_FILE_SUFFIX);
 	}
 }
 
