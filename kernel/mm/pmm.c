@@ -24,6 +24,7 @@ struct range {
 
 static struct spinlock pmm_lock = SPINLOCK_INIT;
 static struct frame_bitmap map; /* [pmm_lock] */
+static uint64_t lock_takings;	/* [pmm_lock] written, read racily by pmm_lock_takings() */
 static uint64_t total_frames;	/* [I] after pmm_init() */
 static uint64_t usable_bytes;	/* [I] */
 static uint64_t phys_limit;	/* [I] */
@@ -145,13 +146,23 @@ void pmm_init(const struct boot_info *bi)
 	reserve_frames = total_frames / PMM_RESERVE_SHARE;
 }
 
+/* Takes pmm_lock, counting it: a teardown's cost to the other CPUs is in how often it does. */
+static uint64_t lock_map(void)
+{
+	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+
+	/* relaxed: the lock orders the writes; pmm_lock_takings() only reports */
+	__atomic_store_n(&lock_takings, lock_takings + 1, __ATOMIC_RELAXED);
+	return flags;
+}
+
 /*
  * Takes count contiguous frames for a: -ENOMEM when there are not enough,
  * or when a may not use the reserve and they would come out of it.
  */
 static int take(const struct mem_account *a, uint64_t count, uint64_t *first)
 {
-	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	uint64_t flags = lock_map();
 	/* Under the lock: no two allocations may both take the last frame outside the reserve. */
 	int err = !account_may_use_reserve(a) && map.nfree < count + reserve_frames
 		      ? -ENOMEM
@@ -197,7 +208,7 @@ int pmm_alloc_pages(struct mem_account *a, uint64_t n, uint64_t *phys)
 	if (account_charge(a, n * PAGE_SIZE)) {
 		return -ENOMEM;
 	}
-	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	uint64_t flags = lock_map();
 	/* As in take(): under the lock, so the reserve check holds for all n. */
 	if (map.nfree < n + (account_may_use_reserve(a) ? 0 : reserve_frames)) {
 		spin_unlock_irqrestore(&pmm_lock, flags);
@@ -258,7 +269,7 @@ void pmm_free_frames(uint64_t phys, uint64_t count)
 			owners[i] = frame_owner[first + i];
 			frame_owner[first + i] = NULL;
 		}
-		uint64_t flags = spin_lock_irqsave(&pmm_lock);
+		uint64_t flags = lock_map();
 		int err = frame_bitmap_free(&map, first, n);
 		spin_unlock_irqrestore(&pmm_lock, flags);
 		if (err) {
@@ -329,7 +340,7 @@ void pmm_frame_unref(uint64_t phys)
 		struct mem_account *a = frame_owner[phys / PAGE_SIZE];
 		frame_owner[phys / PAGE_SIZE] = NULL;
 		TTRACE(mem_frame_free, phys, 1);
-		uint64_t flags = spin_lock_irqsave(&pmm_lock);
+		uint64_t flags = lock_map();
 		int err = frame_bitmap_free(&map, phys / PAGE_SIZE, 1);
 		spin_unlock_irqrestore(&pmm_lock, flags);
 		if (err) {
@@ -350,6 +361,11 @@ uint32_t pmm_frame_refs(uint64_t phys)
 uint64_t pmm_free_count(void)
 {
 	return __atomic_load_n(&map.nfree, __ATOMIC_RELAXED);
+}
+
+uint64_t pmm_lock_takings(void)
+{
+	return __atomic_load_n(&lock_takings, __ATOMIC_RELAXED);
 }
 
 uint64_t pmm_reserve_count(void)

@@ -86,4 +86,11 @@ uint64_t pmm_reserve_count(void); /* frames kept back (PMM_RESERVE_SHARE) */
 uint64_t pmm_usable_bytes(void);  /* usable RAM in the firmware's map */
 uint64_t pmm_phys_limit(void);	  /* end of the highest usable RAM */
 
+/*
+ * Times the allocator's lock was taken since boot (sys_info): what freeing
+ * and allocating cost the other CPUs, which a teardown must take once a
+ * batch of frames, not once a frame (issue 31).
+ */
+uint64_t pmm_lock_takings(void);
+
 #endif
