@@ -239,8 +239,8 @@ void kfree_batch(void *const *blocks, size_t n)
 {
 	struct free_block *small[KFREE_BATCH_MAX];
 	struct slab *slab_of[KFREE_BATCH_MAX];
-	struct list empty = LIST_INIT(empty);
-	size_t nsmall = 0;
+	uint64_t empty[KFREE_BATCH_MAX]; /* slabs whose last block went back */
+	size_t nsmall = 0, nempty = 0;
 
 	if (n > KFREE_BATCH_MAX) {
 		panic("kfree_batch: %lu blocks, more than %u", n, KFREE_BATCH_MAX);
@@ -267,15 +267,16 @@ void kfree_batch(void *const *blocks, size_t n)
 		if (--s->used == 0) {
 			/* Its last block: off the class's list, to go back after unlocking. */
 			list_remove(&s->node);
-			list_add_tail(&empty, &s->node);
+			empty[nempty++] = virt_to_phys(s);
 		}
 	}
 	spin_unlock_irqrestore(&heap_lock, flags);
-	/* Off every class's list with no block handed out: nobody else can reach them. */
-	struct list *node;
-	while ((node = list_pop(&empty))) {
-		pmm_free_frames(virt_to_phys(list_entry(node, struct slab, node)), 1);
-	}
+	/*
+	 * Off every class's list with no block handed out: nobody else can
+	 * reach them. Together, so that the frame allocator's lock is taken
+	 * once for them all, not once a slab.
+	 */
+	pmm_free_pages(empty, nempty);
 }
 
 void kfree(void *p)
