@@ -72,6 +72,23 @@ static void frame_put(uint64_t pa)
 	}
 }
 
+/*
+ * frame_put() of frames[0..n) (the array is overwritten), the counted
+ * references dropped together: the allocator's lock is taken once for
+ * the frames that frees, not once a frame.
+ */
+static void frames_put(uint64_t *frames, uint64_t n)
+{
+	uint64_t counted = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (frames[i] != zero_page_phys()) {
+			frames[counted++] = frames[i];
+		}
+	}
+	pmm_frames_unref(frames, counted);
+}
+
 static bool range_ok(uint64_t addr, uint64_t len)
 {
 	return addr % PAGE_SIZE == 0 && len && addr < USER_TOP && len <= USER_TOP - addr;
@@ -236,9 +253,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 		}
 		vmm_unmap(&vm->as, va, pages);
 		__atomic_fetch_sub(&vm->rss_pages, n, __ATOMIC_RELAXED);
-		for (uint64_t i = 0; i < n; i++) {
-			frame_put(frames[i]);
-		}
+		frames_put(frames, n);
 	}
 }
 
