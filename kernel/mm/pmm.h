@@ -86,9 +86,8 @@ uint32_t pmm_frame_refs(uint64_t phys);
 /*
  * pmm_frame_unref() of phys[0..n): the frames whose last reference goes
  * are freed PMM_FREE_BATCH under one hold of the lock, and uncharged one
- * account_uncharge_many() a run of frames of one account. Takes time in
- * proportion to n: a caller with thousands calls it a batch at a time,
- * with preemption points between (sched.h).
+ * account_uncharge_many() a run of frames of one account. Any context,
+ * never blocks; the lock is held for a batch at a time, never for all n.
  */
 void pmm_frames_unref(const uint64_t *phys, uint64_t n);
 
