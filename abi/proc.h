@@ -187,11 +187,19 @@ struct sys_info {
 	uint32_t cpu_stuck_ms[SYS_INFO_CPUS];
 	uint32_t cpu_flags[SYS_INFO_CPUS]; /* SYS_CPU_* */
 	uint32_t cpu_late_nmis[SYS_INFO_CPUS];
+	/*
+	 * Times the frame allocator's lock and the kernel heap's lock were
+	 * taken since boot: what freeing and allocating cost the other CPUs,
+	 * which ending a tree must pay once a batch of frames or records,
+	 * not once a page (tests/programs/memhog locks).
+	 */
+	uint64_t pmm_lock_takings;
+	uint64_t heap_lock_takings;
 };
 
 /* cpu_flags: stuck, and no timer interrupt taken since: its interrupts are masked. */
 #define SYS_CPU_IRQS_MASKED (1u << 0)
 
-_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2 + 8 + 8 * 4 * 3, "abi");
+_Static_assert(sizeof(struct sys_info) == 40 + 8 * 8 + 8 * 4 * 2 + 8 + 8 * 4 * 3 + 8 * 2, "abi");
 
 #endif

@@ -30,12 +30,18 @@ void account_get(struct mem_account *a)
 	__atomic_fetch_add(&a->refs, 1, __ATOMIC_RELAXED);
 }
 
-void account_put(struct mem_account *a)
+/* Drops n references to a, freeing it with the last. */
+static void put_many(struct mem_account *a, uint64_t n)
 {
 	/* acq_rel: the last put sees every uncharge before it */
-	if (!__atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL)) {
+	if (!__atomic_sub_fetch(&a->refs, n, __ATOMIC_ACQ_REL)) {
 		kfree(a);
 	}
+}
+
+void account_put(struct mem_account *a)
+{
+	put_many(a, 1);
 }
 
 int account_charge(struct mem_account *a, uint64_t bytes)
@@ -56,9 +62,14 @@ int account_charge(struct mem_account *a, uint64_t bytes)
 
 void account_uncharge(struct mem_account *a, uint64_t bytes)
 {
+	account_uncharge_many(a, bytes, 1);
+}
+
+void account_uncharge_many(struct mem_account *a, uint64_t bytes, uint64_t charges)
+{
 	if (a) {
 		__atomic_fetch_sub(&a->used, bytes, __ATOMIC_RELAXED);
-		account_put(a);
+		put_many(a, charges);
 	}
 }
 

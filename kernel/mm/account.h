@@ -72,6 +72,13 @@ int account_charge(struct mem_account *a, uint64_t bytes);
 /* Undoes one account_charge() of bytes; may free a. NULL is ignored. */
 void account_uncharge(struct mem_account *a, uint64_t bytes);
 
+/*
+ * Undoes charges account_charge()s of bytes in all at once, as a batch of
+ * frames freed together does: one update of a's counts, not one a charge.
+ * May free a. NULL is ignored.
+ */
+void account_uncharge_many(struct mem_account *a, uint64_t bytes, uint64_t charges);
+
 /* Whether a may take the frames kept back (ACCOUNT_RESERVE, or the kernel's NULL). */
 bool account_may_use_reserve(const struct mem_account *a);
 

@@ -63,12 +63,28 @@ _Static_assert(sizeof(struct slab) == 32, "keeps blocks 16-byte aligned");
 static const uint16_t class_size[] = {32, 64, 128, 240, 496, 1008, 2032};
 
 static struct spinlock heap_lock = SPINLOCK_INIT;
+static uint64_t lock_takings; /* [heap_lock] written, read racily by heap_lock_takings() */
 static struct list partial[NUM_CLASSES] = {
     LIST_INIT(partial[0]), LIST_INIT(partial[1]), LIST_INIT(partial[2]), LIST_INIT(partial[3]),
     LIST_INIT(partial[4]), LIST_INIT(partial[5]), LIST_INIT(partial[6]),
 }; /* [heap_lock] per class, the slabs with a free block */
 
 _Static_assert(NUM_CLASSES == 7, "partial[]'s initializer names every class");
+
+/* Takes heap_lock, counting it, as pmm.c counts its own. */
+static uint64_t lock_heap(void)
+{
+	uint64_t flags = spin_lock_irqsave(&heap_lock);
+
+	/* relaxed: the lock orders the writes; heap_lock_takings() only reports */
+	__atomic_store_n(&lock_takings, lock_takings + 1, __ATOMIC_RELAXED);
+	return flags;
+}
+
+uint64_t heap_lock_takings(void)
+{
+	return __atomic_load_n(&lock_takings, __ATOMIC_RELAXED);
+}
 
 static unsigned class_for(size_t total)
 {
@@ -136,7 +152,7 @@ static void *alloc(struct mem_account *a, bool charged, size_t size)
 	if (account_charge(payer, class_size[c])) {
 		return NULL;
 	}
-	uint64_t flags = spin_lock_irqsave(&heap_lock);
+	uint64_t flags = lock_heap();
 	if (list_empty(&partial[c])) {
 		/* The frame allocator has its own lock, taken after this one, never around it. */
 		struct slab *fresh = slab_create(c, a);
@@ -223,8 +239,8 @@ void kfree_batch(void *const *blocks, size_t n)
 {
 	struct free_block *small[KFREE_BATCH_MAX];
 	struct slab *slab_of[KFREE_BATCH_MAX];
-	struct list empty = LIST_INIT(empty);
-	size_t nsmall = 0;
+	uint64_t empty[KFREE_BATCH_MAX]; /* slabs whose last block went back */
+	size_t nsmall = 0, nempty = 0;
 
 	if (n > KFREE_BATCH_MAX) {
 		panic("kfree_batch: %lu blocks, more than %u", n, KFREE_BATCH_MAX);
@@ -240,7 +256,7 @@ void kfree_batch(void *const *blocks, size_t n)
 	if (!nsmall) {
 		return;
 	}
-	uint64_t flags = spin_lock_irqsave(&heap_lock);
+	uint64_t flags = lock_heap();
 	for (size_t i = 0; i < nsmall; i++) {
 		struct slab *s = slab_of[i];
 		if (!s->free) {
@@ -251,15 +267,16 @@ void kfree_batch(void *const *blocks, size_t n)
 		if (--s->used == 0) {
 			/* Its last block: off the class's list, to go back after unlocking. */
 			list_remove(&s->node);
-			list_add_tail(&empty, &s->node);
+			empty[nempty++] = virt_to_phys(s);
 		}
 	}
 	spin_unlock_irqrestore(&heap_lock, flags);
-	/* Off every class's list with no block handed out: nobody else can reach them. */
-	struct list *node;
-	while ((node = list_pop(&empty))) {
-		pmm_free_frames(virt_to_phys(list_entry(node, struct slab, node)), 1);
-	}
+	/*
+	 * Off every class's list with no block handed out: nobody else can
+	 * reach them. Together, so that the frame allocator's lock is taken
+	 * once for them all, not once a slab.
+	 */
+	pmm_free_pages(empty, nempty);
 }
 
 void kfree(void *p)

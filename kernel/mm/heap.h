@@ -8,6 +8,7 @@
 #define SPOOR_MM_HEAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Returns 16-byte aligned memory, or NULL when out of memory or size is 0. */
 void *kmalloc(size_t size);
@@ -44,5 +45,8 @@ void kfree(void *p);
  * holds it for a bounded time.
  */
 void kfree_batch(void *const *blocks, size_t n);
+
+/* Times the heap's lock was taken since boot (sys_info), as pmm_lock_takings() counts. */
+uint64_t heap_lock_takings(void);
 
 #endif

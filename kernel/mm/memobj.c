@@ -3,8 +3,11 @@
  */
 #include "mm/memobj.h"
 
+#include <stdbool.h>
+
 #include "abi/errno.h"
 #include "lib/string.h"
+#include "mm/free_batch.h"
 #include "mm/heap.h"
 #include "mm/memlayout.h"
 #include "mm/pmm.h"
@@ -63,14 +66,28 @@ void memobj_get(struct memobj *m)
 	__atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);
 }
 
-void memobj_put(struct memobj *m)
+/* Drops a reference to m: whether it was the last. */
+static bool put_last(struct memobj *m)
 {
 	/* acq_rel: the last put sees every use of the object before it */
-	if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL)) {
+	return !__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+void memobj_put(struct memobj *m)
+{
+	if (put_last(m)) {
+		pmm_frames_unref(m->frames, m->npages);
+		kfree(m);
+	}
+}
+
+void memobj_put_into(struct memobj *m, struct free_batch *b)
+{
+	if (!put_last(m)) {
 		return;
 	}
 	for (uint32_t i = 0; i < m->npages; i++) {
-		pmm_frame_unref(m->frames[i]);
+		free_batch_unref(b, m->frames[i]);
 	}
-	kfree(m);
+	free_batch_kfree(b, m); /* the frames' addresses are in b now: m is not read again */
 }

@@ -33,7 +33,22 @@ int memobj_create(struct mem_account *acct, uint64_t npages, struct memobj **out
  */
 int memobj_wrap(uint64_t phys, uint64_t npages, struct memobj **out);
 
+struct free_batch;
+
 void memobj_get(struct memobj *m);
+
+/*
+ * Drops a reference; the last one lets go of the frames and the record,
+ * a batch of frames under one hold of the allocator's lock (pmm.h).
+ */
 void memobj_put(struct memobj *m);
+
+/*
+ * memobj_put() for a caller dropping many objects (a teardown): the last
+ * reference's frames and record go into b, to be let go of with b's
+ * others, so that thousands of one-page objects cost the allocator's and
+ * the heap's locks once a batch, not once an object (free_batch.h).
+ */
+void memobj_put_into(struct memobj *m, struct free_batch *b);
 
 #endif

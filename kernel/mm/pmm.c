@@ -24,6 +24,7 @@ struct range {
 
 static struct spinlock pmm_lock = SPINLOCK_INIT;
 static struct frame_bitmap map; /* [pmm_lock] */
+static uint64_t lock_takings;	/* [pmm_lock] written, read racily by pmm_lock_takings() */
 static uint64_t total_frames;	/* [I] after pmm_init() */
 static uint64_t usable_bytes;	/* [I] */
 static uint64_t phys_limit;	/* [I] */
@@ -145,13 +146,23 @@ void pmm_init(const struct boot_info *bi)
 	reserve_frames = total_frames / PMM_RESERVE_SHARE;
 }
 
+/* Takes pmm_lock, counting it: a teardown's cost to the other CPUs is in how often it does. */
+static uint64_t lock_map(void)
+{
+	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+
+	/* relaxed: the lock orders the writes; pmm_lock_takings() only reports */
+	__atomic_store_n(&lock_takings, lock_takings + 1, __ATOMIC_RELAXED);
+	return flags;
+}
+
 /*
  * Takes count contiguous frames for a: -ENOMEM when there are not enough,
  * or when a may not use the reserve and they would come out of it.
  */
 static int take(const struct mem_account *a, uint64_t count, uint64_t *first)
 {
-	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	uint64_t flags = lock_map();
 	/* Under the lock: no two allocations may both take the last frame outside the reserve. */
 	int err = !account_may_use_reserve(a) && map.nfree < count + reserve_frames
 		      ? -ENOMEM
@@ -197,7 +208,7 @@ int pmm_alloc_pages(struct mem_account *a, uint64_t n, uint64_t *phys)
 	if (account_charge(a, n * PAGE_SIZE)) {
 		return -ENOMEM;
 	}
-	uint64_t flags = spin_lock_irqsave(&pmm_lock);
+	uint64_t flags = lock_map();
 	/* As in take(): under the lock, so the reserve check holds for all n. */
 	if (map.nfree < n + (account_may_use_reserve(a) ? 0 : reserve_frames)) {
 		spin_unlock_irqrestore(&pmm_lock, flags);
@@ -239,35 +250,75 @@ int pmm_alloc_frames(uint64_t count, uint64_t *phys)
 	return pmm_alloc_frames_for(NULL, count, phys);
 }
 
+/*
+ * Frees the frames frame[0..n) (frame numbers in any order, n at most
+ * PMM_FREE_BATCH, none referenced any more) under one hold of the lock.
+ * Their owners are read, and cleared, before the frames are back in the
+ * map, where another CPU may hand them out at once; they are uncharged
+ * after the lock is released, one uncharge a run of frames of one account.
+ */
+static void give_back(const uint64_t *frame, uint64_t n)
+{
+	struct mem_account *owner[PMM_FREE_BATCH];
+	uint64_t bad = UINT64_MAX;
+
+	for (uint64_t i = 0; i < n; i++) {
+		owner[i] = frame_owner[frame[i]];
+		frame_owner[frame[i]] = NULL;
+	}
+	uint64_t flags = lock_map();
+	for (uint64_t i = 0; i < n; i++) {
+		if (frame_bitmap_free(&map, frame[i], 1) && bad == UINT64_MAX) {
+			bad = frame[i];
+		}
+	}
+	spin_unlock_irqrestore(&pmm_lock, flags);
+	if (bad != UINT64_MAX) {
+		panic("pmm: bad free of frame 0x%lx", bad * PAGE_SIZE);
+	}
+	for (uint64_t i = 0, run; i < n; i += run) {
+		run = 1;
+		while (i + run < n && owner[i + run] == owner[i]) {
+			run++;
+		}
+		account_uncharge_many(owner[i], run * PAGE_SIZE, run);
+	}
+}
+
 void pmm_free_frames(uint64_t phys, uint64_t count)
 {
-	struct mem_account *owners[PMM_FREE_BATCH];
+	uint64_t frame[PMM_FREE_BATCH];
 
 	if (phys % PAGE_SIZE) {
 		panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
 	}
 	TTRACE(mem_frame_free, phys, count);
-	for (uint64_t i = 0; i < count; i++) {
-		__atomic_store_n(&frame_refs[phys / PAGE_SIZE + i], 0, __ATOMIC_RELAXED);
-	}
-	/* The owners are read before the frames can be handed out again, and uncharged after. */
 	for (uint64_t done = 0; done < count;) {
-		uint64_t n = count - done < PMM_FREE_BATCH ? count - done : PMM_FREE_BATCH;
-		uint64_t first = phys / PAGE_SIZE + done;
-		for (uint64_t i = 0; i < n; i++) {
-			owners[i] = frame_owner[first + i];
-			frame_owner[first + i] = NULL;
+		uint64_t n = 0;
+		for (; n < PMM_FREE_BATCH && done < count; n++, done++) {
+			frame[n] = phys / PAGE_SIZE + done;
+			__atomic_store_n(&frame_refs[frame[n]], 0, __ATOMIC_RELAXED);
 		}
-		uint64_t flags = spin_lock_irqsave(&pmm_lock);
-		int err = frame_bitmap_free(&map, first, n);
-		spin_unlock_irqrestore(&pmm_lock, flags);
-		if (err) {
-			panic("pmm: bad free of %lu frames at 0x%lx", count, phys);
+		give_back(frame, n);
+	}
+}
+
+void pmm_free_pages(const uint64_t *phys, uint64_t n)
+{
+	uint64_t frame[PMM_FREE_BATCH];
+	uint64_t k = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (phys[i] % PAGE_SIZE) {
+			panic("pmm: bad free of the frame at 0x%lx", phys[i]);
 		}
-		for (uint64_t i = 0; i < n; i++) {
-			account_uncharge(owners[i], PAGE_SIZE);
+		TTRACE(mem_frame_free, phys[i], 1);
+		frame[k] = phys[i] / PAGE_SIZE;
+		__atomic_store_n(&frame_refs[frame[k]], 0, __ATOMIC_RELAXED);
+		if (++k == PMM_FREE_BATCH || i + 1 == n) {
+			give_back(frame, k);
+			k = 0;
 		}
-		done += n;
 	}
 }
 
@@ -314,10 +365,11 @@ void pmm_frame_ref(uint64_t phys)
 	}
 }
 
-void pmm_frame_unref(uint64_t phys)
+/* Drops a reference to the frame at phys: whether it was the last. */
+static bool drop_ref(uint64_t phys)
 {
 	if (is_device(phys)) {
-		return;
+		return false;
 	}
 	/* acq_rel: whoever frees the frame sees every write made through other references */
 	uint32_t left = __atomic_sub_fetch(&frame_refs[phys / PAGE_SIZE], 1, __ATOMIC_ACQ_REL);
@@ -325,18 +377,29 @@ void pmm_frame_unref(uint64_t phys)
 	if (left == UINT32_MAX) {
 		panic("pmm: unreference of free frame 0x%lx", phys);
 	}
-	if (!left) {
-		struct mem_account *a = frame_owner[phys / PAGE_SIZE];
-		frame_owner[phys / PAGE_SIZE] = NULL;
-		TTRACE(mem_frame_free, phys, 1);
-		uint64_t flags = spin_lock_irqsave(&pmm_lock);
-		int err = frame_bitmap_free(&map, phys / PAGE_SIZE, 1);
-		spin_unlock_irqrestore(&pmm_lock, flags);
-		if (err) {
-			panic("pmm: bad free of frame 0x%lx", phys);
+	return !left;
+}
+
+void pmm_frames_unref(const uint64_t *phys, uint64_t n)
+{
+	uint64_t gone[PMM_FREE_BATCH];
+	uint64_t k = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (drop_ref(phys[i])) {
+			TTRACE(mem_frame_free, phys[i], 1);
+			gone[k++] = phys[i] / PAGE_SIZE;
 		}
-		account_uncharge(a, PAGE_SIZE);
+		if (k == PMM_FREE_BATCH || (k && i + 1 == n)) {
+			give_back(gone, k);
+			k = 0;
+		}
 	}
+}
+
+void pmm_frame_unref(uint64_t phys)
+{
+	pmm_frames_unref(&phys, 1);
 }
 
 uint32_t pmm_frame_refs(uint64_t phys)
@@ -350,6 +413,11 @@ uint32_t pmm_frame_refs(uint64_t phys)
 uint64_t pmm_free_count(void)
 {
 	return __atomic_load_n(&map.nfree, __ATOMIC_RELAXED);
+}
+
+uint64_t pmm_lock_takings(void)
+{
+	return __atomic_load_n(&lock_takings, __ATOMIC_RELAXED);
 }
 
 uint64_t pmm_reserve_count(void)

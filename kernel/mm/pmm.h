@@ -27,7 +27,12 @@ void pmm_init(const struct boot_info *bi);
  * those without memory.
  */
 #define PMM_RESERVE_SHARE 16
-#define PMM_FREE_BATCH	  16 /* frames freed under one hold of the lock */
+/*
+ * Frames freed under one hold of the lock: a CPU freeing thousands (a
+ * teardown) hands the lock to the other CPUs once for so many, and each
+ * handover may wait for the host to run the vCPU that holds it (issue 31).
+ */
+#define PMM_FREE_BATCH 64
 
 /*
  * Allocates count contiguous frames, each with one reference; 0 or
@@ -63,6 +68,12 @@ int pmm_alloc_frames_for(const struct mem_account *a, uint64_t count, uint64_t *
 void pmm_free_frames(uint64_t phys, uint64_t count);
 
 /*
+ * Frees n single frames, each what a pmm_alloc_frames() of 1 returned,
+ * PMM_FREE_BATCH under one hold of the lock; a double free panics.
+ */
+void pmm_free_pages(const uint64_t *phys, uint64_t n);
+
+/*
  * Reference counts, for frames mapped into user space: ref adds one,
  * unref drops one and frees the frame with the last. Both panic on a free
  * frame (a kernel bug). Device memory is not counted: ref and unref do
@@ -71,6 +82,14 @@ void pmm_free_frames(uint64_t phys, uint64_t count);
 void pmm_frame_ref(uint64_t phys);
 void pmm_frame_unref(uint64_t phys);
 uint32_t pmm_frame_refs(uint64_t phys);
+
+/*
+ * pmm_frame_unref() of phys[0..n): the frames whose last reference goes
+ * are freed PMM_FREE_BATCH under one hold of the lock, and uncharged one
+ * account_uncharge_many() a run of frames of one account. Any context,
+ * never blocks; the lock is held for a batch at a time, never for all n.
+ */
+void pmm_frames_unref(const uint64_t *phys, uint64_t n);
 
 /*
  * Declares npages of device memory from phys (boot only, before it is
@@ -85,5 +104,12 @@ uint64_t pmm_total_count(void);	  /* frames of usable RAM the map manages */
 uint64_t pmm_reserve_count(void); /* frames kept back (PMM_RESERVE_SHARE) */
 uint64_t pmm_usable_bytes(void);  /* usable RAM in the firmware's map */
 uint64_t pmm_phys_limit(void);	  /* end of the highest usable RAM */
+
+/*
+ * Times the allocator's lock was taken since boot (sys_info): what freeing
+ * and allocating cost the other CPUs, which a teardown must take once a
+ * batch of frames, not once a frame (issue 31).
+ */
+uint64_t pmm_lock_takings(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include "abi/errno.h"
 #include "abi/mem.h"
 #include "lib/string.h"
+#include "mm/free_batch.h"
 #include "mm/heap.h"
 #include "mm/memlayout.h"
 #include "mm/memobj.h"
@@ -69,6 +70,23 @@ static void frame_put(uint64_t pa)
 	if (pa != zero_page_phys()) {
 		pmm_frame_unref(pa);
 	}
+}
+
+/*
+ * frame_put() of frames[0..n) (the array is overwritten), the counted
+ * references dropped together: the allocator's lock is taken once for
+ * the frames that frees, not once a frame.
+ */
+static void frames_put(uint64_t *frames, uint64_t n)
+{
+	uint64_t counted = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (frames[i] != zero_page_phys()) {
+			frames[counted++] = frames[i];
+		}
+	}
+	pmm_frames_unref(frames, counted);
 }
 
 static bool range_ok(uint64_t addr, uint64_t len)
@@ -235,9 +253,7 @@ static void unmap_pages(struct vm *vm, uint64_t start, uint64_t end)
 		}
 		vmm_unmap(&vm->as, va, pages);
 		__atomic_fetch_sub(&vm->rss_pages, n, __ATOMIC_RELAXED);
-		for (uint64_t i = 0; i < n; i++) {
-			frame_put(frames[i]);
-		}
+		frames_put(frames, n);
 	}
 }
 
@@ -279,39 +295,43 @@ int uvm_init(struct vm *vm, struct mem_account *acct)
 	return vmm_space_init(&vm->as);
 }
 
-/* A mapped frame of a space being destroyed: a page's worth of work done. */
-static void release_frame(uint64_t pa)
+/*
+ * A frame the space being destroyed holds (a mapped page, or a page
+ * table): a page's worth of work done. The zero page is never counted
+ * (frame_put()).
+ */
+static void release_frame(void *batch, uint64_t pa)
 {
-	frame_put(pa);
+	if (pa != zero_page_phys()) {
+		free_batch_unref(batch, pa);
+	}
 	sched_preempt_point();
 }
 
 /*
- * A space may hold a million regions and as many pages as memory has: its
- * teardown frees the records a batch at a time, so that it does not take
- * the heap's lock from the other CPUs once a record, and has a preemption
- * point after each region and each page, holding no lock there, so that
- * it does not keep its CPU either.
+ * A space may hold a million regions and as many pages as memory has.
+ * Its teardown lets go of the records, the frame objects and the frames
+ * a batch at a time (free_batch.h), so that it takes the heap's and the
+ * frame allocator's locks from the other CPUs once a batch, not once a
+ * record or a page; and it has a preemption point after each region and
+ * each page, holding no lock there, so that it does not keep its CPU
+ * either.
  */
 void uvm_destroy(struct vm *vm)
 {
-	void *batch[KFREE_BATCH_MAX];
-	size_t n = 0;
+	struct free_batch batch = FREE_BATCH_INIT;
 	struct list *node;
 
 	while ((node = list_pop(&vm->regions))) {
 		struct region *r = region_of(node);
 		if (r->obj) {
-			memobj_put(r->obj);
+			memobj_put_into(r->obj, &batch);
 		}
-		batch[n++] = r;
-		if (n == KFREE_BATCH_MAX || list_empty(&vm->regions)) {
-			kfree_batch(batch, n);
-			n = 0;
-		}
+		free_batch_kfree(&batch, r);
 		sched_preempt_point(); /* the region's object may have been a large one */
 	}
-	vmm_space_destroy(&vm->as, release_frame);
+	vmm_space_destroy(&vm->as, release_frame, &batch);
+	free_batch_flush(&batch);
 	vm->rss_pages = 0;
 }
 

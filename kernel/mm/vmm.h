@@ -56,10 +56,13 @@ void vmm_activate(struct addr_space *as);
 int vmm_space_init(struct addr_space *as);
 
 /*
- * Frees the user half's page tables, passing each mapped frame to leaf.
- * The space must not be loaded on any CPU.
+ * Takes the user half apart, handing release(ctx, pa) each frame it holds
+ * a reference to: every mapped frame, and every page table once its
+ * entries have been read, the top one last (a table's only reference:
+ * pmm_frame_unref() frees it). So the caller may let go of them a batch
+ * at a time (free_batch.h). The space must not be loaded on any CPU.
  */
-void vmm_space_destroy(struct addr_space *as, void (*leaf)(uint64_t pa));
+void vmm_space_destroy(struct addr_space *as, void (*release)(void *ctx, uint64_t pa), void *ctx);
 
 /*
  * Maps npages pages at va to physical pa onwards. va and pa must be page

@@ -49,6 +49,8 @@ int64_t sys_sys_info(struct trap_frame *f)
 	info.frames_free = pmm_free_count();
 	info.frames_total = pmm_total_count();
 	info.frames_reserved = pmm_reserve_count();
+	info.pmm_lock_takings = pmm_lock_takings();
+	info.heap_lock_takings = heap_lock_takings();
 	info.uptime_ns = now;
 	info.tsc_hz = timer_tsc_hz();
 	for (uint32_t i = 0; i < ncpus && i < SYS_INFO_CPUS; i++) {

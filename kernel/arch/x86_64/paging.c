@@ -465,30 +465,31 @@ int vmm_space_init(struct addr_space *as)
 	return 0;
 }
 
-/* Frees the tables below table (at level), handing each mapped frame to leaf. */
-static void free_tables(uint64_t table_pa, int level, void (*leaf)(uint64_t pa))
+/* Hands release the frames table (at level) maps and the tables below it, then table itself. */
+static void free_tables(uint64_t table_pa, int level, void (*release)(void *ctx, uint64_t pa),
+			void *ctx)
 {
 	uint64_t *table = phys_to_virt(table_pa);
 
 	for (unsigned i = 0; i < ENTRIES; i++) {
 		if (level == 0 && holds_frame(table[i])) {
-			leaf(table[i] & PTE_ADDR);
+			release(ctx, table[i] & PTE_ADDR);
 		} else if (level > 0 && table[i] & PTE_P) {
-			free_tables(table[i] & PTE_ADDR, level - 1, leaf);
+			free_tables(table[i] & PTE_ADDR, level - 1, release, ctx);
 		}
 	}
-	pmm_free_frames(table_pa, 1);
+	release(ctx, table_pa);
 }
 
-void vmm_space_destroy(struct addr_space *as, void (*leaf)(uint64_t pa))
+void vmm_space_destroy(struct addr_space *as, void (*release)(void *ctx, uint64_t pa), void *ctx)
 {
 	uint64_t *top = phys_to_virt(as->pml4_phys);
 
 	for (unsigned i = 0; i < KERNEL_HALF_FIRST; i++) {
 		if (top[i] & PTE_P) {
-			free_tables(top[i] & PTE_ADDR, LEVELS - 2, leaf);
+			free_tables(top[i] & PTE_ADDR, LEVELS - 2, release, ctx);
 		}
 	}
-	pmm_free_frames(as->pml4_phys, 1);
+	release(ctx, as->pml4_phys);
 	as->pml4_phys = 0;
 }

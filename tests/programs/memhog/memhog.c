@@ -32,6 +32,10 @@
  *            new anonymous pages, says
  *              memhog: touched P new pages
  *            and sleeps until killed.
+ *   locks    takes nothing: says how often the frame allocator's and the
+ *            kernel heap's locks were taken since boot (sys_info),
+ *              memhog: lock takings: pmm N heap M
+ *            so that a test can count what ending a tree cost in them.
  *
  * Children run the same program (modes "eat", "grab" and "region"). Everything the
  * root touches after it starts grabbing (its stack, its tables) is touched
@@ -289,13 +293,29 @@ static void late(long pages)
 	}
 }
 
+static int locks(void)
+{
+	struct sys_info info;
+	long err = sys_sys_info(&info);
+
+	if (err) {
+		printf("memhog: sys_info: %s\n", strerror((int)-err));
+		return 1;
+	}
+	printf("memhog: lock takings: pmm %llu heap %llu\n",
+	       (unsigned long long)info.pmm_lock_takings,
+	       (unsigned long long)info.heap_lock_takings);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* CHILDREN, or late's PAGES */
 	long children = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2 || children < 0 || children > CHILDREN_MAX) {
-		printf("memhog: usage: memhog anon|hold|regions|late [N <= %d]\n", CHILDREN_MAX);
+		printf("memhog: usage: memhog anon|hold|regions|late [N <= %d] | locks\n",
+		       CHILDREN_MAX);
 		return 2;
 	}
 	if (!strcmp(argv[1], "anon")) {
@@ -305,6 +325,8 @@ int main(int argc, char **argv)
 		eat();
 	} else if (!strcmp(argv[1], "hold")) {
 		hold(children);
+	} else if (!strcmp(argv[1], "locks")) {
+		return locks();
 	} else if (!strcmp(argv[1], "late")) {
 		late(children);
 	} else if (!strcmp(argv[1], "regions")) {
@@ -322,6 +344,6 @@ int main(int argc, char **argv)
 			sys_sleep_ns(SLEEP_NS);
 		}
 	}
-	printf("memhog: unknown mode '%s' (known: anon hold regions late)\n", argv[1]);
+	printf("memhog: unknown mode '%s' (known: anon hold regions late locks)\n", argv[1]);
 	return 2;
 }
