@@ -1,15 +1,15 @@
 /*
  * tracebulk [ROUNDS]: what BULK (abi/traced.h) does with frames it must
  * refuse, and with one a client takes away while traced fills it. Each
- * round sends BULK without a capability, with a capability of another
- * kind, with frame copies lacking the read or the write right, with a
- * frame above TRACED_BULK_MAX bytes, and asking for text; each must get
- * its documented error and leave the frame as it was (all zero) and
- * tracing's ledger as it was. ROUNDS (default 20) rounds pass more
- * capabilities than a capability table holds, so traced keeping any would
- * show. Then a second thread unmaps and deletes its frames while the main
- * thread sends them in BULK requests, and traced must still answer a
- * whole bulk dump. Prints
+ * round sends BULK without a capability, with an empty slot, with a
+ * capability of another kind, with frame copies lacking the read or the
+ * write right, with a frame above TRACED_BULK_MAX bytes, and asking for
+ * text; each must get its documented error and leave the frame as it was
+ * (all zero) and tracing's ledger as it was. ROUNDS (default 20) rounds
+ * pass more capabilities than a capability table holds, so traced keeping
+ * any would show. Then a second thread unmaps and deletes its frames
+ * while the main thread sends them in BULK requests, and traced must
+ * still answer a whole bulk dump. Prints
  *   tracebulk: ok (N checks)
  * or each check that failed (exit 1). Run with -r: a dump reads everyone.
  */
@@ -21,8 +21,9 @@
 #include <trace_client.h>
 
 #define DEFAULT_ROUNDS 20
-#define SMALL	       4096 /* a frame BULK takes: one page */
-#define RACES	       50   /* frames taken away while traced may be filling them */
+#define SMALL	       4096	       /* a frame BULK takes: one page */
+#define RACES	       50	       /* frames taken away while traced may be filling them */
+#define EMPTY_SLOT     (CAP_SLOTS - 1) /* never filled: slots are handed out lowest first */
 
 static int checks, failures;
 
@@ -59,10 +60,13 @@ static long bulk(uint32_t slot, uint32_t rights, uint32_t format)
 	}
 	m.words[0] = TRACED_PROTOCOL;
 	long err = sys_ipc_call((int)ep, &m, &x);
+	if (err) {
+		return err; /* x's [out] fields are unwritten: recv_cap is still 0, the console */
+	}
 	if (x.recv_cap != IPC_NO_CAP) {
 		sys_cap_delete((int)x.recv_cap);
 	}
-	return err ? err : (long)(int64_t)m.words[0];
+	return (long)(int64_t)m.words[0];
 }
 
 static bool all_zero(const uint8_t *p, size_t len)
@@ -81,6 +85,7 @@ static void refusals(uint32_t frame, const uint8_t *window, uint32_t big, uint32
 	const uint32_t rw = CAP_RIGHT_READ | CAP_RIGHT_WRITE;
 
 	expect("no capability", bulk(IPC_NO_CAP, 0, TRACED_FORMAT_BINARY), -EINVAL);
+	expect("an empty slot", bulk(EMPTY_SLOT, rw, TRACED_FORMAT_BINARY), -EBADF);
 	expect("an endpoint", bulk(endpoint, CAP_RIGHT_WRITE, TRACED_FORMAT_BINARY), -EINVAL);
 	expect("a frame without the write right", bulk(frame, CAP_RIGHT_READ, TRACED_FORMAT_BINARY),
 	       -EACCES);
@@ -93,7 +98,8 @@ static void refusals(uint32_t frame, const uint8_t *window, uint32_t big, uint32
 
 /*
  * The frame the main thread races with: its window is written before the
- * slot is published (release), and the taker takes both (acquire).
+ * slot is published (release). The taker reads both (acquire) before it
+ * gives the slot back (-1), since the main thread then maps the next frame.
  */
 static volatile uint8_t *racing_window;
 static long racing_frame = -1;
@@ -104,9 +110,11 @@ static int taker(void *arg)
 {
 	(void)arg;
 	while (!__atomic_load_n(&racing_done, __ATOMIC_ACQUIRE)) {
-		long slot = __atomic_exchange_n(&racing_frame, -1, __ATOMIC_ACQ_REL);
+		long slot = __atomic_load_n(&racing_frame, __ATOMIC_ACQUIRE);
 		if (slot >= 0) {
-			sys_mem_unmap((void *)racing_window, TRACED_BULK_MAX);
+			void *window = (void *)racing_window;
+			__atomic_store_n(&racing_frame, -1, __ATOMIC_RELEASE);
+			sys_mem_unmap(window, TRACED_BULK_MAX);
 			sys_cap_delete((int)slot);
 		}
 		sys_yield();
