@@ -61,6 +61,11 @@
  *            selftest=tracewedge does at boot, once, when that CPU runs
  *            its idle thread: a write that never completes inside a
  *            recording's range (sys_trace.c, wedge_test.c)
+ *   calstall two of the timer calibration's five PIT countdowns are read
+ *            late, as by a boot CPU whose vCPU a loaded host leaves unrun
+ *            for a while: the first only once its count has run out (a
+ *            window near zero), the second only after a further whole
+ *            countdown (a window twice as long) (timer.c)
  */
 #define INJECT_KINDS(X)                                                                            \
 	X(NONE, none)                                                                              \
@@ -68,7 +73,8 @@
 	X(APLATE, aplate)                                                                          \
 	X(LATENMI, latenmi)                                                                        \
 	X(WAKECLAIM, wakeclaim)                                                                    \
-	X(RECWEDGE, recwedge)
+	X(RECWEDGE, recwedge)                                                                      \
+	X(CALSTALL, calstall)
 
 enum inject_kind {
 #define INJECT_ENUM_(NAME, word) INJECT_##NAME,

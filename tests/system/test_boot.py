@@ -32,6 +32,23 @@ def test_smp_option_limits_cpus_started(boot):
     spoor.expect(re.escape(PROMPT))
 
 
+def test_calibration_windows_read_late_leave_the_clock_rate_as_it_was(boot):
+    """The TSC and LAPIC rates came from one 20 ms PIT countdown: a host that did
+    not run the boot CPU's vCPU between the count's start and its first reading
+    gave a window near zero ("tsc: 4 MHz", then the panic "smp: 2 of 2 cpus took
+    no timer interrupts"). inject=calstall reads one countdown too late to see any
+    of it and another a whole countdown too late. Both boots run under -icount, so
+    that the rates depend on the guest alone and must agree to the MHz."""
+    rates = []
+    for cmdline in ("", "inject=calstall"):
+        spoor = boot(smp=2, cmdline=cmdline, icount=True, wait_prompt=False)
+        rates.append(int(spoor.expect(r"tsc: (\d+) MHz").group(1)))
+        spoor.expect(r"smp: all 2 cpus ticking")
+        spoor.expect_prompt()
+        spoor.terminate()
+    assert rates[0] > 0 and rates[1] == rates[0], rates
+
+
 BAD_OPTIONS = "frobnicate=1 smp=99 selftest=bogus"
 
 
