@@ -109,8 +109,10 @@ def test_an_nmi_after_the_report_stopped_waiting_is_counted_and_the_machine_goes
     late = re.compile(r"^cpu 3: .*, (\d+) late lockup NMIs? ignored$", re.MULTILINE)
     out = until(lambda: spoor.command("cpus"), late.search)
     assert late.search(out) and int(late.search(out).group(1)) >= 1, out
+    # cpu 2 answers in time unless the loaded host did not run its vCPU for the
+    # report's 100 ms: then its NMI is late too, and counted so.
     assert re.search(r"^cpu 2: stuck for \d+\.\d{3} s, interrupts masked, running tid [1-9]\d*, "
-                     r"\d+ ready$", out, re.MULTILINE), out
+                     r"\d+ ready(?:, \d+ late lockup NMIs? ignored)?$", out, re.MULTILINE), out
     assert "traced" in spoor.command("ps")
 
 
