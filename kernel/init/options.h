@@ -11,7 +11,9 @@
  *                  measures what a tracepoint costs (make bench),
  *                  deadlock deadlocks the last two CPUs (needs smp=3 or
  *                  more) for the lockup detector, tracewedge wedges the
- *                  last CPU inside a write to its ring (needs smp=2)
+ *                  last CPU inside a write to its ring (needs smp=2),
+ *                  nmigs takes an NMI with the user's GS base in the
+ *                  kernel (isr.S)
  *   ttrace=CATS    categories traced from boot: a comma list of mem sched
  *                  syscall ipc irq proc user test, or all
  *   ttrace.echo=CATS  categories whose events the kernel also prints on

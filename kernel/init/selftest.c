@@ -171,6 +171,7 @@ static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_TRACENEST] = selftest_tracenest,
     [SELFTEST_TRACEWEDGE] = ttrace_wedge_test,
     [SELFTEST_PROBESTALE] = probe_stale_test,
+    [SELFTEST_NMIGS] = selftest_nmigs,
 };
 
 void selftest_run(uint32_t kind)

@@ -5,6 +5,7 @@
 #ifndef SPOOR_INIT_SELFTEST_H
 #define SPOOR_INIT_SELFTEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -25,7 +26,8 @@
 	X(DEADLOCK, deadlock)                                                                      \
 	X(TRACENEST, tracenest)                                                                    \
 	X(TRACEWEDGE, tracewedge)                                                                  \
-	X(PROBESTALE, probestale)
+	X(PROBESTALE, probestale)                                                                  \
+	X(NMIGS, nmigs)
 
 enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,
@@ -50,5 +52,15 @@ void selftest_run_ap(uint32_t kind);
  * (selftest_deadlock.c).
  */
 void selftest_deadlock(void);
+
+/*
+ * selftest=nmigs: the boot CPU takes an NMI while its GS holds the user's
+ * base, as in the instructions around the kernel's swapgs (isr.S), and
+ * says whether the handler found its own per-CPU data (selftest_nmigs.c).
+ */
+void selftest_nmigs(void);
+
+/* Whether this NMI is selftest_nmigs()'s, which it then answers: the NMI handler asks. */
+bool selftest_nmi(void);
 
 #endif

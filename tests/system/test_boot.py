@@ -100,6 +100,20 @@ def test_heap_blocks_keep_contents_and_frames_come_back(boot):
     spoor.expect(re.escape(PROMPT))
 
 
+def test_an_nmi_where_the_kernel_holds_the_users_gs_base_finds_its_own_cpu(boot):
+    """An NMI can land between syscall_entry and its swapgs, or between trap_return's
+    swapgs and its iretq, where interrupts are masked but GS holds the user's base.
+    The entry took the kernel's mode for the per-CPU base, the handler read its
+    per-CPU data at address 0 and faulted, and the machine triple-faulted (QEMU exited
+    quietly under the lockup detector's NMIs). selftest=nmigs takes one there on
+    purpose; the machine then goes on to the prompt and runs a program."""
+    spoor = boot(smp=2, cmdline="selftest=nmigs", wait_prompt=False)
+    spoor.expect(r"selftest nmigs: an NMI on cpu 0 with the user's GS base found its own "
+                 r"per-CPU data")
+    spoor.expect(re.escape(PROMPT))
+    assert "hello" in spoor.command("run hello")
+
+
 def test_a_trace_area_too_large_for_memory_is_shrunk_and_said_once(boot):
     spoor = boot(smp=4, mem="64M", cmdline="ttrace.ring_kb=16384 ttrace.aux_kb=65536",
                  wait_prompt=False)

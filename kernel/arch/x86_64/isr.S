@@ -7,8 +7,25 @@
  * (SDM 3A 6.15); every other stub pushes a zero in its place so the frame
  * has one shape. Each stub is 16-byte aligned: idt.c finds stub n at
  * isr_stubs + 16 * n.
+ *
+ * GS holds the per-CPU base in the kernel and the user's (0) in user
+ * mode, so an entry from user mode swaps it and one from the kernel does
+ * not, except where the kernel itself runs with the user's base: the few
+ * instructions between syscall_entry and its swapgs, and between
+ * trap_return's swapgs and its iretq. Interrupts are masked there, but an
+ * NMI or a machine check is not, and it lands in the kernel with the
+ * user's base; the lockup detector's NMIs (sched/watchdog.h) come at any
+ * instruction. Those two vectors, and a double fault, read the base
+ * itself to decide, as Linux's paranoid entry does, and put back on
+ * their way out what they found.
  */
 #define GDT_KERNEL_CODE 0x08
+#define EXC_NMI		 2    /* idt.h */
+#define EXC_DOUBLE_FAULT 8
+#define EXC_MACHINE_CHECK 18
+#define MSR_GS_BASE	 0xc0000101 /* cpu.h */
+#define FRAME_VECTOR	 (15 * 8) /* after the 15 general registers */
+#define FRAME_CS	 (18 * 8)
 #include "arch/x86_64/trap_frame.inc"
 
 	.text
@@ -31,20 +48,46 @@ isr_common:
 	cld
 	push_general_registers
 	/* From user mode, GS still holds the user base: switch to the per-CPU one. */
-	cmpq $GDT_KERNEL_CODE, 18 * 8(%rsp)
-	je 1f
-	swapgs
-1:	movq %rsp, %rdi
+	cmpq $GDT_KERNEL_CODE, FRAME_CS(%rsp)
+	jne 1f
+	cmpq $EXC_NMI, FRAME_VECTOR(%rsp)
+	je paranoid
+	cmpq $EXC_DOUBLE_FAULT, FRAME_VECTOR(%rsp)
+	je paranoid
+	cmpq $EXC_MACHINE_CHECK, FRAME_VECTOR(%rsp)
+	je paranoid
+	jmp 2f
+1:	swapgs
+2:	movq %rsp, %rdi
 	call trap_dispatch
+	jmp trap_return
+
+/*
+ * From the kernel, for a vector that interrupts masking does not hold
+ * off: the per-CPU base is a kernel address, the user's is 0. Found the
+ * user's, it swaps in the per-CPU one for the handler and back after it.
+ */
+paranoid:
+	movl $MSR_GS_BASE, %ecx
+	rdmsr				/* edx: the base's high half */
+	testl %edx, %edx
+	js 2b				/* the per-CPU base already */
+	swapgs
+	movq %rsp, %rdi
+	call trap_dispatch
+	cli
+	swapgs
+	jmp restore
 
 /* Restores a struct trap_frame at rsp and returns to where it came from. */
 	.globl trap_return
 trap_return:
 	cli
-	cmpq $GDT_KERNEL_CODE, 18 * 8(%rsp)
-	je 2f
+	cmpq $GDT_KERNEL_CODE, FRAME_CS(%rsp)
+	je restore
 	swapgs
-2:	popq %r15
+restore:
+	popq %r15
 	popq %r14
 	popq %r13
 	popq %r12

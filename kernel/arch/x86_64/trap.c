@@ -8,6 +8,7 @@
 #include "arch/x86_64/idt.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/percpu.h"
+#include "init/selftest.h"
 #include "lib/panic.h"
 #include "lib/printk.h"
 #include "mm/memlayout.h"
@@ -191,6 +192,10 @@ void trap_dispatch(struct trap_frame *f)
 		}
 		/* The NMI the lockup detector sends for this CPU's state: answer, go on. */
 		if (f->vector == EXC_NMI && watchdog_nmi(f)) {
+			return;
+		}
+		/* selftest=nmigs's, taken with the user's GS base in the kernel */
+		if (f->vector == EXC_NMI && selftest_nmi()) {
 			return;
 		}
 		/* A kernel probe's breakpoint, or the step that follows it (trace/probe.h). */
