@@ -83,10 +83,13 @@ def test_deadlock_is_reported_the_machine_goes_on_and_its_trace_is_read(boot, tm
 def test_watchdog_panic_setting_panics_after_the_report(boot):
     spoor = boot(smp=3, cmdline="selftest=deadlock ttrace.watchdog=2 ttrace.watchdog_panic=1",
                  wait_prompt=False)
-    spoor.expect(r"WATCHDOG: cpu 1 cpu 2 stuck", timeout=REPORT_TIMEOUT, allow_panic=True)
-    spoor.expect(r"cpu 2: kernel tid \d+ \(the idle thread, not idling\), rip 0x[0-9a-f]+, "
-                 r"interrupts masked, spinning on lock 0x[0-9a-f]+ held by cpu 1 \(tid \d+\)",
-                 allow_panic=True)
+    # Both CPUs are stuck, each spinning on the lock the other holds; a CPU whose vCPU
+    # the loaded host did not run within the report's 100 ms wait for its NMI is not
+    # judged by that report, which says so (and cannot name the holder's thread).
+    spoor.expect(r"WATCHDOG: (?:cpu [12] )+stuck", timeout=REPORT_TIMEOUT, allow_panic=True)
+    spoor.expect(r"cpu [12]: (?:kernel tid \d+ \(the idle thread, not idling\), rip 0x[0-9a-f]+, "
+                 r"interrupts masked, spinning on lock 0x[0-9a-f]+ held by cpu [12]"
+                 r"(?: \(tid \d+\))?|did not answer the NMI in 100 ms)", allow_panic=True)
     # Nothing was traced: the report says so, and how to trace the next hang.
     spoor.expect(r"WATCHDOG: the flight recorder is empty: boot with ttrace=all \(or "
                  r"ttrace=CATS, a list of categories\) to fill it", allow_panic=True)
