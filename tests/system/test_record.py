@@ -38,9 +38,13 @@ STAMP = re.compile(r"^\[ *(\d+\.\d+)\]", re.MULTILINE)
 CPUS = 4
 BIG_EACH = 500000         # 2 million in all
 BIG_RATE = 500000         # events a second each: more than the channel takes
-# Emitted first, while the host reads nothing: more than a ring (16384
-# entries) and a chunk (at most 16384) hold together, on every CPU.
-STALL_EACH = 50000
+# Emitted first, while the host reads nothing: more than the export window's
+# ring (16 MiB less traced's 2 MiB and the control page: 229,312 entries of 64
+# bytes), a ring (16384 entries) and a chunk (at most 16384) hold together, on
+# every CPU, so that every CPU loses events even when traced drained all the
+# window takes from that CPU alone (with 50000 and a drain that kept up, a
+# soak round saw cpu 2 lose none). A multiple of the batch (below).
+STALL_EACH = 300000
 SLOW_EACH = 40000         # 20 seconds at SLOW_RATE
 SLOW_RATE = 2000
 # The host stops running the slow run's machine this long, as a loaded host
