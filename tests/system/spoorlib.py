@@ -16,11 +16,15 @@ here and never from one another.
                                      oracle for text made by common/
 """
 
+import os
 import re
+import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
@@ -121,9 +125,13 @@ class Spoor:
     def start(cls, iso, transcript, smp=4, mem="256M", export=True, icount=False):
         """Starts QEMU on iso; its console goes to transcript. Does not wait for anything.
 
-        With icount, under QEMU's -icount shift=3: the guest's clocks count its
-        instructions (8 ns each: a boot takes seconds), so a time it measures
-        does not depend on the host's load.
+        With icount, under QEMU's -icount shift=3,sleep=off: the guest's clocks
+        count its instructions (8 ns each: a boot takes seconds), and a guest
+        whose CPUs all idle jumps to its next timer, so a time it measures does
+        not depend on the host's load. With sleep=on an idle guest's clock
+        followed the host's, and a host that left QEMU unrun for a while (a
+        stalled() block, a loaded host) made a 300 ms timeout take 358 ms. The
+        price: QEMU spins a host core while the guest idles.
 
         With export, as `make run` does: through tools/run-qemu, which connects the
         export channel (COM2 and the export window) to a folder of this boot's own
@@ -132,7 +140,7 @@ class Spoor:
                 "-display", "none", "-no-reboot",
                 "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
         if icount:
-            args += ["-icount", "shift=3"]
+            args += ["-icount", "shift=3,sleep=off"]
         traces = None
         program = "qemu-system-x86_64"
         if export:
@@ -213,6 +221,28 @@ class Spoor:
             if match.group("prompt"):
                 return out.replace("\r", "")
             out += match.group(0)
+
+    @contextmanager
+    def stalled(self, every=0.05):
+        """While in the block, the host stops QEMU (SIGSTOP) for every seconds out of
+        each 2 * every: what a loaded host's scheduler does to a vCPU, at will. The
+        stalls are the load itself, so they are timed; nothing waits on them."""
+        done = threading.Event()
+
+        def stall():
+            while not done.is_set():
+                os.kill(self.child.pid, signal.SIGSTOP)
+                done.wait(every)
+                os.kill(self.child.pid, signal.SIGCONT)
+                done.wait(every)
+
+        staller = threading.Thread(target=stall)
+        staller.start()
+        try:
+            yield self
+        finally:
+            done.set()
+            staller.join()
 
     def alive(self):
         return self.child.isalive()
