@@ -39,7 +39,9 @@
  *
  * Children run the same program (modes "eat", "grab" and "region"). Everything the
  * root touches after it starts grabbing (its stack, its tables) is touched
- * before, so that only the requests it makes can need memory.
+ * before, so that only the requests it makes can need memory; a grabbing or
+ * mapping tree's children do the same, and the root starts only once they
+ * all have (struct gate).
  */
 #include <errno.h>
 #include <spoor.h>
@@ -57,35 +59,104 @@
 #define GRAB_SETTLE_NS 200000000ull /* between the last refusal and the report */
 #define NEW_PAGES      16	    /* for the kernel to write into, mapped before the grab */
 #define POLL_NS	       100000000ull /* between looks at free memory */
+#define GATE_POLL_NS   1000000ull   /* between looks at the gate */
+#define CAP_SLOT_GATE  CAP_SLOT_FIRST_FREE /* a child's: the gate's frame */
+
+/*
+ * The page a grabbing or mapping root shares with its children: each child
+ * counts itself ready once it has touched all it will touch (its data page,
+ * written by libc's start, and its stack), then waits for go; the root sets
+ * go, and takes memory, only once every child is ready. Without it a child
+ * the host ran late faulted on its data page after the others had taken the
+ * tree's last frame, and the kernel, as it must, killed the whole tree.
+ */
+struct gate {
+	uint32_t ready; /* [a] children ready */
+	uint32_t go;	/* [a] set by the root once all are */
+};
 
 static struct traced_pager pager, bulk_pager;
 static struct traced_stats_request stats_req;
 
-/* Spawns this program in mode, with the console, or says why not. */
-static long spawn_self(const char *args, size_t len)
+/* Spawns this program in mode, with the console (and the gate's frame if gate >= 0). */
+static long spawn_self(const char *args, size_t len, long gate)
 {
 	struct spawn_cap caps[] = {
 	    {.src = CAP_SLOT_CONSOLE, .dst = CAP_SLOT_CONSOLE, .rights = CAP_RIGHT_WRITE},
+	    {.src = (uint32_t)gate, .dst = CAP_SLOT_GATE, .rights = CAP_RIGHTS_ALL},
 	};
 	struct spawn_args sa = {
 	    .name = (uint64_t)(uintptr_t) "memhog",
 	    .args = (uint64_t)(uintptr_t)args,
 	    .args_len = (uint32_t)len,
-	    .ncaps = 1,
+	    .ncaps = gate >= 0 ? 2 : 1,
 	    .caps = (uint64_t)(uintptr_t)caps,
 	};
 
 	return sys_spawn(&sa);
 }
 
-static void spawn_children(long n, const char *args, size_t len)
+/* Spawns n children in mode args, or says why not; returns how many it spawned. */
+static long spawn_children(long n, const char *args, size_t len, long gate)
 {
 	for (long i = 0; i < n; i++) {
-		long slot = spawn_self(args, len);
+		long slot = spawn_self(args, len, gate);
 		if (slot < 0) {
 			printf("memhog: spawn: %s\n", strerror((int)-slot));
-			return;
+			return i;
 		}
+	}
+	return n;
+}
+
+/* Touches the stack the requests use, so that none of them faults for it later. */
+static void touch_stack(void)
+{
+	volatile uint8_t buf[STACK_TOUCH];
+
+	for (size_t i = 0; i < sizeof(buf); i += PAGE_SIZE_USER) {
+		buf[i] = 0;
+	}
+}
+
+/* Maps the frame in slot read-write, or ends the program saying why not. */
+static struct gate *gate_map(long slot)
+{
+	long at = slot < 0 ? slot : sys_mem_map_frame((int)slot, NULL, PROT_READ | PROT_WRITE);
+
+	if (at < 0) {
+		printf("memhog: gate: %s\n", strerror((int)-at));
+		exit(1);
+	}
+	return (struct gate *)at;
+}
+
+/* The root: spawns n children in mode args, waits until all are ready, and lets them go. */
+static void spawn_gated(long n, const char *args, size_t len)
+{
+	long slot = sys_frame_create(PAGE_SIZE_USER);
+	struct gate *g = gate_map(slot);
+	long spawned = spawn_children(n, args, len, slot);
+
+	sys_cap_delete((int)slot);
+	/* acquire: pairs with each child's release increment: all it touched is touched */
+	while (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) < (uint32_t)spawned) {
+		sys_sleep_ns(GATE_POLL_NS);
+	}
+	/* relaxed: go publishes nothing; the children only wait for it */
+	__atomic_store_n(&g->go, 1, __ATOMIC_RELAXED);
+}
+
+/* A child of spawn_gated(): touches its stack, counts itself ready, and waits for go. */
+static void gate_pass(void)
+{
+	touch_stack();
+	struct gate *g = gate_map(CAP_SLOT_GATE);
+	/* release: pairs with the root's acquire load */
+	__atomic_add_fetch(&g->ready, 1, __ATOMIC_RELEASE);
+	/* relaxed: see spawn_gated() */
+	while (!__atomic_load_n(&g->go, __ATOMIC_RELAXED)) {
+		sys_sleep_ns(GATE_POLL_NS);
 	}
 }
 
@@ -213,15 +284,6 @@ static long write_new_pages(long pages)
 	return 0;
 }
 
-static void touch_stack(void)
-{
-	volatile uint8_t buf[STACK_TOUCH];
-
-	for (size_t i = 0; i < sizeof(buf); i += PAGE_SIZE_USER) {
-		buf[i] = 0;
-	}
-}
-
 static void hold(long children)
 {
 	long refusal = 0;
@@ -237,7 +299,7 @@ static void hold(long children)
 	long bulk = bulk_prepare();
 	long pages = sys_mem_map_anon(NULL, NEW_PAGES * PAGE_SIZE_USER, PROT_READ | PROT_WRITE);
 	printf("memhog: grabbing, with %ld children\n", children);
-	spawn_children(children, "memhog\0grab", sizeof("memhog\0grab"));
+	spawn_gated(children, "memhog\0grab", sizeof("memhog\0grab"));
 	uint64_t taken = grab(&refusal);
 	sys_sleep_ns(GRAB_SETTLE_NS);
 	taken += grab(&refusal);
@@ -258,7 +320,7 @@ static void regions(long children)
 
 	touch_stack();
 	printf("memhog: mapping, with %ld children\n", children);
-	spawn_children(children, "memhog\0region", sizeof("memhog\0region"));
+	spawn_gated(children, "memhog\0region", sizeof("memhog\0region"));
 	grab(&refusal);
 	long n = map_regions(&refusal);
 	sys_sleep_ns(GRAB_SETTLE_NS);
@@ -319,7 +381,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "anon")) {
-		spawn_children(children, "memhog\0eat", sizeof("memhog\0eat"));
+		spawn_children(children, "memhog\0eat", sizeof("memhog\0eat"), -1);
 		eat();
 	} else if (!strcmp(argv[1], "eat")) {
 		eat();
@@ -333,12 +395,14 @@ int main(int argc, char **argv)
 		regions(children);
 	} else if (!strcmp(argv[1], "region")) {
 		long refusal;
+		gate_pass();
 		map_regions(&refusal);
 		for (;;) {
 			sys_sleep_ns(SLEEP_NS);
 		}
 	} else if (!strcmp(argv[1], "grab")) {
 		long refusal;
+		gate_pass();
 		grab(&refusal);
 		for (;;) {
 			sys_sleep_ns(SLEEP_NS);
