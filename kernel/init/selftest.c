@@ -185,5 +185,7 @@ void selftest_run_ap(uint32_t kind)
 {
 	if (kind == SELFTEST_TRACENEST) {
 		ttrace_stop_test_ap();
+	} else if (kind == SELFTEST_DEADLOCK) {
+		selftest_deadlock_ap();
 	}
 }

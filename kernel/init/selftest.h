@@ -54,6 +54,13 @@ void selftest_run_ap(uint32_t kind);
 void selftest_deadlock(void);
 
 /*
+ * selftest=deadlock's part on an application processor, from its idle
+ * thread: with inject=latewait, cpu 1 joins the deadlock late and never
+ * returns (selftest_deadlock.c).
+ */
+void selftest_deadlock_ap(void);
+
+/*
  * selftest=nmigs: the boot CPU takes an NMI while its GS holds the user's
  * base, as in the instructions around the kernel's swapgs (isr.S), and
  * says whether the handler found its own per-CPU data (selftest_nmigs.c).

@@ -314,12 +314,18 @@ static uint64_t confirm(uint32_t me, uint64_t silent, uint64_t *answered, uint64
 }
 
 /*
- * Who runs on CPU i, as thread t: "idle" only when it idles, which a
- * stuck CPU does not (it may be stuck in an interrupt of its idle thread).
+ * Who runs on CPU i, as its snapshot s shows it: "idle" only when it
+ * idles. Its idle thread does not when the CPU is stuck, nor when it spins
+ * on a lock or has interrupts masked (in an interrupt of the idle thread,
+ * say): a CPU not judged stuck yet, because it answered the NMI but has
+ * not been silent for long, may be on its way to being stuck.
  */
-static void print_thread(uint32_t i, const struct thread *t, bool stuck)
+static void print_thread(uint32_t i, const struct snapshot *s, bool stuck)
 {
-	if (!t || (t == cpus[i].idle && !stuck)) {
+	const struct thread *t = s->thread;
+	bool idling = !stuck && s->rflags & RFLAGS_IF && !s->spinning_on;
+
+	if (!t || (t == cpus[i].idle && idling)) {
 		printk("idle");
 	} else if (t == cpus[i].idle) {
 		printk("kernel tid %u (the idle thread, not idling)", t->tid);
@@ -336,7 +342,7 @@ static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck)
 	const struct snapshot *s = &snaps[i];
 
 	printk("cpu %u: ", i);
-	print_thread(i, s->thread, stuck >> i & 1);
+	print_thread(i, s, stuck >> i & 1);
 	printk(", rip 0x%016lx%s, interrupts %s", s->rip, (s->cs & 3) == 3 ? " (user)" : "",
 	       s->rflags & RFLAGS_IF ? "on" : "masked");
 	if (s->spinning_on) {
