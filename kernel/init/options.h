@@ -68,11 +68,12 @@
  *            for a while: the first only once its count has run out (a
  *            window near zero), the second only after a further whole
  *            countdown (a window twice as long) (timer.c)
- *   latewait with selftest=deadlock and smp=4, cpu 1 asks for lock A
- *            too, interrupts masked, from its idle thread, but only 0.7 of
- *            ttrace.watchdog after the deadlock began, as a CPU a loaded
- *            host ran late: the report finds it spinning, yet not silent
- *            for half the limit, so not stuck (selftest_deadlock.c)
+ *   latewait with selftest=deadlock and 4 CPUs or more, cpu 1 joins the
+ *            hang after it began: it asks for lock A too, interrupts
+ *            masked, from its idle thread, 0.7 of ttrace.watchdog after
+ *            the deadlock began. The first report finds it spinning, yet
+ *            not silent for half the limit, so not stuck
+ *            (selftest_deadlock.c)
  */
 #define INJECT_KINDS(X)                                                                            \
 	X(NONE, none)                                                                              \

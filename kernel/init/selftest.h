@@ -42,7 +42,8 @@ void selftest_run(uint32_t kind);
 /*
  * An application processor's part of self-test kind, if it has one, on
  * its way to its idle loop (online, interrupts on): it returns when the
- * boot CPU's part is done with it.
+ * boot CPU's part is done with it, or never, for a CPU the self-test hangs
+ * on purpose (selftest=deadlock with inject=latewait).
  */
 void selftest_run_ap(uint32_t kind);
 
@@ -55,8 +56,8 @@ void selftest_deadlock(void);
 
 /*
  * selftest=deadlock's part on an application processor, from its idle
- * thread: with inject=latewait, cpu 1 joins the deadlock late and never
- * returns (selftest_deadlock.c).
+ * thread: with inject=latewait, cpu 1 joins the hang after it began and
+ * never returns (selftest_deadlock.c).
  */
 void selftest_deadlock_ap(void);
 

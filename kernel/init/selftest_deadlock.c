@@ -7,12 +7,12 @@
  * only kicks them (an IPI it does not wait for) and boots on, so the
  * shell still answers on the CPUs left.
  *
- * With inject=latewait and 4 CPUs, cpu 1 joins late: from its idle
- * thread, it masks interrupts and asks for lock A 0.7 of the watchdog's
- * limit after the kick. When the report comes, at the limit, it spins on
- * a lock with interrupts masked but has been silent for less than half
- * the limit, so it is shown but not named stuck: the state a CPU the host
- * ran late is in.
+ * With inject=latewait and 4 CPUs or more, cpu 1 joins the hang after it
+ * began: from its idle thread, it masks interrupts and asks for lock A
+ * 0.7 of the watchdog's limit after the kick. When the first report
+ * comes, at the limit, it spins on a lock with interrupts masked but has
+ * been silent for less than half the limit, so it is shown, not named
+ * stuck (a later report names it).
  */
 #include "init/selftest.h"
 
@@ -26,10 +26,15 @@
 #include "lib/printk.h"
 #include "lib/spinlock.h"
 
+#define LATE_CPU 1
+/* Tenths of the limit: past the report's look at the half-limit's suspects, before the limit. */
+#define LATE_TENTHS 7
+#define LATE_NEVER  UINT64_MAX
+
 static struct spinlock lock_a = SPINLOCK_INIT;
 static struct spinlock lock_b = SPINLOCK_INIT;
-static uint32_t holding;	  /* [a] CPUs holding their first lock */
-static uint64_t kicked_tsc; /* [a] when the boot CPU kicked the two; 0 before */
+static uint32_t holding;    /* [a] CPUs holding their first lock */
+static uint64_t late_start; /* [a] TSC at which LATE_CPU joins, or LATE_NEVER; 0 undecided */
 
 static void deadlock(struct trap_frame *f)
 {
@@ -50,6 +55,21 @@ static void deadlock(struct trap_frame *f)
 
 void selftest_deadlock(void)
 {
+	bool late = kopts.inject == INJECT_LATEWAIT && ncpus >= 4;
+
+	if (kopts.inject == INJECT_LATEWAIT && !late) {
+		printk("selftest deadlock: a late cpu %u needs 4 cpus or more (smp=4), has %u; "
+		       "not run\n",
+		       LATE_CPU, ncpus);
+	}
+	/*
+	 * Decided before any return, so that a waiting LATE_CPU goes on.
+	 * release: pairs with the acquire load in selftest_deadlock_ap().
+	 */
+	__atomic_store_n(&late_start,
+			 late ? rdtsc() + kopts.watchdog_s * timer_tsc_hz() / 10 * LATE_TENTHS
+			      : LATE_NEVER,
+			 __ATOMIC_RELEASE);
 	if (ncpus < 3) {
 		printk("selftest deadlock: needs 3 cpus or more (smp=3), has %u; not run\n", ncpus);
 		return;
@@ -59,36 +79,34 @@ void selftest_deadlock(void)
 	printk("selftest deadlock: cpu %u takes lock A (%p) then B (%p), cpu %u B then A, "
 	       "interrupts masked\n",
 	       a, (void *)&lock_a, (void *)&lock_b, b);
-	/* release: pairs with the late waiter's acquire load (selftest_deadlock_ap()) */
-	__atomic_store_n(&kicked_tsc, rdtsc(), __ATOMIC_RELEASE);
 	apic_send_ipi(cpus[a].apic_id, VECTOR_SELFTEST);
 	apic_send_ipi(cpus[b].apic_id, VECTOR_SELFTEST);
 }
 
 void selftest_deadlock_ap(void)
 {
-	struct cpu *c = this_cpu();
+	uint64_t start;
 
-	/* cpu 1: ncpus, still counting the CPUs as they start, is final only at the kick. */
-	if (kopts.inject != INJECT_LATEWAIT || c->id != 1) {
+	/* Only LATE_CPU waits, only with inject=latewait: the others go on to idle. */
+	if (kopts.inject != INJECT_LATEWAIT || this_cpu()->id != LATE_CPU) {
 		return;
 	}
-	uint64_t kicked;
-	/* acquire: pairs with the release store in selftest_deadlock(). Interrupts on: ticks come. */
-	while (!(kicked = __atomic_load_n(&kicked_tsc, __ATOMIC_ACQUIRE))) {
+	/*
+	 * The boot CPU decides, once ncpus is final. acquire: pairs with the
+	 * release store in selftest_deadlock(). Interrupts on: ticks come.
+	 */
+	while (!(start = __atomic_load_n(&late_start, __ATOMIC_ACQUIRE))) {
 		cpu_relax();
 	}
-	if (ncpus < 4) {
-		printk("selftest deadlock: a late cpu 1 needs 4 cpus (smp=4), has %u; not run\n",
-		       ncpus);
+	if (start == LATE_NEVER) {
 		return;
 	}
-	uint64_t start = kicked + kopts.watchdog_s * timer_tsc_hz() / 10 * 7;
 	while (rdtsc() < start) {
 		cpu_relax();
 	}
-	printk("selftest deadlock: cpu 1, late, asks for lock A too, interrupts masked\n");
+	printk("selftest deadlock: cpu %u, late, asks for lock A too, interrupts masked\n",
+	       LATE_CPU);
 	irq_disable();
 	spin_lock(&lock_a);
-	panic("selftest deadlock: cpu 1 took lock A");
+	panic("selftest deadlock: cpu %u took lock A", LATE_CPU);
 }

@@ -317,8 +317,9 @@ static uint64_t confirm(uint32_t me, uint64_t silent, uint64_t *answered, uint64
  * Who runs on CPU i, as its snapshot s shows it: "idle" only when it
  * idles. Its idle thread does not when the CPU is stuck, nor when it spins
  * on a lock or has interrupts masked (in an interrupt of the idle thread,
- * say): a CPU not judged stuck yet, because it answered the NMI but has
- * not been silent for long, may be on its way to being stuck.
+ * say). A CPU silent for less than half the limit is not judged at all
+ * (look()), so one that began to spin with interrupts masked shortly
+ * before the report may be on its way to being stuck.
  */
 static void print_thread(uint32_t i, const struct snapshot *s, bool stuck)
 {

@@ -37,9 +37,11 @@
  * reaches a CPU spinning with interrupts masked): its interrupted
  * instruction pointer, frame pointer and flags, its running thread, the
  * spinlock it waits for and the CPU that lock's owner field names
- * (spinlock.h), whose thread is the holder. A stuck CPU is never called
- * idle, even when it is stuck in an interrupt of its idle thread. The stack walk is the panic
- * block's (panic_stack_walk()). A CPU that does not answer the NMI within
+ * (spinlock.h), whose thread is the holder. A CPU is called idle only
+ * when it idles: its idle thread runs with interrupts on, spinning on no
+ * lock, and the CPU is not stuck (a stuck CPU may be stuck in an
+ * interrupt of its idle thread). The stack walk is the panic block's
+ * (panic_stack_walk()). A CPU that does not answer the NMI within
  * WATCHDOG_NMI_WAIT_MS is said so; its NMI, when it comes, is counted and
  * ignored. Then the machine goes on, the stuck CPUs as they were, or
  * panics with ttrace.watchdog_panic=1.

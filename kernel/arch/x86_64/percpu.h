@@ -114,7 +114,8 @@ _Static_assert(__builtin_offsetof(struct cpu, user_rsp) == PERCPU_USER_RSP, "sys
 _Static_assert(__builtin_offsetof(struct cpu, id) == PERCPU_ID, "cpu_id_self()");
 
 extern struct cpu cpus[MAX_CPUS];
-extern uint32_t ncpus; /* [I] CPUs started, set before the APs run */
+/* [I] CPUs started: counted as they start, final once smp_start_aps() returns */
+extern uint32_t ncpus;
 
 static inline struct cpu *this_cpu(void)
 {
