@@ -139,7 +139,7 @@ static void spawn_gated(long n, const char *args, size_t len)
 	long spawned = spawn_children(n, args, len, slot);
 
 	sys_cap_delete((int)slot);
-	/* acquire: pairs with each child's release increment: all it touched is touched */
+	/* acquire: pairs with each child's release increment, made after its touches */
 	while (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) < (uint32_t)spawned) {
 		sys_sleep_ns(GATE_POLL_NS);
 	}
