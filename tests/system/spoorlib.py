@@ -101,11 +101,12 @@ class Transcript:
 
 def echoed(line):
     """The shell's echo of a typed line as a regex. The shell echoes each character as
-    it comes, so a background program's line may land between two of them (memtest's
-    verdict once split `trace status` into `tr` and `ace status`): whole lines may come
-    between any two characters. Its groups hold those lines (interleaved())."""
+    it comes, then the newline, so a background program's line may land between any
+    two of them (memtest's verdict once split `trace status` into `tr` and `ace
+    status`, and a tracegen's line once came between `&` and the newline): whole
+    lines may come after any character. Its groups hold those lines (interleaved())."""
     gap = r"((?:[^\n]*\n)*?)"
-    return gap.join(re.escape(c) for c in line) + r"\r*\n"
+    return "".join(re.escape(c) + gap for c in line) + r"\r*\n"
 
 
 def interleaved(match):

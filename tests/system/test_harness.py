@@ -8,6 +8,8 @@ test, checked where a broken harness would pass a broken kernel in silence.
   class fixture, fails that test with the console's last lines; the next one
   to ask gets a fresh boot.
 - A test reads only its own part of a shared machine's console.
+- A typed line's echo is found whatever whole lines a background program
+  prints inside it, and those lines are kept.
 - Two test files running at once (make test-system's workers) write no file
   both: a worker leaves the export folders of the other's machines, and two
   tests of one name in two files keep two console logs; a failed test's
@@ -26,7 +28,7 @@ import pexpect
 import pytest
 
 from conftest import Lender
-from spoorlib import BOOT_TIMEOUT, PANIC, KernelPanic
+from spoorlib import BOOT_TIMEOUT, PANIC, KernelPanic, echoed, interleaved
 
 # The old pattern allowed this many lines between "KERNEL PANIC" and "system
 # halted"; a block with tracing on has more (every CPU's counters, the flight
@@ -81,6 +83,20 @@ def test_the_panic_pattern_reads_a_block_not_yet_ended_in_a_time_linear_in_its_l
             pytest.fail(f"spoorlib.PANIC searched {UNENDED_LINES} lines of a panic block for "
                         f"more than {SEARCH_SECONDS} s: it backtracks through their splits")
         assert done.stdout.strip() == want, done.stderr
+
+
+def test_a_typed_lines_echo_is_found_with_a_programs_line_anywhere_inside_it():
+    """The shell echoes a line character by character, then its newline; a
+    background program's line may come after any of them. A CI run once timed
+    out on `run tracegen 3000 2 500000 &` with a tracegen's line between the
+    `&` and the echo's newline."""
+    line = "run tracegen 3000 2 500000 &"
+    other = "tracegen: emitted 3000 of 3000 events, 26292 ns each\r\n"
+    for at in range(1, len(line) + 1):
+        console = f"init> {line[:at]}{other}{line[at:]}\r\n[started] tracegen (pid 26)\r\n"
+        match = re.search(echoed(line), console)
+        assert match and interleaved(match) == other, (at, console)
+        assert console[match.end():].startswith("[started]"), (at, console)
 
 
 def test_a_shared_machine_found_dead_fails_the_test_that_asks_for_it(machines):
