@@ -177,6 +177,14 @@ class Machine:
                       0 if recover else SETTLE_TIMEOUT)
         if extra:
             raise AssertionError(f"{self.name}: the test left {sorted(extra)} running")
+        # A failed test may have stopped in the middle of a recording, which
+        # refuses every later test's `trace clear` and `trace save`. The stop
+        # ends it, but what it wrote stays: the machine is replaced (as it is
+        # when the stop itself fails or takes too long).
+        if recover:
+            out = spoor.command("trace record stop")
+            if "trace: nothing is recording" not in out:
+                raise AssertionError(f"{self.name}: the test left a recording running:\n{out}")
 
 
 class MachinePool:

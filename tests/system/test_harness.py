@@ -8,6 +8,8 @@ test, checked where a broken harness would pass a broken kernel in silence.
   class fixture, fails that test with the console's last lines; the next one
   to ask gets a fresh boot.
 - A test reads only its own part of a shared machine's console.
+- A shared machine a failed test left recording is replaced: every later
+  test's `trace clear` and `trace save` would be refused on it.
 - A typed line's echo is found whatever whole lines a background program
   prints inside it, and those lines are kept.
 - Two test files running at once (make test-system's workers) write no file
@@ -23,6 +25,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pexpect
 import pytest
@@ -144,6 +147,20 @@ def test_a_machine_retired_after_a_test_fails_the_next_test_it_is_lent_to_in_wor
     message = str(caught.value)
     assert f"{retired.name} died before this test" in message, message
     assert "terminating on signal" in message, message
+
+
+def test_a_shared_machine_a_failed_test_left_recording_is_replaced(machines):
+    """A CI run once had a test time out in the middle of its recording: the
+    machine was lent on, still recording, and the next two tests failed at their
+    first `trace clear` (refused during a recording) instead of running."""
+    machine = machines.get(smp=2, group="harness-recording")
+    failed = SimpleNamespace(nodeid="a failed test", report_call=SimpleNamespace(failed=True))
+    lender = Lender(machines, failed, io.StringIO())
+    spoor = lender.use(machine)
+    assert "trace: recording to left.spoor" in spoor.command("trace record test as left")
+    lender.give_back()
+    assert not machine.spoor.alive()
+    assert machines.get(smp=2, group="harness-recording") is not machine
 
 
 def test_a_test_reads_only_its_own_part_of_a_shared_machines_console(machines, request):
