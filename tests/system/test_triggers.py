@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from spoorlib import (ROOT, TRACEGEN_DONE, dump, events_in, expect_after, expect_count,
-                      flip_under_tracegen, lost_per_cpu, pid_of, restarted_pid, start_job, status,
+                      flip_under_tracegen, lost_per_cpu, pid_of, restarted_pid, status,
                       until)
 
 SPOOR_TRACE = ROOT / "build" / "host" / "spoor-trace"
@@ -104,26 +104,25 @@ def test_save_trigger_writes_the_rings_once_with_what_came_before_and_after(shar
     # Under -icount: the AFTER_MS after the moment are the guest's own time,
     # in which both tracegens write, however long the host leaves a vCPU
     # unrun (make soak's first round saw no event in the 100 ms after it).
+    # The two tracegens and the fault, delayed by half the tracegens' run, are
+    # typed in one go: the moment is then in the middle of both runs by the
+    # guest's clock. A guest waiting for the host's next line jumps from timer
+    # to timer (sleep=off), so a fault typed once both tracegens had written
+    # once came, on a loaded host, after their three seconds had passed.
     spoor = shared(smp=2, icount=True)
     clean(spoor)
     assert "tracing now: test" in spoor.command("trace on test")
     (spoor.traces / "crash.spoor").unlink(missing_ok=True)
-    start = len(spoor.console())
-    for cpu in range(2):
-        start_job(spoor, f"run tracegen {SAVE_TICKS} {cpu} {SAVE_RATE}")
-    # Both write before the moment (a tracegen's first event may come 100 ms
-    # after its [started] line: make soak saw it).
-    for cpu in range(2):
-        until(lambda: dump(spoor, f"kind=test_tick cpu={cpu} last=1")[0], bool)
-    pid = next_pid(spoor)
+    pid = next_pid(spoor) + 2
     out = spoor.command(f"trace trigger proc_fault if pid == {pid} then save as crash "
                         f"after {AFTER_MS}")
     assert f"trace: trigger on proc_fault: pid == {pid} then save as crash after {AFTER_MS}" \
         in out, out
     assert "trace: enabled proc;" in out, out
-    out = spoor.command("run fault null")
-    assert f"[pid {pid}] fault" in out, out
-    assert f"pid {pid} (fault) killed: page fault" in out, out
+    start = len(spoor.console())
+    spoor.send("".join(f"run tracegen {SAVE_TICKS} {cpu} {SAVE_RATE} &\r" for cpu in range(2)) +
+               f"run fault null {SAVE_TICKS * 1000 // SAVE_RATE // 2}\r")
+    expect_count(spoor, rf"pid {pid} \(fault\) killed: page fault", 1, start)
     # The tracegens' end first: a shell asking traced over and over starves a CPU's tracegen.
     expect_count(spoor, TRACEGEN_DONE, 2, start)
     until(lambda: triggers(spoor)["proc_fault"][2], lambda rest: "saved" in rest)

@@ -1,12 +1,18 @@
 /*
- * fault KIND: makes one deliberate fault of the given kind, so that tests
- * can see the kernel kill just this process with one line saying why.
+ * fault KIND [MS]: makes one deliberate fault of the given kind, MS ms of
+ * the guest's time after it starts (default at once), so that tests can
+ * see the kernel kill just this process with one line saying why. The
+ * delay puts the fault at a moment of the guest's own timeline, not at one
+ * the host's typing decides.
  * Every bad address and operand goes through an empty asm statement: the
  * compiler cannot see the value, so it can neither fold the fault away
  * nor replace it with a trap of its own.
  */
+#include <spoor.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NONCANONICAL	  0x8000000000000000ull /* bit 63 set, bits 47..62 clear: not canonical */
@@ -115,8 +121,15 @@ static const struct kind {
 
 int main(int argc, char **argv)
 {
-	for (size_t i = 0; argc == 2 && i < NUM_KINDS; i++) {
+	char *end = NULL;
+	unsigned long long ms = argc == 3 ? strtoull(argv[2], &end, 10) : 0;
+	bool usable = argc == 2 || (argc == 3 && argv[2][0] >= '0' && argv[2][0] <= '9' && !*end);
+
+	for (size_t i = 0; usable && i < NUM_KINDS; i++) {
 		if (!strcmp(argv[1], kinds[i].name)) {
+			if (ms) {
+				sys_sleep_ns(ms * 1000000ull);
+			}
 			printf("fault: %s: %s\n", kinds[i].name, kinds[i].what);
 			fflush(stdout);
 			kinds[i].run();
@@ -124,7 +137,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("usage: fault KIND, where KIND is one of:\n");
+	printf("usage: fault KIND [MS], where KIND is one of:\n");
 	for (size_t i = 0; i < NUM_KINDS; i++) {
 		printf("  %-7s %s\n", kinds[i].name, kinds[i].what);
 	}
