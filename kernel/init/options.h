@@ -13,7 +13,8 @@
  *                  more) for the lockup detector, tracewedge wedges the
  *                  last CPU inside a write to its ring (needs smp=2),
  *                  nmigs takes an NMI with the user's GS base in the
- *                  kernel (isr.S)
+ *                  kernel (isr.S), masked keeps cpu 1 masked nearly
+ *                  always, across host stalls (needs smp=2)
  *   ttrace=CATS    categories traced from boot: a comma list of mem sched
  *                  syscall ipc irq proc user test, or all
  *   ttrace.echo=CATS  categories whose events the kernel also prints on

@@ -172,6 +172,7 @@ static void (*const selftests[SELFTEST_LIMIT])(void) = {
     [SELFTEST_TRACEWEDGE] = ttrace_wedge_test,
     [SELFTEST_PROBESTALE] = probe_stale_test,
     [SELFTEST_NMIGS] = selftest_nmigs,
+    [SELFTEST_MASKED] = selftest_masked,
 };
 
 void selftest_run(uint32_t kind)
@@ -187,5 +188,7 @@ void selftest_run_ap(uint32_t kind)
 		ttrace_stop_test_ap();
 	} else if (kind == SELFTEST_DEADLOCK) {
 		selftest_deadlock_ap();
+	} else if (kind == SELFTEST_MASKED) {
+		selftest_masked_ap();
 	}
 }

@@ -27,7 +27,8 @@
 	X(TRACENEST, tracenest)                                                                    \
 	X(TRACEWEDGE, tracewedge)                                                                  \
 	X(PROBESTALE, probestale)                                                                  \
-	X(NMIGS, nmigs)
+	X(NMIGS, nmigs)                                                                            \
+	X(MASKED, masked)
 
 enum selftest_kind {
 #define SELFTEST_ENUM_(NAME, word) SELFTEST_##NAME,
@@ -42,8 +43,9 @@ void selftest_run(uint32_t kind);
 /*
  * An application processor's part of self-test kind, if it has one, on
  * its way to its idle loop (online, interrupts on): it returns when the
- * boot CPU's part is done with it, or never, for a CPU the self-test hangs
- * on purpose (selftest=deadlock with inject=latewait).
+ * boot CPU's part is done with it, or never, for a CPU the self-test keeps
+ * (selftest=deadlock with inject=latewait hangs it, selftest=masked spins
+ * on it).
  */
 void selftest_run_ap(uint32_t kind);
 
@@ -67,6 +69,16 @@ void selftest_deadlock_ap(void);
  * says whether the handler found its own per-CPU data (selftest_nmigs.c).
  */
 void selftest_nmigs(void);
+
+/*
+ * selftest=masked: cpu 1 runs with interrupts masked all but a moment
+ * every 100 ms, and 300 ms more after a host stall; the boot CPU's part
+ * says so (selftest_masked.c).
+ */
+void selftest_masked(void);
+
+/* selftest=masked's part on an application processor: cpu 1's never returns. */
+void selftest_masked_ap(void);
 
 /* Whether this NMI is selftest_nmigs()'s, which it then answers: the NMI handler asks. */
 bool selftest_nmi(void);

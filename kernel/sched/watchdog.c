@@ -41,6 +41,12 @@ struct snapshot {
  */
 enum { ASK_NONE, ASK_PENDING, ASK_TAKING, ASK_ANSWERED };
 
+/* What a CPU's tick saw of another CPU's ticks (sight()). */
+struct sighting {
+	uint64_t ticks; /* [a] the other's count when it last changed */
+	uint64_t at;	/* [a] this CPU's own count then */
+};
+
 /*
  * Silence is measured in the time a CPU actually ran. Under TCG each
  * vCPU is a host thread and the TSC follows the host's clock, so a CPU
@@ -50,13 +56,18 @@ enum { ASK_NONE, ASK_PENDING, ASK_TAKING, ASK_ANSWERED };
  * - A CPU with interrupts on takes its ticks whenever it runs: its own
  *   ticks count its silence (silent_ticks, one tick a 1/TIMER_HZ s of
  *   the time it ran), whatever the host did meanwhile.
- * - A CPU with interrupts masked takes no tick: it is suspected when its
- *   last tick is older than the limit by the reporter's TSC, and called
- *   stuck only when it answers the NMI WATCHDOG_MASKED_ANSWERS times, a
- *   tick's period apart, with interrupts masked and still no tick taken.
- *   A CPU the host merely did not run answers once it runs again, with
- *   its tick pending: it takes the tick as soon as it unmasks, which a
- *   CPU that runs does within a tick's period.
+ * - A CPU with interrupts masked takes no tick: it is suspected when
+ *   another CPU, the looker, took the limit's worth of ticks since it saw
+ *   the suspect's last (struct sighting), in the time the looker ran. Not
+ *   by the TSC: when the host stops QEMU, the TSC runs on and no CPU runs,
+ *   and a CPU masked for a moment after such a stall (in a lock convoy,
+ *   say) would look silent for the whole stall. A suspect is called stuck
+ *   only when it answers the NMI WATCHDOG_MASKED_ANSWERS times, a tick's
+ *   period apart,
+ *   with interrupts masked and still no tick taken. A CPU the host merely
+ *   did not run answers once it runs again, with its tick pending: it
+ *   takes the tick as soon as it unmasks, which a CPU that runs does
+ *   within a tick's period.
  *
  * A CPU holds one NMI pending at most, and one may come after the report
  * stopped waiting for it (a CPU slow to take it, as under a loaded host).
@@ -66,25 +77,25 @@ enum { ASK_NONE, ASK_PENDING, ASK_TAKING, ASK_ANSWERED };
  * for a stray NMI (which panics).
  */
 struct watch {
-	uint64_t progress_tsc; /* [a] the CPU's own tick: when it last saw progress */
 	uint64_t ticks;	       /* [a] the CPU's own tick: how many it took */
 	uint32_t silent_ticks; /* [a] the CPU's own tick: of them, those since it saw progress */
-	bool armed;	       /* [a] progress_tsc is set: the CPU is watched */
+	bool armed;	       /* [a] the CPU took a tick: it is watched */
 	bool reported; /* [a] this stall was reported: set by the reporter, cleared by progress */
-	uint32_t ask;  /* [a] ASK_*: the reporter asks, the CPU's NMI answers */
+	uint32_t reporter;    /* [a] the CPU that reported it, whose ticks count its silence */
+	uint32_t ask;	      /* [a] ASK_*: the reporter asks, the CPU's NMI answers */
 	uint32_t nmi_sent;    /* [a] the detector's NMIs sent to the CPU; [reporting] changes it */
 	uint32_t nmi_taken;   /* [a] of them, those its NMI handler took; only the CPU changes it */
 	uint32_t nmi_late;    /* [a] of them, those taken after the report stopped waiting */
-	uint64_t tick_tsc;    /* [a] the CPU's own tick: when it last took one */
 	struct snapshot snap; /* written by the CPU's NMI before ask turns ASK_ANSWERED */
+	struct sighting seen[MAX_CPUS]; /* the CPU's own tick writes them: the others' ticks */
 };
 
 /* What the reporter saw of a suspected CPU when it suspected it. */
 struct suspect {
 	uint64_t ticks;	       /* its tick count */
 	uint32_t silent_ticks; /* its ticks without progress */
-	uint64_t tickless;     /* TSC ticks since its last tick, by the reporter's TSC */
-	bool masked;	       /* it took no tick for the limit: interrupts masked, or not run */
+	uint64_t unticked;     /* the reporter's ticks since its last tick */
+	bool masked; /* unticked past the limit looked for: interrupts masked, or not run */
 };
 
 static struct watch watches[MAX_CPUS];
@@ -210,19 +221,52 @@ static uint64_t ask(uint32_t me, uint64_t who, uint64_t *sent)
 	return answered;
 }
 
-/* The limit, limit_s seconds, in ticks. */
-static uint64_t limit_ticks(uint64_t limit_tsc)
+/*
+ * From CPU me's tick, after it counted itself: notes which CPUs took a
+ * tick since its last, so that unticked() counts in me's ticks.
+ */
+static void sight(uint32_t me)
 {
-	return limit_tsc / (timer_tsc_hz() / TIMER_HZ);
+	struct watch *w = &watches[me];
+
+	for (uint32_t i = 0; i < ncpus; i++) {
+		/* relaxed: a count only its owner changes; a change is all that matters */
+		uint64_t ticks = __atomic_load_n(&watches[i].ticks, __ATOMIC_RELAXED);
+		if (ticks != w->seen[i].ticks) {
+			__atomic_store_n(&w->seen[i].at, w->ticks, __ATOMIC_RELAXED);
+			/* release: pairs with the acquire load in unticked() */
+			__atomic_store_n(&w->seen[i].ticks, ticks, __ATOMIC_RELEASE);
+		}
+	}
 }
 
 /*
- * The CPUs, this one among them, watched and not yet reported, silent for
- * more than limit TSC ticks: by their own ticks, or taking none by ours.
- * Notes in seen[] (suspects[] for the reporter, NULL else) what was seen
- * of each.
+ * CPU i's silence in the time CPU me ran: me's ticks since it saw i take
+ * one, ticks being i's count now; 0 if i took one since (me has not seen
+ * it yet, as when i took its first). Read on me, in its tick, or
+ * anywhere for a value that is only printed (watchdog_cpu_state()).
  */
-static uint64_t silent_cpus(uint64_t now, uint64_t limit, struct suspect *seen)
+static uint64_t unticked(uint32_t me, uint32_t i, uint64_t ticks)
+{
+	const struct watch *w = &watches[me];
+
+	/* acquire: pairs with the release store in sight(): at is the one seen with ticks */
+	if (ticks != __atomic_load_n(&w->seen[i].ticks, __ATOMIC_ACQUIRE)) {
+		return 0;
+	}
+	/* relaxed: me's own count, and a time of it */
+	uint64_t at = __atomic_load_n(&w->seen[i].at, __ATOMIC_RELAXED);
+	uint64_t now = __atomic_load_n(&w->ticks, __ATOMIC_RELAXED);
+	return now > at ? now - at : 0;
+}
+
+/*
+ * The CPUs, this one (me) among them, watched and not yet reported,
+ * silent for more than limit ticks: by their own ticks, or taking none by
+ * ours. Notes in seen[] (suspects[] for the reporter, NULL else) what was
+ * seen of each.
+ */
+static uint64_t silent_cpus(uint32_t me, uint64_t limit, struct suspect *seen)
 {
 	uint64_t silent = 0;
 
@@ -233,16 +277,14 @@ static uint64_t silent_cpus(uint64_t now, uint64_t limit, struct suspect *seen)
 		    __atomic_load_n(&o->reported, __ATOMIC_RELAXED)) {
 			continue;
 		}
-		/* relaxed: the owner's counts and time, each read once */
+		/* relaxed: the owner's counts, each read once */
 		struct suspect s = {
 		    .ticks = __atomic_load_n(&o->ticks, __ATOMIC_RELAXED),
 		    .silent_ticks = __atomic_load_n(&o->silent_ticks, __ATOMIC_RELAXED),
 		};
-		/* signed: another CPU's TSC may run slightly ahead of ours */
-		int64_t tickless = (int64_t)(now - __atomic_load_n(&o->tick_tsc, __ATOMIC_RELAXED));
-		s.tickless = tickless > 0 ? (uint64_t)tickless : 0;
-		s.masked = s.tickless > limit;
-		if (s.silent_ticks >= limit_ticks(limit) || s.masked) {
+		s.unticked = unticked(me, i, s.ticks);
+		s.masked = s.unticked > limit;
+		if (s.silent_ticks >= limit || s.masked) {
 			if (seen) {
 				seen[i] = s;
 			}
@@ -364,13 +406,10 @@ static void print_cpu(uint32_t i, uint64_t have, uint64_t stuck)
 	if (stuck & (1ull << i)) {
 		/*
 		 * The time it ran without progress, by its own ticks, and for
-		 * one that takes none, the time since its last: never negative.
+		 * one that takes none, the time since its last, by ours.
 		 */
 		const struct suspect *z = &suspects[i];
-		uint64_t ms = z->silent_ticks * 1000ull / TIMER_HZ;
-		if (z->masked) {
-			ms += z->tickless / (timer_tsc_hz() / 1000);
-		}
+		uint64_t ms = (z->silent_ticks + (z->masked ? z->unticked : 0)) * 1000 / TIMER_HZ;
 		printk(", stuck for %lu.%03lu s", ms / 1000, ms % 1000);
 	}
 	printk("\n");
@@ -428,15 +467,14 @@ static void report(uint32_t me, const struct trap_frame *f, uint64_t stuck, uint
  * report names, as one stall, every CPU silent for half the limit too,
  * but is made only when one of them has been for the whole limit.
  */
-static void look(uint32_t me, const struct trap_frame *f, uint64_t now, uint64_t limit)
+static void look(uint32_t me, const struct trap_frame *f, uint64_t limit)
 {
 	uint64_t answered, unanswered, over = 0;
-	uint64_t stuck = confirm(me, silent_cpus(now, limit / 2, suspects), &answered, &unanswered);
+	uint64_t stuck = confirm(me, silent_cpus(me, limit / 2, suspects), &answered, &unanswered);
 
 	for (uint32_t i = 0; i < ncpus; i++) {
 		const struct suspect *s = &suspects[i];
-		if (stuck >> i & 1 &&
-		    (s->silent_ticks >= limit_ticks(limit) || s->tickless > limit)) {
+		if (stuck >> i & 1 && (s->silent_ticks >= limit || s->unticked > limit)) {
 			over |= 1ull << i;
 		}
 	}
@@ -446,6 +484,7 @@ static void look(uint32_t me, const struct trap_frame *f, uint64_t now, uint64_t
 	for (uint32_t i = 0; i < ncpus; i++) {
 		if ((stuck | unanswered) >> i & 1) {
 			/* relaxed: read by this CPU or the next reporter, after reporting */
+			__atomic_store_n(&watches[i].reporter, me, __ATOMIC_RELAXED);
 			__atomic_store_n(&watches[i].reported, true, __ATOMIC_RELAXED);
 		}
 	}
@@ -459,22 +498,19 @@ void watchdog_tick(const struct trap_frame *f)
 	}
 	struct cpu *c = this_cpu();
 	struct watch *w = &watches[c->id];
-	uint64_t now = rdtsc();
-	uint64_t limit = kopts.watchdog_s * timer_tsc_hz();
+	uint64_t limit = kopts.watchdog_s * TIMER_HZ; /* in ticks */
 
-	/* relaxed: only the time and count of a tick, see still_silent() */
-	__atomic_store_n(&w->tick_tsc, now, __ATOMIC_RELAXED);
+	/* relaxed: only a count, see still_silent() and sight() */
 	__atomic_store_n(&w->ticks, w->ticks + 1, __ATOMIC_RELAXED);
-	/* relaxed: progressed is this CPU's own, and progress_tsc only a time */
+	sight(c->id);
+	/* relaxed: progressed is this CPU's own */
 	if ((f->cs & 3) == 3 || c->current == c->idle ||
 	    __atomic_exchange_n(&c->progressed, false, __ATOMIC_RELAXED) ||
 	    !__atomic_load_n(&w->armed, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&w->progress_tsc, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->silent_ticks, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&w->armed, true, __ATOMIC_RELEASE);
 		__atomic_store_n(&w->reported, false, __ATOMIC_RELAXED);
-	} else if (__atomic_add_fetch(&w->silent_ticks, 1, __ATOMIC_RELAXED) >
-		   limit_ticks(limit) / 4) {
+	} else if (__atomic_add_fetch(&w->silent_ticks, 1, __ATOMIC_RELAXED) > limit / 4) {
 		/*
 		 * A thread that only makes system calls (their return skips the
 		 * scheduler) shows its progress at the next one. Asked only after
@@ -485,10 +521,10 @@ void watchdog_tick(const struct trap_frame *f)
 	}
 	uint32_t idle = 0;
 	/* acquire: the last report's reported flags are seen */
-	if (silent_cpus(now, limit, NULL) &&
+	if (silent_cpus(c->id, limit, NULL) &&
 	    __atomic_compare_exchange_n(&reporting, &idle, 1, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
-		look(c->id, f, now, limit);
+		look(c->id, f, limit);
 		/* release: pairs with the acquire above */
 		__atomic_store_n(&reporting, 0, __ATOMIC_RELEASE);
 	}
@@ -497,14 +533,13 @@ void watchdog_tick(const struct trap_frame *f)
 void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s)
 {
 	const struct watch *w = &watches[cpu];
-	uint64_t now = rdtsc();
-	uint64_t half = kopts.watchdog_s * timer_tsc_hz() / 2;
+	uint64_t half = kopts.watchdog_s * TIMER_HZ / 2; /* in ticks */
 	/* acquire: pairs with the release store of armed in watchdog_tick() */
 	bool armed = __atomic_load_n(&w->armed, __ATOMIC_ACQUIRE);
-	/* relaxed: counts and a time, only printed */
+	/* relaxed: counts and a CPU's id, only printed */
 	uint64_t quiet = __atomic_load_n(&w->silent_ticks, __ATOMIC_RELAXED);
-	/* signed: another CPU's TSC may run slightly ahead of ours */
-	int64_t tickless = (int64_t)(now - __atomic_load_n(&w->tick_tsc, __ATOMIC_RELAXED));
+	uint64_t ticks = __atomic_load_n(&w->ticks, __ATOMIC_RELAXED);
+	uint32_t reporter = __atomic_load_n(&w->reporter, __ATOMIC_RELAXED);
 	uint64_t ns_per_tick = 1000000000ull / TIMER_HZ;
 
 	*s = (struct watchdog_cpu){.late_nmis = __atomic_load_n(&w->nmi_late, __ATOMIC_RELAXED)};
@@ -513,14 +548,15 @@ void watchdog_cpu_state(uint32_t cpu, struct watchdog_cpu *s)
 	}
 	/*
 	 * A CPU without ticks is called stuck only once a report confirmed it
-	 * (confirm()): by the TSC alone, a CPU the host does not run looks
-	 * the same.
+	 * (confirm()): by its silence alone, a CPU the host does not run looks
+	 * the same. Its silence is counted as the report counted it, in its
+	 * reporter's ticks.
 	 */
-	if (__atomic_load_n(&w->reported, __ATOMIC_RELAXED) && tickless > (int64_t)half) {
-		s->stuck_ns =
-		    quiet * ns_per_tick + (uint64_t)tickless / (timer_tsc_hz() / 1000000) * 1000;
+	uint64_t gone = unticked(reporter, cpu, ticks);
+	if (__atomic_load_n(&w->reported, __ATOMIC_RELAXED) && gone > half) {
+		s->stuck_ns = (quiet + gone) * ns_per_tick;
 		s->irqs_masked = true;
-	} else if (quiet >= limit_ticks(half)) {
+	} else if (quiet >= half) {
 		s->stuck_ns = quiet * ns_per_tick;
 	}
 }

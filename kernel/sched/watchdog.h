@@ -2,7 +2,7 @@
  * watchdog: lockup detection. A CPU makes progress when it schedules or
  * goes back to user mode (schedule(), sched_return_to_user() set its
  * progressed flag), or idles. Each CPU's timer interrupt records its own
- * progress: the TSC of the last tick that saw some. When none was seen
+ * progress: how many ticks it took since it saw some. When none was seen
  * for a quarter of the limit, the tick also asks for a reschedule, so a
  * thread that only makes system calls (whose return skips the scheduler)
  * shows its progress at the next one.
@@ -10,16 +10,17 @@
  * Silence is counted in the time a CPU ran, not by the TSC, which under
  * TCG follows the host's clock and so also runs while the host does not
  * run the vCPU. A CPU with interrupts on is stuck when its own ticks,
- * ttrace.watchdog= seconds of them (default 10; 0 turns the detector
- * off), saw no progress. A CPU with interrupts masked takes no tick: one
- * whose last tick is that old by another CPU's TSC is only suspected,
+ * ttrace.watchdog= seconds of them (default 10; 0 turns the detector off),
+ * saw no progress. A CPU with interrupts masked takes no tick: one that
+ * took none while another CPU took that many is only suspected (a stall of
+ * the whole machine, as when the host stops QEMU, counts for none of it),
  * and called stuck when it answers the detector's NMI three times, a
  * tick's period apart, with interrupts masked and still no tick taken (a
  * CPU the host merely did not run takes its pending tick as soon as it
  * runs and unmasks). The CPU that sees it first reports, once per stall,
  * on the console, naming with it every CPU so found silent for half as
- * long (a hang seldom catches its CPUs at the same instant); a report
- * that finds no CPU stuck is not made:
+ * long (a hang seldom catches its CPUs at the same instant); a report that
+ * finds no CPU stuck is not made:
  *
  *   WATCHDOG: cpu 2 cpu 3 stuck: no schedule or return to user (ttrace.watchdog=10)
  *   cpu 0: pid 3 tid 4 (traced), rip 0x..., interrupts on

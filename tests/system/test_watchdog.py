@@ -4,14 +4,18 @@ taken by NMI, and the flight recorder, then goes on or panics. The machine the
 soft setting leaves running is then read post-mortem (spoor-postmortem), as a
 hung machine is debugged (README, Debugging a hang).
 
-Every machine here runs under -icount (Spoor.start): its vCPUs take turns
-on one host thread, a turn ending at the next timer of the guest's, so a
-vCPU answers the report's NMI within a few of the guest's milliseconds
-however the host schedules QEMU. On the host's clock a loaded host could
-leave a vCPU unrun past the report's 100 ms wait, and a report named one
-CPU of the two."""
+Every machine with a hang here runs under -icount (Spoor.start): its vCPUs
+take turns on one host thread, a turn ending at the next timer of the
+guest's, so a vCPU answers the report's NMI within a few of the guest's
+milliseconds however the host schedules QEMU. On the host's clock a loaded
+host could leave a vCPU unrun past the report's 100 ms wait, and a report
+named one CPU of the two. The host stall's machine runs on the host's clock:
+the stall must show in its TSC."""
 
+import os
 import re
+import signal
+import time
 
 from spoorlib import EXIT_KERNEL_FAILURE, events_in, until
 from test_postmortem import by_cpu, check_converters_on, postmortem, text_of, SAVED
@@ -19,6 +23,9 @@ from test_postmortem import by_cpu, check_converters_on, postmortem, text_of, SA
 ANNOUNCED = re.compile(r"selftest deadlock: cpu (\d) takes lock A \((0x[0-9a-f]+)\) then B "
                        r"\((0x[0-9a-f]+)\), cpu (\d) B then A")
 REPORT_TIMEOUT = 120
+# Longer than the limit (ttrace.watchdog=1) by far, short of nothing else.
+HOST_STALL_S = 3
+JUMP = re.compile(r"selftest masked: cpu 1 saw the clock jump (\d+) ms, masked 300 ms more")
 
 
 def cpu_block(console, cpu):
@@ -170,3 +177,33 @@ def test_trace_on_with_a_stuck_cpu_is_refused_and_changes_nothing(boot):
     assert re.search(r"^stacks: off$", out, re.MULTILINE), out
     assert re.search(r"^profile: off$", out, re.MULTILINE), out
     assert "traced" in spoor.command("ps")
+
+
+def test_a_host_stall_past_the_limit_is_no_lockup_of_a_cpu_masked_across_it(boot):
+    """selftest=masked: cpu 1 runs with interrupts masked but for a moment every
+    100 ms, and stays masked 300 ms more once it sees the clock jump. The host
+    stops QEMU for longer than the limit; the TSC, the host's, goes on. By the
+    TSC, cpu 1 then took no tick for the whole stall, and it answered the
+    detector's three NMIs, a tick apart, masked: a report named a CPU that was
+    never stuck. So did the soak, after test_record's 12 s host stall under
+    ttrace.watchdog=10, with three CPUs in a timer_lock convoy. Silence is
+    counted in the time the machine ran: no report, no CPU stuck."""
+    spoor = boot(smp=3, cmdline="selftest=masked ttrace.watchdog=1")
+    assert "selftest masked: cpu 1 runs with interrupts masked, unmasking every 100 ms" \
+        in spoor.console()
+    for _ in range(2):
+        # The stall is the condition under test, not a wait for something.
+        os.kill(spoor.child.pid, signal.SIGSTOP)
+        try:
+            time.sleep(HOST_STALL_S)
+        finally:
+            os.kill(spoor.child.pid, signal.SIGCONT)
+        # A report would come within a few ticks of the stall, before this line;
+        # a shorter jump is the host's scheduling of the vCPU, not the stall.
+        jump = spoor.expect(JUMP)
+        while int(jump.group(1)) < HOST_STALL_S * 1000 * 9 // 10:
+            jump = spoor.expect(JUMP)
+        assert "hello" in spoor.command("run hello")
+    out = spoor.command("cpus")
+    assert "stuck" not in out, out
+    assert "WATCHDOG" not in spoor.console(), spoor.console()[-4000:]
