@@ -223,6 +223,16 @@ class Spoor:
                 return out.replace("\r", "")
             out += match.group(0)
 
+    def stop_for(self, seconds):
+        """The host stops QEMU (SIGSTOP) for seconds, then lets it go: a stall of the
+        whole machine. It is the condition under test, not a wait for something, so
+        it is timed. Without -icount the guest's TSC, the host's, runs on meanwhile."""
+        os.kill(self.child.pid, signal.SIGSTOP)
+        try:
+            time.sleep(seconds)
+        finally:
+            os.kill(self.child.pid, signal.SIGCONT)
+
     @contextmanager
     def stalled(self, every=0.05):
         """While in the block, the host stops QEMU (SIGSTOP) for every seconds out of

@@ -14,7 +14,6 @@ import os
 import re
 import signal
 import subprocess
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -133,13 +132,7 @@ def run_tracegens(spoor, each, rate, stall_s=0):
     for cpu in range(CPUS):
         assert "[started]" in spoor.command(f"run tracegen {each} {cpu} {rate} &")
     if stall_s:
-        # The stall is the condition under test, not a wait for something: QEMU
-        # is stopped (its TSC, the host's, goes on), then let go.
-        os.kill(spoor.child.pid, signal.SIGSTOP)
-        try:
-            time.sleep(stall_s)
-        finally:
-            os.kill(spoor.child.pid, signal.SIGCONT)
+        spoor.stop_for(stall_s)
     done = expect_count(spoor, r"tracegen: emitted (\d+) of (\d+) events", CPUS, start,
                         timeout=LONG)
     assert all(int(got) == int(asked) == each for got, asked in done), done
